@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layout (see docs/architecture.md):
+//   DiligenceCore      pure logic: tasks, durations, the timer state machine. No I/O, no clock.
+//   DiligenceProtocol  JSON, requests/responses, socket paths, dates: shared by daemon and client.
+//   DiligenceStore     SQLite: schema, tasks, sessions, the saved timer.
+//   DiligenceDaemon    the I/O shell: control server, timer driver, systemd glue.
+//   diligenced / diligencectl  thin executables.
+let package = Package(
+    name: "diligence",
+    products: [
+        .executable(name: "diligenced", targets: ["diligenced"]),
+        .executable(name: "diligencectl", targets: ["diligencectl"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // Rounding in the core calls libm; nothing else links it without Glibc.
+        .target(name: "DiligenceCore", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "DiligenceProtocol", dependencies: ["DiligenceCore"]),
+        .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "CSQLite"]),
+        .target(
+            name: "DiligenceDaemon",
+            dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceStore", "CSystemd"]
+        ),
+        .executableTarget(name: "diligenced", dependencies: ["DiligenceDaemon"]),
+        .executableTarget(name: "diligencectl", dependencies: ["DiligenceProtocol"]),
+        .testTarget(name: "DiligenceCoreTests", dependencies: ["DiligenceCore"]),
+        .testTarget(name: "DiligenceProtocolTests", dependencies: ["DiligenceProtocol"]),
+        .testTarget(name: "DiligenceStoreTests", dependencies: ["DiligenceStore"]),
+        .testTarget(name: "DiligenceDaemonTests", dependencies: ["DiligenceDaemon"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DiligenceProtocol"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,161 @@
+/// A task's colour, as the seed app offered them.
+public enum TaskColor: String, CaseIterable, Sendable, Codable {
+    case red, orange, yellow, green, cyan, blue, purple
+}
+
+/// Which phases start by themselves when the previous one ends.
+public enum Autostart: String, CaseIterable, Sendable, Codable {
+    /// Every phase waits for `start` (the seed app's behaviour).
+    case none
+    /// Breaks start by themselves; work waits.
+    case breaks
+    /// Work starts by itself after a break; breaks wait.
+    case work
+    /// Everything chains.
+    case all
+
+    /// Whether a phase of this kind starts without the user.
+    public func starts(_ phase: Phase) -> Bool {
+        switch self {
+        case .none: false
+        case .all: true
+        case .breaks: phase != .work
+        case .work: phase == .work
+        }
+    }
+}
+
+/// A task's configuration: what a phase of it lasts and how phases follow each other.
+public struct TaskConfig: Equatable, Sendable, Codable {
+    /// Store id; 0 for a task not yet stored.
+    public var id: Int64
+    public var name: String
+    public var description: String
+    public var color: TaskColor
+    public var workSeconds: Int
+    public var shortBreakSeconds: Int
+    public var longBreakSeconds: Int
+    /// Rounds of work before a long break; 0 = never a long break.
+    public var longBreakEvery: Int
+    public var breaks: Bool
+    public var autostart: Autostart
+    /// Strict focus: pause refused during work; a suspend abandons the work phase.
+    public var focusMode: Bool
+    /// Completed work sessions per day; 0 = no goal.
+    public var goal: Int
+    /// Daily reminder as minutes after midnight, nil = off.
+    public var reminderMinute: Int?
+    /// Ambient sound name, nil = off.
+    public var sound: String?
+
+    public init(
+        id: Int64 = 0, name: String, description: String = "", color: TaskColor = .blue,
+        workSeconds: Int = 25 * 60, shortBreakSeconds: Int = 5 * 60, longBreakSeconds: Int = 15 * 60,
+        longBreakEvery: Int = 4, breaks: Bool = true, autostart: Autostart = .none,
+        focusMode: Bool = false, goal: Int = 0, reminderMinute: Int? = nil, sound: String? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.description = description
+        self.color = color
+        self.workSeconds = workSeconds
+        self.shortBreakSeconds = shortBreakSeconds
+        self.longBreakSeconds = longBreakSeconds
+        self.longBreakEvery = longBreakEvery
+        self.breaks = breaks
+        self.autostart = autostart
+        self.focusMode = focusMode
+        self.goal = goal
+        self.reminderMinute = reminderMinute
+        self.sound = sound
+    }
+
+    /// The planned length of `phase` under this configuration.
+    public func seconds(for phase: Phase) -> Int {
+        switch phase {
+        case .work: workSeconds
+        case .shortBreak: shortBreakSeconds
+        case .longBreak: longBreakSeconds
+        }
+    }
+
+    /// The seven tasks a fresh database holds, as the seed app ships them.
+    public static let defaults: [TaskConfig] = [
+        TaskConfig(name: "Work", color: .purple),
+        TaskConfig(name: "Study", color: .blue),
+        TaskConfig(name: "Exercise", color: .cyan),
+        TaskConfig(name: "Meditate", color: .green),
+        TaskConfig(name: "Wish", color: .yellow),
+        TaskConfig(name: "Daily", color: .orange),
+        TaskConfig(name: "Errands", color: .red),
+    ]
+
+    // MARK: Validation
+
+    public static let maxNameLength = 64
+    public static let maxDescriptionLength = 1000
+    public static let maxLongBreakEvery = 100
+    public static let maxGoal = 1000
+
+    /// Checks every field against SPEC.md's rules; the error names the field and what is allowed.
+    public func validate() throws(DiligenceError) {
+        let trimmed = name.trimmingWhitespace()
+        if trimmed.isEmpty {
+            throw DiligenceError("invalid_name", "A task name cannot be empty.")
+        }
+        if trimmed != name {
+            throw DiligenceError("invalid_name", "A task name cannot start or end with spaces.")
+        }
+        if name.count > Self.maxNameLength {
+            throw DiligenceError("invalid_name", "A task name has at most \(Self.maxNameLength) characters; this one has \(name.count).")
+        }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw DiligenceError("invalid_name", "A task name cannot contain control characters.")
+        }
+        if description.count > Self.maxDescriptionLength {
+            throw DiligenceError("invalid_value", "A description has at most \(Self.maxDescriptionLength) characters.")
+        }
+        for (field, value, minimum) in [("work", workSeconds, 1), ("short_break", shortBreakSeconds, 1), ("long_break", longBreakSeconds, 1)] {
+            if value < minimum || value > DurationText.maxSeconds {
+                throw DiligenceError("invalid_duration", "\(field) must be between 1s and 168h; got \(value) seconds.")
+            }
+        }
+        if longBreakEvery < 0 || longBreakEvery > Self.maxLongBreakEvery {
+            throw DiligenceError("invalid_value", "long_break_every must be between 0 (never) and \(Self.maxLongBreakEvery); got \(longBreakEvery).")
+        }
+        if goal < 0 || goal > Self.maxGoal {
+            throw DiligenceError("invalid_value", "goal must be between 0 (none) and \(Self.maxGoal); got \(goal).")
+        }
+        if let m = reminderMinute, m < 0 || m >= 24 * 60 {
+            throw DiligenceError("invalid_value", "reminder must be a time HH:MM or off.")
+        }
+        if let s = sound, s.isEmpty || s.count > Self.maxNameLength || s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw DiligenceError("invalid_value", "sound must be a name of at most \(Self.maxNameLength) characters, or off.")
+        }
+    }
+
+    // MARK: Text forms of fields
+
+    /// `HH:MM` → minutes after midnight.
+    public static func parseReminder(_ text: String) -> Int? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
+              let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m) else { return nil }
+        return h * 60 + m
+    }
+
+    /// Minutes after midnight → `HH:MM`.
+    public static func formatReminder(_ minute: Int) -> String {
+        let h = minute / 60, m = minute % 60
+        return (h < 10 ? "0\(h)" : "\(h)") + ":" + (m < 10 ? "0\(m)" : "\(m)")
+    }
+}
+
+/// A phase of the cycle.
+public enum Phase: String, CaseIterable, Sendable, Codable {
+    case work
+    case shortBreak = "short_break"
+    case longBreak = "long_break"
+
+    public var isBreak: Bool { self != .work }
+}

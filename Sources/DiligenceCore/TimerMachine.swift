@@ -1,0 +1,437 @@
+/// The timer's states (SPEC.md "Timer semantics").
+public enum TimerState: String, Sendable, Codable {
+    case idle, running, paused
+    /// A phase is ready and waits for `start`.
+    case pending
+}
+
+/// How a recorded work session ended.
+public enum Outcome: String, CaseIterable, Sendable, Codable {
+    case completed, skipped, abandoned
+}
+
+/// What the machine does when the computer slept through part of a phase.
+public enum SuspendPolicy: String, CaseIterable, Sendable, Codable {
+    /// The slept time does not count: the phase resumes where it was.
+    case pause
+    /// The slept time counts: the phase may have ended meanwhile.
+    case `continue`
+    /// A phase that was running is given up (work recorded as abandoned).
+    case abandon
+}
+
+/// A reading of the clocks, as the core sees them. The core never reads a clock itself.
+public struct Now: Sendable, Equatable {
+    /// Seconds on a clock that no wall-clock step moves (CLOCK_BOOTTIME in the daemon).
+    /// Every duration comes from it.
+    public var steady: Double
+    /// Seconds since 1970 on the wall clock: used only to date records.
+    public var wall: Double
+
+    public init(steady: Double, wall: Double) {
+        self.steady = steady
+        self.wall = wall
+    }
+
+    /// The same moment `seconds` later on both clocks.
+    public func adding(_ seconds: Double) -> Now {
+        Now(steady: steady + seconds, wall: wall + seconds)
+    }
+}
+
+/// A work session as it is recorded (SPEC.md lists the fields).
+public struct WorkSession: Equatable, Sendable, Codable {
+    /// Store id; 0 until stored.
+    public var id: Int64
+    public var taskID: Int64
+    public var taskName: String
+    /// Wall-clock seconds since 1970.
+    public var start: Double
+    public var end: Double
+    public var plannedSeconds: Int
+    /// Running time of the phase, pauses excluded.
+    public var focusedSeconds: Int
+    public var pauses: Int
+    public var outcome: Outcome
+
+    public init(id: Int64 = 0, taskID: Int64, taskName: String, start: Double, end: Double,
+                plannedSeconds: Int, focusedSeconds: Int, pauses: Int, outcome: Outcome) {
+        self.id = id
+        self.taskID = taskID
+        self.taskName = taskName
+        self.start = start
+        self.end = end
+        self.plannedSeconds = plannedSeconds
+        self.focusedSeconds = focusedSeconds
+        self.pauses = pauses
+        self.outcome = outcome
+    }
+}
+
+/// What happened during one call into the machine, in order. The driver turns these into
+/// database writes, pushed events, notifications and log lines.
+public enum TimerEvent: Equatable, Sendable {
+    /// A phase began to run.
+    case phaseStarted(Phase)
+    /// A phase is ready and waits for `start`.
+    case phasePending(Phase)
+    /// A phase ran to its deadline.
+    case phaseCompleted(Phase)
+    case paused(Phase)
+    case resumed(Phase)
+    /// The phase was given up (by `stop`, or by a suspend under the `abandon` policy or focus mode).
+    case stopped(Phase)
+    case skipped(Phase)
+    case extended(Phase, seconds: Int)
+    /// A work session ended and must be recorded.
+    case sessionEnded(WorkSession)
+
+    /// The protocol's event name (docs/protocol.md).
+    public var name: String {
+        switch self {
+        case .phaseStarted: "phase_started"
+        case .phasePending: "phase_pending"
+        case .phaseCompleted: "phase_completed"
+        case .paused: "paused"
+        case .resumed: "resumed"
+        case .stopped: "stopped"
+        case .skipped: "skipped"
+        case .extended: "extended"
+        case .sessionEnded: "session_recorded"
+        }
+    }
+}
+
+/// The timer's status at one moment, as plain values (the protocol's `status` object).
+public struct TimerStatus: Equatable, Sendable {
+    public var state: TimerState
+    public var phase: Phase?
+    public var task: TaskConfig?
+    public var round: Int
+    public var longBreakEvery: Int
+    public var durationSeconds: Int
+    public var remainingSeconds: Int
+    public var elapsedSeconds: Int
+    /// Wall-clock end of the running phase; nil unless running.
+    public var endsAt: Double?
+    public var pauses: Int
+}
+
+/// The timer state machine: pure, driven with `now`.
+///
+/// Every command takes the current clock reading and answers with the events it caused; after
+/// any call, `nextDeadline` says when `tick` must run next (nil: nothing to wait for). Deadlines
+/// are absolute: a chained phase starts at the previous phase's deadline, not when the driver got
+/// round to it, so lateness never accumulates.
+public struct TimerMachine: Sendable, Equatable {
+    public private(set) var state: TimerState = .idle
+    public private(set) var phase: Phase?
+    /// The task whose phases run; its durations apply from the next phase on.
+    public private(set) var task: TaskConfig?
+    /// Work round within the cycle, 1-based; a break belongs to the round that preceded it.
+    public private(set) var round = 1
+    /// Length of the current phase in seconds, extensions included.
+    public private(set) var duration: Double = 0
+    /// Running time of the current phase before the current running stretch.
+    private var elapsedBefore: Double = 0
+    /// Steady time when the current running stretch began; nil unless running.
+    private var stretchStart: Double?
+    /// Wall time when the current phase first started (the recorded session's start).
+    private var phaseStartWall: Double = 0
+    public private(set) var pauses = 0
+
+    public init() {}
+
+    // MARK: Queries
+
+    /// Running time of the current phase at `now`, pauses excluded.
+    public func elapsed(at now: Now) -> Double {
+        elapsedBefore + (stretchStart.map { max(0, now.steady - $0) } ?? 0)
+    }
+
+    /// Steady time at which the running phase ends; nil unless running.
+    public var nextDeadline: Double? {
+        guard state == .running, let start = stretchStart else { return nil }
+        return start + (duration - elapsedBefore)
+    }
+
+    public func status(at now: Now) -> TimerStatus {
+        let elapsed = state == .idle ? 0 : min(duration, elapsed(at: now))
+        let remaining = state == .idle ? 0 : max(0, duration - elapsed)
+        return TimerStatus(
+            state: state, phase: phase, task: task, round: round,
+            longBreakEvery: task?.longBreakEvery ?? 0,
+            durationSeconds: Int(duration.rounded()),
+            // Round up, so a countdown shows 25:00 at the start and 0:00 only at the end.
+            remainingSeconds: Int(remaining.rounded(.up)),
+            elapsedSeconds: Int(elapsed.rounded(.down)),
+            endsAt: state == .running ? now.wall + remaining : nil,
+            pauses: pauses
+        )
+    }
+
+    // MARK: Commands
+
+    /// `start [TASK]`: from idle, starts `task`'s work phase (task required); from pending, starts
+    /// the pending phase, or `task`'s work phase when a different task is named; from paused,
+    /// resumes when no other task is named.
+    public mutating func start(_ newTask: TaskConfig?, at now: Now) throws(DiligenceError) -> [TimerEvent] {
+        let differentTask = newTask != nil && newTask?.id != task?.id
+        switch state {
+        case .idle:
+            guard let newTask else { throw DiligenceError("no_task", "Name a task to start, e.g. `diligencectl start Work`.") }
+            task = newTask
+            round = 1
+            return begin(.work, at: now)
+        case .pending:
+            if differentTask, let newTask {
+                task = newTask
+                round = 1
+                return begin(.work, at: now)
+            }
+            if let newTask { task = newTask }
+            return begin(phase!, at: now)
+        case .paused where !differentTask:
+            return try resume(at: now)
+        case .running, .paused:
+            let what = "\(phase!.label) of \(task!.name)"
+            if differentTask {
+                throw DiligenceError("already_running", "The \(what) is \(state.rawValue); stop it first (`diligencectl stop`).")
+            }
+            throw DiligenceError("already_running", "The \(what) is already running.")
+        }
+    }
+
+    public mutating func pause(at now: Now) throws(DiligenceError) -> [TimerEvent] {
+        guard state == .running, let phase, let task else {
+            throw DiligenceError("not_running", state == .paused ? "The timer is already paused." : "Nothing is running to pause.")
+        }
+        if task.focusMode && phase == .work {
+            throw DiligenceError("focus_mode", "\(task.name) is in strict focus mode: work cannot be paused. Stop it to give up.")
+        }
+        elapsedBefore = elapsed(at: now)
+        stretchStart = nil
+        state = .paused
+        if phase == .work { pauses += 1 }
+        return [.paused(phase)]
+    }
+
+    public mutating func resume(at now: Now) throws(DiligenceError) -> [TimerEvent] {
+        guard state == .paused, let phase else {
+            throw DiligenceError("not_paused", state == .running ? "The timer is already running." : "Nothing is paused to resume.")
+        }
+        stretchStart = now.steady
+        state = .running
+        return [.resumed(phase)]
+    }
+
+    /// Pause when running, resume when paused, start the pending phase, or start `task` from idle.
+    public mutating func toggle(_ taskIfIdle: TaskConfig?, at now: Now) throws(DiligenceError) -> [TimerEvent] {
+        switch state {
+        case .running: try pause(at: now)
+        case .paused: try resume(at: now)
+        case .pending: try start(nil, at: now)
+        case .idle: try start(taskIfIdle, at: now)
+        }
+    }
+
+    /// Gives up the current phase: a work phase is recorded as abandoned; the timer goes idle.
+    public mutating func stop(at now: Now) throws(DiligenceError) -> [TimerEvent] {
+        guard state != .idle, let phase else { throw DiligenceError("not_running", "The timer is idle: nothing to stop.") }
+        var events: [TimerEvent] = []
+        if state != .pending {
+            events += endPhase(.abandoned, at: now)
+            events.append(.stopped(phase))
+        }
+        reset()
+        return events
+    }
+
+    /// Ends the phase now and moves on as if it had ended (a work phase is recorded as skipped).
+    /// A pending phase is skipped without starting it.
+    public mutating func skip(at now: Now) throws(DiligenceError) -> [TimerEvent] {
+        guard state != .idle, let phase else { throw DiligenceError("not_running", "The timer is idle: nothing to skip.") }
+        var events: [TimerEvent] = []
+        if state != .pending { events += endPhase(.skipped, at: now) }
+        events.append(.skipped(phase))
+        events += advance(after: phase, at: now)
+        return events
+    }
+
+    /// Adds `seconds` to the running or paused phase.
+    public mutating func extend(by seconds: Int, at now: Now) throws(DiligenceError) -> [TimerEvent] {
+        guard state == .running || state == .paused, let phase else {
+            throw DiligenceError("not_running", "Only a running or paused phase can be extended.")
+        }
+        guard seconds > 0, duration + Double(seconds) <= Double(DurationText.maxSeconds) else {
+            throw DiligenceError("invalid_duration", "Extend by a positive duration; a phase lasts at most 168h.")
+        }
+        duration += Double(seconds)
+        return [.extended(phase, seconds: seconds)]
+    }
+
+    /// Completes every phase whose deadline has passed. A chained phase starts at the previous
+    /// deadline; one that would itself already be over (the timer was not driven for longer than
+    /// a whole phase) starts at `now` instead, so no session is recorded that nobody worked.
+    public mutating func tick(at now: Now) -> [TimerEvent] {
+        var events: [TimerEvent] = []
+        var chained = false
+        while let deadline = nextDeadline, now.steady >= deadline, let phase {
+            if chained {
+                // This phase started at a past deadline and is over too: restart it from now.
+                stretchStart = now.steady
+                phaseStartWall = now.wall
+                break
+            }
+            let end = Now(steady: deadline, wall: now.wall - (now.steady - deadline))
+            events += endPhase(.completed, at: end)
+            events.append(.phaseCompleted(phase))
+            events += advance(after: phase, at: end)
+            chained = true
+        }
+        return events
+    }
+
+    /// A new configuration for a task: it applies from the next phase when it is the running task.
+    public mutating func taskChanged(_ config: TaskConfig) {
+        if task?.id == config.id { task = config }
+    }
+
+    /// Forgets the current phase without recording it (its task was removed).
+    public mutating func reset() {
+        state = .idle
+        phase = nil
+        task = nil
+        round = 1
+        duration = 0
+        elapsedBefore = 0
+        stretchStart = nil
+        pauses = 0
+    }
+
+    /// The machine slept `seconds` (CLOCK_BOOTTIME ran on while CLOCK_MONOTONIC stood still);
+    /// `now` is the reading after the wake-up. Applies `policy`; focus mode abandons work.
+    public mutating func suspended(for seconds: Double, policy: SuspendPolicy, at now: Now) -> [TimerEvent] {
+        guard seconds > 0, state == .running || state == .paused, let phase else { return [] }
+        let sleptAt = Now(steady: now.steady - seconds, wall: now.wall - seconds)
+        if policy == .abandon || (phase == .work && task?.focusMode == true) {
+            var events = endPhase(.abandoned, at: sleptAt)
+            events.append(.stopped(phase))
+            reset()
+            return events
+        }
+        if policy == .pause, state == .running, let start = stretchStart {
+            stretchStart = start + seconds
+            return []
+        }
+        return tick(at: now)
+    }
+
+    // MARK: Transitions
+
+    /// Starts `phase` running at `now`.
+    private mutating func begin(_ next: Phase, at now: Now) -> [TimerEvent] {
+        phase = next
+        state = .running
+        duration = Double(task!.seconds(for: next))
+        elapsedBefore = 0
+        stretchStart = now.steady
+        phaseStartWall = now.wall
+        pauses = 0
+        return [.phaseStarted(next)]
+    }
+
+    /// Records the end of the current phase when it is work.
+    private mutating func endPhase(_ outcome: Outcome, at now: Now) -> [TimerEvent] {
+        guard phase == .work, let task else { return [] }
+        let focused = outcome == .completed ? duration : min(duration, elapsed(at: now))
+        let session = WorkSession(
+            taskID: task.id, taskName: task.name, start: phaseStartWall, end: now.wall,
+            plannedSeconds: Int(duration.rounded()), focusedSeconds: Int(focused.rounded()),
+            pauses: pauses, outcome: outcome)
+        return [.sessionEnded(session)]
+    }
+
+    /// Moves to the phase that follows `finished`, starting it when autostart says so.
+    private mutating func advance(after finished: Phase, at now: Now) -> [TimerEvent] {
+        let task = self.task!
+        let next: Phase
+        if finished == .work {
+            if !task.breaks {
+                next = .work
+                round = task.longBreakEvery > 0 && round >= task.longBreakEvery ? 1 : round + 1
+            } else if task.longBreakEvery > 0 && round >= task.longBreakEvery {
+                next = .longBreak
+            } else {
+                next = .shortBreak
+            }
+        } else {
+            next = .work
+            round = finished == .longBreak ? 1 : round + 1
+        }
+        if task.autostart.starts(next) {
+            return begin(next, at: now)
+        }
+        phase = next
+        state = .pending
+        duration = Double(task.seconds(for: next))
+        elapsedBefore = 0
+        stretchStart = nil
+        pauses = 0
+        return [.phasePending(next)]
+    }
+}
+
+extension Phase {
+    /// How a person names the phase: "work", "short break", "long break".
+    public var label: String {
+        switch self {
+        case .work: "work"
+        case .shortBreak: "short break"
+        case .longBreak: "long break"
+        }
+    }
+}
+
+// MARK: Saving and restoring
+
+/// The timer as saved in the store, independent of any clock: a restarted daemon (even after a
+/// reboot) rebuilds the machine from it and the time that passed meanwhile.
+public struct SavedTimer: Codable, Equatable, Sendable {
+    public var state: TimerState
+    public var phase: Phase?
+    public var task: TaskConfig?
+    public var round: Int
+    public var duration: Double
+    /// Running time of the phase at the moment of saving.
+    public var elapsed: Double
+    public var pauses: Int
+    public var phaseStartWall: Double
+}
+
+extension TimerMachine {
+    public func saved(at now: Now) -> SavedTimer {
+        SavedTimer(state: state, phase: phase, task: task, round: round, duration: duration,
+                   elapsed: elapsed(at: now), pauses: pauses, phaseStartWall: phaseStartWall)
+    }
+
+    /// Rebuilds the machine saved `downtime` seconds before `now`. A running phase ran on while
+    /// the daemon was away; call `tick(at: now)` afterwards to complete it if its deadline passed.
+    public init(restoring saved: SavedTimer, downtime: Double, at now: Now) {
+        self.init()
+        guard saved.state != .idle, let phase = saved.phase, let task = saved.task else { return }
+        self.state = saved.state
+        self.phase = phase
+        self.task = task
+        self.round = saved.round
+        self.duration = saved.duration
+        self.pauses = saved.pauses
+        self.phaseStartWall = saved.phaseStartWall
+        if saved.state == .running {
+            elapsedBefore = 0
+            stretchStart = now.steady - saved.elapsed - max(0, downtime)
+        } else {
+            elapsedBefore = saved.elapsed
+        }
+    }
+}

@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why talking to the daemon failed.
+public enum ConnectionError: Error, Equatable, Sendable {
+    /// Nobody listens at the path (no file, or a stale socket): the daemon is not running.
+    case unreachable(path: String, reason: String)
+    /// The connection broke or the daemon answered something that is not a line of JSON.
+    case broken(String)
+}
+
+/// A blocking client connection to the control socket: one line out, one line back.
+/// Kept to plain syscalls so that `diligencectl` starts in a few milliseconds.
+public final class ControlConnection {
+    public let path: String
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    /// Connects to the socket at `path`.
+    public init(path: String) throws(ConnectionError) {
+        self.path = path
+        let bytes = Array(path.utf8)
+        guard bytes.count <= SocketPath.maxLength else {
+            throw .unreachable(path: path, reason: "the socket path is longer than \(SocketPath.maxLength) bytes")
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .unreachable(path: path, reason: String(cString: strerror(errno))) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if result != 0 {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw .unreachable(path: path, reason: reason)
+        }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    /// Sends one request and reads its response line.
+    public func send(_ request: Request) throws(ConnectionError) -> JSON {
+        try write(request.line)
+        return try readJSONLine()
+    }
+
+    /// Writes `text` whole (retrying short writes and EINTR).
+    public func write(_ text: String) throws(ConnectionError) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { raw in
+                Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .broken("sending to the daemon failed: \(String(cString: strerror(errno)))")
+            }
+            offset += n
+        }
+    }
+
+    /// The next line from the daemon, without its newline; nil at end of stream.
+    public func readLine() throws(ConnectionError) -> [UInt8]? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .broken("reading from the daemon failed: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { return nil }
+            buffer += chunk[..<n]
+        }
+    }
+
+    /// The next line parsed as JSON.
+    public func readJSONLine() throws(ConnectionError) -> JSON {
+        guard let line = try readLine() else { throw .broken("the daemon closed the connection before answering") }
+        do {
+            return try JSON.parse(line)
+        } catch {
+            throw .broken("the daemon sent a line that is not JSON: \(error.message)")
+        }
+    }
+}

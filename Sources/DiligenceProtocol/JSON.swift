@@ -1,0 +1,358 @@
+/// A JSON value, with a small parser and printer of its own: the protocol needs exact error
+/// codes for hostile input, stable key order, and a client that starts without Foundation.
+public enum JSON: Equatable, Sendable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case array([JSON])
+    /// Keys keep the order they were written in (stable, readable output).
+    case object([(String, JSON)])
+
+    public static func == (a: JSON, b: JSON) -> Bool {
+        switch (a, b) {
+        case (.null, .null): true
+        case let (.bool(x), .bool(y)): x == y
+        case let (.int(x), .int(y)): x == y
+        case let (.double(x), .double(y)): x == y
+        case let (.int(x), .double(y)), let (.double(y), .int(x)): Double(x) == y
+        case let (.string(x), .string(y)): x == y
+        case let (.array(x), .array(y)): x == y
+        case let (.object(x), .object(y)):
+            x.count == y.count && x.allSatisfy { key, value in y.first { $0.0 == key }?.1 == value }
+        default: false
+        }
+    }
+
+    // MARK: Access
+
+    public subscript(key: String) -> JSON? {
+        guard case let .object(members) = self else { return nil }
+        return members.last { $0.0 == key }?.1
+    }
+
+    public var stringValue: String? { if case let .string(s) = self { s } else { nil } }
+    public var boolValue: Bool? { if case let .bool(b) = self { b } else { nil } }
+    public var intValue: Int64? {
+        switch self {
+        case let .int(i): i
+        case let .double(d) where d == d.rounded() && abs(d) < 9.0e15: Int64(d)
+        default: nil
+        }
+    }
+    public var doubleValue: Double? {
+        switch self {
+        case let .int(i): Double(i)
+        case let .double(d): d
+        default: nil
+        }
+    }
+    public var arrayValue: [JSON]? { if case let .array(a) = self { a } else { nil } }
+    public var isNull: Bool { self == .null }
+
+    /// The JSON type's name, for error messages.
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "boolean"
+        case .int, .double: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+
+    /// `.string(s)`, or `.null` when `s` is nil.
+    public static func string(_ s: String?) -> JSON { s.map { .string($0) } ?? .null }
+    public static func int(_ i: Int) -> JSON { .int(Int64(i)) }
+    public static func int(_ i: Int?) -> JSON { i.map { .int(Int64($0)) } ?? .null }
+}
+
+// MARK: Printing
+
+extension JSON {
+    /// Compact JSON on one line (no newline inside: strings escape theirs).
+    public var serialized: String {
+        var out = ""
+        out.reserveCapacity(256)
+        write(to: &out)
+        return out
+    }
+
+    public func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case let .bool(b): out += b ? "true" : "false"
+        case let .int(i): out += String(i)
+        case let .double(d):
+            if d.isFinite {
+                if d == d.rounded() && abs(d) < 1e15 { out += String(Int64(d)) } else { out += "\(d)" }
+            } else {
+                out += "null"
+            }
+        case let .string(s): Self.writeString(s, to: &out)
+        case let .array(items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                item.write(to: &out)
+            }
+            out += "]"
+        case let .object(members):
+            out += "{"
+            for (i, (key, value)) in members.enumerated() {
+                if i > 0 { out += "," }
+                Self.writeString(key, to: &out)
+                out += ":"
+                value.write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    private static func writeString(_ s: String, to out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let c where c.value < 0x20 || c.value == 0x7F || c.value == 0x2028 || c.value == 0x2029:
+                let hex = String(c.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}
+
+// MARK: Parsing
+
+/// Why a text is not acceptable JSON; `code` goes to the protocol as is.
+public struct JSONParseError: Error, Equatable, Sendable {
+    public var code: String
+    public var message: String
+}
+
+extension JSON {
+    /// Deepest nesting accepted: requests are flat; this bounds the parser's stack.
+    public static let maxDepth = 32
+
+    /// Parses one JSON text from UTF-8 bytes.
+    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(JSONParseError) -> JSON {
+        let array = Array(bytes)
+        var parser = Parser(bytes: array)
+        return try parser.parseDocument()
+    }
+
+    public static func parse(_ text: String) throws(JSONParseError) -> JSON {
+        try parse(Array(text.utf8))
+    }
+}
+
+private struct Parser {
+    let bytes: [UInt8]
+    var i = 0
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    func fail(_ code: String, _ message: String) -> JSONParseError {
+        JSONParseError(code: code, message: message)
+    }
+
+    func invalid(_ what: String) -> JSONParseError {
+        fail("invalid_json", "The request is not valid JSON: \(what) at byte \(i + 1).")
+    }
+
+    mutating func parseDocument() throws(JSONParseError) -> JSON {
+        if bytes.contains(0) { throw fail("invalid_json", "The request contains a NUL byte; send UTF-8 JSON text.") }
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw fail("invalid_utf8", "The request is not valid UTF-8.")
+        }
+        skipSpace()
+        guard i < bytes.count else { throw fail("invalid_json", "The request is empty; send one JSON object per line.") }
+        let value = try parseValue(depth: 0)
+        skipSpace()
+        guard i == bytes.count else { throw invalid("unexpected text after the value") }
+        return value
+    }
+
+    mutating func skipSpace() {
+        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
+    }
+
+    mutating func parseValue(depth: Int) throws(JSONParseError) -> JSON {
+        guard depth <= JSON.maxDepth else {
+            throw fail("too_deep", "The request nests deeper than \(JSON.maxDepth) levels.")
+        }
+        guard i < bytes.count else { throw invalid("unexpected end") }
+        switch bytes[i] {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth)
+        case UInt8(ascii: "["): return try parseArray(depth: depth)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw invalid("unexpected character")
+        }
+    }
+
+    mutating func literal(_ word: String) throws(JSONParseError) {
+        let w = Array(word.utf8)
+        guard i + w.count <= bytes.count, bytes[i..<(i + w.count)].elementsEqual(w) else { throw invalid("unknown word") }
+        i += w.count
+    }
+
+    mutating func parseObject(depth: Int) throws(JSONParseError) -> JSON {
+        i += 1
+        var members: [(String, JSON)] = []
+        skipSpace()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+        while true {
+            skipSpace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw invalid("expected a string key") }
+            let key = try parseString()
+            skipSpace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw invalid("expected ':'") }
+            i += 1
+            skipSpace()
+            members.append((key, try parseValue(depth: depth + 1)))
+            skipSpace()
+            guard i < bytes.count else { throw invalid("unexpected end") }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+            throw invalid("expected ',' or '}'")
+        }
+    }
+
+    mutating func parseArray(depth: Int) throws(JSONParseError) -> JSON {
+        i += 1
+        var items: [JSON] = []
+        skipSpace()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
+        while true {
+            skipSpace()
+            items.append(try parseValue(depth: depth + 1))
+            skipSpace()
+            guard i < bytes.count else { throw invalid("unexpected end") }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
+            throw invalid("expected ',' or ']'")
+        }
+    }
+
+    mutating func parseString() throws(JSONParseError) -> String {
+        i += 1
+        var scalars = String.UnicodeScalarView()
+        var runStart = i
+        func flush(_ p: inout Parser, _ scalars: inout String.UnicodeScalarView, upTo end: Int) {
+            if end > runStart {
+                scalars.append(contentsOf: String(decoding: p.bytes[runStart..<end], as: UTF8.self).unicodeScalars)
+            }
+        }
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == UInt8(ascii: "\"") {
+                flush(&self, &scalars, upTo: i)
+                i += 1
+                return String(scalars)
+            }
+            if b < 0x20 { throw invalid("control character in a string") }
+            if b == UInt8(ascii: "\\") {
+                flush(&self, &scalars, upTo: i)
+                i += 1
+                guard i < bytes.count else { break }
+                let e = bytes[i]
+                i += 1
+                switch e {
+                case UInt8(ascii: "\""): scalars.append("\"")
+                case UInt8(ascii: "\\"): scalars.append("\\")
+                case UInt8(ascii: "/"): scalars.append("/")
+                case UInt8(ascii: "b"): scalars.append("\u{8}")
+                case UInt8(ascii: "f"): scalars.append("\u{C}")
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "u"):
+                    var code = try hex4()
+                    if (0xD800..<0xDC00).contains(code) {
+                        guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else {
+                            throw invalid("unpaired surrogate")
+                        }
+                        i += 2
+                        let low = try hex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw invalid("unpaired surrogate") }
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let scalar = Unicode.Scalar(code) else { throw invalid("unpaired surrogate") }
+                    if scalar.value == 0 { throw fail("invalid_json", "The request contains a NUL character; send UTF-8 JSON text.") }
+                    scalars.append(scalar)
+                default: throw invalid("unknown escape")
+                }
+                runStart = i
+                continue
+            }
+            i += 1
+        }
+        throw invalid("unterminated string")
+    }
+
+    mutating func hex4() throws(JSONParseError) -> UInt32 {
+        guard i + 4 <= bytes.count else { throw invalid("short \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let b = bytes[i]
+            let d: UInt32
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(b - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(b - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(b - UInt8(ascii: "A") + 10)
+            default: throw invalid("bad \\u escape")
+            }
+            v = v * 16 + d
+            i += 1
+        }
+        return v
+    }
+
+    mutating func parseNumber() throws(JSONParseError) -> JSON {
+        let start = i
+        if bytes[i] == UInt8(ascii: "-") { i += 1 }
+        func digits(_ p: inout Parser) -> Int {
+            let s = p.i
+            while p.i < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.i]) { p.i += 1 }
+            return p.i - s
+        }
+        let intDigits = digits(&self)
+        guard intDigits > 0 else { throw invalid("bad number") }
+        if intDigits > 1 && bytes[i - intDigits] == UInt8(ascii: "0") { throw invalid("leading zero") }
+        var isInteger = true
+        if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            isInteger = false
+            guard digits(&self) > 0 else { throw invalid("bad number") }
+        }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+            i += 1
+            isInteger = false
+            if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+            guard digits(&self) > 0 else { throw invalid("bad number") }
+        }
+        let text = String(decoding: bytes[start..<i], as: UTF8.self)
+        if isInteger {
+            guard let v = Int64(text) else {
+                throw fail("number_out_of_range", "The number \(text.prefix(40)) is too large.")
+            }
+            return .int(v)
+        }
+        guard let d = Double(text), d.isFinite else {
+            throw fail("number_out_of_range", "The number \(text.prefix(40)) is out of range.")
+        }
+        return .double(d)
+    }
+}
