@@ -1,1 +1,3 @@
-print("todo")
+import DiligenceDaemon
+
+Daemon.main(arguments: Array(CommandLine.arguments.dropFirst()))

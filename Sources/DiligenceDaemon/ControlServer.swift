@@ -1,0 +1,209 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import DiligenceCore
+import DiligenceProtocol
+
+/// The layout of `struct ucred` (pid, uid, gid), which Glibc's Swift overlay does not export.
+private struct PeerCredentials {
+    var pid: pid_t = 0
+    var uid: uid_t = 0
+    var gid: gid_t = 0
+}
+
+/// One client connection: non-blocking, line-framed input, buffered output.
+final class ClientConnection {
+    let fd: Int32
+    let id: Int
+    /// Set once the client asked for `watch`: it then only receives events.
+    var isWatcher = false
+    private var input: [UInt8] = []
+    private var output: [UInt8] = []
+    private var readSource: DispatchSourceRead?
+    private var writeSource: DispatchSourceWrite?
+    private var writeSourceActive = false
+    private(set) var closed = false
+    /// Close once the output is flushed (after `line_too_long`).
+    private var closeAfterFlush = false
+    fileprivate var onClose: ((ClientConnection) -> Void)?
+
+    /// Output a watcher may leave unread before it is dropped: it must never hold up the daemon.
+    static let maxBacklog = 256 * 1024
+
+    fileprivate init(fd: Int32, id: Int) {
+        self.fd = fd
+        self.id = id
+    }
+
+    fileprivate func start(queue: DispatchQueue, onLine: @escaping (ClientConnection, ArraySlice<UInt8>) -> Void) {
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler { [unowned self] in self.readAvailable(onLine: onLine) }
+        readSource = source
+        source.activate()
+        let writer = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        writer.setEventHandler { [unowned self] in self.flush() }
+        writeSource = writer
+        // Activated (resumed) only while output waits: an idle writable socket would fire forever.
+        writer.activate()
+        writer.suspend()
+    }
+
+    private func readAvailable(onLine: (ClientConnection, ArraySlice<UInt8>) -> Void) {
+        var chunk = [UInt8](repeating: 0, count: 8192)
+        let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        if n < 0 {
+            if errno == EAGAIN || errno == EINTR { return }
+            close()
+            return
+        }
+        if n == 0 {
+            close()
+            return
+        }
+        if isWatcher { return }  // a watch stream takes no further requests
+        input += chunk[..<n]
+        var start = 0
+        while let newline = input[start...].firstIndex(of: 0x0A) {
+            var line = input[start..<newline]
+            if line.last == 0x0D { line = line.dropLast() }
+            start = newline + 1
+            if !line.isEmpty { onLine(self, line) }
+            if closed || isWatcher { return }
+        }
+        input.removeFirst(start)
+        if input.count > ProtocolInfo.maxLineBytes {
+            send(Response.error(DiligenceError("line_too_long", "A request line may hold at most \(ProtocolInfo.maxLineBytes) bytes; closing the connection."), id: nil))
+            input = []
+            closeAfterFlush = true
+            readSource?.cancel()
+            if output.isEmpty { close() }
+        }
+    }
+
+    /// Queues `text` and writes what the socket takes now.
+    func send(_ text: String) {
+        guard !closed else { return }
+        output += text.utf8
+        if output.count > Self.maxBacklog {
+            Log.warning("Dropping client \(id): it left \(output.count) bytes unread.")
+            close()
+            return
+        }
+        if !writeSourceActive { flush() }
+    }
+
+    private func flush() {
+        while !output.isEmpty {
+            let n = output.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN {
+                    if !writeSourceActive { writeSourceActive = true; writeSource?.resume() }
+                    return
+                }
+                close()
+                return
+            }
+            output.removeFirst(n)
+        }
+        if writeSourceActive { writeSourceActive = false; writeSource?.suspend() }
+        if closeAfterFlush { close() }
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        readSource?.cancel()
+        if let writer = writeSource {
+            // A suspended source must be resumed before it can be cancelled and released.
+            if !writeSourceActive { writer.resume() }
+            writer.cancel()
+        }
+        readSource = nil
+        writeSource = nil
+        Sys.close(fd)
+        onClose?(self)
+        onClose = nil
+    }
+}
+
+/// Accepts connections on the control socket and feeds request lines to `handler`.
+/// Everything runs on the daemon's one serial queue.
+final class ControlServer {
+    private let queue: DispatchQueue
+    private let listenFD: Int32
+    private var acceptSource: DispatchSourceRead?
+    private(set) var connections: [Int: ClientConnection] = [:]
+    private var nextID = 1
+    private let handler: (ClientConnection, ArraySlice<UInt8>) -> Void
+
+    /// Bound on simultaneous clients; past it a new client gets `too_many_connections`.
+    static let maxConnections = 256
+    /// Whether root may connect too (by default only the daemon's own user may).
+    var allowRoot = false
+
+    init(listenFD: Int32, queue: DispatchQueue, handler: @escaping (ClientConnection, ArraySlice<UInt8>) -> Void) {
+        self.listenFD = listenFD
+        self.queue = queue
+        self.handler = handler
+    }
+
+    func start() {
+        let source = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: queue)
+        source.setEventHandler { [unowned self] in self.acceptPending() }
+        acceptSource = source
+        source.activate()
+    }
+
+    var watchers: [ClientConnection] { connections.values.filter(\.isWatcher) }
+
+    private func acceptPending() {
+        while true {
+            // accept4 is not visible through Glibc: accept, then set the flags.
+            let fd = accept(listenFD, nil, nil)
+            if fd >= 0 {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                do { try Sys.setNonBlocking(fd) } catch { Sys.close(fd); continue }
+            }
+            if fd < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { return }
+                Log.warning("accept failed: \(String(cString: strerror(errno)))")
+                return
+            }
+            admit(fd)
+        }
+    }
+
+    private func admit(_ fd: Int32) {
+        let connection = ClientConnection(fd: fd, id: nextID)
+        nextID += 1
+        if let refusal = refusal(for: fd) {
+            connection.send(Response.error(refusal, id: nil))
+            connection.close()
+            return
+        }
+        connections[connection.id] = connection
+        connection.onClose = { [unowned self] in self.connections[$0.id] = nil }
+        connection.start(queue: queue, onLine: handler)
+    }
+
+    /// Why this peer may not talk to the daemon, if it may not.
+    private func refusal(for fd: Int32) -> DiligenceError? {
+        var credentials = PeerCredentials()
+        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+        if getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 {
+            let me = getuid()
+            if credentials.uid != me && !(credentials.uid == 0 && allowRoot) {
+                Log.warning("Refused a connection from uid \(credentials.uid) (pid \(credentials.pid)): only uid \(me) may control this daemon.")
+                return DiligenceError("permission_denied", "This daemon belongs to uid \(me); uid \(credentials.uid) may not control it.")
+            }
+        }
+        if connections.count >= Self.maxConnections {
+            Log.warning("Refused a connection: \(Self.maxConnections) clients are connected already.")
+            return DiligenceError("too_many_connections", "The daemon already serves \(Self.maxConnections) connections; close some and try again.")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,333 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import DiligenceCore
+import DiligenceProtocol
+import DiligenceStore
+
+/// The running daemon: owns the timer machine, the store and the control server, and drives
+/// the machine from one serial queue (no locks anywhere: every handler runs on `queue`).
+public final class Daemon {
+    let paths: DaemonPaths
+    let queue = DispatchQueue(label: "diligenced")
+    let clocks = Clocks()
+    var config: DaemonConfig
+    let store: Store
+    var machine = TimerMachine()
+    private var listener: ListeningSocket!
+    private(set) var server: ControlServer!
+
+    /// Fires at the phase deadline (CLOCK_MONOTONIC, like DispatchTime).
+    private let phaseTimer: DispatchSourceTimer
+    /// The same deadline on the wall clock, a little later: a monotonic timer stalls across a
+    /// suspend, a wall-clock one fires right after the resume, so the state is re-derived then.
+    private let wakeTimer: DispatchSourceTimer
+    /// One tick a second while a phase runs and someone watches.
+    private let tickTimer: DispatchSourceTimer
+    private var ticking = false
+    private var watchdogTimer: DispatchSourceTimer?
+    private var signalSources: [DispatchSourceSignal] = []
+    /// BOOTTIME − MONOTONIC at the last look: when it grows, the machine slept.
+    private var lastSlept: Double
+    /// Sessions that could not be written yet (storage error); retried until they are.
+    private var unsaved: [WorkSession] = []
+
+    public init(paths: DaemonPaths) throws(DiligenceError) {
+        self.paths = paths
+        self.config = try Self.loadConfig(paths)
+        try Files.makeDirectories(Files.directory(of: paths.database))
+        self.store = try Store(location: .path(paths.database))
+        self.phaseTimer = DispatchSource.makeTimerSource(queue: queue)
+        self.wakeTimer = DispatchSource.makeTimerSource(queue: queue)
+        self.tickTimer = DispatchSource.makeTimerSource(queue: queue)
+        self.lastSlept = clocks.slept
+    }
+
+    static func loadConfig(_ paths: DaemonPaths) throws(DiligenceError) -> DaemonConfig {
+        guard let text = try Files.read(paths.config) else {
+            if paths.configRequired {
+                throw DiligenceError("missing_config", "The config file \(paths.config) does not exist.")
+            }
+            return DaemonConfig()
+        }
+        do {
+            return try DaemonConfig.parse(text)
+        } catch {
+            throw DiligenceError(error.code, "\(paths.config): \(error.message)")
+        }
+    }
+
+    // MARK: Start and stop
+
+    /// Binds the socket, restores the saved timer, and tells systemd it is ready. Call on `queue`.
+    public func start() throws(DiligenceError) {
+        listener = try ListeningSocket.open(path: paths.socket)
+        server = ControlServer(listenFD: listener.fd, queue: queue) { [unowned self] connection, line in
+            self.handleLine(line, from: connection)
+        }
+        server.allowRoot = config.allowRoot
+        restoreTimer()
+        for timer in [phaseTimer, wakeTimer] {
+            timer.setEventHandler { [unowned self] in self.deadlineReached() }
+            timer.schedule(deadline: .distantFuture)
+            timer.activate()
+        }
+        tickTimer.setEventHandler { [unowned self] in self.broadcast("tick", now: self.observeClocks()) }
+        tickTimer.schedule(deadline: .distantFuture)
+        tickTimer.activate()
+        installSignalHandlers()
+        server.start()
+        startWatchdog()
+        rearm()
+        Log.info("diligenced \(ProtocolInfo.release) listening on \(paths.socket), database \(paths.database)")
+        Systemd.notify("READY=1\nSTATUS=\(statusLine(at: clocks.now))\nMAINPID=\(getpid())")
+    }
+
+    private func installSignalHandlers() {
+        signal(SIGPIPE, SIG_IGN)
+        // libdispatch reads signals through signalfd: ignore the default action first, and
+        // install no sigaction handler of our own (DESIGN.md).
+        for (number, action) in [(SIGTERM, { [unowned self] in self.shutdown() }),
+                                 (SIGINT, { [unowned self] in self.shutdown() }),
+                                 (SIGHUP, { [unowned self] in _ = self.reload() })] as [(Int32, () -> Void)] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler(handler: action)
+            source.activate()
+            signalSources.append(source)
+        }
+    }
+
+    /// SIGTERM/SIGINT: tell systemd, save the timer, remove the socket, exit 0.
+    func shutdown() -> Never {
+        Systemd.notify("STOPPING=1\nSTATUS=Stopping")
+        let now = observeClocks()
+        saveTimer(at: now)
+        retryUnsaved()
+        if !unsaved.isEmpty {
+            Log.error("\(unsaved.count) session(s) could not be written to \(paths.database) before exiting.")
+        }
+        listener.close()
+        Log.info("Stopped; timer state saved (\(machine.state.rawValue)).")
+        exit(0)
+    }
+
+    /// Re-reads the config file (SIGHUP, `reload`): a bad file is reported and the old one kept;
+    /// the running phase is untouched.
+    func reload() -> Result<Void, DiligenceError> {
+        let usec = UInt64(clocks.monotonic * 1e6)
+        Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(usec)")
+        defer { Systemd.notify("READY=1\nSTATUS=\(statusLine(at: clocks.now))") }
+        do {
+            config = try Self.loadConfig(paths)
+            server.allowRoot = config.allowRoot
+            Log.info("Configuration reloaded from \(paths.config).", fields: [("EVENT", "config_reloaded")])
+            broadcast("config_reloaded", now: observeClocks())
+            return .success(())
+        } catch {
+            Log.error("Configuration not reloaded, keeping the previous one: \(error.message)")
+            return .failure(error)
+        }
+    }
+
+    private func startWatchdog() {
+        guard let interval = Systemd.watchdogInterval() else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        // Pinged from the queue that runs everything else: a wedged queue stops the pings and
+        // systemd restarts the daemon. The ping refreshes STATUS= at no extra wake-up.
+        timer.setEventHandler { [unowned self] in
+            Systemd.notify("WATCHDOG=1\nSTATUS=\(self.statusLine(at: self.clocks.now))")
+        }
+        timer.schedule(deadline: .now() + interval / 2, repeating: interval / 2, leeway: .milliseconds(Int(interval * 50)))
+        timer.activate()
+        watchdogTimer = timer
+    }
+
+    // MARK: Time
+
+    /// The clock reading for this moment, after applying any suspend that happened since the
+    /// last look (the suspend policy decides what the slept time means).
+    @discardableResult
+    func observeClocks() -> Now {
+        let now = clocks.now
+        let slept = clocks.slept
+        let delta = slept - lastSlept
+        lastSlept = slept
+        if delta > 0.5 {
+            Log.info("The machine slept for \(Int(delta)) s; applying the \(config.suspend.rawValue) policy.", fields: [("EVENT", "resumed_from_suspend")])
+            apply(machine.suspended(for: delta, policy: config.suspend, at: now), at: now)
+        }
+        return now
+    }
+
+    private func deadlineReached() {
+        let now = observeClocks()
+        apply(machine.tick(at: now), at: now)
+        rearm()
+    }
+
+    /// Arms the phase timers at the machine's next deadline, and the tick timer while someone
+    /// watches a running phase; disarms everything otherwise (an idle daemon never wakes up).
+    func rearm() {
+        let now = clocks.boottime
+        if let deadline = machine.nextDeadline {
+            let delay = max(0, deadline - now)
+            phaseTimer.schedule(deadline: .now() + delay, leeway: .milliseconds(1))
+            wakeTimer.schedule(wallDeadline: .now() + delay + 0.25, leeway: .milliseconds(100))
+        } else {
+            phaseTimer.schedule(deadline: .distantFuture)
+            wakeTimer.schedule(wallDeadline: .distantFuture)
+        }
+        let wantTicks = machine.nextDeadline != nil && server.connections.values.contains(where: \.isWatcher)
+        if let deadline = machine.nextDeadline, wantTicks {
+            // Tick when the remaining time crosses a whole second, so countdowns change on time.
+            let remaining = deadline - now
+            let first = remaining - remaining.rounded(.down) + 0.001
+            tickTimer.schedule(deadline: .now() + first, repeating: 1.0, leeway: .milliseconds(5))
+            ticking = true
+        } else if ticking {
+            tickTimer.schedule(deadline: .distantFuture)
+            ticking = false
+        }
+    }
+
+    // MARK: Applying events
+
+    /// Records, saves, notifies and broadcasts what the machine did. Every session is written
+    /// before any answer or event reports it.
+    func apply(_ events: [TimerEvent], at now: Now) {
+        guard !events.isEmpty else { return }
+        retryUnsaved()
+        var recorded: [WorkSession?] = []
+        for event in events {
+            if case let .sessionEnded(session) = event {
+                recorded.append(record(session))
+            }
+        }
+        saveTimer(at: now)
+        Systemd.notify("STATUS=\(statusLine(at: now))")
+        var sessions = recorded.makeIterator()
+        for event in events {
+            var extra: [(String, JSON)] = []
+            if case .sessionEnded = event, let session = sessions.next() ?? nil { extra = [("session", session.json)] }
+            log(event)
+            broadcast(event.name, now: now, extra: extra)
+        }
+    }
+
+    private func record(_ session: WorkSession) -> WorkSession? {
+        do {
+            return try store.record(session)
+        } catch {
+            Log.error("Could not record a \(session.outcome.rawValue) session of \(session.taskName); will retry: \(error.message)")
+            unsaved.append(session)
+            return nil
+        }
+    }
+
+    private func retryUnsaved() {
+        while let session = unsaved.first {
+            do {
+                _ = try store.record(session)
+                unsaved.removeFirst()
+                Log.info("Recorded the delayed session of \(session.taskName).")
+            } catch {
+                return
+            }
+        }
+    }
+
+    private func log(_ event: TimerEvent) {
+        let task = machine.task?.name ?? ""
+        var fields: [(String, String)] = [("EVENT", event.name), ("TASK", task)]
+        let text: String
+        switch event {
+        case let .phaseStarted(p): text = "Started \(p.label) of \(task)."; fields.append(("PHASE", p.rawValue))
+        case let .phasePending(p): text = "\(p.label.capitalizedFirst) of \(task) is ready; waiting for start."; fields.append(("PHASE", p.rawValue))
+        case let .phaseCompleted(p): text = "Completed \(p.label) of \(task)."; fields.append(("PHASE", p.rawValue))
+        case let .paused(p): text = "Paused \(p.label) of \(task)."; fields.append(("PHASE", p.rawValue))
+        case let .resumed(p): text = "Resumed \(p.label) of \(task)."; fields.append(("PHASE", p.rawValue))
+        case let .stopped(p): text = "Stopped \(p.label)."; fields.append(("PHASE", p.rawValue))
+        case let .skipped(p): text = "Skipped \(p.label) of \(task)."; fields.append(("PHASE", p.rawValue))
+        case let .extended(p, seconds): text = "Extended \(p.label) of \(task) by \(DurationText.format(seconds))."; fields.append(("PHASE", p.rawValue))
+        case let .sessionEnded(s): text = "Recorded a \(s.outcome.rawValue) session of \(s.taskName): \(DurationText.format(s.focusedSeconds)) focused."; fields[1] = ("TASK", s.taskName)
+        }
+        Log.info(text, fields: fields)
+    }
+
+    /// Saves the timer so a restarted daemon resumes it (a few hundred bytes, only on changes).
+    func saveTimer(at now: Now) {
+        do {
+            if machine.state == .idle {
+                try store.clearTimer()
+            } else {
+                try store.saveTimer(machine.saved(at: now), wall: now.wall, boottime: now.steady, bootID: Clocks.bootID)
+            }
+        } catch {
+            Log.error("Could not save the timer state: \(error.message)")
+        }
+    }
+
+    /// Rebuilds the machine from the saved timer: the phase ran on while the daemon was away.
+    private func restoreTimer() {
+        let now = clocks.now
+        let loaded: (saved: SavedTimer, wall: Double, boottime: Double, bootID: String)?
+        do { loaded = try store.loadTimer() } catch {
+            Log.error("Could not read the saved timer, starting idle: \(error.message)")
+            return
+        }
+        guard let loaded, var saved = Optional(loaded.saved), let taskID = saved.task?.id else { return }
+        // The task may have changed or gone while the daemon was away.
+        guard let current = try? store.task(id: taskID) else {
+            Log.warning("The saved timer's task no longer exists; starting idle.")
+            return
+        }
+        saved.task = current
+        let sameBoot = loaded.bootID == Clocks.bootID && !loaded.bootID.isEmpty
+        let downtime = max(0, sameBoot ? now.steady - loaded.boottime : now.wall - loaded.wall)
+        machine = TimerMachine(restoring: saved, downtime: downtime, at: now)
+        Log.info("Restored the \(machine.state.rawValue) \(machine.phase?.label ?? "") of \(current.name) after \(Int(downtime)) s away.")
+        apply(machine.tick(at: now), at: now)
+    }
+
+    // MARK: Status
+
+    func todayCompleted(at now: Now) -> Int {
+        let day = LocalDay.bounds(containing: now.wall, dayStartsAt: config.dayStartsAt)
+        return (try? store.completedCount(from: day.start, to: day.end)) ?? 0
+    }
+
+    func statusJSON(at now: Now) -> JSON {
+        machine.status(at: now).json(todayCompleted: todayCompleted(at: now))
+    }
+
+    /// The one-line STATUS= text: `Focus · Writing · 12:34 left`, `Idle`.
+    func statusLine(at now: Now) -> String {
+        let s = machine.status(at: now)
+        guard let task = s.task, let phase = s.phase else {
+            let done = todayCompleted(at: now)
+            return done > 0 ? "Idle · \(done) completed today" : "Idle"
+        }
+        let left = DurationText.clock(s.remainingSeconds)
+        let name = phase == .work ? "Focus" : phase.label.capitalizedFirst
+        switch s.state {
+        case .running: return "\(name) · \(task.name) · \(left) left"
+        case .paused: return "Paused · \(name) · \(task.name) · \(left) left"
+        case .pending: return "Ready: \(phase.label) · \(task.name) · waiting for start"
+        case .idle: return "Idle"
+        }
+    }
+
+    /// Sends an event line to every watcher.
+    func broadcast(_ name: String, now: Now, extra: [(String, JSON)] = []) {
+        let watchers = server.connections.values.filter(\.isWatcher)
+        guard !watchers.isEmpty else { return }
+        let line = Response.event(name, status: statusJSON(at: now), extra: extra)
+        for watcher in watchers { watcher.send(line) }
+    }
+}
+
+extension String {
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}

@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DiligenceCore
+import DiligenceProtocol
+
+/// The control socket: passed in by systemd (socket activation) or bound here.
+struct ListeningSocket {
+    let fd: Int32
+    let path: String
+    /// Whether this process created the file (and so removes it on exit). A socket systemd
+    /// passed in belongs to systemd: never unlink it.
+    let ownsPath: Bool
+
+    /// Takes systemd's socket when there is one, else binds `path` (single instance: a live
+    /// daemon there is an error, a stale socket file is replaced).
+    static func open(path: String) throws(DiligenceError) -> ListeningSocket {
+        if let fd = Systemd.listenFD() {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            do { try Sys.setNonBlocking(fd) } catch { throw error.asError("socket_error", "Cannot use the socket systemd passed") }
+            return ListeningSocket(fd: fd, path: path, ownsPath: false)
+        }
+        guard let address = Sys.unixAddress(path) else {
+            throw DiligenceError("socket_path_too_long", "The socket path \(path) is longer than \(SocketPath.maxLength) bytes; choose a shorter one with --socket or DILIGENCE_SOCKET.")
+        }
+        try prepareDirectory(Files.directory(of: path))
+        try removeStale(path, address: address)
+
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw DiligenceError("socket_error", "Cannot create a socket: \(String(cString: strerror(errno))).") }
+        // The socket file is created 0600 whatever the caller's umask.
+        let oldMask = umask(0o177)
+        let bound = Sys.withSockaddr(address) { bind(fd, $0, $1) }
+        let bindErrno = errno
+        umask(oldMask)
+        guard bound == 0 else {
+            Sys.close(fd)
+            if bindErrno == EADDRINUSE {
+                throw DiligenceError("already_running", "Another diligenced is already running on \(path).")
+            }
+            throw DiligenceError("socket_error", "Cannot bind \(path): \(String(cString: strerror(bindErrno))).")
+        }
+        guard listen(fd, 128) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Sys.close(fd)
+            unlink(path)
+            throw DiligenceError("socket_error", "Cannot listen on \(path): \(reason).")
+        }
+        return ListeningSocket(fd: fd, path: path, ownsPath: true)
+    }
+
+    /// Creates the socket's directory 0700, or checks an existing one: it must be ours and
+    /// writable by nobody else, or another user could replace the socket.
+    private static func prepareDirectory(_ directory: String) throws(DiligenceError) {
+        if Sys.fileStatus(directory) == nil {
+            try Files.makeDirectories(directory, mode: 0o700)
+            return
+        }
+        guard let st = Sys.fileStatus(directory), Sys.isDirectory(st) else {
+            throw DiligenceError("not_a_directory", "\(directory) is not a directory.")
+        }
+        // A sticky world-writable directory such as /tmp is fine: others cannot remove our files.
+        let sticky = st.st_mode & S_ISVTX != 0
+        if st.st_uid != getuid() && !sticky {
+            throw DiligenceError("unsafe_directory", "\(directory) belongs to uid \(st.st_uid), not to you (uid \(getuid())); use a directory of your own for the socket.")
+        }
+        if st.st_mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
+            throw DiligenceError("unsafe_directory", "\(directory) is writable by other users; run `chmod 700 \(directory)` or choose another socket path.")
+        }
+    }
+
+    /// Removes a socket file nobody answers on; refuses when a daemon answers or the file is not a socket.
+    private static func removeStale(_ path: String, address: sockaddr_un) throws(DiligenceError) {
+        guard let st = Sys.fileStatus(path) else { return }
+        guard Sys.isSocket(st) else {
+            throw DiligenceError("not_a_socket", "\(path) exists and is not a socket; remove it or choose another path with --socket.")
+        }
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { return }
+        defer { Sys.close(probe) }
+        if Sys.withSockaddr(address, { connect(probe, $0, $1) }) == 0 {
+            throw DiligenceError("already_running", "Another diligenced is already running on \(path). Stop it first (diligencectl status shows it).")
+        }
+        if errno == ECONNREFUSED {
+            Log.info("Replacing the stale socket \(path) left by an earlier daemon.")
+            unlink(path)
+        }
+    }
+
+    func close() {
+        Sys.close(fd)
+        if ownsPath { unlink(path) }
+    }
+}

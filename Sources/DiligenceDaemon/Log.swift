@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSystemd
+
+/// Log lines: structured journal entries through `sd_journal_sendv` when stderr goes to the
+/// journal (systemd sets `JOURNAL_STREAM`), else stderr lines with a `<N>` priority prefix that
+/// systemd and `journalctl` understand too.
+public final class Log: @unchecked Sendable {
+    public enum Priority: Int32 {
+        case error = 3, warning = 4, notice = 5, info = 6, debug = 7
+    }
+
+    /// Set once at start-up (`--verbose`), read afterwards.
+    public nonisolated(unsafe) static var verbose = false
+    private static let toJournal: Bool = {
+        // JOURNAL_STREAM is "device:inode" of the stream systemd connected to stderr.
+        guard let value = getenv("JOURNAL_STREAM").map({ String(cString: $0) }) else { return false }
+        var st = stat()
+        guard fstat(2, &st) == 0 else { return false }
+        return value == "\(st.st_dev):\(st.st_ino)"
+    }()
+
+    /// Writes one entry; `fields` are extra journal fields such as `TASK`, `PHASE`, `EVENT`.
+    public static func write(_ priority: Priority, _ message: String, fields: [(String, String)] = [],
+                             file: String = #fileID, line: Int = #line) {
+        if priority == .debug && !verbose { return }
+        if toJournal {
+            var entries = ["MESSAGE=\(message)", "PRIORITY=\(priority.rawValue)", "SYSLOG_IDENTIFIER=diligenced",
+                           "CODE_FILE=\(file)", "CODE_LINE=\(line)"]
+            entries += fields.map { "\($0.0)=\($0.1)" }
+            var storage = entries.map { Array($0.utf8) }
+            var vectors = [iovec]()
+            vectors.reserveCapacity(storage.count)
+            for i in storage.indices {
+                storage[i].withUnsafeMutableBytes { vectors.append(iovec(iov_base: $0.baseAddress, iov_len: $0.count)) }
+            }
+            // The iovecs point into `storage`, which outlives this call.
+            if withExtendedLifetime(storage, { sd_journal_sendv(vectors, Int32(vectors.count)) }) >= 0 { return }
+        }
+        let extra = fields.isEmpty ? "" : " (" + fields.map { "\($0.0.lowercased())=\($0.1)" }.joined(separator: " ") + ")"
+        let text = "<\(priority.rawValue)>\(message)\(extra)\n"
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+
+    public static func error(_ m: String, fields: [(String, String)] = [], file: String = #fileID, line: Int = #line) { write(.error, m, fields: fields, file: file, line: line) }
+    public static func warning(_ m: String, fields: [(String, String)] = [], file: String = #fileID, line: Int = #line) { write(.warning, m, fields: fields, file: file, line: line) }
+    public static func info(_ m: String, fields: [(String, String)] = [], file: String = #fileID, line: Int = #line) { write(.info, m, fields: fields, file: file, line: line) }
+    public static func debug(_ m: String, fields: [(String, String)] = [], file: String = #fileID, line: Int = #line) { write(.debug, m, fields: fields, file: file, line: line) }
+}

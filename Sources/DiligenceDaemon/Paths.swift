@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DiligenceCore
+import DiligenceProtocol
+
+/// Where the daemon keeps its files (SPEC.md "Programs and paths").
+public struct DaemonPaths: Sendable {
+    public var socket: String
+    public var database: String
+    public var config: String
+    /// The config path was given explicitly: then it must exist.
+    public var configRequired: Bool
+
+    public init(socket: String? = nil, database: String? = nil, config: String? = nil,
+                environment: [String: String] = ProcessEnvironment.current) {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.passwdHome()
+        func xdg(_ variable: String, _ fallback: String) -> String {
+            if let v = environment[variable], v.hasPrefix("/") { return v }
+            return home + "/" + fallback
+        }
+        self.socket = socket ?? SocketPath.resolve(environment: environment)
+        self.database = database ?? xdg("XDG_DATA_HOME", ".local/share") + "/diligence/diligence.sqlite3"
+        self.config = config ?? xdg("XDG_CONFIG_HOME", ".config") + "/diligence/diligenced.conf"
+        self.configRequired = config != nil
+    }
+
+    private static func passwdHome() -> String {
+        guard let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir else { return "/" }
+        return String(cString: dir)
+    }
+}
+
+/// File-system helpers the daemon needs at start-up.
+enum Files {
+    /// The directory part of `path` ("." when none).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// `mkdir -p` with `mode` for each directory it creates.
+    static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(DiligenceError) {
+        if let st = Sys.fileStatus(path) {
+            guard Sys.isDirectory(st) else {
+                throw DiligenceError("not_a_directory", "\(path) exists and is not a directory.")
+            }
+            return
+        }
+        let parent = directory(of: path)
+        if parent != path && parent != "." && parent != "/" { try makeDirectories(parent, mode: mode) }
+        if mkdir(path, mode) != 0 && errno != EEXIST {
+            throw DiligenceError("cannot_create_directory", "Cannot create \(path): \(String(cString: strerror(errno))).")
+        }
+    }
+
+    /// The whole file as text, nil when it does not exist.
+    static func read(_ path: String) throws(DiligenceError) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw DiligenceError("cannot_read", "Cannot read \(path): \(String(cString: strerror(errno))).")
+        }
+        defer { Sys.close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw DiligenceError("cannot_read", "Cannot read \(path): \(String(cString: strerror(errno))).")
+            }
+            if n == 0 { break }
+            bytes += chunk[..<n]
+            if bytes.count > 1 << 20 { throw DiligenceError("cannot_read", "\(path) is larger than 1 MiB; is it the right file?") }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw DiligenceError("invalid_config", "\(path) is not UTF-8 text.")
+        }
+        return text
+    }
+}
+
+/// Local calendar days, honouring the time zone (TZ) and `day_starts_at`.
+enum LocalDay {
+    /// Wall-clock bounds [start, end) of the statistics day that contains `wall`.
+    static func bounds(containing wall: Double, dayStartsAt minute: Int) -> (start: Double, end: Double) {
+        var t = time_t(wall.rounded(.down))
+        var today = Glibc.tm()
+        localtime_r(&t, &today)
+        var start = at(today, minute: minute, dayOffset: 0)
+        if start > wall { start = at(today, minute: minute, dayOffset: -1) }
+        // The next day's start, through mktime so a DST change makes the day 23 or 25 hours long.
+        var startTm = Glibc.tm()
+        var s = time_t(start)
+        localtime_r(&s, &startTm)
+        return (start, at(startTm, minute: minute, dayOffset: 1))
+    }
+
+    private static func at(_ day: tm, minute: Int, dayOffset: Int32) -> Double {
+        var t = day
+        t.tm_mday += dayOffset
+        t.tm_hour = Int32(minute / 60)
+        t.tm_min = Int32(minute % 60)
+        t.tm_sec = 0
+        t.tm_isdst = -1
+        return Double(mktime(&t))
+    }
+}
