@@ -1,0 +1,427 @@
+import CSQLite
+import DiligenceCore
+import Glibc
+
+/// A small wrapper around one SQLite connection, in the style of swift-package-manager's
+/// `Basics/SQLite.swift`: a `Location`, prepared statements with typed binds, and a
+/// `transaction` helper. Every failure becomes a `DiligenceError` whose message names the
+/// database path and SQLite's own message.
+///
+/// Not thread-safe: one connection is used from one thread (or serial queue) at a time.
+public final class SQLite {
+    /// Where the database lives.
+    public enum Location: Sendable, Equatable {
+        /// A file; created with mode 0600 when it does not exist.
+        case path(String)
+        /// A private database in memory, gone when the connection closes (tests).
+        case memory
+    }
+
+    /// A value bound to a statement parameter or read from a result column.
+    public enum Value: Sendable, Equatable, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+        ExpressibleByStringLiteral, ExpressibleByNilLiteral
+    {
+        case integer(Int64)
+        case real(Double)
+        case text(String)
+        case null
+
+        public init(integerLiteral value: Int64) { self = .integer(value) }
+        public init(floatLiteral value: Double) { self = .real(value) }
+        public init(stringLiteral value: String) { self = .text(value) }
+        public init(nilLiteral: ()) { self = .null }
+
+        /// An `Int` as an integer value.
+        public static func int(_ value: Int) -> Value { .integer(Int64(value)) }
+        /// A Boolean as 0 or 1, SQLite's usual encoding.
+        public static func bool(_ value: Bool) -> Value { .integer(value ? 1 : 0) }
+        /// An optional string, `NULL` for nil.
+        public static func optional(_ value: String?) -> Value { value.map { .text($0) } ?? .null }
+        /// An optional integer, `NULL` for nil.
+        public static func optional(_ value: Int?) -> Value { value.map { .integer(Int64($0)) } ?? .null }
+        /// An optional integer, `NULL` for nil.
+        public static func optional(_ value: Int64?) -> Value { value.map { .integer($0) } ?? .null }
+        /// An optional real, `NULL` for nil.
+        public static func optional(_ value: Double?) -> Value { value.map { .real($0) } ?? .null }
+    }
+
+    /// One result row, copied out of the statement so that it stays valid after the next step.
+    public struct Row: Sendable, Equatable {
+        public var values: [Value]
+
+        public init(values: [Value]) { self.values = values }
+
+        /// Column `index` as an integer (reals are truncated, anything else is 0).
+        public func int64(_ index: Int) -> Int64 {
+            switch values[index] {
+            case .integer(let v): v
+            case .real(let v): Int64(v)
+            case .text(let s): Int64(s) ?? 0
+            case .null: 0
+            }
+        }
+
+        /// Column `index` as an `Int`.
+        public func int(_ index: Int) -> Int { Int(int64(index)) }
+
+        /// Column `index` as a Boolean (non-zero is true).
+        public func bool(_ index: Int) -> Bool { int64(index) != 0 }
+
+        /// Column `index` as a real (integers are converted, anything else is 0).
+        public func double(_ index: Int) -> Double {
+            switch values[index] {
+            case .integer(let v): Double(v)
+            case .real(let v): v
+            case .text(let s): Double(s) ?? 0
+            case .null: 0
+            }
+        }
+
+        /// Column `index` as text ("" for NULL; numbers in their decimal form).
+        public func string(_ index: Int) -> String {
+            switch values[index] {
+            case .integer(let v): String(v)
+            case .real(let v): String(v)
+            case .text(let s): s
+            case .null: ""
+            }
+        }
+
+        /// Whether column `index` is NULL.
+        public func isNull(_ index: Int) -> Bool { values[index] == .null }
+
+        /// Column `index` as an integer, nil for NULL.
+        public func optionalInt(_ index: Int) -> Int? { isNull(index) ? nil : int(index) }
+
+        /// Column `index` as text, nil for NULL.
+        public func optionalString(_ index: Int) -> String? { isNull(index) ? nil : string(index) }
+    }
+
+    /// The location this connection opened.
+    public let location: Location
+
+    /// The file path, or ":memory:"; every error message names it.
+    public var path: String {
+        switch location {
+        case .path(let p): p
+        case .memory: ":memory:"
+        }
+    }
+
+    /// Milliseconds a statement waits for another connection's lock before `database_locked`.
+    public let busyTimeoutMilliseconds: Int32
+
+    fileprivate var handle: OpaquePointer?
+    /// Statements prepared once and reused (see `cached(_:)`).
+    private var cache: [String: Statement] = [:]
+
+    /// Opens (creating if needed) the database at `location` and configures the connection.
+    ///
+    /// A new file is created with mode 0600 whatever the umask: the database holds a record of
+    /// the user's days. An existing file is not re-moded. A file that is not an SQLite database
+    /// gives `database_corrupt` and is left untouched.
+    public init(location: Location, busyTimeoutMilliseconds: Int32 = 2000) throws(DiligenceError) {
+        self.location = location
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        let filename: String
+        switch location {
+        case .memory:
+            filename = ":memory:"
+        case .path(let p):
+            guard !p.isEmpty else {
+                throw DiligenceError("storage_error", "The database path is empty; give a file path.")
+            }
+            try Self.createPrivateFile(p)
+            filename = p
+        }
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE
+        let rc = sqlite3_open_v2(filename, &db, flags, nil)
+        handle = db
+        guard rc == SQLITE_OK else {
+            let error = makeError(rc)
+            sqlite3_close_v2(db)
+            handle = nil
+            throw error
+        }
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        do {
+            // sqlite3_open_v2 reads nothing yet: read the header now, before any pragma that
+            // could write, so a file that is not a database is reported and never modified.
+            try exec("SELECT count(*) FROM sqlite_master")
+            // WAL: readers (status, stats) never block the writer, and a crash mid-write
+            // leaves the last committed state.
+            try exec("PRAGMA journal_mode = WAL")
+            // FULL: a recorded session must survive a power loss right after it is written.
+            // The daemon writes a few rows an hour, so the cost of the extra fsync is nil.
+            try exec("PRAGMA synchronous = FULL")
+            try exec("PRAGMA foreign_keys = ON")
+        } catch {
+            cache.removeAll()
+            sqlite3_close_v2(handle)
+            handle = nil
+            throw error
+        }
+    }
+
+    deinit {
+        // Finalize cached statements first; close_v2 defers the close while any statement
+        // still held elsewhere is alive, so no statement ever outlives its connection.
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: Statements
+
+    /// Runs one or more SQL statements that take no parameters; result rows are discarded.
+    public func exec(_ sql: String) throws(DiligenceError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw makeError(rc) }
+    }
+
+    /// Prepares `sql` (one statement) for this connection.
+    public func prepare(_ sql: String) throws(DiligenceError) -> Statement {
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v2(handle, sql, -1, &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw makeError(rc) }
+        return Statement(stmt, connection: self)
+    }
+
+    /// The statement for `sql`, prepared on first use and kept for the connection's lifetime:
+    /// for queries that run often (the daemon answers `status` many times a second).
+    public func cached(_ sql: String) throws(DiligenceError) -> Statement {
+        if let stmt = cache[sql] { return stmt }
+        let stmt = try prepare(sql)
+        cache[sql] = stmt
+        return stmt
+    }
+
+    /// Runs `sql` with `values` bound and returns every row.
+    public func query(_ sql: String, _ values: [Value] = []) throws(DiligenceError) -> [Row] {
+        try cached(sql).rows(values)
+    }
+
+    /// Runs `sql` with `values` bound, discarding rows; returns the number of rows changed.
+    @discardableResult
+    public func run(_ sql: String, _ values: [Value] = []) throws(DiligenceError) -> Int {
+        try cached(sql).run(values)
+        return changes
+    }
+
+    /// The rowid of the most recent successful INSERT on this connection.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a write transaction: `BEGIN IMMEDIATE` (taking the write lock up front,
+    /// so a busy database fails here, through the busy timeout, rather than half way), `COMMIT`
+    /// on return, `ROLLBACK` when `body` throws. Inside an open transaction, `body` simply joins it.
+    public func transaction<T>(_ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
+        if sqlite3_get_autocommit(handle) == 0 {
+            return try body()
+        }
+        try exec("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try exec("COMMIT")
+            return result
+        } catch {
+            // A failed COMMIT may leave the transaction open; ROLLBACK's own error adds nothing.
+            if sqlite3_get_autocommit(handle) == 0 {
+                sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            }
+            throw error
+        }
+    }
+
+    // MARK: Errors
+
+    /// Turns an SQLite result code into a `DiligenceError` naming the database and SQLite's message.
+    private func makeError(_ rc: Int32) -> DiligenceError {
+        Self.error(code: rc, handle: handle, path: path)
+    }
+
+    /// The error for `rc`, with the message SQLite recorded on `handle`.
+    fileprivate static func error(code rc: Int32, handle: OpaquePointer?, path: String) -> DiligenceError {
+        // sqlite3_errmsg describes the most recent failure on this connection; sqlite3_errstr
+        // is the generic text for the code when there is no connection (or it has moved on).
+        var detail = handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? ""
+        if detail.isEmpty || detail == "not an error" {
+            detail = String(cString: sqlite3_errstr(rc))
+        }
+        return error(code: rc, detail: detail, path: path)
+    }
+
+    /// The error for result code `rc` (primary or extended) with SQLite's message `detail`.
+    static func error(code rc: Int32, detail: String, path: String) -> DiligenceError {
+        switch rc & 0xff {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return DiligenceError(
+                "database_locked",
+                "The database \(path) is locked: another process holds it (SQLite: \(detail)). Try again in a moment."
+            )
+        case SQLITE_CORRUPT, SQLITE_NOTADB:
+            return DiligenceError(
+                "database_corrupt",
+                "The database \(path) is damaged or is not a diligence database (SQLite: \(detail)). "
+                    + "It was not modified; move it aside to start afresh, or restore a backup."
+            )
+        case SQLITE_FULL:
+            return DiligenceError("storage_error", "Cannot write the database \(path): the disk is full (SQLite: \(detail)). Free some space and try again.")
+        case SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN, SQLITE_AUTH:
+            return DiligenceError("storage_error", "Cannot open or write the database \(path) (SQLite: \(detail)). Check that its directory exists and that the file and directory are writable.")
+        default:
+            return DiligenceError("storage_error", "The database \(path) failed (SQLite: \(detail), code \(rc)).")
+        }
+    }
+
+    /// Creates `path` with mode 0600 if it does not exist, independent of the umask. An
+    /// existing file is left as it is (neither truncated nor re-moded).
+    private static func createPrivateFile(_ path: String) throws(DiligenceError) {
+        var fd: Int32
+        repeat {
+            fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(0o600))
+        } while fd < 0 && errno == EINTR
+        if fd < 0 {
+            let err = errno
+            if err == EEXIST { return }
+            throw DiligenceError("storage_error", "Cannot create the database \(path): \(String(cString: strerror(err))). Check that its directory exists and is writable.")
+        }
+        // open(2) applied the umask; fchmod does not, so the mode is exactly 0600.
+        let rc = fchmod(fd, 0o600)
+        let err = errno
+        close(fd)
+        if rc != 0 {
+            throw DiligenceError("storage_error", "Cannot set the mode of the database \(path) to 0600: \(String(cString: strerror(err))).")
+        }
+    }
+}
+
+// MARK: - Statement
+
+extension SQLite {
+    /// A prepared statement. Bind, step, reset; `rows` and `run` do all three.
+    public final class Statement {
+        private let stmt: OpaquePointer
+        // The C handle, not the `SQLite` object: the connection's cache holds its statements,
+        // so a reference back would be a cycle. close_v2 keeps the handle valid while any
+        // statement is alive.
+        private let db: OpaquePointer?
+        private let path: String
+
+        fileprivate init(_ stmt: OpaquePointer, connection: SQLite) {
+            self.stmt = stmt
+            self.db = connection.handle
+            self.path = connection.path
+        }
+
+        private func makeError(_ rc: Int32) -> DiligenceError {
+            SQLite.error(code: rc, handle: db, path: path)
+        }
+
+        deinit {
+            sqlite3_finalize(stmt)
+        }
+
+        /// `SQLITE_TRANSIENT`: SQLite copies bound text before the call returns.
+        private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+        /// Resets the statement and binds `values` to parameters 1, 2, ...
+        public func bind(_ values: [Value]) throws(DiligenceError) {
+            reset()
+            for (offset, value) in values.enumerated() {
+                let index = Int32(offset + 1)
+                let rc: Int32
+                switch value {
+                case .integer(let v):
+                    rc = sqlite3_bind_int64(stmt, index, v)
+                case .real(let v):
+                    rc = sqlite3_bind_double(stmt, index, v)
+                case .null:
+                    rc = sqlite3_bind_null(stmt, index)
+                case .text(let s):
+                    // With an explicit length, so text holding NUL survives; an empty buffer
+                    // may have no base address, which SQLite would bind as NULL.
+                    var s = s
+                    rc = s.withUTF8 { buffer in
+                        if buffer.isEmpty {
+                            return sqlite3_bind_text(stmt, index, "", 0, Self.transient)
+                        }
+                        return buffer.withMemoryRebound(to: CChar.self) {
+                            sqlite3_bind_text(stmt, index, $0.baseAddress, Int32($0.count), Self.transient)
+                        }
+                    }
+                }
+                guard rc == SQLITE_OK else { throw makeError(rc) }
+            }
+        }
+
+        /// Runs the statement to its next row; nil when it is done.
+        public func step() throws(DiligenceError) -> Row? {
+            let rc = sqlite3_step(stmt)
+            switch rc {
+            case SQLITE_ROW:
+                return currentRow()
+            case SQLITE_DONE:
+                return nil
+            default:
+                let error = makeError(rc)
+                reset()
+                throw error
+            }
+        }
+
+        /// Binds `values`, returns every row, and resets the statement (releasing its read lock).
+        public func rows(_ values: [Value] = []) throws(DiligenceError) -> [Row] {
+            try bind(values)
+            defer { reset() }
+            var rows: [Row] = []
+            while let row = try step() {
+                rows.append(row)
+            }
+            return rows
+        }
+
+        /// Binds `values`, runs the statement to completion and resets it.
+        public func run(_ values: [Value] = []) throws(DiligenceError) {
+            try bind(values)
+            defer { reset() }
+            while try step() != nil {}
+        }
+
+        /// Resets the statement and clears its bindings.
+        public func reset() {
+            sqlite3_reset(stmt)
+            sqlite3_clear_bindings(stmt)
+        }
+
+        private func currentRow() -> Row {
+            let count = sqlite3_column_count(stmt)
+            var values: [Value] = []
+            values.reserveCapacity(Int(count))
+            for column in 0..<count {
+                switch sqlite3_column_type(stmt, column) {
+                case SQLITE_INTEGER:
+                    values.append(.integer(sqlite3_column_int64(stmt, column)))
+                case SQLITE_FLOAT:
+                    values.append(.real(sqlite3_column_double(stmt, column)))
+                case SQLITE_NULL:
+                    values.append(.null)
+                default:
+                    // Text (and blobs, read as text): length-delimited, so NUL bytes survive.
+                    let bytes = sqlite3_column_text(stmt, column)
+                    let length = Int(sqlite3_column_bytes(stmt, column))
+                    if let bytes {
+                        values.append(.text(String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)))
+                    } else {
+                        values.append(.text(""))
+                    }
+                }
+            }
+            return Row(values: values)
+        }
+    }
+}

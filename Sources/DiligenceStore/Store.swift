@@ -1,0 +1,381 @@
+import DiligenceCore
+import FoundationEssentials
+
+/// The daemon's database: tasks, recorded work sessions, day plans and the saved timer.
+///
+/// Not thread-safe and not `Sendable`: the daemon uses one `Store` from one serial queue.
+/// Every method either completes (and, for writes, has committed) or throws a `DiligenceError`
+/// with a protocol error code (`storage_error`, `database_locked`, `database_corrupt`, or a
+/// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
+public final class Store {
+    /// The schema version this build writes (`PRAGMA user_version`).
+    public static let schemaVersion = 1
+
+    private let db: SQLite
+
+    /// The database file path, or ":memory:".
+    public var path: String { db.path }
+
+    /// Opens the database at `location`, creating it (mode 0600) and its schema when new. A new
+    /// database receives the seven `TaskConfig.defaults`, in the same transaction as the schema,
+    /// so a crash can never leave a database with tables but no tasks.
+    ///
+    /// Throws `database_too_new` for a database written by a newer diligence (left unmodified),
+    /// `database_corrupt` for a file that is not a database, `database_locked` when another
+    /// process holds the write lock beyond the busy timeout.
+    public init(location: SQLite.Location) throws(DiligenceError) {
+        db = try SQLite(location: location)
+        try migrate()
+    }
+
+    /// The underlying connection, for tests and for later schema users (plans).
+    var connection: SQLite { db }
+
+    // MARK: Schema
+
+    /// Each entry brings the schema from version `index` to `index + 1`. Append; never edit.
+    private static let migrations: [String] = [
+        """
+        CREATE TABLE tasks (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+            description TEXT NOT NULL DEFAULT '',
+            color TEXT NOT NULL,
+            work_seconds INTEGER NOT NULL,
+            short_break_seconds INTEGER NOT NULL,
+            long_break_seconds INTEGER NOT NULL,
+            long_break_every INTEGER NOT NULL,
+            breaks INTEGER NOT NULL,
+            autostart TEXT NOT NULL,
+            focus_mode INTEGER NOT NULL,
+            goal INTEGER NOT NULL,
+            reminder_minute INTEGER NULL,
+            sound TEXT NULL,
+            -- Wall-clock seconds since 1970, from SQLite so the store reads no clock itself.
+            created_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0)
+        );
+        CREATE TABLE sessions (
+            id INTEGER PRIMARY KEY,
+            task_id INTEGER NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+            -- Wall-clock seconds since 1970. No CHECK(end >= start): a wall-clock step back
+            -- during a phase can record exactly that, and the record is still worth keeping.
+            start REAL NOT NULL,
+            end REAL NOT NULL,
+            planned_seconds INTEGER NOT NULL,
+            focused_seconds INTEGER NOT NULL,
+            pauses INTEGER NOT NULL,
+            outcome TEXT NOT NULL CHECK (outcome IN ('completed', 'skipped', 'abandoned')),
+            source TEXT NOT NULL DEFAULT 'timer'
+        );
+        CREATE INDEX sessions_start ON sessions(start);
+        CREATE INDEX sessions_task_start ON sessions(task_id, start);
+        -- completedCount runs on every status request; this keeps it an index range scan.
+        CREATE INDEX sessions_completed_end ON sessions(end) WHERE outcome = 'completed';
+        CREATE TABLE plans (
+            day TEXT PRIMARY KEY, -- YYYY-MM-DD, local time
+            task_id INTEGER NOT NULL REFERENCES tasks(id) ON DELETE CASCADE
+        );
+        CREATE TABLE timer_state (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            saved TEXT NOT NULL, -- SavedTimer as JSON
+            saved_wall REAL NOT NULL,
+            saved_boottime REAL NOT NULL,
+            boot_id TEXT NOT NULL
+        );
+        """,
+    ]
+
+    private func userVersion() throws(DiligenceError) -> Int {
+        try db.query("PRAGMA user_version").first?.int(0) ?? 0
+    }
+
+    private func tooNew(_ version: Int) -> DiligenceError {
+        DiligenceError(
+            "database_too_new",
+            "The database \(path) has schema version \(version), newer than this diligence knows (\(Self.schemaVersion)). "
+                + "It was not modified; use a newer diligence, or point --database at another file."
+        )
+    }
+
+    private func migrate() throws(DiligenceError) {
+        let current = try userVersion()
+        if current > Self.schemaVersion { throw tooNew(current) }
+        if current == Self.schemaVersion { return }
+        try db.transaction { () throws(DiligenceError) in
+            // Read again under the write lock: another process may have migrated meanwhile.
+            var version = try userVersion()
+            if version > Self.schemaVersion { throw tooNew(version) }
+            let fresh = version == 0
+            while version < Self.schemaVersion {
+                try db.exec(Self.migrations[version])
+                version += 1
+            }
+            if fresh {
+                for task in TaskConfig.defaults {
+                    _ = try insertTask(task)
+                }
+            }
+            try db.exec("PRAGMA user_version = \(version)")
+        }
+    }
+
+    // MARK: Tasks
+
+    private static let taskColumns = """
+        id, name, description, color, work_seconds, short_break_seconds, long_break_seconds,
+        long_break_every, breaks, autostart, focus_mode, goal, reminder_minute, sound
+        """
+
+    private static func task(from row: SQLite.Row) -> TaskConfig {
+        // An unknown colour or autostart (a hand-edited row, or a value a newer version added)
+        // falls back to the default rather than making every task unreadable.
+        TaskConfig(
+            id: row.int64(0),
+            name: row.string(1),
+            description: row.string(2),
+            color: TaskColor(rawValue: row.string(3)) ?? .blue,
+            workSeconds: row.int(4),
+            shortBreakSeconds: row.int(5),
+            longBreakSeconds: row.int(6),
+            longBreakEvery: row.int(7),
+            breaks: row.bool(8),
+            autostart: Autostart(rawValue: row.string(9)) ?? .none,
+            focusMode: row.bool(10),
+            goal: row.int(11),
+            reminderMinute: row.optionalInt(12),
+            sound: row.optionalString(13)
+        )
+    }
+
+    /// The fields after `id`, in `taskColumns` order.
+    private static func values(of task: TaskConfig) -> [SQLite.Value] {
+        [
+            .text(task.name), .text(task.description), .text(task.color.rawValue),
+            .int(task.workSeconds), .int(task.shortBreakSeconds), .int(task.longBreakSeconds),
+            .int(task.longBreakEvery), .bool(task.breaks), .text(task.autostart.rawValue),
+            .bool(task.focusMode), .int(task.goal), .optional(task.reminderMinute), .optional(task.sound),
+        ]
+    }
+
+    /// Every task, in creation (id) order.
+    public func tasks() throws(DiligenceError) -> [TaskConfig] {
+        try db.query("SELECT \(Self.taskColumns) FROM tasks ORDER BY id").map(Self.task(from:))
+    }
+
+    /// The task with `id`, or nil.
+    public func task(id: Int64) throws(DiligenceError) -> TaskConfig? {
+        try db.query("SELECT \(Self.taskColumns) FROM tasks WHERE id = ?", [.integer(id)]).first.map(Self.task(from:))
+    }
+
+    /// The task a person means by `name`: the exact name first, else the one task whose name
+    /// matches ignoring case (Unicode-aware). Throws `unknown_task` listing the task names.
+    public func findTask(_ name: String) throws(DiligenceError) -> TaskConfig {
+        let all = try tasks()
+        if let exact = all.first(where: { $0.name == name }) {
+            return exact
+        }
+        let key = name.lowercased()
+        let matches = all.filter { $0.name.lowercased() == key }
+        if matches.count == 1 {
+            return matches[0]
+        }
+        let names = all.map(\.name).joined(separator: ", ")
+        throw DiligenceError("unknown_task", "No task named \"\(name)\". Tasks: \(names)")
+    }
+
+    /// Stores a new task (its `id` is ignored) and returns it with its new id.
+    /// Throws the `validate()` codes, or `duplicate_name` for a name that an existing task has
+    /// ignoring case.
+    public func addTask(_ task: TaskConfig) throws(DiligenceError) -> TaskConfig {
+        try task.validate()
+        return try db.transaction { () throws(DiligenceError) -> TaskConfig in
+            try checkNameFree(task.name, except: nil)
+            return try insertTask(task)
+        }
+    }
+
+    /// Replaces the stored task with `task.id` by `task` (a rename keeps its sessions: they refer
+    /// to the id). Throws the `validate()` codes, `duplicate_name`, or `unknown_task`.
+    public func updateTask(_ task: TaskConfig) throws(DiligenceError) -> TaskConfig {
+        try task.validate()
+        return try db.transaction { () throws(DiligenceError) -> TaskConfig in
+            guard try self.task(id: task.id) != nil else { throw unknownID(task.id) }
+            try checkNameFree(task.name, except: task.id)
+            try db.run(
+                """
+                UPDATE tasks SET name = ?, description = ?, color = ?, work_seconds = ?,
+                    short_break_seconds = ?, long_break_seconds = ?, long_break_every = ?, breaks = ?,
+                    autostart = ?, focus_mode = ?, goal = ?, reminder_minute = ?, sound = ?
+                WHERE id = ?
+                """,
+                Self.values(of: task) + [.integer(task.id)]
+            )
+            return task
+        }
+    }
+
+    /// Removes the task with `id` together with its sessions and plan entries, in one
+    /// transaction, and returns how many sessions went with it. Throws `last_task` when it is
+    /// the only task, `unknown_task` when there is no such task.
+    public func removeTask(id: Int64) throws(DiligenceError) -> Int {
+        try db.transaction { () throws(DiligenceError) -> Int in
+            guard let task = try task(id: id) else { throw unknownID(id) }
+            let count = try db.query("SELECT count(*) FROM tasks").first?.int(0) ?? 0
+            if count <= 1 {
+                throw DiligenceError("last_task", "\(task.name) is the last task; add another before removing it.")
+            }
+            // Explicit deletes (rather than only ON DELETE CASCADE) so the count is exact.
+            let sessions = try db.run("DELETE FROM sessions WHERE task_id = ?", [.integer(id)])
+            try db.run("DELETE FROM plans WHERE task_id = ?", [.integer(id)])
+            try db.run("DELETE FROM tasks WHERE id = ?", [.integer(id)])
+            return sessions
+        }
+    }
+
+    private func insertTask(_ task: TaskConfig) throws(DiligenceError) -> TaskConfig {
+        try db.run(
+            "INSERT INTO tasks (\(Self.taskColumns)) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            Self.values(of: task)
+        )
+        var stored = task
+        stored.id = db.lastInsertRowID
+        return stored
+    }
+
+    /// Throws `duplicate_name` when a task other than `except` has `name` ignoring case.
+    /// Compared in Swift rather than by SQLite's NOCASE, which folds ASCII only.
+    private func checkNameFree(_ name: String, except id: Int64?) throws(DiligenceError) {
+        let key = name.lowercased()
+        for other in try tasks() where other.id != id && other.name.lowercased() == key {
+            throw DiligenceError("duplicate_name", "A task named \"\(other.name)\" already exists.")
+        }
+    }
+
+    private func unknownID(_ id: Int64) -> DiligenceError {
+        DiligenceError("unknown_task", "No task with id \(id); it may have been removed.")
+    }
+
+    // MARK: Sessions
+
+    /// Stores a finished work session and returns it with its id; committed (and, with
+    /// `synchronous=FULL`, on disk) before it returns. Throws `unknown_task` when its task is gone.
+    public func record(_ session: WorkSession) throws(DiligenceError) -> WorkSession {
+        // Checked first for a clear error; the foreign key would refuse the row anyway.
+        guard try task(id: session.taskID) != nil else { throw unknownID(session.taskID) }
+        try db.run(
+            """
+            INSERT INTO sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .integer(session.taskID), .real(session.start), .real(session.end),
+                .int(session.plannedSeconds), .int(session.focusedSeconds), .int(session.pauses),
+                .text(session.outcome.rawValue),
+            ]
+        )
+        var stored = session
+        stored.id = db.lastInsertRowID
+        return stored
+    }
+
+    /// Recorded sessions ordered by start, with `taskName` filled in: all of them, or those of
+    /// `taskID`, whose `start` lies in [`from`, `to`) (either bound optional).
+    public func sessions(taskID: Int64? = nil, from: Double? = nil, to: Double? = nil) throws(DiligenceError) -> [WorkSession] {
+        // Only the filters asked for, so SQLite can use the (start) and (task_id, start) indexes;
+        // each of the few shapes is prepared once and cached.
+        var conditions: [String] = []
+        var values: [SQLite.Value] = []
+        if let taskID {
+            conditions.append("s.task_id = ?")
+            values.append(.integer(taskID))
+        }
+        if let from {
+            conditions.append("s.start >= ?")
+            values.append(.real(from))
+        }
+        if let to {
+            conditions.append("s.start < ?")
+            values.append(.real(to))
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let rows = try db.query(
+            """
+            SELECT s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds,
+                s.pauses, s.outcome
+            FROM sessions s JOIN tasks t ON t.id = s.task_id
+            \(filter)
+            ORDER BY s.start, s.id
+            """,
+            values
+        )
+        var sessions: [WorkSession] = []
+        sessions.reserveCapacity(rows.count)
+        for row in rows {
+            guard let outcome = Outcome(rawValue: row.string(8)) else {
+                // The CHECK constraint makes this unreachable short of a hand-edited file.
+                throw DiligenceError("storage_error", "The database \(path) holds session \(row.int64(0)) with an unknown outcome \"\(row.string(8))\".")
+            }
+            sessions.append(WorkSession(
+                id: row.int64(0), taskID: row.int64(1), taskName: row.string(2),
+                start: row.double(3), end: row.double(4), plannedSeconds: row.int(5),
+                focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome
+            ))
+        }
+        return sessions
+    }
+
+    /// How many completed work sessions ended in [`from`, `to`). A session counts for the
+    /// moment it was completed, so a pomodoro across midnight counts for the new day.
+    public func completedCount(from: Double, to: Double) throws(DiligenceError) -> Int {
+        try db.query(
+            "SELECT count(*) FROM sessions WHERE outcome = 'completed' AND end >= ? AND end < ?",
+            [.real(from), .real(to)]
+        ).first?.int(0) ?? 0
+    }
+
+    /// The task of the most recently ended session, nil when nothing is recorded.
+    public func lastUsedTaskID() throws(DiligenceError) -> Int64? {
+        try db.query("SELECT task_id FROM sessions ORDER BY end DESC, id DESC LIMIT 1").first?.int64(0)
+    }
+
+    // MARK: Saved timer
+
+    /// Saves the timer (replacing any saved one) with the clocks read when it was saved:
+    /// wall time, CLOCK_BOOTTIME seconds, and the kernel's boot id (to tell a reboot apart).
+    public func saveTimer(_ saved: SavedTimer, wall: Double, boottime: Double, bootID: String) throws(DiligenceError) {
+        let json: String
+        do {
+            json = String(decoding: try JSONEncoder().encode(saved), as: UTF8.self)
+        } catch {
+            throw DiligenceError("storage_error", "Cannot encode the timer state for \(path): \(error).")
+        }
+        try db.run(
+            """
+            INSERT INTO timer_state (id, saved, saved_wall, saved_boottime, boot_id) VALUES (1, ?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET saved = excluded.saved, saved_wall = excluded.saved_wall,
+                saved_boottime = excluded.saved_boottime, boot_id = excluded.boot_id
+            """,
+            [.text(json), .real(wall), .real(boottime), .text(bootID)]
+        )
+    }
+
+    /// The saved timer and the clocks at the moment it was saved; nil when none is saved.
+    ///
+    /// Also nil when the saved JSON does not decode (written by another version, or edited by
+    /// hand): the daemon then starts idle rather than failing to start, and the next
+    /// `saveTimer` replaces the row.
+    public func loadTimer() throws(DiligenceError) -> (saved: SavedTimer, wall: Double, boottime: Double, bootID: String)? {
+        guard let row = try db.query("SELECT saved, saved_wall, saved_boottime, boot_id FROM timer_state WHERE id = 1").first else {
+            return nil
+        }
+        guard let saved = try? JSONDecoder().decode(SavedTimer.self, from: Data(row.string(0).utf8)) else {
+            return nil
+        }
+        return (saved, row.double(1), row.double(2), row.string(3))
+    }
+
+    /// Forgets the saved timer (the timer went idle).
+    public func clearTimer() throws(DiligenceError) {
+        try db.run("DELETE FROM timer_state")
+    }
+}
