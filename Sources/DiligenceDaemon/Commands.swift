@@ -61,15 +61,11 @@ extension Daemon {
         case "version":
             return .object([("protocol", .int(ProtocolInfo.version)), ("version", .string(ProtocolInfo.release))])
         case "start":
-            let task = try request.string("task").map { name throws(DiligenceError) in try store.findTask(name) }
-            return try timerCommand { machine, now throws(DiligenceError) in
-                try machine.start(task ?? (machine.state == .idle ? defaultTask() : nil), at: now)
-            }
+            let task = try machine.state == .idle ? taskToStart(request) : namedTask(request)
+            return try timerCommand { machine, now throws(DiligenceError) in try machine.start(task, at: now) }
         case "toggle":
-            let task = try request.string("task").map { name throws(DiligenceError) in try store.findTask(name) }
-            return try timerCommand { machine, now throws(DiligenceError) in
-                try machine.toggle(machine.state == .idle ? (task ?? defaultTask()) : nil, at: now)
-            }
+            let task = try machine.state == .idle ? taskToStart(request) : nil
+            return try timerCommand { machine, now throws(DiligenceError) in try machine.toggle(task, at: now) }
         case "pause": return try timerCommand { m, now throws(DiligenceError) in try m.pause(at: now) }
         case "resume": return try timerCommand { m, now throws(DiligenceError) in try m.resume(at: now) }
         case "stop": return try timerCommand { m, now throws(DiligenceError) in try m.stop(at: now) }
@@ -130,8 +126,15 @@ extension Daemon {
         return statusJSON(at: now)
     }
 
-    /// The task `start` uses when none is named: the last one used, else the first one.
-    private func defaultTask() throws(DiligenceError) -> TaskConfig? {
+    /// The task named by the optional `task` argument.
+    private func namedTask(_ request: Request) throws(DiligenceError) -> TaskConfig? {
+        guard let name = try request.string("task") else { return nil }
+        return try store.findTask(name)
+    }
+
+    /// The task to start from idle: the one named, else the last one used, else the first one.
+    private func taskToStart(_ request: Request) throws(DiligenceError) -> TaskConfig? {
+        if let named = try namedTask(request) { return named }
         if let id = try store.lastUsedTaskID(), let task = try store.task(id: id) { return task }
         return try store.tasks().first
     }

@@ -78,7 +78,8 @@ extension Daemon {
         let daemon: Daemon
         do {
             daemon = try Daemon(paths: paths)
-            try daemon.queue.sync { () throws(DiligenceError) in try daemon.start() }
+            // A typed-throws closure through `sync` crashes Swift 6.3's SIL pass: go through Result.
+            try daemon.queue.sync { Result { () throws(DiligenceError) in try daemon.start() } }.get()
         } catch let error as DiligenceError {
             Log.error("diligenced: \(error.message)")
             Systemd.notify("STATUS=Failed: \(error.message)")

@@ -69,6 +69,11 @@ public enum JSON: Equatable, Sendable {
     public static func int(_ i: Int?) -> JSON { i.map { .int(Int64($0)) } ?? .null }
 }
 
+extension String {
+    /// "a number", "an array", "an object": for messages naming a JSON type.
+    public var withArticle: String { (first.map { "aeiou".contains($0) } ?? false ? "an " : "a ") + self }
+}
+
 // MARK: Printing
 
 extension JSON {

@@ -35,14 +35,14 @@ public struct Request: Sendable {
             return .failure(ProtocolFailure(error: DiligenceError(error.code, error.message), id: nil))
         }
         guard case .object = json else {
-            return .failure(ProtocolFailure(error: DiligenceError("not_an_object", "Each request is a JSON object, e.g. {\"command\":\"status\"}; got a \(json.typeName)."), id: nil))
+            return .failure(ProtocolFailure(error: DiligenceError("not_an_object", "Each request is a JSON object, e.g. {\"command\":\"status\"}; got \(json.typeName.withArticle)."), id: nil))
         }
         let id = json["id"]
         guard let commandValue = json["command"] else {
             return .failure(ProtocolFailure(error: DiligenceError("missing_command", "The request has no \"command\" field, e.g. {\"command\":\"status\"}."), id: id))
         }
         guard let command = commandValue.stringValue else {
-            return .failure(ProtocolFailure(error: DiligenceError("invalid_argument", "\"command\" must be a string; got a \(commandValue.typeName)."), id: id))
+            return .failure(ProtocolFailure(error: DiligenceError("invalid_argument", "\"command\" must be a string; got \(commandValue.typeName.withArticle)."), id: id))
         }
         return .success(Request(command: command, id: id, body: json))
     }
@@ -99,7 +99,7 @@ public struct Request: Sendable {
     }
 
     static func wrongType(_ key: String, _ expected: String, _ got: JSON) -> DiligenceError {
-        DiligenceError("invalid_argument", "\"\(key)\" must be \(expected); got a \(got.typeName).")
+        DiligenceError("invalid_argument", "\"\(key)\" must be \(expected); got \(got.typeName.withArticle).")
     }
 }
 
