@@ -34,11 +34,13 @@ let package = Package(
         ),
         .executableTarget(name: "diligenced", dependencies: ["DiligenceDaemon"]),
         .executableTarget(name: "diligencectl", dependencies: ["DiligenceProtocol"]),
-        .testTarget(name: "DiligenceCoreTests", dependencies: ["DiligenceCore"]),
-        .testTarget(name: "DiligenceProtocolTests", dependencies: ["DiligenceProtocol"]),
-        .testTarget(name: "DiligenceStoreTests", dependencies: ["DiligenceStore"]),
-        .testTarget(name: "DiligenceDaemonTests", dependencies: ["DiligenceDaemon"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["DiligenceProtocol"]),
+        // Helpers shared by the test targets (time zones, temporary directories), written once.
+        .target(name: "DiligenceTestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "DiligenceCoreTests", dependencies: ["DiligenceCore", "DiligenceTestSupport"]),
+        .testTarget(name: "DiligenceProtocolTests", dependencies: ["DiligenceProtocol", "DiligenceTestSupport"]),
+        .testTarget(name: "DiligenceStoreTests", dependencies: ["DiligenceStore", "DiligenceTestSupport"]),
+        .testTarget(name: "DiligenceDaemonTests", dependencies: ["DiligenceDaemon", "DiligenceTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DiligenceProtocol", "DiligenceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
