@@ -1,0 +1,403 @@
+import DiligenceCore
+import Glibc
+import Testing
+@testable import DiligenceStore
+
+// MARK: Opening and seeding
+
+@Test func freshDatabaseHoldsTheSevenDefaultsInOrder() throws {
+    let store = try Store(location: .memory)
+    let tasks = try store.tasks()
+    #expect(tasks.map(\.id) == Array(1...7))
+    #expect(tasks.map { var t = $0; t.id = 0; return t } == TaskConfig.defaults)
+    #expect(store.path == ":memory:")
+}
+
+@Test func reopeningDoesNotSeedAgain() throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    do {
+        let store = try Store(location: .path(dir.database))
+        _ = try store.addTask(TaskConfig(name: "Reading"))
+    }
+    let store = try Store(location: .path(dir.database))
+    #expect(try store.tasks().map(\.name) == TaskConfig.defaults.map(\.name) + ["Reading"])
+    #expect(try store.connection.query("PRAGMA user_version").first?.int(0) == Store.schemaVersion)
+    #expect(store.path == dir.database)
+}
+
+@Test func newDatabaseFileIsPrivate() throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let store = try Store(location: .path(dir.database))
+    _ = try store.record(session(try store.findTask("Work"), start: 1000))
+    #expect(fileMode(dir.database) == 0o600)
+    // SQLite gives the WAL file the database file's mode.
+    if let walMode = fileMode(dir.database + "-wal") {
+        #expect(walMode == 0o600)
+    }
+    #expect(try store.connection.query("PRAGMA journal_mode").first?.string(0) == "wal")
+    #expect(try store.connection.query("PRAGMA synchronous").first?.int(0) == 2)  // FULL
+    #expect(try store.connection.query("PRAGMA foreign_keys").first?.int(0) == 1)
+}
+
+@Test func missingDirectoryIsAStorageErrorNamingThePath() throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let path = dir.file("no-such-dir/db.sqlite3")
+    let failure = error { () throws(DiligenceError) in try Store(location: .path(path)) }
+    #expect(failure?.code == "storage_error")
+    #expect(failure?.message.contains(path) == true)
+}
+
+@Test func reopeningAFileKeepsEverything() throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let saved = try savedTimer(TaskConfig.defaults[0], wall: 1_700_000_000.5, elapsed: 612.25) { machine, now throws(DiligenceError) in
+        _ = try machine.pause(at: now)
+    }
+    #expect(saved.state == .paused && saved.pauses == 1)
+    let (task, recorded): (TaskConfig, WorkSession)
+    do {
+        let store = try Store(location: .path(dir.database))
+        task = try store.addTask(TaskConfig(name: "Reading", color: .green, reminderMinute: 480, sound: "rain"))
+        recorded = try store.record(session(task, start: 5000, pauses: 2))
+        try store.saveTimer(saved, wall: 10, boottime: 20, bootID: "boot-a")
+    }
+    let store = try Store(location: .path(dir.database))
+    #expect(try store.task(id: task.id) == task)
+    #expect(try store.sessions() == [recorded])
+    let loaded = try store.loadTimer()
+    #expect(loaded?.saved == saved)
+    #expect(loaded?.bootID == "boot-a")
+}
+
+// MARK: Tasks
+
+@Test func addedTaskRoundTripsWithItsNewID() throws {
+    let store = try Store(location: .memory)
+    let task = TaskConfig(
+        name: "Reading", description: "Books, not feeds", color: .orange, workSeconds: 50 * 60,
+        shortBreakSeconds: 600, longBreakSeconds: 1800, longBreakEvery: 0, breaks: false,
+        autostart: .breaks, focusMode: true, goal: 6, reminderMinute: 21 * 60 + 30, sound: "café"
+    )
+    let added = try store.addTask(task)
+    #expect(added.id == 8)
+    var expected = task
+    expected.id = 8
+    #expect(added == expected)
+    #expect(try store.task(id: 8) == expected)
+    #expect(try store.tasks().last == expected)
+    #expect(try store.task(id: 99) == nil)
+}
+
+@Test func duplicateNamesAreRefusedIgnoringCase() throws {
+    let store = try Store(location: .memory)
+    for name in ["Work", "work", "WORK"] {
+        let failure = error { () throws(DiligenceError) in try store.addTask(TaskConfig(name: name)) }
+        #expect(failure == DiligenceError("duplicate_name", "A task named \"Work\" already exists."))
+    }
+    // Beyond ASCII, where SQLite's NOCASE would not fold.
+    _ = try store.addTask(TaskConfig(name: "Été"))
+    #expect(error { () throws(DiligenceError) in try store.addTask(TaskConfig(name: "ÉTÉ")) }?.code == "duplicate_name")
+    #expect(try store.tasks().count == 8)
+}
+
+@Test func validationErrorsSurfaceWithTheirCodes() throws {
+    let store = try Store(location: .memory)
+    let cases: [(TaskConfig, String)] = [
+        (TaskConfig(name: ""), "invalid_name"),
+        (TaskConfig(name: " padded"), "invalid_name"),
+        (TaskConfig(name: "tab\there"), "invalid_name"),
+        (TaskConfig(name: String(repeating: "x", count: 65)), "invalid_name"),
+        (TaskConfig(name: "Zero", workSeconds: 0), "invalid_duration"),
+        (TaskConfig(name: "Neg", goal: -1), "invalid_value"),
+        (TaskConfig(name: "Late", reminderMinute: 24 * 60), "invalid_value"),
+    ]
+    for (task, code) in cases {
+        #expect(error { () throws(DiligenceError) in try store.addTask(task) }?.code == code)
+        var edited = task
+        edited.id = 1
+        #expect(error { () throws(DiligenceError) in try store.updateTask(edited) }?.code == code)
+    }
+    #expect(try store.tasks().map { var t = $0; t.id = 0; return t } == TaskConfig.defaults)
+}
+
+@Test func editAndRenameKeepTheSessions() throws {
+    let store = try Store(location: .memory)
+    var work = try store.findTask("Work")
+    let recorded = try store.record(session(work, start: 100))
+    work.name = "Deep work"
+    work.workSeconds = 50 * 60
+    work.goal = 4
+    work.sound = "rain"
+    #expect(try store.updateTask(work) == work)
+    #expect(try store.task(id: work.id) == work)
+    #expect(try store.tasks().first == work)
+    var expected = recorded
+    expected.taskName = "Deep work"
+    #expect(try store.sessions() == [expected])
+    #expect(error { () throws(DiligenceError) in try store.findTask("Work") }?.code == "unknown_task")
+}
+
+@Test func renameChecksDuplicatesExceptItself() throws {
+    let store = try Store(location: .memory)
+    var study = try store.findTask("Study")
+    study.name = "STUDY"  // its own name in another case is fine
+    #expect(try store.updateTask(study).name == "STUDY")
+    study.name = "work"
+    let failure = error { () throws(DiligenceError) in try store.updateTask(study) }
+    #expect(failure == DiligenceError("duplicate_name", "A task named \"Work\" already exists."))
+    #expect(try store.task(id: study.id)?.name == "STUDY")
+}
+
+@Test func updatingAnUnknownIDIsUnknownTask() throws {
+    let store = try Store(location: .memory)
+    let failure = error { () throws(DiligenceError) in try store.updateTask(TaskConfig(id: 42, name: "Ghost")) }
+    #expect(failure?.code == "unknown_task")
+    #expect(try store.tasks().count == 7)
+}
+
+@Test func findTaskPrefersExactThenUniqueCaseInsensitive() throws {
+    let store = try Store(location: .memory)
+    #expect(try store.findTask("Study").name == "Study")
+    #expect(try store.findTask("sTuDy").name == "Study")
+    // Two names equal ignoring case can exist only from outside the API (NOCASE folds ASCII
+    // only): insert them directly to check that the exact one wins and a guess is refused.
+    try store.connection.run(
+        "INSERT INTO tasks (name, description, color, work_seconds, short_break_seconds, long_break_seconds, long_break_every, breaks, autostart, focus_mode, goal) VALUES (?, '', 'blue', 1500, 300, 900, 4, 1, 'none', 0, 0)",
+        ["Étude"]
+    )
+    try store.connection.run(
+        "INSERT INTO tasks (name, description, color, work_seconds, short_break_seconds, long_break_seconds, long_break_every, breaks, autostart, focus_mode, goal) VALUES (?, '', 'blue', 1500, 300, 900, 4, 1, 'none', 0, 0)",
+        ["étude"]
+    )
+    #expect(try store.findTask("étude").id == 9)
+    #expect(try store.findTask("Étude").id == 8)
+    #expect(error { () throws(DiligenceError) in try store.findTask("ÉTUDE") }?.code == "unknown_task")
+}
+
+@Test func unknownTaskListsTheNames() throws {
+    let store = try Store(location: .memory)
+    let failure = error { () throws(DiligenceError) in try store.findTask("Writing") }
+    #expect(failure == DiligenceError(
+        "unknown_task",
+        "No task named \"Writing\". Tasks: Work, Study, Exercise, Meditate, Wish, Daily, Errands"
+    ))
+}
+
+@Test func removeTakesItsSessionsAndPlans() throws {
+    let store = try Store(location: .memory)
+    let work = try store.findTask("Work")
+    let study = try store.findTask("Study")
+    for start in [100.0, 5000, 9000] {
+        _ = try store.record(session(study, start: start))
+    }
+    let kept = try store.record(session(work, start: 200, outcome: .skipped))
+    try store.connection.run("INSERT INTO plans (day, task_id) VALUES ('2025-03-03', ?), ('2025-03-04', ?)", [.integer(study.id), .integer(work.id)])
+
+    #expect(try store.removeTask(id: study.id) == 3)
+    #expect(try store.task(id: study.id) == nil)
+    #expect(try store.sessions() == [kept])
+    #expect(try store.connection.query("SELECT day, task_id FROM plans").map(\.values) == [["2025-03-04", .integer(work.id)]])
+    #expect(try store.tasks().count == 6)
+    #expect(try store.removeTask(id: try store.findTask("Wish").id) == 0)
+    #expect(error { () throws(DiligenceError) in try store.removeTask(id: study.id) }?.code == "unknown_task")
+}
+
+@Test func theLastTaskCannotBeRemoved() throws {
+    let store = try Store(location: .memory)
+    let tasks = try store.tasks()
+    for task in tasks.dropLast() {
+        _ = try store.removeTask(id: task.id)
+    }
+    let last = tasks.last!
+    _ = try store.record(session(last, start: 1))
+    let failure = error { () throws(DiligenceError) in try store.removeTask(id: last.id) }
+    #expect(failure == DiligenceError("last_task", "Errands is the last task; add another before removing it."))
+    #expect(try store.tasks() == [last])
+    #expect(try store.sessions().count == 1)
+}
+
+// MARK: Sessions
+
+@Test func recordedSessionsRoundTripFieldByField() throws {
+    let store = try Store(location: .memory)
+    let work = try store.findTask("Work")
+    let study = try store.findTask("Study")
+    let input = WorkSession(
+        taskID: study.id, taskName: "ignored: the join fills it", start: 1_700_000_123.25,
+        end: 1_700_001_723.5, plannedSeconds: 1500, focusedSeconds: 1480, pauses: 3, outcome: .abandoned
+    )
+    let stored = try store.record(input)
+    #expect(stored.id > 0)
+    let later = try store.record(session(work, start: 1_700_009_000))
+    let earlier = try store.record(session(work, start: 1_600_000_000, outcome: .skipped))
+
+    let all = try store.sessions()
+    #expect(all.map(\.id) == [earlier.id, stored.id, later.id])  // by start, not by id
+    let read = all[1]
+    #expect(read.id == stored.id)
+    #expect(read.taskID == study.id)
+    #expect(read.taskName == "Study")
+    #expect(read.start == 1_700_000_123.25)
+    #expect(read.end == 1_700_001_723.5)
+    #expect(read.plannedSeconds == 1500)
+    #expect(read.focusedSeconds == 1480)
+    #expect(read.pauses == 3)
+    #expect(read.outcome == .abandoned)
+
+    #expect(try store.sessions(taskID: work.id).map(\.id) == [earlier.id, later.id])
+    #expect(try store.sessions(from: 1_700_000_123.25).map(\.id) == [stored.id, later.id])  // from inclusive
+    #expect(try store.sessions(to: 1_700_000_123.25).map(\.id) == [earlier.id])  // to exclusive
+    #expect(try store.sessions(taskID: work.id, from: 1_650_000_000, to: 1_800_000_000).map(\.id) == [later.id])
+    #expect(try store.sessions(taskID: 99).isEmpty)
+}
+
+@Test func recordingForAMissingTaskIsUnknownTask() throws {
+    let store = try Store(location: .memory)
+    let ghost = TaskConfig(id: 99, name: "Ghost")
+    #expect(error { () throws(DiligenceError) in try store.record(session(ghost, start: 1)) }?.code == "unknown_task")
+    #expect(try store.sessions().isEmpty)
+}
+
+@Test func completedCountTakesEndsInAHalfOpenRange() throws {
+    let store = try Store(location: .memory)
+    let work = try store.findTask("Work")
+    let day = 86_400.0
+    // Ends exactly at the start of the range: counted.
+    _ = try store.record(session(work, start: day - 1500, length: 1500))
+    // Ends inside.
+    _ = try store.record(session(work, start: day + 100))
+    // Ends exactly at the end of the range: not counted (it belongs to the next day).
+    _ = try store.record(session(work, start: 2 * day - 1500, length: 1500))
+    // Ends just before the range.
+    _ = try store.record(session(work, start: day - 1501, length: 1500))
+    // Inside, but not completed.
+    _ = try store.record(session(work, start: day + 5000, outcome: .skipped))
+    _ = try store.record(session(work, start: day + 9000, outcome: .abandoned))
+
+    #expect(try store.completedCount(from: day, to: 2 * day) == 2)
+    #expect(try store.completedCount(from: day - 1, to: 2 * day + 1) == 4)
+    #expect(try store.completedCount(from: 2 * day, to: 3 * day) == 1)
+    #expect(try store.completedCount(from: day, to: day) == 0)
+}
+
+@Test func lastUsedTaskIsTheTaskOfTheLatestEnd() throws {
+    let store = try Store(location: .memory)
+    #expect(try store.lastUsedTaskID() == nil)
+    let work = try store.findTask("Work")
+    let wish = try store.findTask("Wish")
+    _ = try store.record(session(wish, start: 1000, length: 100))  // ends 1100
+    #expect(try store.lastUsedTaskID() == wish.id)
+    // Recorded later and started earlier, but ended later: it is the last used.
+    _ = try store.record(session(work, start: 900, length: 500, outcome: .abandoned))  // ends 1400
+    #expect(try store.lastUsedTaskID() == work.id)
+    _ = try store.record(session(wish, start: 0, length: 10))  // ends 10
+    #expect(try store.lastUsedTaskID() == work.id)
+}
+
+// MARK: Saved timer
+
+@Test func savedTimerRoundTripsOverwritesAndClears() throws {
+    let store = try Store(location: .memory)
+    #expect(try store.loadTimer() == nil)
+    let first = try savedTimer(try store.findTask("Study"), wall: 1_700_000_000.123, elapsed: 123.456789)
+    #expect(first.state == .running && abs(first.elapsed - 123.456789) < 1e-6)
+    try store.saveTimer(first, wall: 1_700_000_123.5, boottime: 4567.25, bootID: "3f2a-boot")
+    var loaded = try store.loadTimer()
+    #expect(loaded?.saved == first)
+    #expect(loaded?.wall == 1_700_000_123.5)
+    #expect(loaded?.boottime == 4567.25)
+    #expect(loaded?.bootID == "3f2a-boot")
+
+    let second = try savedTimer(try store.findTask("Wish"), wall: 1_700_100_000, elapsed: 60) { machine, now throws(DiligenceError) in
+        _ = try machine.skip(at: now)
+    }
+    #expect(second.state == .pending && second != first)
+    try store.saveTimer(second, wall: 2, boottime: 3, bootID: "other")
+    loaded = try store.loadTimer()
+    #expect(loaded?.saved == second)
+    #expect(loaded?.bootID == "other")
+    #expect(try store.connection.query("SELECT count(*) FROM timer_state").first?.int(0) == 1)
+
+    try store.clearTimer()
+    #expect(try store.loadTimer() == nil)
+}
+
+@Test func anUndecodableSavedTimerLoadsAsNil() throws {
+    let store = try Store(location: .memory)
+    try store.connection.run("INSERT INTO timer_state VALUES (1, '{\"state\": \"dancing\"}', 1, 2, 'b')")
+    #expect(try store.loadTimer() == nil)
+    // And the next save replaces it.
+    let saved = TimerMachine().saved(at: Now(steady: 1, wall: 1))
+    try store.saveTimer(saved, wall: 1, boottime: 1, bootID: "b")
+    #expect(try store.loadTimer()?.saved == saved)
+}
+
+// MARK: Damaged, foreign and busy databases
+
+@Test func aFileThatIsNotADatabaseIsCorruptAndUntouched() throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let garbage = (0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }
+    writeBytes(dir.database, garbage)
+    chmod(dir.database, 0o644)
+    let failure = error { () throws(DiligenceError) in try Store(location: .path(dir.database)) }
+    #expect(failure?.code == "database_corrupt")
+    #expect(failure?.message.contains(dir.database) == true)
+    #expect(failure?.message.contains("not modified") == true)
+    #expect(readBytes(dir.database) == garbage)
+    #expect(fileMode(dir.database) == 0o644)
+}
+
+@Test func aNewerSchemaIsRefused() throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    do {
+        let db = try SQLite(location: .path(dir.database))
+        try db.exec("PRAGMA user_version = 2")
+    }
+    let failure = error { () throws(DiligenceError) in try Store(location: .path(dir.database)) }
+    #expect(failure?.code == "database_too_new")
+    #expect(failure?.message.contains(dir.database) == true)
+    let db = try SQLite(location: .path(dir.database))
+    #expect(try db.query("SELECT count(*) FROM sqlite_master").first?.int(0) == 0)
+}
+
+@Test func aWriteLockedByAnotherConnectionIsDatabaseLockedInBoundedTime() throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let store = try Store(location: .path(dir.database))
+    let holder = try SQLite(location: .path(dir.database))
+    try holder.exec("BEGIN EXCLUSIVE; INSERT INTO plans (day, task_id) VALUES ('2025-01-01', 1)")
+
+    let clock = ContinuousClock()
+    let began = clock.now
+    let failure = error { () throws(DiligenceError) in try store.addTask(TaskConfig(name: "Blocked")) }
+    let waited = clock.now - began
+    #expect(failure?.code == "database_locked")
+    #expect(failure?.message.contains(dir.database) == true)
+    #expect(waited >= .milliseconds(1500))  // the busy timeout waited
+    #expect(waited < .seconds(10))
+    let recordFailure = error { () throws(DiligenceError) in try store.record(session(try store.findTask("Work"), start: 1)) }
+    #expect(recordFailure?.code == "database_locked")
+
+    try holder.exec("ROLLBACK")
+    #expect(try store.addTask(TaskConfig(name: "Unblocked")).name == "Unblocked")
+}
+
+@Test func openingADatabaseLockedForReadingIsDatabaseLocked() throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    // A rollback-journal database in an exclusive transaction keeps out readers too.
+    let holder = try SQLite(location: .path(dir.database))
+    try holder.exec("PRAGMA journal_mode = DELETE; BEGIN EXCLUSIVE; CREATE TABLE other (x)")
+    let clock = ContinuousClock()
+    let began = clock.now
+    let failure = error { () throws(DiligenceError) in try Store(location: .path(dir.database)) }
+    #expect(failure?.code == "database_locked")
+    #expect(clock.now - began < .seconds(10))
+    try holder.exec("ROLLBACK")
+    #expect(try Store(location: .path(dir.database)).tasks().count == 7)
+}

@@ -1,0 +1,99 @@
+import DiligenceCore
+import Glibc
+@testable import DiligenceStore
+
+/// A unique directory under /tmp, removed with everything in it by `remove()`.
+struct TempDir {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/diligence-store-test-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil, "mkdtemp failed: errno \(errno)")
+        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// A path for a file in this directory.
+    func file(_ name: String) -> String { path + "/" + name }
+
+    /// The database path most tests use.
+    var database: String { file("diligence.sqlite3") }
+
+    func remove() {
+        if let dir = opendir(path) {
+            while let entry = readdir(dir) {
+                let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                    String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+                }
+                if name != "." && name != ".." { unlink(file(name)) }
+            }
+            closedir(dir)
+        }
+        rmdir(path)
+    }
+}
+
+/// The permission bits of `path`, nil when it does not exist.
+func fileMode(_ path: String) -> mode_t? {
+    var st = stat()
+    guard stat(path, &st) == 0 else { return nil }
+    return st.st_mode & 0o777
+}
+
+func readBytes(_ path: String) -> [UInt8]? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { break }
+        bytes += buffer[0..<n]
+    }
+    return bytes
+}
+
+func writeBytes(_ path: String, _ bytes: [UInt8]) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(0o600))
+    precondition(fd >= 0, "cannot create \(path)")
+    defer { close(fd) }
+    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    precondition(written == bytes.count)
+}
+
+/// A session of `task` from `start` lasting `length` seconds.
+func session(
+    _ task: TaskConfig, start: Double, length: Double = 1500, outcome: Outcome = .completed,
+    pauses: Int = 0
+) -> WorkSession {
+    WorkSession(
+        taskID: task.id, taskName: task.name, start: start, end: start + length,
+        plannedSeconds: 1500, focusedSeconds: Int(length), pauses: pauses, outcome: outcome
+    )
+}
+
+/// Runs `body` and returns the `DiligenceError` it threw, nil when it threw nothing.
+func error<T>(_ body: () throws(DiligenceError) -> T) -> DiligenceError? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// A saved timer as the daemon would produce it (SavedTimer has no public memberwise init):
+/// `task`'s work phase started at `wall`, run for `elapsed` seconds, then `then` applied.
+func savedTimer(
+    _ task: TaskConfig, wall: Double, elapsed: Double,
+    then: (inout TimerMachine, Now) throws(DiligenceError) -> Void = { _, _ in }
+) throws -> SavedTimer {
+    var machine = TimerMachine()
+    let start = Now(steady: 1000, wall: wall)
+    _ = try machine.start(task, at: start)
+    let now = start.adding(elapsed)
+    try then(&machine, now)
+    return machine.saved(at: now)
+}
