@@ -156,7 +156,12 @@ final class ControlServer {
         source.activate()
     }
 
-    var watchers: [ClientConnection] { connections.values.filter(\.isWatcher) }
+    /// Stops accepting and closes every connection.
+    func stop() {
+        acceptSource?.cancel()
+        acceptSource = nil
+        for connection in Array(connections.values) { connection.close() }
+    }
 
     private func acceptPending() {
         while true {

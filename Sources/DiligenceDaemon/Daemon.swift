@@ -76,7 +76,6 @@ public final class Daemon {
         tickTimer.setEventHandler { [unowned self] in self.broadcast("tick", now: self.observeClocks()) }
         tickTimer.schedule(deadline: .distantFuture)
         tickTimer.activate()
-        installSignalHandlers()
         server.start()
         startWatchdog()
         rearm()
@@ -84,7 +83,9 @@ public final class Daemon {
         Systemd.notify("READY=1\nSTATUS=\(statusLine(at: clocks.now))\nMAINPID=\(getpid())")
     }
 
-    private func installSignalHandlers() {
+    /// SIGTERM/SIGINT stop the daemon, SIGHUP reloads the config. Only the executable installs
+    /// these (tests run daemons inside the test process).
+    func installSignalHandlers() {
         signal(SIGPIPE, SIG_IGN)
         // libdispatch reads signals through signalfd: ignore the default action first, and
         // install no sigaction handler of our own (DESIGN.md).
@@ -99,18 +100,27 @@ public final class Daemon {
         }
     }
 
-    /// SIGTERM/SIGINT: tell systemd, save the timer, remove the socket, exit 0.
+    /// SIGTERM/SIGINT: tell systemd, stop, exit 0.
     func shutdown() -> Never {
         Systemd.notify("STOPPING=1\nSTATUS=Stopping")
+        stop()
+        exit(0)
+    }
+
+    /// Saves the timer, writes what is still unwritten, stops serving and removes the socket.
+    /// Call on `queue`.
+    public func stop() {
         let now = observeClocks()
         saveTimer(at: now)
         retryUnsaved()
         if !unsaved.isEmpty {
             Log.error("\(unsaved.count) session(s) could not be written to \(paths.database) before exiting.")
         }
+        server.stop()
         listener.close()
+        for timer in [phaseTimer, wakeTimer, tickTimer] { timer.cancel() }
+        watchdogTimer?.cancel()
         Log.info("Stopped; timer state saved (\(machine.state.rawValue)).")
-        exit(0)
     }
 
     /// Re-reads the config file (SIGHUP, `reload`): a bad file is reported and the old one kept;

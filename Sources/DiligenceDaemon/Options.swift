@@ -79,6 +79,8 @@ extension Daemon {
         do {
             daemon = try Daemon(paths: paths)
             // A typed-throws closure through `sync` crashes Swift 6.3's SIL pass: go through Result.
+            // Handlers first: a SIGTERM during start-up is then handled right after it, on the queue.
+            daemon.queue.sync { daemon.installSignalHandlers() }
             try daemon.queue.sync { Result { () throws(DiligenceError) in try daemon.start() } }.get()
         } catch let error as DiligenceError {
             Log.error("diligenced: \(error.message)")

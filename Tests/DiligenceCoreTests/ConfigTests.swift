@@ -1,0 +1,43 @@
+import Testing
+import DiligenceCore
+
+@Suite struct ConfigTests {
+    @Test func defaultsWithoutAnything() throws {
+        #expect(try DaemonConfig.parse("") == DaemonConfig())
+        #expect(DaemonConfig().suspend == .pause)
+    }
+
+    @Test func readsEveryKnownSetting() throws {
+        let c = try DaemonConfig.parse("""
+            # comment
+            ; another
+            [timer]
+            suspend = continue
+
+            [stats]
+            day_starts_at = "04:30"
+            [daemon]
+            allow_root = yes
+            """)
+        #expect(c.suspend == .continue)
+        #expect(c.dayStartsAt == 4 * 60 + 30)
+        #expect(c.allowRoot)
+    }
+
+    @Test(arguments: [
+        ("[timer]\nsuspend = maybe", "line 2"),
+        ("[timer]\nsuspnd = pause", "line 2"),
+        ("\n\n[stats]\nday_starts_at = 25:00", "line 4"),
+        ("[daemon\n", "line 1"),
+        ("[daemon]\nallow_root", "line 2"),
+        ("[daemon]\n= true", "line 2"),
+    ])
+    func errorsNameTheLine(_ text: String, _ line: String) {
+        #expect {
+            _ = try DaemonConfig.parse(text)
+        } throws: { error in
+            let e = error as? DiligenceError
+            return e?.code == "invalid_config" && e?.message.contains(line) == true
+        }
+    }
+}

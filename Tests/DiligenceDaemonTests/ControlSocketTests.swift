@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import DiligenceCore
+import DiligenceProtocol
+@testable import DiligenceDaemon
+import DiligenceTestSupport
+
+/// The control socket and its framing, against a daemon running in this process.
+@Suite struct ControlSocketTests {
+    @Test func pipelinedRequestsAreAnsweredInOrderWithTheirIds() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        let c = try d.connect()
+        try c.write("{\"command\":\"version\",\"id\":1}\r\n\n{\"command\":\"status\",\"id\":\"two\"}\n{\"command\":\"nope\",\"id\":[3]}\n")
+        let first = try c.readJSONLine()
+        #expect(first["id"] == .int(1))
+        #expect(first["result"]?["protocol"] == .int(1))
+        let second = try c.readJSONLine()
+        #expect(second["id"] == .string("two"))
+        #expect(second["result"]?["state"] == .string("idle"))
+        let third = try c.readJSONLine()
+        #expect(third["id"] == .array([.int(3)]))
+        #expect(third["error"]?["code"] == .string("unknown_command"))
+    }
+
+    @Test func anOverlongLineIsRefusedAndClosesTheConnection() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        let c = try d.connect()
+        try c.write("{\"command\":\"status\",\"pad\":\"" + String(repeating: "x", count: ProtocolInfo.maxLineBytes + 10))
+        let answer = try c.readJSONLine()
+        #expect(answer["error"]?["code"] == .string("line_too_long"))
+        #expect(try c.readLine() == nil)
+        // The daemon still serves others.
+        #expect(try d.request("{\"command\":\"status\"}")["ok"] == .bool(true))
+    }
+
+    @Test func unknownArgumentsAreRefusedByName() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        let answer = try d.request("{\"command\":\"task_add\",\"name\":\"X\",\"wrok\":30}")
+        #expect(answer["error"]?["code"] == .string("invalid_argument"))
+        #expect(answer["error"]?["message"]?.stringValue?.contains("wrok") == true)
+    }
+
+    @Test func aLiveDaemonIsNotReplacedAndAStaleSocketIs() throws {
+        let d = try InProcessDaemon()
+        let path = d.socketPath
+        #expect(throws: DiligenceError("already_running", "Another diligenced is already running on \(path). Stop it first (diligencectl status shows it).")) {
+            _ = try ListeningSocket.open(path: path)
+        }
+        // Leave a socket file behind that nobody listens on.
+        d.daemon.queue.sync { d.daemon.stop() }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let address = try #require(Sys.unixAddress(path))
+        #expect(Sys.withSockaddr(address) { bind(fd, $0, $1) } == 0)
+        close(fd)
+        #expect(Sys.fileStatus(path).map(Sys.isSocket) == true)
+        let replaced = try ListeningSocket.open(path: path)
+        #expect(Sys.withSockaddr(address) { a, l in
+            let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(probe) }
+            return connect(probe, a, l)
+        } == 0)
+        replaced.close()
+        d.directory.remove()
+    }
+
+    @Test func aPlainFileAtTheSocketPathIsNeverRemoved() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.path + "/not-a-socket"
+        let fd = open(path, O_WRONLY | O_CREAT, 0o600)
+        close(fd)
+        #expect(throws: DiligenceError.self) { _ = try ListeningSocket.open(path: path) }
+        #expect(Sys.fileStatus(path) != nil)
+    }
+
+    @Test func socketIs0600InA0700Directory() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        let socketStat = try #require(Sys.fileStatus(d.socketPath))
+        #expect(socketStat.st_mode & 0o777 == 0o600)
+        let dirStat = try #require(Sys.fileStatus(Files.directory(of: d.socketPath)))
+        #expect(dirStat.st_mode & 0o777 == 0o700)
+    }
+
+    @Test func aGroupWritableSocketDirectoryIsRefused() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let run = dir.path + "/run"
+        mkdir(run, 0o700)
+        chmod(run, 0o770)
+        #expect(throws: DiligenceError.self) { _ = try ListeningSocket.open(path: run + "/d.sock") }
+    }
+
+    @Test func aBadConfigStopsTheStartWithItsLine() throws {
+        #expect {
+            _ = try InProcessDaemon(config: "[timer]\nsuspend = sometimes\n")
+        } throws: { error in
+            let e = error as? DiligenceError
+            return e?.code == "invalid_config" && e?.message.contains("line 2") == true
+        }
+    }
+}
