@@ -39,6 +39,7 @@ let package = Package(
         .testTarget(name: "DiligenceStoreTests", dependencies: ["DiligenceStore"]),
         .testTarget(name: "DiligenceDaemonTests", dependencies: ["DiligenceDaemon"]),
         .testTarget(name: "EndToEndTests", dependencies: ["DiligenceProtocol"]),
+        .testTarget(name: "DiligencectlTests", dependencies: ["diligencectl"]),
     ],
     swiftLanguageModes: [.v6]
 )
