@@ -36,7 +36,7 @@ struct StatusView {
     }
 
     /// `work`, `short break`, `long break`; "" when idle.
-    var phaseLabel: String { diligencectl.phaseLabel(phase) }
+    var phaseLabel: String { (phase ?? "").split(separator: "_").joined(separator: " ") }
 
     /// Elapsed time as a whole percentage of the phase, 0–100.
     var percent: Int { duration > 0 ? min(100, max(0, elapsed * 100 / duration)) : 0 }
@@ -44,11 +44,6 @@ struct StatusView {
     var icon: String {
         statusIcons.first { $0.matches(state, phase) }?.icon ?? ""
     }
-}
-
-/// `short_break` → `short break`.
-func phaseLabel(_ phase: String?) -> String {
-    (phase ?? "").split(separator: "_").joined(separator: " ")
 }
 
 /// The one-line status a person reads:
