@@ -41,6 +41,7 @@ let package = Package(
         .testTarget(name: "DiligenceStoreTests", dependencies: ["DiligenceStore", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceDaemonTests", dependencies: ["DiligenceDaemon", "DiligenceTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["DiligenceProtocol", "DiligenceTestSupport"]),
+        .testTarget(name: "DiligencectlTests", dependencies: ["diligencectl", "DiligenceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

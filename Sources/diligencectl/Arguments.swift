@@ -1,0 +1,168 @@
+import DiligenceProtocol
+
+/// A mistake on the command line: shown as `diligencectl: MESSAGE` plus where to find help; exit 2.
+struct UsageError: Error, Equatable {
+    var message: String
+    /// The command whose help to point at; nil for the program's.
+    var command: String?
+
+    init(_ message: String, command: String? = nil) {
+        self.message = message
+        self.command = command
+    }
+
+    /// The text for stderr.
+    var text: String {
+        "diligencectl: \(message)\nRun 'diligencectl \(command.map { $0 + " " } ?? "")--help' for usage.\n"
+    }
+}
+
+/// A command with its arguments checked and turned into JSON.
+struct ParsedCommand {
+    var command: Command
+    /// One value per given positional argument, in order.
+    var arguments: [JSON] = []
+    /// By option name (without dashes).
+    var options: [String: JSON] = [:]
+
+    /// The request line for the daemon: arguments, then options in table order, then fixed members.
+    var request: Request {
+        var members = zip(command.arguments, arguments).map { ($0.key, $1) }
+        for option in command.options {
+            if let key = option.key, let value = options[option.name] { members.append((key, value)) }
+        }
+        return Request(command: command.wire, arguments: members + command.fixed)
+    }
+
+    func has(_ option: String) -> Bool { options[option] != nil }
+}
+
+/// What the command line asks for.
+enum Invocation {
+    /// Print this help text and exit 0.
+    case help(String)
+    /// `--version`: the client's version, without asking the daemon.
+    case clientVersion
+    /// Talk to the daemon; `socket` is `--socket`'s value when given.
+    case run(ParsedCommand, socket: String?)
+}
+
+/// Parses `diligencectl`'s arguments (without the program name). `socket` is only for the help text.
+func parseArguments(_ args: [String], defaultSocket: String) throws(UsageError) -> Invocation {
+    var socket: String?
+    var i = 0
+    // Global options, before the command.
+    while i < args.count, args[i].hasPrefix("-") {
+        let arg = args[i]
+        i += 1
+        switch arg {
+        case "-h", "--help":
+            return .help(Help.program(socket: socket ?? defaultSocket))
+        case "--version":
+            return .clientVersion
+        case "--socket":
+            guard i < args.count else { throw UsageError("--socket needs a path.") }
+            socket = args[i]
+            i += 1
+        case _ where arg.hasPrefix("--socket="):
+            socket = String(arg.dropFirst("--socket=".count))
+        default:
+            throw UsageError("unknown option \(arg) (global options: --socket PATH, --help, --version).")
+        }
+        if socket?.isEmpty == true { throw UsageError("--socket needs a path.") }
+    }
+    let rest = args[i...]
+    guard let first = rest.first else {
+        throw UsageError("no command given.")
+    }
+    if first == "help" {
+        return .help(try helpText(for: Array(rest.dropFirst()), defaultSocket: socket ?? defaultSocket))
+    }
+    guard let (command, used) = Command.find(rest) else {
+        if Command.groups.contains(first) {
+            let next = rest.dropFirst().first
+            if next == "-h" || next == "--help" { return .help(Help.group(first)) }
+            let choices = Command.subcommands(of: first).map { $0.words[1] }.joined(separator: ", ")
+            throw UsageError(next.map { "unknown \(first) subcommand \($0.debugDescription); expected one of \(choices)." }
+                ?? "\(first) needs a subcommand: \(choices).", command: first)
+        }
+        throw UsageError("unknown command \(first.debugDescription).")
+    }
+    let parsed = try parseCommand(command, Array(rest.dropFirst(used)))
+    guard let parsed else { return .help(Help.command(command)) }
+    return .run(parsed, socket: socket)
+}
+
+/// `help`, `help start`, `help task add`.
+private func helpText(for words: [String], defaultSocket: String) throws(UsageError) -> String {
+    if words.isEmpty { return Help.program(socket: defaultSocket) }
+    if let (command, used) = Command.find(words), used == words.count { return Help.command(command) }
+    if words.count == 1, Command.groups.contains(words[0]) { return Help.group(words[0]) }
+    throw UsageError("no help for \(words.joined(separator: " ").debugDescription): not a command.")
+}
+
+/// The arguments after the command's words; nil when they ask for the command's help.
+func parseCommand(_ command: Command, _ args: [String]) throws(UsageError) -> ParsedCommand? {
+    func fail(_ message: String) -> UsageError { UsageError(message, command: command.name) }
+    var parsed = ParsedCommand(command: command)
+    var positionals: [String] = []
+    var optionsEnded = false
+    var i = 0
+    while i < args.count {
+        let arg = args[i]
+        i += 1
+        if optionsEnded || !arg.hasPrefix("-") || arg == "-" {
+            positionals.append(arg)
+            continue
+        }
+        if arg == "--" { optionsEnded = true; continue }
+        if arg == "-h" || arg == "--help" { return nil }
+        guard arg.hasPrefix("--") else { throw fail("unknown option \(arg) for '\(command.name)'.") }
+        let body = arg.dropFirst(2)
+        let equals = body.firstIndex(of: "=")
+        let name = String(body[..<(equals ?? body.endIndex)])
+        let inline = equals.map { String(body[body.index(after: $0)...]) }
+        guard let option = command.options.first(where: { $0.name == name }) else {
+            throw fail("unknown option --\(name) for '\(command.name)'.")
+        }
+        guard !parsed.has(name) else { throw fail("--\(name) is given twice.") }
+        let raw: String
+        if case .none = option.kind {
+            guard inline == nil else { throw fail("--\(name) takes no value.") }
+            raw = ""
+        } else if let inline {
+            raw = inline
+        } else {
+            guard i < args.count else { throw fail("--\(name) needs a value (\(option.placeholder)).") }
+            raw = args[i]
+            i += 1
+        }
+        do {
+            parsed.options[name] = try option.kind.parse(raw, label: "--\(name)")
+        } catch {
+            throw fail(error.message)
+        }
+    }
+    if positionals.count > command.arguments.count {
+        throw fail("unexpected argument \(positionals[command.arguments.count].debugDescription) for '\(command.name)'.")
+    }
+    for (index, argument) in command.arguments.enumerated() {
+        guard index < positionals.count else {
+            if argument.required { throw fail("'\(command.name)' needs \(argument.name).") }
+            break
+        }
+        do {
+            parsed.arguments.append(try argument.kind.parse(positionals[index], label: argument.name))
+        } catch {
+            throw fail(error.message)
+        }
+    }
+    let clashing = command.exclusive.filter(parsed.has)
+    if clashing.count > 1 {
+        throw fail(clashing.map { "--\($0)" }.joined(separator: " and ") + " cannot be combined.")
+    }
+    if command.needsAChange, !command.options.contains(where: { $0.key != nil && parsed.has($0.name) }) {
+        throw fail("nothing to change: give at least one option, e.g. --work 30m.")
+    }
+    return parsed
+}

@@ -1,0 +1,186 @@
+import DiligenceCore
+import DiligenceProtocol
+
+// What a person sees: the status line, --format templates, task tables. Pure functions of JSON.
+
+// MARK: Status
+
+/// The fields of a status object (docs/protocol.md) that the client shows, with safe defaults.
+struct StatusView {
+    var state: String
+    /// `work`, `short_break`, `long_break`; nil when idle.
+    var phase: String?
+    var task: String?
+    var color: String?
+    var round: Int
+    var longBreakEvery: Int
+    var duration: Int
+    var remaining: Int
+    var elapsed: Int
+    var today: Int
+    var goal: Int
+
+    init(_ json: JSON) {
+        func int(_ key: String) -> Int { json[key]?.intValue.flatMap { Int(exactly: $0) } ?? 0 }
+        state = json["state"]?.stringValue ?? "idle"
+        phase = json["phase"]?.stringValue
+        task = json["task"]?.stringValue
+        color = json["color"]?.stringValue
+        round = int("round")
+        longBreakEvery = int("long_break_every")
+        duration = int("duration_seconds")
+        remaining = int("remaining_seconds")
+        elapsed = int("elapsed_seconds")
+        today = int("today_completed")
+        goal = int("goal")
+    }
+
+    /// `work`, `short break`, `long break`; "" when idle.
+    var phaseLabel: String { (phase ?? "").split(separator: "_").joined(separator: " ") }
+
+    /// Elapsed time as a whole percentage of the phase, 0–100.
+    var percent: Int { duration > 0 ? min(100, max(0, elapsed * 100 / duration)) : 0 }
+
+    var icon: String {
+        statusIcons.first { $0.matches(state, phase) }?.icon ?? ""
+    }
+}
+
+/// The one-line status a person reads:
+/// `Work · work · 12:34 left · round 2/4`, `Work · paused · 12:34 left`,
+/// `Work · short break ready — run: diligencectl start`, `Idle · 3 completed today`.
+func statusLine(_ json: JSON) -> String {
+    let s = StatusView(json)
+    let task = s.task ?? "?"
+    let left = DurationText.clock(s.remaining) + " left"
+    switch s.state {
+    case "running":
+        let round = s.longBreakEvery > 0 ? "round \(s.round)/\(s.longBreakEvery)" : "round \(s.round)"
+        return "\(task) · \(s.phaseLabel) · \(left) · \(round)"
+    case "paused":
+        let what = s.phase == "work" ? "paused" : "\(s.phaseLabel) paused"
+        return "\(task) · \(what) · \(left)"
+    case "pending":
+        return "\(task) · \(s.phaseLabel) ready — run: diligencectl start"
+    default:
+        let goal = s.goal > 0 ? " of \(s.goal)" : ""
+        return "Idle · \(s.today)\(goal) completed today"
+    }
+}
+
+/// `{icon}`: one glyph per state (and phase while running).
+let statusIcons: [(icon: String, when: String, matches: @Sendable (String, String?) -> Bool)] = [
+    ("▶", "work running", { $0 == "running" && $1 == "work" }),
+    ("☕", "break running", { state, _ in state == "running" }),
+    ("⏸", "paused", { state, _ in state == "paused" }),
+    ("⏭", "pending: a phase waits for start", { state, _ in state == "pending" }),
+    ("⏹", "idle", { state, _ in state == "idle" }),
+]
+
+// MARK: Templates
+
+/// The `--format` placeholders, in the order help lists them.
+let templatePlaceholders: [(name: String, help: String, value: @Sendable (StatusView) -> String)] = [
+    ("task", "task name (empty when idle)", { $0.task ?? "" }),
+    ("phase", "work, short break, long break (empty when idle)", { $0.phaseLabel }),
+    ("remaining", "time left, as 12:34", { DurationText.clock($0.remaining) }),
+    ("elapsed", "time spent, pauses excluded, as 12:34", { DurationText.clock($0.elapsed) }),
+    ("duration", "the phase's length, as 25:00", { DurationText.clock($0.duration) }),
+    ("percent", "elapsed share of the phase, 0 to 100", { String($0.percent) }),
+    ("round", "work round in the cycle, from 1", { String($0.round) }),
+    ("long_break_every", "rounds per cycle (0: no long breaks)", { String($0.longBreakEvery) }),
+    ("state", "idle, running, paused or pending", { $0.state }),
+    ("today", "completed work sessions today", { String($0.today) }),
+    ("goal", "the task's daily goal (0: none)", { String($0.goal) }),
+    ("color", "the task's colour (empty when idle)", { $0.color ?? "" }),
+    ("icon", "a glyph for the state (table below)", { $0.icon }),
+]
+
+/// Fills `template`'s `{placeholder}`s from a status object; `{{` and `}}` print braces.
+/// An unknown placeholder or a stray brace is a usage error naming it.
+func renderTemplate(_ template: String, status: JSON) throws(UsageError) -> String {
+    let view = StatusView(status)
+    var out = ""
+    var rest = Substring(template)
+    while let brace = rest.firstIndex(where: { $0 == "{" || $0 == "}" }) {
+        out += rest[..<brace]
+        let after = rest[rest.index(after: brace)...]
+        if after.first == rest[brace] {  // {{ or }}
+            out.append(rest[brace])
+            rest = after.dropFirst()
+            continue
+        }
+        guard rest[brace] == "{", let close = after.firstIndex(where: { $0 == "}" || $0 == "{" }), after[close] == "}" else {
+            throw UsageError("--format: unmatched \(rest[brace]) in \(template.debugDescription); write {{ or }} for a brace.")
+        }
+        let name = String(after[..<close])
+        guard let placeholder = templatePlaceholders.first(where: { $0.name == name }) else {
+            throw UsageError("--format: unknown placeholder {\(name)}; known: "
+                + templatePlaceholders.map { "{\($0.name)}" }.joined(separator: " ") + ".")
+        }
+        out += placeholder.value(view)
+        rest = after[after.index(after: close)...]
+    }
+    return out + rest
+}
+
+// MARK: Tasks
+
+/// The task list as an aligned table with a header row.
+func taskTable(_ tasks: [JSON]) -> String {
+    let header = ["NAME", "COLOR", "WORK", "SHORT", "LONG", "EVERY", "BREAKS", "AUTOSTART", "GOAL"]
+    let rows = tasks.map { t -> [String] in
+        let every = int(t, "long_break_every")
+        let goal = int(t, "goal")
+        return [
+            t["name"]?.stringValue ?? "",
+            t["color"]?.stringValue ?? "",
+            duration(t, "work_seconds"),
+            duration(t, "short_break_seconds"),
+            duration(t, "long_break_seconds"),
+            every == 0 ? "never" : String(every),
+            onOff(t["breaks"]),
+            t["autostart"]?.stringValue ?? "",
+            goal == 0 ? "-" : String(goal),
+        ]
+    }
+    let all = [header] + rows
+    let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+    return all.map { row in
+        row.enumerated().map { column, cell in
+            column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+        }.joined(separator: "  ")
+    }.joined(separator: "\n") + "\n"
+}
+
+/// A task as `key: value` lines; each key is the `task edit` flag that changes it.
+func taskDetails(_ t: JSON) -> String {
+    let lines: [(String, String)] = [
+        ("name", t["name"]?.stringValue ?? ""),
+        ("description", t["description"]?.stringValue ?? ""),
+        ("color", t["color"]?.stringValue ?? ""),
+        ("work", duration(t, "work_seconds")),
+        ("short-break", duration(t, "short_break_seconds")),
+        ("long-break", duration(t, "long_break_seconds")),
+        ("long-break-every", String(int(t, "long_break_every"))),
+        ("breaks", onOff(t["breaks"])),
+        ("autostart", t["autostart"]?.stringValue ?? ""),
+        ("focus-mode", onOff(t["focus_mode"])),
+        ("goal", String(int(t, "goal"))),
+        ("reminder", t["reminder"]?.stringValue ?? "off"),
+        ("sound", t["sound"]?.stringValue ?? "off"),
+    ]
+    return lines.map { "\($0): \($1)" }.joined(separator: "\n") + "\n"
+}
+
+private func int(_ t: JSON, _ key: String) -> Int {
+    t[key]?.intValue.flatMap { Int(exactly: $0) } ?? 0
+}
+
+private func duration(_ t: JSON, _ key: String) -> String {
+    DurationText.format(int(t, key))
+}
+
+private func onOff(_ v: JSON?) -> String {
+    v?.boolValue == true ? "on" : "off"
+}

@@ -1,0 +1,187 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DiligenceProtocol
+
+/// What a run of `diligencectl` produced: the texts for stdout and stderr, and the exit code.
+struct Outcome: Equatable {
+    var stdout = ""
+    var stderr = ""
+    var code: Int32 = 0
+
+    static func usage(_ error: UsageError) -> Outcome { Outcome(stderr: error.text, code: 2) }
+}
+
+/// Exit codes (SPEC.md).
+enum ExitCode {
+    static let success: Int32 = 0
+    static let daemonError: Int32 = 1
+    static let usage: Int32 = 2
+    static let unreachable: Int32 = 3
+}
+
+/// How `task remove` asks for confirmation; tests pass their own.
+struct Terminal: Sendable {
+    /// Whether standard input is a terminal a person can answer on.
+    var isInteractive: Bool
+    /// Shows the prompt and reads the answer; nil at end of input.
+    var ask: @Sendable (String) -> String?
+
+    /// Standard input and standard error of this process.
+    static var standard: Terminal {
+        Terminal(isInteractive: isatty(0) != 0) { prompt in
+            writeAll(prompt, to: 2)
+            return readLine()
+        }
+    }
+
+    /// A terminal nobody sits at.
+    static let none = Terminal(isInteractive: false) { _ in nil }
+}
+
+/// Writes `text` whole to file descriptor `fd` (1 stdout, 2 stderr), retrying short writes and EINTR.
+func writeAll(_ text: String, to fd: Int32) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return }
+        bytes = bytes.dropFirst(n)
+    }
+}
+
+/// The whole client, as a function: arguments in, texts and exit code out.
+func runClient(_ args: [String], environment: [String: String], terminal: Terminal) -> Outcome {
+    let defaultSocket = SocketPath.resolve(environment: environment)
+    let invocation: Invocation
+    do {
+        invocation = try parseArguments(args, defaultSocket: defaultSocket)
+    } catch {
+        return .usage(error)
+    }
+    switch invocation {
+    case let .help(text):
+        return Outcome(stdout: text)
+    case .clientVersion:
+        return Outcome(stdout: clientVersionLine)
+    case let .run(parsed, socket):
+        return execute(parsed, socket: socket ?? defaultSocket, terminal: terminal)
+    }
+}
+
+let clientVersionLine = "diligencectl \(ProtocolInfo.release) (protocol \(ProtocolInfo.version))\n"
+
+/// Why a command did not get a result.
+private enum Failure: Error {
+    case connection(ConnectionError)
+    /// The daemon answered `ok: false` (or something that is not a response).
+    case daemon(String)
+    case usage(UsageError)
+    /// The person answered no.
+    case declined(String)
+}
+
+/// Sends `parsed`'s request (after asking, for `task remove`) and shows the answer.
+func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal) -> Outcome {
+    // `version` prints the client's line whatever happens next.
+    let prefix = if case .version = parsed.command.output { clientVersionLine } else { "" }
+    var outcome: Outcome
+    do throws(Failure) {
+        let confirm = parsed.command.wire == "task_remove" && !parsed.has("yes")
+        if confirm, !terminal.isInteractive {
+            throw .usage(UsageError("'task remove' deletes the task's recorded sessions too; pass --yes to confirm.",
+                                    command: parsed.command.name))
+        }
+        let connection: ControlConnection
+        do {
+            connection = try ControlConnection(path: socket)
+        } catch {
+            throw .connection(error)
+        }
+        func send(_ request: Request) throws(Failure) -> JSON {
+            let response: JSON
+            do {
+                response = try connection.send(request)
+            } catch {
+                throw .connection(error)
+            }
+            return try result(of: response)
+        }
+        if confirm {
+            try confirmRemoval(parsed, terminal: terminal, send: send)
+        }
+        outcome = Outcome(stdout: show(try send(parsed.request), for: parsed))
+    } catch {
+        switch error {
+        case let .connection(.unreachable(path, reason)):
+            outcome = Outcome(stderr: unreachableMessage(path: path, reason: reason), code: ExitCode.unreachable)
+        case let .connection(.broken(reason)):
+            outcome = Outcome(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError)
+        case let .daemon(message):
+            outcome = Outcome(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
+        case let .usage(usage):
+            outcome = .usage(usage)
+        case let .declined(message):
+            outcome = Outcome(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
+        }
+    }
+    outcome.stdout = prefix + outcome.stdout
+    return outcome
+}
+
+/// The result of an `ok: true` response; the error message otherwise.
+private func result(of response: JSON) throws(Failure) -> JSON {
+    if response["ok"]?.boolValue == true { return response["result"] ?? .null }
+    if let message = response["error"]?["message"]?.stringValue { throw .daemon(message) }
+    throw .daemon("the daemon sent an answer this client does not understand: \(response.serialized)")
+}
+
+/// Asks on the terminal before `task remove` (without `--yes`).
+private func confirmRemoval(
+    _ parsed: ParsedCommand, terminal: Terminal, send: (Request) throws(Failure) -> JSON
+) throws(Failure) {
+    // Ask with the task's own name, and fail on an unknown task before asking.
+    let typed = parsed.arguments.first?.stringValue ?? ""
+    let task = try send(Request(command: "task_show", arguments: [("task", .string(typed))]))
+    let name = task["name"]?.stringValue ?? typed
+    let answer = terminal.ask("Remove task \"\(name)\" and all its recorded sessions? [y/N] ")?
+        .trimmingWhitespace().lowercased()
+    guard answer == "y" || answer == "yes" else { throw .declined("nothing removed.") }
+}
+
+/// Exit 3's message: where the client looked and how to start the daemon.
+func unreachableMessage(path: String, reason: String) -> String {
+    """
+    diligencectl: cannot reach the daemon at \(path) (\(reason)).
+    Is diligenced running? Start it with `diligenced` in a terminal, `make run` from the source tree,
+    or `systemctl --user start diligenced.socket`; or point --socket / $DILIGENCE_SOCKET at its socket.
+
+    """
+}
+
+/// The text for a person (or the JSON for a script) of a command's result.
+func show(_ result: JSON, for parsed: ParsedCommand) -> String {
+    if parsed.has("json") { return result.serialized + "\n" }
+    switch parsed.command.output {
+    case .status:
+        if let template = parsed.options["format"]?.stringValue {
+            // Checked when parsing, so this cannot throw; print the template as is if it somehow does.
+            return ((try? renderTemplate(template, status: result)) ?? template) + "\n"
+        }
+        return statusLine(result) + "\n"
+    case .taskList:
+        return taskTable(result["tasks"]?.arrayValue ?? [])
+    case let .task(heading):
+        let name = result["name"]?.stringValue ?? ""
+        return (heading.map { "\($0) \"\(name)\".\n" } ?? "") + taskDetails(result)
+    case .removed:
+        let name = result["removed"]?.stringValue ?? ""
+        let n = result["sessions_removed"]?.intValue ?? 0
+        return "Removed task \"\(name)\" and its \(n) recorded session\(n == 1 ? "" : "s").\n"
+    case .version:
+        let version = result["version"]?.stringValue ?? "?"
+        let proto = result["protocol"]?.intValue ?? 0
+        let note = proto == ProtocolInfo.version ? "" : " — this client speaks protocol \(ProtocolInfo.version)"
+        return "diligenced \(version) (protocol \(proto))\(note)\n"
+    }
+}
