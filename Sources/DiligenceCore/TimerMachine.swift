@@ -293,8 +293,12 @@ public struct TimerMachine: Sendable, Equatable {
     }
 
     /// A new configuration for a task: it applies from the next phase when it is the running task.
+    /// A pending phase has not started yet: it takes the new duration at once, so that status
+    /// shows what `start` will run.
     public mutating func taskChanged(_ config: TaskConfig) {
-        if task?.id == config.id { task = config }
+        guard task?.id == config.id else { return }
+        task = config
+        if state == .pending, let phase { duration = Double(config.seconds(for: phase)) }
     }
 
     /// Forgets the current phase without recording it (its task was removed).
