@@ -139,7 +139,9 @@ public struct TaskConfig: Equatable, Sendable, Codable {
     /// `HH:MM` → minutes after midnight.
     public static func parseReminder(_ text: String) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        // Exactly two ASCII digits each: `Int("+9")` would accept a sign.
         guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
               let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m) else { return nil }
         return h * 60 + m
     }

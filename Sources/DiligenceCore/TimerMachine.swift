@@ -293,8 +293,12 @@ public struct TimerMachine: Sendable, Equatable {
     }
 
     /// A new configuration for a task: it applies from the next phase when it is the running task.
+    /// A pending phase has not started yet: it takes the new duration at once, so that status
+    /// shows what `start` will run.
     public mutating func taskChanged(_ config: TaskConfig) {
-        if task?.id == config.id { task = config }
+        guard task?.id == config.id else { return }
+        task = config
+        if state == .pending, let phase { duration = Double(config.seconds(for: phase)) }
     }
 
     /// Forgets the current phase without recording it (its task was removed).
@@ -311,20 +315,25 @@ public struct TimerMachine: Sendable, Equatable {
 
     /// The machine slept `seconds` (CLOCK_BOOTTIME ran on while CLOCK_MONOTONIC stood still);
     /// `now` is the reading after the wake-up. Applies `policy`; focus mode abandons work.
+    /// A paused phase is left as it was: its time does not run, whatever the policy.
     public mutating func suspended(for seconds: Double, policy: SuspendPolicy, at now: Now) -> [TimerEvent] {
-        guard seconds > 0, state == .running || state == .paused, let phase else { return [] }
+        guard seconds > 0, state == .running else { return [] }
         let sleptAt = Now(steady: now.steady - seconds, wall: now.wall - seconds)
+        // A phase whose deadline passed before the machine went to sleep ended then, whatever
+        // the policy says about the slept time.
+        var events = tick(at: sleptAt)
+        guard state == .running, let phase else { return events }
         if policy == .abandon || (phase == .work && task?.focusMode == true) {
-            var events = endPhase(.abandoned, at: sleptAt)
+            events += endPhase(.abandoned, at: sleptAt)
             events.append(.stopped(phase))
             reset()
             return events
         }
-        if policy == .pause, state == .running, let start = stretchStart {
+        if policy == .pause, let start = stretchStart {
             stretchStart = start + seconds
-            return []
+            return events
         }
-        return tick(at: now)
+        return events + tick(at: now)
     }
 
     // MARK: Transitions

@@ -190,14 +190,16 @@ private struct Parser {
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
     }
 
+    /// `depth`: how many arrays and objects enclose the value. Only containers count towards
+    /// `maxDepth`: 32 nested arrays are accepted (whatever they hold), a 33rd is too deep.
     mutating func parseValue(depth: Int) throws(JSONParseError) -> JSON {
-        guard depth <= JSON.maxDepth else {
-            throw fail("too_deep", "The request nests deeper than \(JSON.maxDepth) levels.")
-        }
         guard i < bytes.count else { throw invalid("unexpected end") }
         switch bytes[i] {
-        case UInt8(ascii: "{"): return try parseObject(depth: depth)
-        case UInt8(ascii: "["): return try parseArray(depth: depth)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            guard depth < JSON.maxDepth else {
+                throw fail("too_deep", "The request nests deeper than \(JSON.maxDepth) levels.")
+            }
+            return bytes[i] == UInt8(ascii: "{") ? try parseObject(depth: depth) : try parseArray(depth: depth)
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "t"): try literal("true"); return .bool(true)
         case UInt8(ascii: "f"): try literal("false"); return .bool(false)

@@ -79,7 +79,7 @@ public struct Request: Sendable {
 
     public func int(_ key: String) throws(DiligenceError) -> Int? {
         guard let v = body[key], !v.isNull else { return nil }
-        guard let i = v.intValue, let small = Int(exactly: i), abs(small) <= 1 << 40 else { throw Self.wrongType(key, "a whole number", v) }
+        guard let i = v.intValue, let small = Int(exactly: i), small.magnitude <= 1 << 40 else { throw Self.wrongType(key, "a whole number", v) }
         return small
     }
 

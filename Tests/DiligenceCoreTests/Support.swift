@@ -1,0 +1,69 @@
+import Testing
+@testable import DiligenceCore
+
+// MARK: Test helpers, written once
+
+/// A fake pair of clocks that tests step by hand; it never sleeps.
+///
+/// Steady and wall start far apart so that a test mixing them up fails. All values stay
+/// integral or dyadic fractions, so sums of durations are exact in `Double`.
+struct FakeClock {
+    static let steadyStart = 1_000.0
+    static let wallStart = 1_780_000_000.0
+
+    private(set) var now = Now(steady: FakeClock.steadyStart, wall: FakeClock.wallStart)
+
+    /// Moves both clocks on by `seconds` and returns the new reading.
+    @discardableResult
+    mutating func advance(_ seconds: Double) -> Now {
+        now = now.adding(seconds)
+        return now
+    }
+
+    /// Moves both clocks to `steady` (absolute, on the steady clock).
+    @discardableResult
+    mutating func set(steady: Double) -> Now {
+        now = now.adding(steady - now.steady)
+        return now
+    }
+
+    /// Seconds on the steady clock since the fake clock started.
+    var offset: Double { now.steady - FakeClock.steadyStart }
+}
+
+/// A task with short, distinct durations by default: work 25m, short break 5m, long break 15m,
+/// a long break every 4 rounds, breaks on, autostart none, no focus mode.
+func task(
+    id: Int64 = 1, name: String = "Writing",
+    work: Int = 1500, shortBreak: Int = 300, longBreak: Int = 900,
+    every: Int = 4, breaks: Bool = true, autostart: Autostart = .none, focus: Bool = false
+) -> TaskConfig {
+    TaskConfig(
+        id: id, name: name, workSeconds: work, shortBreakSeconds: shortBreak, longBreakSeconds: longBreak,
+        longBreakEvery: every, breaks: breaks, autostart: autostart, focusMode: focus)
+}
+
+/// A machine already running `config`'s work phase, started at `clock.now`.
+func running(_ config: TaskConfig, _ clock: FakeClock) throws -> TimerMachine {
+    var machine = TimerMachine()
+    _ = try machine.start(config, at: clock.now)
+    return machine
+}
+
+/// The work sessions among `events`.
+func sessions(_ events: [TimerEvent]) -> [WorkSession] {
+    events.compactMap { if case let .sessionEnded(s) = $0 { s } else { nil } }
+}
+
+/// The error code a throwing call fails with, or nil when it does not throw.
+/// (Untyped `throws`: closures inside `#expect` do not infer a typed error.)
+func errorCode<T>(_ body: () throws -> T) -> String? {
+    do {
+        _ = try body()
+        return nil
+    } catch let error as DiligenceError {
+        return error.code
+    } catch {
+        return "not a DiligenceError: \(error)"
+    }
+}

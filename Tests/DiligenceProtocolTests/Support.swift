@@ -1,0 +1,57 @@
+import DiligenceCore
+import Testing
+@testable import DiligenceProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: Test helpers, written once
+
+/// The error code `JSON.parse` fails with, or nil when the text parses.
+func jsonErrorCode(_ bytes: [UInt8]) -> String? {
+    do {
+        _ = try JSON.parse(bytes)
+        return nil
+    } catch {
+        return error.code
+    }
+}
+
+func jsonErrorCode(_ text: String) -> String? { jsonErrorCode(Array(text.utf8)) }
+
+/// A request parsed from one line of text; fails the test when the line is refused.
+func request(_ line: String) throws -> Request {
+    switch Request.parse(line: Array(line.utf8)) {
+    case let .success(request): return request
+    case let .failure(failure):
+        Issue.record("refused: \(failure.error.code) \(failure.error.message)")
+        throw failure
+    }
+}
+
+/// The error code a throwing call fails with, or nil when it does not throw.
+/// (Untyped `throws`: closures inside `#expect` do not infer a typed error.)
+func errorCode<T>(_ body: () throws -> T) -> String? {
+    do {
+        _ = try body()
+        return nil
+    } catch let error as DiligenceError {
+        return error.code
+    } catch {
+        return "not a DiligenceError: \(error)"
+    }
+}
+
+/// Runs `body` with the process time zone set to `zone` (a POSIX TZ value), then restores it.
+/// Callers belong to a `.serialized` suite: the time zone is process-wide.
+func withTimeZone<T>(_ zone: String, _ body: () throws -> T) rethrows -> T {
+    let saved = getenv("TZ").map { String(cString: $0) }
+    setenv("TZ", zone, 1)
+    tzset()
+    defer {
+        if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
+        tzset()
+    }
+    return try body()
+}
