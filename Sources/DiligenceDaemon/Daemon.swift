@@ -156,24 +156,31 @@ public final class Daemon {
 
     // MARK: Time
 
-    /// The clock reading for this moment, after applying any suspend that happened since the
-    /// last look (the suspend policy decides what the slept time means).
+    /// The clock reading for this moment, with the machine brought up to it: a suspend since
+    /// the last look is applied (the suspend policy decides what the slept time means), and a
+    /// deadline that passed before its timer fired is completed. Every command starts here, so
+    /// a `stop` a moment after the deadline finds the phase completed, not abandoned.
     @discardableResult
     func observeClocks() -> Now {
         let now = clocks.now
         let slept = clocks.slept
         let delta = slept - lastSlept
         lastSlept = slept
+        var events: [TimerEvent] = []
         if delta > 0.5 {
             Log.info("The machine slept for \(Int(delta)) s; applying the \(config.suspend.rawValue) policy.", fields: [("EVENT", "resumed_from_suspend")])
-            apply(machine.suspended(for: delta, policy: config.suspend, at: now), at: now)
+            events += machine.suspended(for: delta, policy: config.suspend, at: now)
+        }
+        events += machine.tick(at: now)
+        if !events.isEmpty {
+            apply(events, at: now)
+            rearm()
         }
         return now
     }
 
     private func deadlineReached() {
-        let now = observeClocks()
-        apply(machine.tick(at: now), at: now)
+        observeClocks()
         rearm()
     }
 

@@ -5,6 +5,7 @@ import Dispatch
 @testable import DiligenceDaemon
 import DiligenceProtocol
 import DiligenceTestSupport
+import DiligenceCore
 
 /// A daemon running inside the test process on a private directory: fast to start, and its
 /// state can be inspected directly. (EndToEndTests run the real binaries.)
@@ -14,18 +15,20 @@ final class InProcessDaemon {
     var socketPath: String { daemon.paths.socket }
 
     init(config: String? = nil) throws {
+        // The test process never installs the daemon's signal handlers, but a peer that
+        // vanishes mid-answer must not kill it either.
+        signal(SIGPIPE, SIG_IGN)
         let paths = DaemonPaths(
             socket: directory.path + "/run/diligenced.sock",
             database: directory.path + "/data/diligence.sqlite3",
             config: directory.path + "/diligenced.conf",
             environment: [:])
-        if let config {
-            let fd = open(paths.config, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            _ = config.withCString { write(fd, $0, strlen($0)) }
-            close(fd)
-        }
+        // Always a file of the test's own, so the user's real config never leaks in.
+        let fd = open(paths.config, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        _ = (config ?? "").withCString { write(fd, $0, strlen($0)) }
+        close(fd)
         daemon = try Daemon(paths: paths)
-        try daemon.queue.sync { Result { () throws(DiligenceCore.DiligenceError) in try daemon.start() } }.get()
+        try daemon.queue.sync { Result { () throws(DiligenceError) in try daemon.start() } }.get()
     }
 
     func connect() throws -> ControlConnection { try ControlConnection(path: socketPath) }
@@ -43,4 +46,3 @@ final class InProcessDaemon {
     }
 }
 
-import DiligenceCore

@@ -1,5 +1,6 @@
 import DiligenceCore
 import Testing
+import DiligenceTestSupport
 @testable import DiligenceProtocol
 
 #if canImport(Glibc)
@@ -43,15 +44,3 @@ func errorCode<T>(_ body: () throws -> T) -> String? {
     }
 }
 
-/// Runs `body` with the process time zone set to `zone` (a POSIX TZ value), then restores it.
-/// Callers belong to a `.serialized` suite: the time zone is process-wide.
-func withTimeZone<T>(_ zone: String, _ body: () throws -> T) rethrows -> T {
-    let saved = getenv("TZ").map { String(cString: $0) }
-    setenv("TZ", zone, 1)
-    tzset()
-    defer {
-        if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
-        tzset()
-    }
-    return try body()
-}
