@@ -712,3 +712,32 @@ extension DaemonUnderTest {
         try call("task_add", [("name", .string(name))] + fields)
     }
 }
+
+/// Leaves a stale socket file at `path`: binds a stream socket there and closes it without
+/// listening or unlinking, as a crashed daemon would. Makes the parent directory (0700).
+func leaveStaleSocket(at path: String) throws {
+    var parent = URL(fileURLWithPath: path)
+    parent.deleteLastPathComponent()
+    mkdir(parent.path, 0o700)
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count <= SocketPath.maxLength else { throw HarnessError("socket path too long: \(path)") }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    let rc = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard rc == 0 else { throw HarnessError("binding \(path): \(String(cString: strerror(errno)))") }
+}
+
+/// `lstat` of `path`, nil when it does not exist.
+func fileStatus(_ path: String) -> stat? {
+    var st = stat()
+    return lstat(path, &st) == 0 ? st : nil
+}
+
+/// A number printed by sqlite3 (`2` or `2.0`).
+func number(_ text: String?) -> Double? { text.flatMap { Double($0.trimmingWhitespace()) } }
