@@ -428,6 +428,15 @@ final class EventWatcher: @unchecked Sendable {
         }
     }
 
+    /// Waits until `count` events named `name` have arrived; false after `timeout` seconds.
+    func waitForCount(of name: String, count: Int, timeout: Double) -> Bool {
+        var seen = 0
+        return waitFor(timeout: timeout) { event in
+            if event.name == name { seen += 1 }
+            return seen >= count
+        } != nil
+    }
+
     /// A summary of the stream for failure messages.
     var transcript: String {
         let all = events

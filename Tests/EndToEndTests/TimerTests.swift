@@ -54,6 +54,8 @@ extension EndToEnd {
             }
 
             // Both work phases were recorded as completed sessions (watch, then database).
+            // (session_recorded may come just before or just after the next phase_started.)
+            _ = watcher.waitForCount(of: "session_recorded", count: 2, timeout: 1)
             let recorded = watcher.events.filter { $0.name == "session_recorded" }
             #expect(recorded.count == 2, "expected 2 session_recorded events by now\n\(watcher.transcript)")
             if let session = recorded.first?.json["session"] {
