@@ -1,0 +1,752 @@
+// The end-to-end harness: written once, used by every test in this target.
+//
+// It launches the real `diligenced` in a fresh temporary directory (its own XDG_RUNTIME_DIR,
+// XDG_DATA_HOME, XDG_CONFIG_HOME), listens for its sd_notify messages on a SOCK_DGRAM socket,
+// talks to it through DiligenceProtocol's `ControlConnection`, and runs the real `diligencectl`.
+// Every wait has a timeout, so a broken daemon makes the tests fail fast instead of hanging.
+//
+// Environment:
+//   DILIGENCE_BIN_DIR   where `diligenced` and `diligencectl` are (default: <package>/.build/debug)
+//   DILIGENCE_E2E_KEEP  set to 1 to keep each test's temporary directory (its path goes to stderr)
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import DiligenceProtocol
+
+// MARK: - Errors and small helpers
+
+/// A harness failure with everything needed to understand it (the daemon's stderr included).
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Seconds on CLOCK_MONOTONIC: every "when" the tests measure uses this clock.
+func monotonicNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Sleeps `seconds` (tests sleep only where the daemon's real clock must move on).
+func sleepFor(_ seconds: Double) {
+    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+}
+
+/// Wraps a value that is handed to exactly one helper thread and not used meanwhile.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// Runs a blocking `body` on a helper thread and gives up after `timeout` seconds.
+/// A thread that is still blocked (reading a socket) ends when the daemon is killed at cleanup.
+func withTimeout<T>(_ timeout: Double, _ what: String, _ body: @escaping @Sendable () throws -> T) throws -> T {
+    let slot = TimeoutSlot<T>()
+    Thread.detachNewThread {
+        slot.result = Result { try body() }
+        slot.done.signal()
+    }
+    guard slot.done.wait(timeout: .now() + timeout) == .success, let result = slot.result else {
+        throw HarnessError("timed out after \(timeout) s: \(what)")
+    }
+    return try result.get()
+}
+
+private final class TimeoutSlot<T>: @unchecked Sendable {
+    var result: Result<T, Error>?
+    let done = DispatchSemaphore(value: 0)
+}
+
+func readTextFile(_ path: String) -> String {
+    guard let data = FileManager.default.contents(atPath: path) else { return "" }
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// The last `count` characters of `text`, marked when cut.
+func tail(_ text: String, _ count: Int = 4000) -> String {
+    text.count <= count ? text : "…" + String(text.suffix(count))
+}
+
+extension JSON {
+    /// `{"ok": true, ...}`
+    var isOK: Bool { self["ok"]?.boolValue == true }
+    /// The `error.code` of a failed response.
+    var errorCode: String? { self["error"]?["code"]?.stringValue }
+    var result: JSON? { self["result"] }
+}
+
+// MARK: - Binaries
+
+/// Where the programs under test are: `$DILIGENCE_BIN_DIR`, else `<package root>/.build/debug`.
+enum Binaries {
+    static var directory: String {
+        if let dir = ProcessInfo.processInfo.environment["DILIGENCE_BIN_DIR"], !dir.isEmpty { return dir }
+        return packageRoot + "/.build/debug"
+    }
+
+    /// This file is `<root>/Tests/EndToEndTests/Harness.swift`.
+    static var packageRoot: String {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }
+
+    static func path(_ name: String) throws -> String {
+        let path = directory + "/" + name
+        guard access(path, X_OK) == 0 else {
+            throw HarnessError(
+                "\(name) not found or not executable at \(path): run `swift build` first "
+                    + "(or set DILIGENCE_BIN_DIR to the directory holding diligenced and diligencectl)")
+        }
+        return path
+    }
+
+    static var daemon: String { get throws { try path("diligenced") } }
+    static var client: String { get throws { try path("diligencectl") } }
+}
+
+// MARK: - Child processes
+
+/// How a child process ended.
+enum ExitStatus: Equatable, CustomStringConvertible {
+    case exited(Int32)
+    case signaled(Int32)
+
+    init(waitStatus s: Int32) {
+        if s & 0x7f == 0 { self = .exited((s >> 8) & 0xff) } else { self = .signaled(s & 0x7f) }
+    }
+
+    var exitCode: Int32? { if case let .exited(code) = self { code } else { nil } }
+
+    var description: String {
+        switch self {
+        case let .exited(code): "exit status \(code)"
+        case let .signaled(signal): "killed by signal \(signal)"
+        }
+    }
+}
+
+/// A process started with posix_spawn: stdin from /dev/null, stdout and stderr to files,
+/// signal dispositions and mask reset to the defaults (the test runner's must not leak in).
+final class ChildProcess {
+    let pid: pid_t
+    let executable: String
+    private(set) var status: ExitStatus?
+
+    init(executable: String, arguments: [String], environment: [String: String],
+         stdoutPath: String, stderrPath: String) throws {
+        self.executable = executable
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for s in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD, SIGUSR1, SIGUSR2] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard rc == 0 else {
+            throw HarnessError("posix_spawn \(executable) failed: \(String(cString: strerror(rc)))")
+        }
+        self.pid = pid
+    }
+
+    /// The exit status if the process has ended (reaps it), else nil.
+    @discardableResult
+    func poll() -> ExitStatus? {
+        if let status { return status }
+        var raw: Int32 = 0
+        let rc = waitpid(pid, &raw, WNOHANG)
+        if rc == pid { status = ExitStatus(waitStatus: raw) }
+        return status
+    }
+
+    var isRunning: Bool { poll() == nil }
+
+    /// Waits for the process to end; nil when it is still running after `timeout` seconds.
+    func wait(timeout: Double) -> ExitStatus? {
+        let deadline = monotonicNow() + timeout
+        while true {
+            if let status = poll() { return status }
+            if monotonicNow() >= deadline { return nil }
+            sleepFor(0.01)
+        }
+    }
+
+    func signal(_ signal: Int32) {
+        if isRunning { kill(pid, signal) }
+    }
+
+    /// SIGKILL and reap (cleanup; never leaves a process behind).
+    func killAndReap() {
+        guard isRunning else { return }
+        kill(pid, SIGKILL)
+        _ = wait(timeout: 5)
+    }
+
+    deinit { killAndReap() }
+}
+
+/// What a run of `diligencectl` printed and how it exited.
+struct CtlResult: CustomStringConvertible {
+    var arguments: [String]
+    var stdout: String
+    var stderr: String
+    var status: ExitStatus
+
+    /// The exit code (-1 when killed by a signal).
+    var exitCode: Int32 { status.exitCode ?? -1 }
+
+    /// stdout parsed as one JSON value (for `--json` output).
+    func json() throws -> JSON {
+        do {
+            return try JSON.parse(stdout.trimmingWhitespace())
+        } catch {
+            throw HarnessError("diligencectl \(arguments.joined(separator: " ")) printed no JSON (\(error.message)): \(self)")
+        }
+    }
+
+    var description: String {
+        "`diligencectl \(arguments.joined(separator: " "))` → \(status)\n--- stdout ---\n\(tail(stdout, 2000))\n--- stderr ---\n\(tail(stderr, 2000))"
+    }
+}
+
+// MARK: - sd_notify listener
+
+/// A fake systemd notify socket: a SOCK_DGRAM Unix socket whose path goes to the daemon as
+/// `NOTIFY_SOCKET`. A background thread stores every datagram with its CLOCK_MONOTONIC arrival time.
+final class NotifyListener: @unchecked Sendable {
+    struct Message: CustomStringConvertible {
+        /// Index in arrival order.
+        var index: Int
+        /// `KEY=value` assignments of the datagram (one datagram may carry several).
+        var lines: [String]
+        /// Arrival time on CLOCK_MONOTONIC.
+        var time: Double
+        var description: String { lines.joined(separator: "\\n") }
+    }
+
+    let path: String
+    private let fd: Int32
+    private let condition = NSCondition()
+    private var received: [Message] = []
+    private var stopped = false
+
+    init(path: String) throws {
+        self.path = path
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("notify socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count <= SocketPath.maxLength else {
+            close(fd)
+            throw HarnessError("notify socket path too long for sun_path: \(path)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard rc == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw HarnessError("binding the notify socket \(path): \(reason)")
+        }
+        // A receive timeout lets the reader notice `stop()`.
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        self.fd = fd
+        Thread.detachNewThread { [self] in readLoop() }
+    }
+
+    private func readLoop() {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            condition.lock()
+            let done = stopped
+            condition.unlock()
+            if done { break }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { continue }  // timeout, EINTR or an empty datagram
+            let time = monotonicNow()
+            let text = String(decoding: buffer[..<n], as: UTF8.self)
+            let lines = text.split(separator: "\n").map(String.init)
+            condition.lock()
+            received.append(Message(index: received.count, lines: lines, time: time))
+            condition.broadcast()
+            condition.unlock()
+        }
+        close(fd)
+    }
+
+    /// Stops the reader thread; it closes the socket within 100 ms.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.unlock()
+    }
+
+    /// Every message so far, in arrival order.
+    var messages: [Message] {
+        condition.lock()
+        defer { condition.unlock() }
+        return received
+    }
+
+    /// How many messages arrived so far: a cursor for `waitFor(after:)`.
+    var count: Int { messages.count }
+
+    /// The first assignment line in a message with index ≥ `after` that satisfies `matches`,
+    /// with its message's arrival time; nil after `timeout` seconds.
+    func waitFor(after: Int = 0, timeout: Double, where matches: (String) -> Bool) -> (line: String, message: Message)? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        var next = after
+        while true {
+            while next < received.count {
+                let message = received[next]
+                next += 1
+                if let line = message.lines.first(where: matches) { return (line, message) }
+            }
+            if !condition.wait(until: deadline) && next >= received.count { return nil }
+        }
+    }
+
+    /// Waits for a line beginning with `prefix` (e.g. `READY=1`, `STOPPING=1`).
+    func waitFor(prefix: String, after: Int = 0, timeout: Double) -> (line: String, message: Message)? {
+        waitFor(after: after, timeout: timeout) { $0.hasPrefix(prefix) }
+    }
+
+    /// Waits for a `STATUS=` line containing every one of `words` (case-insensitive).
+    func waitForStatus(containing words: [String], after: Int = 0, timeout: Double) -> (line: String, message: Message)? {
+        waitFor(after: after, timeout: timeout) { line in
+            line.hasPrefix("STATUS=") && words.allSatisfy { line.lowercased().contains($0.lowercased()) }
+        }
+    }
+
+    /// The `STATUS=` lines seen so far, for failure messages.
+    var statusLines: [String] { messages.flatMap { $0.lines.filter { $0.hasPrefix("STATUS=") } } }
+
+    deinit { stop() }
+}
+
+// MARK: - Watch stream
+
+/// A `{"command":"watch"}` connection whose events a background thread collects with their
+/// CLOCK_MONOTONIC arrival times.
+final class EventWatcher: @unchecked Sendable {
+    struct Event: CustomStringConvertible {
+        var name: String
+        var json: JSON
+        var time: Double
+        var status: JSON? { json["status"] }
+        var state: String? { status?["state"]?.stringValue }
+        var phase: String? { status?["phase"]?.stringValue }
+        var description: String { json.serialized }
+    }
+
+    private let condition = NSCondition()
+    private var received: [Event] = []
+    private var ended: String?
+
+    /// Connects, sends `watch`, checks the acknowledgement, then reads events in the background.
+    init(socketPath: String) throws {
+        let connection = try ControlConnection(path: socketPath)
+        let box = UncheckedSendable(connection)
+        let ack = try withTimeout(5, "the answer to {\"command\":\"watch\"}") {
+            try box.value.send(Request(command: "watch"))
+        }
+        guard ack.isOK, ack.result?["watching"]?.boolValue == true else {
+            throw HarnessError("watch was not acknowledged with {\"ok\":true,\"result\":{\"watching\":true}}: \(ack.serialized)")
+        }
+        Thread.detachNewThread { [self] in
+            do {
+                while true {
+                    let line = try box.value.readJSONLine()
+                    let event = Event(name: line["event"]?.stringValue ?? "?", json: line, time: monotonicNow())
+                    condition.lock()
+                    received.append(event)
+                    condition.broadcast()
+                    condition.unlock()
+                }
+            } catch {
+                condition.lock()
+                ended = "\(error)"
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+    }
+
+    var events: [Event] {
+        condition.lock()
+        defer { condition.unlock() }
+        return received
+    }
+
+    /// The first event at index ≥ `after` that satisfies `matches`; nil after `timeout` seconds
+    /// or when the stream ended.
+    func waitFor(after: Int = 0, timeout: Double, where matches: (Event) -> Bool) -> (index: Int, event: Event)? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        var next = after
+        while true {
+            while next < received.count {
+                let event = received[next]
+                next += 1
+                if matches(event) { return (next - 1, event) }
+            }
+            if ended != nil { return nil }
+            if !condition.wait(until: deadline) && next >= received.count { return nil }
+        }
+    }
+
+    /// Waits until `count` events named `name` have arrived; false after `timeout` seconds.
+    func waitForCount(of name: String, count: Int, timeout: Double) -> Bool {
+        var seen = 0
+        return waitFor(timeout: timeout) { event in
+            if event.name == name { seen += 1 }
+            return seen >= count
+        } != nil
+    }
+
+    /// A summary of the stream for failure messages.
+    var transcript: String {
+        let all = events
+        let lines = all.suffix(40).map { String(format: "%.3f ", $0.time) + $0.json.serialized }
+        return lines.joined(separator: "\n") + (ended.map { "\n(stream ended: \($0))" } ?? "")
+    }
+}
+
+// MARK: - The daemon under test
+
+/// One `diligenced` in a fresh temporary directory, with its own notify socket, socket path,
+/// database and config. `restart()` keeps the directory; deinit kills it and removes everything.
+final class DaemonUnderTest {
+    let root: String
+    let runtimeDir: String
+    let dataHome: String
+    let configHome: String
+    let home: String
+    /// `$XDG_RUNTIME_DIR/diligence/diligenced.sock` (the daemon is started without --socket).
+    let socketPath: String
+    /// `$XDG_DATA_HOME/diligence/diligence.sqlite3`
+    let databasePath: String
+    let notify: NotifyListener
+    /// The running (or last) daemon process.
+    private(set) var process: ChildProcess?
+    /// Stderr files of every launch, in order.
+    private(set) var stderrPaths: [String] = []
+    private var launches = 0
+    private var ctlRuns = 0
+    private var sharedConnection: ControlConnection?
+    let extraArguments: [String]
+
+    /// Makes the directories and (unless `launch` is false) starts the daemon and waits for READY=1.
+    init(launch: Bool = true, arguments: [String] = []) throws {
+        var template = Array("/tmp/dlg-e2e-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw HarnessError("mkdtemp failed: \(String(cString: strerror(errno)))")
+        }
+        root = String(cString: made)
+        runtimeDir = root + "/run"
+        dataHome = root + "/data"
+        configHome = root + "/config"
+        home = root + "/home"
+        for dir in [runtimeDir, dataHome, configHome, home] { mkdir(dir, 0o700) }
+        socketPath = SocketPath.resolve(environment: ["XDG_RUNTIME_DIR": runtimeDir])
+        databasePath = dataHome + "/diligence/diligence.sqlite3"
+        extraArguments = arguments
+        notify = try NotifyListener(path: root + "/notify.sock")
+        if launch { try start() }
+    }
+
+    /// The environment both programs get: nothing from the developer's session leaks in.
+    var environment: [String: String] {
+        [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
+            "HOME": home,
+            "XDG_RUNTIME_DIR": runtimeDir,
+            "XDG_DATA_HOME": dataHome,
+            "XDG_CONFIG_HOME": configHome,
+            "XDG_STATE_HOME": root + "/state",
+            "XDG_CACHE_HOME": root + "/cache",
+            "TZ": "UTC",
+            "LANG": "C.UTF-8",
+        ]
+    }
+
+    // MARK: Lifecycle
+
+    /// Starts diligenced and waits (10 s at most) for READY=1; fails at once if it exits first.
+    func start(readyTimeout: Double = 10) throws {
+        if let process, process.isRunning {
+            throw HarnessError("start(): diligenced (pid \(process.pid)) is still running")
+        }
+        let cursor = notify.count
+        let child = try spawnDaemon()
+        process = child
+        let deadline = monotonicNow() + readyTimeout
+        while true {
+            if notify.waitFor(prefix: "READY=1", after: cursor, timeout: 0.05) != nil { return }
+            if let status = child.poll() {
+                throw HarnessError("diligenced exited (\(status)) before sending READY=1\n\(diagnostics)")
+            }
+            if monotonicNow() >= deadline {
+                child.killAndReap()
+                throw HarnessError("diligenced sent no READY=1 within \(readyTimeout) s (killed it)\n\(diagnostics)")
+            }
+        }
+    }
+
+    /// Spawns one more `diligenced` with this test's environment and notify socket, without
+    /// waiting for anything (the second-daemon test).
+    func spawnDaemon(arguments: [String]? = nil) throws -> ChildProcess {
+        launches += 1
+        let stderrPath = root + "/diligenced-\(launches).stderr"
+        stderrPaths.append(stderrPath)
+        var env = environment
+        env["NOTIFY_SOCKET"] = notify.path
+        return try ChildProcess(
+            executable: try Binaries.daemon, arguments: arguments ?? extraArguments, environment: env,
+            stdoutPath: root + "/diligenced-\(launches).stdout", stderrPath: stderrPath)
+    }
+
+    /// Sends `signal` to the running daemon.
+    func signal(_ signal: Int32) {
+        process?.signal(signal)
+    }
+
+    /// Waits for the daemon to exit (10 s at most).
+    func waitExit(timeout: Double = 10) throws -> ExitStatus {
+        guard let process else { throw HarnessError("waitExit(): no daemon was started") }
+        guard let status = process.wait(timeout: timeout) else {
+            throw HarnessError("diligenced did not exit within \(timeout) s\n\(diagnostics)")
+        }
+        return status
+    }
+
+    /// Stops the daemon (SIGTERM, then SIGKILL after 10 s) and starts it again on the same dirs.
+    func restart() throws {
+        dropConnection()
+        if let process, process.isRunning {
+            process.signal(SIGTERM)
+            if process.wait(timeout: 10) == nil { process.killAndReap() }
+        }
+        try start()
+    }
+
+    /// SIGKILL: leaves the socket file behind, as a crash would.
+    func kill() {
+        dropConnection()
+        process?.killAndReap()
+    }
+
+    /// Stderr of every launch so far.
+    var stderr: String {
+        stderrPaths.enumerated().map { "[launch \($0.offset + 1)]\n" + readTextFile($0.element) }.joined(separator: "\n")
+    }
+
+    /// What a failing test prints: the daemon's stderr and the notify messages it sent.
+    var diagnostics: String {
+        "--- diligenced stderr (\(root)) ---\n\(tail(stderr))\n--- sd_notify messages ---\n"
+            + notify.messages.map { String(format: "%.3f ", $0.time) + $0.description }.joined(separator: "\n")
+    }
+
+    // MARK: Protocol
+
+    /// A new connection to the control socket.
+    func connect() throws -> ControlConnection {
+        do {
+            return try ControlConnection(path: socketPath)
+        } catch {
+            throw HarnessError("cannot connect to \(socketPath): \(error)\n\(diagnostics)")
+        }
+    }
+
+    private func dropConnection() { sharedConnection = nil }
+
+    private func connection() throws -> ControlConnection {
+        if let sharedConnection { return sharedConnection }
+        let c = try connect()
+        sharedConnection = c
+        return c
+    }
+
+    /// Sends one raw line (a newline is added) on this test's shared connection and returns the
+    /// response line parsed. 5 s at most.
+    func request(_ line: String, timeout: Double = 5) throws -> JSON {
+        try Self.roundTrip(try connection(), line, timeout: timeout, diagnostics: { self.diagnostics })
+    }
+
+    /// Sends `request` on the shared connection.
+    func send(_ request: Request, timeout: Double = 5) throws -> JSON {
+        try self.request(request.body.serialized, timeout: timeout)
+    }
+
+    /// `command` with `arguments`; throws unless the answer is `{"ok":true}`; returns `result`.
+    @discardableResult
+    func call(_ command: String, _ arguments: [(String, JSON)] = []) throws -> JSON {
+        let response = try send(Request(command: command, arguments: arguments))
+        guard response.isOK, let result = response.result else {
+            throw HarnessError("\(command) failed: \(response.serialized)\n\(diagnostics)")
+        }
+        return result
+    }
+
+    /// The status object.
+    func status() throws -> JSON { try call("status") }
+
+    /// One line out and one line back on `connection`, within `timeout` seconds.
+    static func roundTrip(_ connection: ControlConnection, _ line: String, timeout: Double = 5,
+                          diagnostics: () -> String = { "" }) throws -> JSON {
+        let box = UncheckedSendable(connection)
+        let text = line.hasSuffix("\n") ? line : line + "\n"
+        do {
+            return try withTimeout(timeout, "the answer to \(line)") {
+                try box.value.write(text)
+                return try box.value.readJSONLine()
+            }
+        } catch {
+            throw HarnessError("\(error)\n\(diagnostics())")
+        }
+    }
+
+    /// Starts a watch stream on a new connection.
+    func watch() throws -> EventWatcher {
+        do {
+            return try EventWatcher(socketPath: socketPath)
+        } catch {
+            throw HarnessError("watch: \(error)\n\(diagnostics)")
+        }
+    }
+
+    // MARK: diligencectl
+
+    /// Runs the real `diligencectl --socket <socketPath> ARGS...` (stdin is /dev/null, so not a
+    /// terminal) and returns what it printed. 10 s at most.
+    func ctl(_ arguments: String...) throws -> CtlResult {
+        try ctl(arguments: arguments)
+    }
+
+    /// `socketFlag: false` leaves the socket to diligencectl's own resolution ($XDG_RUNTIME_DIR).
+    func ctl(arguments: [String], socketFlag: Bool = true, timeout: Double = 10) throws -> CtlResult {
+        ctlRuns += 1
+        let out = root + "/ctl-\(ctlRuns).stdout"
+        let err = root + "/ctl-\(ctlRuns).stderr"
+        let full = (socketFlag ? ["--socket", socketPath] : []) + arguments
+        let child = try ChildProcess(executable: try Binaries.client, arguments: full, environment: environment,
+                                     stdoutPath: out, stderrPath: err)
+        guard let status = child.wait(timeout: timeout) else {
+            child.killAndReap()
+            throw HarnessError("diligencectl \(full.joined(separator: " ")) did not finish within \(timeout) s\n\(diagnostics)")
+        }
+        return CtlResult(arguments: full, stdout: readTextFile(out), stderr: readTextFile(err), status: status)
+    }
+
+    /// `diligencectl status --json`, parsed; throws unless it exits 0.
+    func ctlStatus() throws -> JSON {
+        let r = try ctl("status", "--json")
+        guard r.exitCode == 0 else { throw HarnessError("status --json failed: \(r)\n\(diagnostics)") }
+        return try r.json()
+    }
+
+    // MARK: Database
+
+    /// Rows of `sql` run by the `sqlite3` command-line tool on the daemon's database
+    /// (fields split on tabs). CI needs the `sqlite3` package.
+    func sqlite(_ sql: String) throws -> [[String]] {
+        let paths = (environment["PATH"] ?? "").split(separator: ":").map { "\($0)/sqlite3" }
+        guard let tool = paths.first(where: { access($0, X_OK) == 0 }) else {
+            throw HarnessError("the sqlite3 command-line tool is needed to read the database: apt-get install -y sqlite3")
+        }
+        ctlRuns += 1
+        let out = root + "/sqlite-\(ctlRuns).stdout"
+        let err = root + "/sqlite-\(ctlRuns).stderr"
+        let child = try ChildProcess(
+            executable: tool, arguments: ["-batch", "-noheader", "-separator", "\t", "-cmd", ".timeout 3000", databasePath, sql],
+            environment: environment, stdoutPath: out, stderrPath: err)
+        guard let status = child.wait(timeout: 10), status == .exited(0) else {
+            child.killAndReap()
+            throw HarnessError("sqlite3 \(databasePath) \"\(sql)\" failed: \(readTextFile(err))\n\(diagnostics)")
+        }
+        return readTextFile(out).split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+    }
+
+    deinit {
+        sharedConnection = nil
+        process?.killAndReap()
+        notify.stop()
+        if ProcessInfo.processInfo.environment["DILIGENCE_E2E_KEEP"] == "1" {
+            FileHandle.standardError.write(Data("diligence e2e: kept \(root)\n".utf8))
+        } else {
+            try? FileManager.default.removeItem(atPath: root)
+        }
+    }
+}
+
+// MARK: - Test-side conveniences
+
+extension DaemonUnderTest {
+    /// Adds a task through the protocol; `fields` are task fields as in docs/protocol.md.
+    @discardableResult
+    func addTask(_ name: String, _ fields: [(String, JSON)] = []) throws -> JSON {
+        try call("task_add", [("name", .string(name))] + fields)
+    }
+}
+
+/// Leaves a stale socket file at `path`: binds a stream socket there and closes it without
+/// listening or unlinking, as a crashed daemon would. Makes the parent directory (0700).
+func leaveStaleSocket(at path: String) throws {
+    var parent = URL(fileURLWithPath: path)
+    parent.deleteLastPathComponent()
+    mkdir(parent.path, 0o700)
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count <= SocketPath.maxLength else { throw HarnessError("socket path too long: \(path)") }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    let rc = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard rc == 0 else { throw HarnessError("binding \(path): \(String(cString: strerror(errno)))") }
+}
+
+/// `lstat` of `path`, nil when it does not exist.
+func fileStatus(_ path: String) -> stat? {
+    var st = stat()
+    return lstat(path, &st) == 0 ? st : nil
+}
+
+/// A number printed by sqlite3 (`2` or `2.0`).
+func number(_ text: String?) -> Double? { text.flatMap { Double($0.trimmingWhitespace()) } }
