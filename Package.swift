@@ -26,11 +26,13 @@ let package = Package(
         ),
         // Rounding in the core calls libm; nothing else links it without Glibc.
         .target(name: "DiligenceCore", linkerSettings: [.linkedLibrary("m")]),
+        // Linux headers the Glibc module leaves out (signalfd).
+        .systemLibrary(name: "CLinux"),
         .target(name: "DiligenceProtocol", dependencies: ["DiligenceCore"]),
         .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "CSQLite"]),
         .target(
             name: "DiligenceDaemon",
-            dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceStore", "CSystemd"]
+            dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceStore", "CSystemd", "CLinux"]
         ),
         .executableTarget(name: "diligenced", dependencies: ["DiligenceDaemon"]),
         .executableTarget(name: "diligencectl", dependencies: ["DiligenceProtocol"]),

@@ -39,17 +39,28 @@ final class ClientConnection {
     fileprivate func start(queue: DispatchQueue, onLine: @escaping (ClientConnection, ArraySlice<UInt8>) -> Void) {
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [unowned self] in self.readAvailable(onLine: onLine) }
-        readSource = source
-        source.activate()
         let writer = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
         writer.setEventHandler { [unowned self] in self.flush() }
+        // libdispatch keys its epoll registrations by descriptor: the descriptor may be closed
+        // (and its number reused by the next client) only after both sources are cancelled.
+        var remaining = 2
+        let fd = self.fd
+        let closeWhenBothCancelled = {
+            remaining -= 1
+            if remaining == 0 { Sys.close(fd) }
+        }
+        source.setCancelHandler(handler: closeWhenBothCancelled)
+        writer.setCancelHandler(handler: closeWhenBothCancelled)
+        readSource = source
         writeSource = writer
+        source.activate()
         // Activated (resumed) only while output waits: an idle writable socket would fire forever.
         writer.activate()
         writer.suspend()
     }
 
     private func readAvailable(onLine: (ClientConnection, ArraySlice<UInt8>) -> Void) {
+        guard !closed else { return }
         var chunk = [UInt8](repeating: 0, count: 8192)
         let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
         if n < 0 {
@@ -61,24 +72,27 @@ final class ClientConnection {
             close()
             return
         }
-        if isWatcher { return }  // a watch stream takes no further requests
+        // A watch stream takes no further requests; after line_too_long the rest is dropped.
+        if isWatcher || closeAfterFlush { return }
         input += chunk[..<n]
         var start = 0
         while let newline = input[start...].firstIndex(of: 0x0A) {
             var line = input[start..<newline]
+            if line.count > ProtocolInfo.maxLineBytes { return refuseLongLine() }
             if line.last == 0x0D { line = line.dropLast() }
             start = newline + 1
             if !line.isEmpty { onLine(self, line) }
             if closed || isWatcher { return }
         }
         input.removeFirst(start)
-        if input.count > ProtocolInfo.maxLineBytes {
-            send(Response.error(DiligenceError("line_too_long", "A request line may hold at most \(ProtocolInfo.maxLineBytes) bytes; closing the connection."), id: nil))
-            input = []
-            closeAfterFlush = true
-            readSource?.cancel()
-            if output.isEmpty { close() }
-        }
+        if input.count > ProtocolInfo.maxLineBytes { refuseLongLine() }
+    }
+
+    /// The rest of an overlong line cannot be told from the next request: answer and close.
+    private func refuseLongLine() {
+        input = []
+        closeAfterFlush = true
+        send(Response.error(DiligenceError("line_too_long", "A request line may hold at most \(ProtocolInfo.maxLineBytes) bytes; closing the connection."), id: nil))
     }
 
     /// Queues `text` and writes what the socket takes now.
@@ -114,15 +128,15 @@ final class ClientConnection {
     func close() {
         guard !closed else { return }
         closed = true
+        output = []
         readSource?.cancel()
         if let writer = writeSource {
-            // A suspended source must be resumed before it can be cancelled and released.
+            // A suspended source must be resumed before it can be cancelled.
             if !writeSourceActive { writer.resume() }
             writer.cancel()
         }
         readSource = nil
         writeSource = nil
-        Sys.close(fd)
         onClose?(self)
         onClose = nil
     }

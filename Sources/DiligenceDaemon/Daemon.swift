@@ -5,6 +5,7 @@ import Dispatch
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceStore
+import CLinux
 
 /// The running daemon: owns the timer machine, the store and the control server, and drives
 /// the machine from one serial queue (no locks anywhere: every handler runs on `queue`).
@@ -27,7 +28,7 @@ public final class Daemon {
     private let tickTimer: DispatchSourceTimer
     private var ticking = false
     private var watchdogTimer: DispatchSourceTimer?
-    private var signalSources: [DispatchSourceSignal] = []
+    private var signalSource: DispatchSourceRead?
     /// BOOTTIME − MONOTONIC at the last look: when it grows, the machine slept.
     private var lastSlept: Double
     /// Sessions that could not be written yet (storage error); retried until they are.
@@ -83,21 +84,42 @@ public final class Daemon {
         Systemd.notify("READY=1\nSTATUS=\(statusLine(at: clocks.now))\nMAINPID=\(getpid())")
     }
 
+    /// The signals the daemon handles. `main` blocks them before any thread exists, so they
+    /// queue up from the first instant and are read from a signalfd on `queue`: none is lost
+    /// between start-up and the moment a handler would have been installed.
+    static let handledSignals: [Int32] = [SIGTERM, SIGINT, SIGHUP]
+
+    static func blockHandledSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in handledSignals { sigaddset(&set, number) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        signal(SIGPIPE, SIG_IGN)
+    }
+
     /// SIGTERM/SIGINT stop the daemon, SIGHUP reloads the config. Only the executable installs
     /// these (tests run daemons inside the test process).
     func installSignalHandlers() {
-        signal(SIGPIPE, SIG_IGN)
-        // libdispatch reads signals through signalfd: ignore the default action first, and
-        // install no sigaction handler of our own (DESIGN.md).
-        for (number, action) in [(SIGTERM, { [unowned self] in self.shutdown() }),
-                                 (SIGINT, { [unowned self] in self.shutdown() }),
-                                 (SIGHUP, { [unowned self] in _ = self.reload() })] as [(Int32, () -> Void)] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler(handler: action)
-            source.activate()
-            signalSources.append(source)
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in Self.handledSignals { sigaddset(&set, number) }
+        let fd = clinux_signalfd(&set)
+        guard fd >= 0 else {
+            Log.error("signalfd failed (\(String(cString: strerror(errno)))); SIGTERM will end the daemon without saving.")
+            return
         }
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler { [unowned self] in
+            var info = signalfd_siginfo()
+            while read(fd, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
+                switch Int32(info.ssi_signo) {
+                case SIGHUP: _ = self.reload()
+                default: self.shutdown()
+                }
+            }
+        }
+        source.activate()
+        signalSource = source
     }
 
     /// SIGTERM/SIGINT: tell systemd, stop, exit 0.

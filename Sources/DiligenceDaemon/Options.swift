@@ -64,6 +64,7 @@ public struct DaemonOptions: Equatable {
 extension Daemon {
     /// The whole program: parse arguments, start, serve forever.
     public static func main(arguments: [String]) -> Never {
+        blockHandledSignals()
         let options: DaemonOptions
         do {
             options = try DaemonOptions.parse(arguments)
@@ -82,14 +83,14 @@ extension Daemon {
             // Handlers first: a SIGTERM during start-up is then handled right after it, on the queue.
             daemon.queue.sync { daemon.installSignalHandlers() }
             try daemon.queue.sync { Result { () throws(DiligenceError) in try daemon.start() } }.get()
-        } catch let error as DiligenceError {
+        } catch {
             Log.error("diligenced: \(error.message)")
             Systemd.notify("STATUS=Failed: \(error.message)")
             exit(1)
-        } catch {
-            Log.error("diligenced: \(error)")
-            exit(1)
         }
-        withExtendedLifetime(daemon) { dispatchMain() }
+        // Park the main thread rather than call dispatchMain(): that ends the main thread with
+        // an empty signal mask, and a SIGTERM delivered to it would kill the process instead of
+        // queueing for the signalfd. Everything runs on `daemon.queue`.
+        while true { withExtendedLifetime(daemon) { _ = sleep(UInt32.max) } }
     }
 }
