@@ -20,7 +20,7 @@ TEST_PACKAGES = sqlite3 tzdata
 
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all build release run test deps test-deps install uninstall clean
+.PHONY: all build release run test deps test-deps install install-files uninstall verify-units clean
 
 all: build
 
@@ -57,19 +57,42 @@ test: test-deps
 	DILIGENCE_BIN_DIR=$$($(SWIFT) build --show-bin-path) $(SWIFT) test $(SWIFT_FLAGS)
 
 install: release
-	bin=$$($(SWIFT) build -c release --show-bin-path); \
-	install -Dm755 $$bin/diligenced $(DESTDIR)$(BINDIR)/diligenced; \
-	install -Dm755 $$bin/diligencectl $(DESTDIR)$(BINDIR)/diligencectl
+	$(MAKE) install-files BIN_DIR="$$($(SWIFT) build -c release --show-bin-path)"
+
+# Copies what `install` built, without building: BIN_DIR holds diligenced and diligencectl.
+# The systemd end-to-end test installs the debug build this way (`swift test` holds the build
+# directory, so it cannot run `swift build` itself, and a release build would take minutes).
+install-files:
+	@test -x "$(BIN_DIR)/diligenced" -a -x "$(BIN_DIR)/diligencectl" || \
+		{ echo "install-files: BIN_DIR=$(BIN_DIR) holds no diligenced and diligencectl"; exit 2; }
+	install -Dm755 $(BIN_DIR)/diligenced $(DESTDIR)$(BINDIR)/diligenced
+	install -Dm755 $(BIN_DIR)/diligencectl $(DESTDIR)$(BINDIR)/diligencectl
 	install -d $(DESTDIR)$(USERUNITDIR)
-	sed 's|@BINDIR@|$(BINDIR)|g' systemd/diligenced.service > $(DESTDIR)$(USERUNITDIR)/diligenced.service
-	install -m644 systemd/diligenced.socket $(DESTDIR)$(USERUNITDIR)/diligenced.socket
+	for unit in diligenced.service diligenced.socket; do \
+		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit; \
+		chmod 644 $(DESTDIR)$(USERUNITDIR)/$$unit; \
+	done
 	install -Dm644 contrib/diligenced.conf.example $(DESTDIR)$(DOCDIR)/diligenced.conf.example
 	install -Dm644 docs/protocol.md $(DESTDIR)$(DOCDIR)/protocol.md
+	install -Dm644 docs/systemd.md $(DESTDIR)$(DOCDIR)/systemd.md
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/diligenced $(DESTDIR)$(BINDIR)/diligencectl
 	rm -f $(DESTDIR)$(USERUNITDIR)/diligenced.service $(DESTDIR)$(USERUNITDIR)/diligenced.socket
 	rm -rf $(DESTDIR)$(DOCDIR)
+
+# Checks the unit files as systemd reads them (after the same rewriting as install-files);
+# systemd-analyze only warns about unknown keys, so any output fails.
+verify-units:
+	@dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
+	for unit in diligenced.service diligenced.socket; do \
+		sed -e 's|@BINDIR@|/bin|g' -e 's|@DOCDIR@|/usr/share/doc/diligence|g' systemd/$$unit > $$dir/$$unit; \
+	done; \
+	cp /bin/true $$dir/diligenced; sed -i "s|^ExecStart=.*|ExecStart=$$dir/diligenced|" $$dir/diligenced.service; \
+	out=$$(XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-$$dir} systemd-analyze --user verify --man=no \
+		$$dir/diligenced.socket $$dir/diligenced.service 2>&1); rc=$$?; \
+	if [ $$rc -ne 0 ] || [ -n "$$out" ]; then echo "$$out"; echo "verify-units: systemd-analyze verify complained"; exit 1; fi; \
+	echo "verify-units: both units pass systemd-analyze verify"
 
 clean:
 	$(SWIFT) package clean

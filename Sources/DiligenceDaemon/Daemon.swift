@@ -154,11 +154,12 @@ public final class Daemon {
         do {
             config = try Self.loadConfig(paths)
             server.allowRoot = config.allowRoot
-            Log.info("Configuration reloaded from \(paths.config).", fields: [("EVENT", "config_reloaded")])
+            Log.info("Configuration reloaded from \(paths.config): \(config.summary).", fields: [("EVENT", "config_reloaded")])
             broadcast("config_reloaded", now: observeClocks())
             return .success(())
         } catch {
-            Log.error("Configuration not reloaded, keeping the previous one: \(error.message)")
+            Log.error("Configuration not reloaded, keeping the previous one (\(config.summary)): \(error.message)",
+                      fields: [("EVENT", "config_refused"), ("CODE", error.code)])
             return .failure(error)
         }
     }
@@ -364,6 +365,13 @@ public final class Daemon {
         guard !watchers.isEmpty else { return }
         let line = Response.event(name, status: statusJSON(at: now), extra: extra)
         for watcher in watchers { watcher.send(line) }
+    }
+}
+
+extension DaemonConfig {
+    /// The settings in effect, for log lines: `suspend=pause day_starts_at=00:00 allow_root=false`.
+    var summary: String {
+        "suspend=\(suspend.rawValue) day_starts_at=\(TaskConfig.formatReminder(dayStartsAt)) allow_root=\(allowRoot)"
     }
 }
 

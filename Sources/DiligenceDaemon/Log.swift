@@ -13,13 +13,24 @@ public final class Log: @unchecked Sendable {
 
     /// Set once at start-up (`--verbose`), read afterwards.
     public nonisolated(unsafe) static var verbose = false
-    private static let toJournal: Bool = {
-        // JOURNAL_STREAM is "device:inode" of the stream systemd connected to stderr.
-        guard let value = getenv("JOURNAL_STREAM").map({ String(cString: $0) }) else { return false }
+    private static let toJournal = isJournalStream(getenv("JOURNAL_STREAM").map { String(cString: $0) }, fd: 2)
+
+    /// Whether `fd` is the stream systemd connected to the journal: `JOURNAL_STREAM` holds its
+    /// "device:inode". A stderr redirected elsewhere (a file, a terminal) keeps the plain lines
+    /// even when the variable was inherited.
+    static func isJournalStream(_ journalStream: String?, fd: Int32) -> Bool {
+        guard let journalStream else { return false }
         var st = stat()
-        guard fstat(2, &st) == 0 else { return false }
-        return value == "\(st.st_dev):\(st.st_ino)"
-    }()
+        guard fstat(fd, &st) == 0 else { return false }
+        return journalStream == "\(st.st_dev):\(st.st_ino)"
+    }
+
+    /// A stderr line: `<6>Started work of Study. (event=phase_started task=Study)`. The `<N>`
+    /// prefix is the syslog priority, which systemd and journalctl read from a plain stream.
+    static func stderrLine(_ priority: Priority, _ message: String, fields: [(String, String)]) -> String {
+        let extra = fields.isEmpty ? "" : " (" + fields.map { "\($0.0.lowercased())=\($0.1)" }.joined(separator: " ") + ")"
+        return "<\(priority.rawValue)>\(message)\(extra)\n"
+    }
 
     /// Writes one entry; `fields` are extra journal fields such as `TASK`, `PHASE`, `EVENT`.
     public static func write(_ priority: Priority, _ message: String, fields: [(String, String)] = [],
@@ -38,9 +49,7 @@ public final class Log: @unchecked Sendable {
             // The iovecs point into `storage`, which outlives this call.
             if withExtendedLifetime(storage, { sd_journal_sendv(vectors, Int32(vectors.count)) }) >= 0 { return }
         }
-        let extra = fields.isEmpty ? "" : " (" + fields.map { "\($0.0.lowercased())=\($0.1)" }.joined(separator: " ") + ")"
-        let text = "<\(priority.rawValue)>\(message)\(extra)\n"
-        var bytes = Array(text.utf8)
+        var bytes = Array(stderrLine(priority, message, fields: fields).utf8)
         _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
     }
 

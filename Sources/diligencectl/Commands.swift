@@ -110,6 +110,8 @@ enum OutputKind: Sendable {
     case task(heading: String?)
     case removed
     case version
+    /// `Reloaded the configuration from PATH.`
+    case reloaded
 }
 
 /// One command of `diligencectl`: its words, arguments, options, wire command and output.
@@ -221,6 +223,9 @@ extension Command {
                     Without --yes, asks for confirmation when standard input is a terminal, and refuses
                     otherwise. Answering no exits with status 1. The last task cannot be removed.
                     """),
+        Command(words: ["reload"], wire: "reload", output: .reloaded,
+                summary: "make the daemon re-read its config file (as SIGHUP does)",
+                notes: "A bad file is refused with its line and reason, and the daemon keeps the old settings.\nThe running phase is untouched."),
         Command(words: ["version"], wire: "version", output: .version,
                 summary: "print the client's and the daemon's versions"),
     ]

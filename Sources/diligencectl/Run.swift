@@ -183,5 +183,7 @@ func show(_ result: JSON, for parsed: ParsedCommand) -> String {
         let proto = result["protocol"]?.intValue ?? 0
         let note = proto == ProtocolInfo.version ? "" : " — this client speaks protocol \(ProtocolInfo.version)"
         return "diligenced \(version) (protocol \(proto))\(note)\n"
+    case .reloaded:
+        return "Reloaded the configuration from \(result["config"]?.stringValue ?? "the config file").\n"
     }
 }
