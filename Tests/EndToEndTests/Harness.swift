@@ -469,9 +469,11 @@ final class DaemonUnderTest {
     private var sharedConnection: ControlConnection?
     let extraArguments: [String]
 
-    /// Makes the directories and (unless `launch` is false) starts the daemon and waits for READY=1.
-    init(launch: Bool = true, arguments: [String] = []) throws {
-        var template = Array("/tmp/dlg-e2e-XXXXXX".utf8CString)
+    /// Makes the directories under `base` and (unless `launch` is false) starts the daemon and
+    /// waits for READY=1. A systemd service with PrivateTmp= cannot see /tmp: those tests pass
+    /// another `base`.
+    init(launch: Bool = true, arguments: [String] = [], base: String = "/tmp") throws {
+        var template = Array("\(base)/dlg-e2e-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw HarnessError("mkdtemp failed: \(String(cString: strerror(errno)))")
         }

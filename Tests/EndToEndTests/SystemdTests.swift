@@ -1,0 +1,358 @@
+// diligenced under a real systemd user manager.
+//
+// `UserManager` boots a private `systemd --user` in its own mount namespace (a tmpfs on
+// /run/systemd, so the host's is untouched), with the units and binaries that
+// `make install-files DESTDIR=...` staged bind-mounted over /usr/local: systemd finds the units
+// in /usr/local/lib/systemd/user exactly as after `sudo make install`, and their ExecStart=
+// points at /usr/local/bin/diligenced. Needs root (mount namespaces); CI runs as root.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import DiligenceProtocol
+
+// MARK: - Running a program
+
+/// What a helper program (make, systemctl, systemd-analyze) printed and how it ended.
+struct ProgramRun: CustomStringConvertible {
+    var command: [String]
+    var stdout: String
+    var stderr: String
+    var status: ExitStatus
+
+    var succeeded: Bool { status == .exited(0) }
+    var output: String { stdout.trimmingWhitespace() }
+
+    var description: String {
+        "`\(command.joined(separator: " "))` → \(status)\n--- stdout ---\n\(tail(stdout, 2000))\n--- stderr ---\n\(tail(stderr, 2000))"
+    }
+}
+
+/// Runs `command` (absolute path first) with `environment`, its output in files under `directory`.
+func runProgram(_ command: [String], environment: [String: String], directory: String, timeout: Double = 30) throws -> ProgramRun {
+    let name = directory + "/run-\(UUID().uuidString.prefix(8))"
+    let child = try ChildProcess(executable: command[0], arguments: Array(command.dropFirst()), environment: environment,
+                                 stdoutPath: name + ".stdout", stderrPath: name + ".stderr")
+    guard let status = child.wait(timeout: timeout) else {
+        child.killAndReap()
+        throw HarnessError("`\(command.joined(separator: " "))` did not finish within \(timeout) s")
+    }
+    defer {
+        unlink(name + ".stdout")
+        unlink(name + ".stderr")
+    }
+    return ProgramRun(command: command, stdout: readTextFile(name + ".stdout"), stderr: readTextFile(name + ".stderr"), status: status)
+}
+
+/// The first of `candidates` that is executable.
+func findProgram(_ candidates: String...) -> String? {
+    candidates.first { access($0, X_OK) == 0 }
+}
+
+/// The first of `candidates` that is executable; throws naming the Debian package otherwise.
+func requireProgram(_ package: String, _ candidates: String...) throws -> String {
+    guard let found = candidates.first(where: { access($0, X_OK) == 0 }) else {
+        throw HarnessError("\(candidates[0]) is missing: apt-get install -y \(package)")
+    }
+    return found
+}
+
+/// Polls `condition` every 50 ms; throws `what` with `diagnostics` after `timeout` seconds.
+func waitUntil(_ what: String, timeout: Double, diagnostics: @autoclosure () -> String = "", _ condition: () throws -> Bool) throws {
+    let deadline = monotonicNow() + timeout
+    while true {
+        if try condition() { return }
+        if monotonicNow() >= deadline { throw HarnessError("\(what): not within \(timeout) s\n\(diagnostics())") }
+        sleepFor(0.05)
+    }
+}
+
+// MARK: - A private systemd user manager
+
+/// A `systemd --user` in a private mount namespace, serving this test's XDG directories, with the
+/// diligence units installed by `make install-files` (and a test drop-in: a 3 s watchdog, the
+/// service's stderr to a file because no journald runs in the namespace). `daemon` gives the
+/// directories, `ctl`, `sqlite` and the control socket (the same path the socket unit listens on).
+final class UserManager {
+    /// Why these tests cannot run here, or nil.
+    static let unavailable: String? = {
+        if getuid() != 0 {
+            return "needs root to make a mount namespace for a private systemd --user (CI runs as root)"
+        }
+        guard let unshare = findProgram("/usr/bin/unshare", "/bin/unshare") else { return "unshare(1) is missing" }
+        guard access(systemdBinary, X_OK) == 0 else { return "\(systemdBinary) is missing" }
+        let probe = try? runProgram([unshare, "--mount", "--propagation", "private", "true"], environment: [:], directory: "/tmp")
+        guard let probe, probe.succeeded else {
+            return "cannot make a mount namespace (unshare --mount failed: \(probe?.stderr.trimmingWhitespace() ?? "?"))"
+        }
+        return nil
+    }()
+
+    static let systemdBinary = "/lib/systemd/systemd"
+    static let watchdogSeconds = 3.0
+
+    let daemon: DaemonUnderTest
+    let destdir: String
+    /// The service's stdout and stderr (StandardError=append: in the test drop-in).
+    let serviceLog: String
+    /// The manager's stdout and stderr.
+    let managerLog: String
+    private let manager: ChildProcess
+
+    init() throws {
+        // Not under /tmp: the service runs with PrivateTmp=yes and would not see it.
+        daemon = try DaemonUnderTest(launch: false, base: Binaries.packageRoot + "/.build")
+        let root = daemon.root
+        destdir = root + "/dest"
+        serviceLog = root + "/service.log"
+        managerLog = root + "/manager.log"
+
+        // The install under test: the same Makefile rule as `make install`, minus the build.
+        let make = try requireProgram("make", "/usr/bin/make", "/bin/make")
+        let install = try runProgram(
+            [make, "-s", "-C", Binaries.packageRoot, "install-files", "DESTDIR=\(destdir)", "PREFIX=/usr/local",
+             "BIN_DIR=\(Binaries.directory)"],
+            environment: daemon.environment, directory: root)
+        guard install.succeeded else { throw HarnessError("make install-files failed: \(install)") }
+
+        let dropIn = daemon.configHome + "/systemd/user/diligenced.service.d"
+        try FileManager.default.createDirectory(atPath: dropIn, withIntermediateDirectories: true)
+        try """
+            [Service]
+            StandardOutput=append:\(serviceLog)
+            StandardError=append:\(serviceLog)
+            WatchdogSec=\(Int(Self.watchdogSeconds))
+            LimitCORE=0
+
+            """.write(toFile: dropIn + "/test.conf", atomically: true, encoding: .utf8)
+
+        let script = """
+            mkdir -p /run/systemd && mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/system \
+            && mount --bind '\(destdir)/usr/local' /usr/local \
+            && exec \(Self.systemdBinary) --user
+            """
+        manager = try ChildProcess(
+            executable: try requireProgram("util-linux", "/usr/bin/unshare", "/bin/unshare"),
+            arguments: ["--mount", "--propagation", "private", "/bin/sh", "-c", script],
+            environment: daemon.environment, stdoutPath: managerLog, stderrPath: managerLog)
+
+        // The manager answers once its private socket exists and start-up is done.
+        try waitUntil("systemd --user ready", timeout: 20, diagnostics: diagnostics) {
+            if let status = manager.poll() { throw HarnessError("systemd --user exited (\(status))\n\(diagnostics)") }
+            let state = try? systemctl("is-system-running").output
+            return state == "running" || state == "degraded"
+        }
+    }
+
+    /// The environment systemctl needs to find this manager.
+    private var clientEnvironment: [String: String] {
+        var env = daemon.environment
+        env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(daemon.runtimeDir)/bus"
+        return env
+    }
+
+    /// Runs `program ARGS` inside the manager's mount namespace.
+    func inNamespace(_ command: [String], timeout: Double = 30) throws -> ProgramRun {
+        let nsenter = try requireProgram("util-linux", "/usr/bin/nsenter", "/bin/nsenter")
+        return try runProgram([nsenter, "--mount", "--target", "\(manager.pid)"] + command,
+                              environment: clientEnvironment, directory: daemon.root, timeout: timeout)
+    }
+
+    /// `systemctl --user ARGS` against this manager.
+    @discardableResult
+    func systemctl(_ arguments: String...) throws -> ProgramRun {
+        try inNamespace(["/bin/systemctl", "--user"] + arguments)
+    }
+
+    /// `systemctl --user ARGS`, which must succeed.
+    @discardableResult
+    func mustSystemctl(_ arguments: String...) throws -> ProgramRun {
+        let run = try inNamespace(["/bin/systemctl", "--user"] + arguments)
+        guard run.succeeded else { throw HarnessError("\(run)\n\(diagnostics)") }
+        return run
+    }
+
+    /// One property of a unit (`systemctl show -p NAME --value`).
+    func property(_ name: String, of unit: String = "diligenced.service") throws -> String {
+        try mustSystemctl("show", "-p", name, "--value", unit).output
+    }
+
+    /// The service's main PID, 0 when it does not run.
+    func mainPID() throws -> pid_t { pid_t(try property("MainPID")) ?? 0 }
+
+    /// Waits until the service is active with a main PID other than `old`; returns it.
+    func waitForNewMainPID(other old: pid_t, timeout: Double) throws -> pid_t {
+        var pid: pid_t = 0
+        try waitUntil("diligenced.service active again with a new main PID (old \(old))", timeout: timeout,
+                      diagnostics: diagnostics) {
+            pid = try mainPID()
+            let state = try property("ActiveState")
+            return pid != 0 && pid != old && state == "active"
+        }
+        return pid
+    }
+
+    var diagnostics: String {
+        let status = (try? systemctl("status", "--no-pager", "diligenced.service", "diligenced.socket"))?.stdout ?? "?"
+        return "--- systemctl --user status ---\n\(tail(status, 2000))\n--- service log ---\n\(tail(readTextFile(serviceLog), 3000))"
+            + "\n--- manager log ---\n\(tail(readTextFile(managerLog), 3000))"
+    }
+
+    deinit {
+        // SIGTERM makes a user manager stop its units (diligenced saves and exits) and exit.
+        manager.signal(SIGTERM)
+        if manager.wait(timeout: 20) == nil { manager.killAndReap() }
+    }
+}
+
+// MARK: - Tests
+
+extension EndToEnd {
+    @Suite("systemd: units installed by make install, run by a real systemd --user",
+           .enabled(if: UserManager.unavailable == nil, "\(UserManager.unavailable ?? "")"))
+    struct SystemdService {
+        /// A task with a 10-minute work phase, started through the socket unit; returns when it started.
+        func startLongPhase(_ m: UserManager) throws -> Double {
+            let add = try m.daemon.ctl(arguments: ["task", "add", "Long", "--work", "10m"], socketFlag: false)
+            #expect(add.exitCode == 0, "\(add)\n\(m.diagnostics)")
+            let before = monotonicNow()
+            let start = try m.daemon.ctl(arguments: ["start", "Long"], socketFlag: false)
+            #expect(start.exitCode == 0, "\(start)\n\(m.diagnostics)")
+            return (before + monotonicNow()) / 2
+        }
+
+        /// The status through the socket (diligencectl, as a user would), checked to be a running work phase
+        /// of Long with the remaining time a 10-minute phase started at `startedAt` should have.
+        func expectStillRunning(_ m: UserManager, startedAt: Double, _ when: String) throws {
+            let status = try m.daemon.ctlStatus()
+            #expect(status["state"]?.stringValue == "running" && status["phase"]?.stringValue == "work"
+                        && status["task"]?.stringValue == "Long",
+                    "\(when): \(status.serialized)\n\(m.diagnostics)")
+            let remaining = try #require(status["remaining_seconds"]?.doubleValue, "no remaining_seconds: \(status.serialized)")
+            let expected = 600 - (monotonicNow() - startedAt)
+            #expect(abs(remaining - expected) <= 2,
+                    "\(when): remaining_seconds \(remaining), expected \(String(format: "%.1f", expected)) ± 2")
+        }
+
+        @Test("the installed units pass systemd-analyze verify, with ExecStart rewritten for the prefix")
+        func unitsVerify() throws {
+            let m = try UserManager()
+            let units = "/usr/local/lib/systemd/user"
+            let service = readTextFile(m.destdir + units + "/diligenced.service")
+            #expect(service.contains("ExecStart=/usr/local/bin/diligenced\n"), "ExecStart not rewritten:\n\(service)")
+            #expect(!service.contains("@"), "an @PLACEHOLDER@ is left in the installed unit:\n\(service)")
+            let verify = try m.inNamespace(["/usr/bin/systemd-analyze", "--user", "verify", "--man=no",
+                                            units + "/diligenced.socket", units + "/diligenced.service"])
+            #expect(verify.succeeded && verify.stdout.isEmpty && verify.stderr.isEmpty,
+                    "systemd-analyze verify should pass without a word: \(verify)")
+            for (name, mode) in [("bin/diligenced", 0o755), ("bin/diligencectl", 0o755),
+                                 ("lib/systemd/user/diligenced.socket", 0o644),
+                                 ("share/doc/diligence/diligenced.conf.example", 0o644)] {
+                let st = try #require(fileStatus(m.destdir + "/usr/local/" + name), "make install left out \(name)")
+                #expect(Int(st.st_mode & 0o777) == mode, "\(name) has mode \(String(st.st_mode & 0o777, radix: 8))")
+            }
+        }
+
+        @Test("socket activation, STATUS= in systemctl status, reload through systemd, bad config kept out")
+        func socketActivationStatusAndReload() throws {
+            let m = try UserManager()
+            try m.mustSystemctl("enable", "--now", "diligenced.socket")
+            #expect(try m.property("ActiveState", of: "diligenced.socket") == "active")
+            #expect(try m.property("SubState", of: "diligenced.socket") == "listening")
+            let socket = try #require(fileStatus(m.daemon.socketPath), "the socket unit made no \(m.daemon.socketPath)")
+            #expect(socket.st_mode & 0o777 == 0o600, "socket mode \(String(socket.st_mode & 0o777, radix: 8))")
+            #expect(try m.property("ActiveState") == "inactive", "the service should wait for the first client\n\(m.diagnostics)")
+
+            // The first request starts the daemon on the socket systemd holds, and is answered.
+            let first = try m.daemon.ctl(arguments: ["status"], socketFlag: false)
+            #expect(first.exitCode == 0 && first.stdout.hasPrefix("Idle"), "\(first)\n\(m.diagnostics)")
+            #expect(try m.property("ActiveState") == "active")
+            #expect(try m.mainPID() > 0)
+
+            let startedAt = try startLongPhase(m)
+            try waitUntil("STATUS= shows the running phase", timeout: 5, diagnostics: m.diagnostics) {
+                try m.property("StatusText").hasPrefix("Focus · Long · ")
+            }
+            let status = try m.systemctl("status", "--no-pager", "diligenced.service")
+            #expect(status.stdout.contains("Status: \"Focus · Long · "), "systemctl status shows no STATUS= line: \(status)")
+
+            // A changed config, applied by `systemctl --user reload`, the phase untouched.
+            let config = m.daemon.configHome + "/diligence/diligenced.conf"
+            try FileManager.default.createDirectory(atPath: m.daemon.configHome + "/diligence", withIntermediateDirectories: true)
+            try "[timer]\nsuspend = continue\n".write(toFile: config, atomically: true, encoding: .utf8)
+            let pid = try m.mainPID()
+            try m.mustSystemctl("reload", "diligenced.service")
+            try waitUntil("the reloaded settings logged", timeout: 5, diagnostics: m.diagnostics) {
+                readTextFile(m.serviceLog).contains("<6>Configuration reloaded from \(config): suspend=continue ")
+            }
+            #expect(try m.mainPID() == pid, "a reload must not restart the daemon")
+            try waitUntil("back to active after RELOADING=1 … READY=1", timeout: 5, diagnostics: m.diagnostics) {
+                try m.property("ActiveState") == "active"
+            }
+            try expectStillRunning(m, startedAt: startedAt, "after systemctl --user reload")
+
+            // A bad config: reported with its line, the previous settings kept, by both paths.
+            try "[timer]\n\nsuspend = sometimes\n".write(toFile: config, atomically: true, encoding: .utf8)
+            try m.mustSystemctl("reload", "diligenced.service")
+            try waitUntil("the refused config logged", timeout: 5, diagnostics: m.diagnostics) {
+                readTextFile(m.serviceLog).contains("<3>Configuration not reloaded, keeping the previous one (suspend=continue ")
+            }
+            #expect(readTextFile(m.serviceLog).contains("line 3"), "the log should name line 3\n\(m.diagnostics)")
+            let viaCtl = try m.daemon.ctl(arguments: ["reload"], socketFlag: false)
+            #expect(viaCtl.exitCode == 1 && viaCtl.stderr.contains("line 3") && viaCtl.stderr.contains("sometimes"),
+                    "diligencectl reload with a bad config: \(viaCtl)")
+            try "[timer]\nsuspend = abandon\n".write(toFile: config, atomically: true, encoding: .utf8)
+            let good = try m.daemon.ctl(arguments: ["reload"], socketFlag: false)
+            #expect(good.exitCode == 0 && good.stdout == "Reloaded the configuration from \(config).\n", "\(good)")
+            #expect(readTextFile(m.serviceLog).contains("suspend=abandon"), "\(m.diagnostics)")
+            #expect(try m.property("ActiveState") == "active")
+            try expectStillRunning(m, startedAt: startedAt, "after the reloads")
+        }
+
+        @Test("restart, SIGKILL (Restart=on-failure) and a wedged daemon (watchdog): the phase runs on with the right time")
+        func restartCrashAndWatchdog() throws {
+            let m = try UserManager()
+            try m.mustSystemctl("start", "diligenced.socket")
+            let startedAt = try startLongPhase(m)
+            var pid = try m.mainPID()
+            #expect(try m.property("WatchdogUSec") == "\(Int(UserManager.watchdogSeconds))s")
+
+            try m.mustSystemctl("restart", "diligenced.service")
+            pid = try m.waitForNewMainPID(other: pid, timeout: 15)
+            try expectStillRunning(m, startedAt: startedAt, "after systemctl --user restart")
+
+            kill(pid, SIGKILL)
+            pid = try m.waitForNewMainPID(other: pid, timeout: 15)
+            try expectStillRunning(m, startedAt: startedAt, "after SIGKILL and Restart=on-failure")
+
+            // Stopped, the daemon cannot ping: systemd aborts it at the watchdog timeout and restarts it.
+            let restartsBefore = Int(try m.property("NRestarts")) ?? -1
+            kill(pid, SIGSTOP)
+            let stopped = pid
+            pid = try m.waitForNewMainPID(other: pid, timeout: UserManager.watchdogSeconds + 15)
+            #expect(Int(try m.property("NRestarts")) == restartsBefore + 1)
+            #expect(kill(stopped, 0) == -1 && errno == ESRCH, "the stopped daemon \(stopped) should be gone")
+            try expectStillRunning(m, startedAt: startedAt, "after the watchdog restart")
+
+            // A healthy daemon keeps pinging: no restart over more than one watchdog interval.
+            sleepFor(UserManager.watchdogSeconds * 1.5)
+            #expect(try m.mainPID() == pid, "the watchdog restarted a healthy daemon\n\(m.diagnostics)")
+        }
+
+        @Test("systemctl --user stop saves the running phase in the database")
+        func stopSavesState() throws {
+            let m = try UserManager()
+            try m.mustSystemctl("start", "diligenced.socket")
+            _ = try startLongPhase(m)
+            try m.mustSystemctl("stop", "diligenced.service", "diligenced.socket")
+            #expect(try m.property("ActiveState") == "inactive")
+            #expect(try m.property("Result") == "success", "SIGTERM should end diligenced cleanly\n\(m.diagnostics)")
+            let saved = try m.daemon.sqlite("SELECT saved FROM timer_state")
+            let json = try #require(saved.first?.first, "no saved timer after stop\n\(m.diagnostics)")
+            #expect(json.contains("\"running\"") && json.contains("Long"), "saved timer: \(json)")
+            #expect(readTextFile(m.serviceLog).contains("<6>Stopped; timer state saved (running)."), "\(m.diagnostics)")
+        }
+    }
+}
