@@ -15,8 +15,8 @@ SWIFT ?= swift
 SWIFT_FLAGS ?=
 # Debian packages the build needs (headers found through pkg-config).
 BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config
-# Debian packages the tests use.
-TEST_PACKAGES = sqlite3 tzdata
+# Debian packages the tests use (systemd: the private `systemd --user` of the service tests).
+TEST_PACKAGES = sqlite3 tzdata systemd
 
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
@@ -53,6 +53,7 @@ run: release
 
 # Every test: unit tests of each module and end-to-end tests of the built binaries.
 test: test-deps
+	$(MAKE) -s verify-units
 	$(SWIFT) build $(SWIFT_FLAGS)
 	DILIGENCE_BIN_DIR=$$($(SWIFT) build --show-bin-path) $(SWIFT) test $(SWIFT_FLAGS)
 
