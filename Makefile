@@ -16,7 +16,7 @@ SWIFT_FLAGS ?=
 # Debian packages the build needs (headers found through pkg-config).
 BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config
 # Debian packages the tests use.
-TEST_PACKAGES = sqlite3 tzdata
+TEST_PACKAGES = sqlite3 tzdata dbus
 
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 

@@ -275,9 +275,9 @@ final class Notifier {
     }
 
     /// Forgets a broken connection; the next notification opens a new one.
-    private func dropBus(_ why: String) {
+    private func dropBus(_ why: String?) {
         guard let bus else { return }
-        Log.warning("Desktop notifications: \(why); reconnecting on the next one.")
+        if let why { Log.warning("Desktop notifications: \(why); reconnecting on the next one.") }
         readSource?.cancel()
         if !writeResumed { writeSource?.resume() }  // a suspended source cannot be cancelled
         writeSource?.cancel()
@@ -297,7 +297,6 @@ final class Notifier {
     func close() {
         guard let bus else { return }
         sd_bus_flush(bus)
-        warnedNoBus = true
-        dropBus("closing")
+        dropBus(nil)
     }
 }
