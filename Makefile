@@ -15,8 +15,9 @@ SWIFT ?= swift
 SWIFT_FLAGS ?=
 # Debian packages the build needs (headers found through pkg-config).
 BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config
-# Debian packages the tests use (systemd: the private `systemd --user` of the service tests).
-TEST_PACKAGES = sqlite3 tzdata systemd
+# Debian packages the tests use (systemd: the private `systemd --user` of the service tests;
+# dbus: the private session bus of the notification tests).
+TEST_PACKAGES = sqlite3 tzdata systemd dbus
 
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 

@@ -42,7 +42,8 @@ let package = Package(
         .testTarget(name: "DiligenceProtocolTests", dependencies: ["DiligenceProtocol", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceStoreTests", dependencies: ["DiligenceStore", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceDaemonTests", dependencies: ["DiligenceDaemon", "DiligenceTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["DiligenceProtocol", "DiligenceTestSupport"]),
+        // CSystemd: the end-to-end tests run a notification server of their own on a real session bus.
+        .testTarget(name: "EndToEndTests", dependencies: ["DiligenceProtocol", "DiligenceTestSupport", "CSystemd"]),
         .testTarget(name: "DiligencectlTests", dependencies: ["diligencectl", "DiligenceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -8,6 +8,9 @@ public struct DaemonConfig: Equatable, Sendable {
     public var dayStartsAt = 0
     /// Whether root may use the control socket of another user's daemon.
     public var allowRoot = false
+    public var notifications = NotificationSettings()
+    public var hooks = HookSettings()
+    public var sound = SoundSettings()
 
     public init() {}
 
@@ -16,6 +19,8 @@ public struct DaemonConfig: Equatable, Sendable {
         public var section: String
         public var key: String
         public var value: String
+        /// The value before surrounding double quotes were removed (command lines need them).
+        public var rawValue: String
         public var line: Int
     }
 
@@ -38,10 +43,11 @@ public struct DaemonConfig: Equatable, Sendable {
                 throw DiligenceError("invalid_config", "line \(number): expected `key = value`, got \(line.debugDescription).")
             }
             let key = String(line[..<eq]).trimmingWhitespace()
-            var value = String(line[line.index(after: eq)...]).trimmingWhitespace()
+            let rawValue = String(line[line.index(after: eq)...]).trimmingWhitespace()
+            var value = rawValue
             if value.count >= 2, value.first == "\"", value.last == "\"" { value = String(value.dropFirst().dropLast()) }
             guard !key.isEmpty else { throw DiligenceError("invalid_config", "line \(number): a key is missing before `=`.") }
-            result.append(Entry(section: section, key: key, value: value, line: number))
+            result.append(Entry(section: section, key: key, value: value, rawValue: rawValue, line: number))
         }
         return result
     }
@@ -67,8 +73,10 @@ public struct DaemonConfig: Equatable, Sendable {
                     throw DiligenceError("invalid_config", "\(place): allow_root is true or false; got \(entry.value.debugDescription).")
                 }
                 config.allowRoot = flag
+            case ("notifications", _), ("hooks", _), ("sound", _):
+                try config.parseOutputSetting(entry, place: place)
             default:
-                throw DiligenceError("invalid_config", "\(place): unknown setting. Known: [timer] suspend, [stats] day_starts_at, [daemon] allow_root.")
+                throw DiligenceError("invalid_config", "\(place): unknown setting. Known: [timer] suspend, [stats] day_starts_at, [daemon] allow_root, [notifications] enabled urgency timeout, [hooks] on_<event> timeout, [sound] player end_of_phase ambient directory.")
             }
         }
         return config

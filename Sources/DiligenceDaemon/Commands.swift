@@ -118,7 +118,7 @@ extension Daemon {
     }
 
     /// Runs a timer command at this moment and answers the new status.
-    private func timerCommand(_ body: (inout TimerMachine, Now) throws(DiligenceError) -> [TimerEvent]) throws(DiligenceError) -> JSON {
+    func timerCommand(_ body: (inout TimerMachine, Now) throws(DiligenceError) -> [TimerEvent]) throws(DiligenceError) -> JSON {
         let now = observeClocks()
         let events = try body(&machine, now)
         apply(events, at: now)
@@ -140,6 +140,7 @@ extension Daemon {
     }
 
     private func taskChanged(_ task: TaskConfig, change: String) {
+        updateReminders()
         Log.info("Task \(task.name) \(change).", fields: [("EVENT", "task_changed"), ("TASK", task.name)])
         broadcast("task_changed", now: clocks.now, extra: [("task", .string(task.name)), ("change", .string(change))])
     }

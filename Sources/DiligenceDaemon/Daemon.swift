@@ -33,6 +33,11 @@ public final class Daemon {
     private var lastSlept: Double
     /// Sessions that could not be written yet (storage error); retried until they are.
     private var unsaved: [WorkSession] = []
+    /// Outward effects (Reactions.swift): desktop notifications, hooks, sounds, daily reminders.
+    lazy var notifier = Notifier(queue: queue)
+    lazy var hooks = Hooks(queue: queue)
+    lazy var sound = Sound(queue: queue)
+    lazy var reminders = Reminders(queue: queue)
 
     public init(paths: DaemonPaths) throws(DiligenceError) {
         self.paths = paths
@@ -79,6 +84,7 @@ public final class Daemon {
         tickTimer.activate()
         server.start()
         startWatchdog()
+        updateReminders()
         rearm()
         Log.info("diligenced \(ProtocolInfo.release) listening on \(paths.socket), database \(paths.database)")
         Systemd.notify("READY=1\nSTATUS=\(statusLine(at: clocks.now))\nMAINPID=\(getpid())")
@@ -142,6 +148,9 @@ public final class Daemon {
         listener.close()
         for timer in [phaseTimer, wakeTimer, tickTimer] { timer.cancel() }
         watchdogTimer?.cancel()
+        reminders.cancel()
+        sound.stopAll()
+        notifier.close()
         Log.info("Stopped; timer state saved (\(machine.state.rawValue)).")
     }
 
@@ -154,6 +163,9 @@ public final class Daemon {
         do {
             config = try Self.loadConfig(paths)
             server.allowRoot = config.allowRoot
+            sound.reset()
+            updateReminders()
+            updateAmbientSound()
             Log.info("Configuration reloaded from \(paths.config): \(config.summary).", fields: [("EVENT", "config_reloaded")])
             broadcast("config_reloaded", now: observeClocks())
             return .success(())
@@ -254,6 +266,7 @@ public final class Daemon {
             log(event)
             broadcast(event.name, now: now, extra: extra)
         }
+        react(to: events, at: now)
     }
 
     private func record(_ session: WorkSession) -> WorkSession? {

@@ -97,7 +97,9 @@ enum LocalDay {
         return (start, at(startTm, minute: minute, dayOffset: 1))
     }
 
-    private static func at(_ day: tm, minute: Int, dayOffset: Int32) -> Double {
+    /// Wall-clock seconds of `minute` after midnight on the day `dayOffset` days after `day`
+    /// (mktime with tm_isdst = -1: the local time as the zone has it that day).
+    static func at(_ day: tm, minute: Int, dayOffset: Int32) -> Double {
         var t = day
         t.tm_mday += dayOffset
         t.tm_hour = Int32(minute / 60)

@@ -468,6 +468,8 @@ final class DaemonUnderTest {
     private var ctlRuns = 0
     private var sharedConnection: ControlConnection?
     let extraArguments: [String]
+    /// Variables added to both programs' environment (DBUS_SESSION_BUS_ADDRESS, ...).
+    var extraEnvironment: [String: String] = [:]
 
     /// Makes the directories under `base` and (unless `launch` is false) starts the daemon and
     /// waits for READY=1. A systemd service with PrivateTmp= cannot see /tmp: those tests pass
@@ -502,7 +504,7 @@ final class DaemonUnderTest {
             "XDG_CACHE_HOME": root + "/cache",
             "TZ": "UTC",
             "LANG": "C.UTF-8",
-        ]
+        ].merging(extraEnvironment) { $1 }
     }
 
     // MARK: Lifecycle

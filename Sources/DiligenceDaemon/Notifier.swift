@@ -1,0 +1,302 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import CSystemd
+import DiligenceCore
+
+/// Desktop notifications through org.freedesktop.Notifications on the user's session bus
+/// (sd-bus), with action buttons.
+///
+/// Everything runs on the daemon's queue: the bus descriptor is watched by a read source (and a
+/// write source only while sd-bus has output queued), calls are asynchronous so an absent or
+/// slow notification server never blocks the timer, and an idle bus costs no wake-up. The bus
+/// is opened on the first notification; when there is no bus or no server, one warning is
+/// logged and the daemon goes on without notifications (it tries again on the next one).
+final class Notifier {
+    /// One notification to show. Notifications of the same `slot` replace each other
+    /// (replaces_id), so phase ends never stack up.
+    struct Message {
+        var slot: String
+        var summary: String
+        var body: String
+        /// Action key and button label, in order.
+        var actions: [(key: String, label: String)]
+        var settings: NotificationSettings
+        /// Called on the queue with the action key the user chose.
+        var onAction: (String) -> Void
+    }
+
+    static let service = "org.freedesktop.Notifications"
+    static let objectPath = "/org/freedesktop/Notifications"
+    /// How long a Notify call may wait for its reply.
+    static let callTimeoutMicroseconds: UInt64 = 5_000_000
+
+    private let queue: DispatchQueue
+    private var bus: OpaquePointer?
+    private var readSource: DispatchSourceRead?
+    private var writeSource: DispatchSourceWrite?
+    private var writeResumed = false
+    private var timeoutTimer: DispatchSourceTimer?
+    private var slots: [OpaquePointer?] = []
+    /// Inside sd_bus_process: sd-bus is not re-entrant, so nothing may pump meanwhile.
+    private var processing = false
+    /// Work that callbacks inside sd_bus_process leave for when it has returned.
+    private var afterProcessing: [() -> Void] = []
+
+    /// Per slot: the id the server gave the shown notification, and its action handler.
+    private var shown: [String: (id: UInt32, onAction: (String) -> Void)] = [:]
+    /// Slots whose Notify call awaits its reply; a newer message for the slot waits here so
+    /// that it can carry the reply's id as replaces_id.
+    private var inFlight: Set<String> = []
+    private var waiting: [String: Message] = [:]
+    /// One warning per kind of trouble, until it goes away.
+    private var warnedNoBus = false
+    private var warnedNoServer = false
+
+    /// Notifications the server acknowledged (tests, the log).
+    private(set) var delivered = 0
+
+    init(queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    // MARK: Showing
+
+    /// Shows `message`, replacing the previous one of its slot.
+    func show(_ message: Message) {
+        guard message.settings.enabled else { return }
+        if inFlight.contains(message.slot) {
+            waiting[message.slot] = message
+            return
+        }
+        guard let bus = openBus() else { return }
+        var call: OpaquePointer?
+        guard sd_bus_message_new_method_call(bus, &call, Self.service, Self.objectPath, Self.service, "Notify") >= 0, let call else {
+            return
+        }
+        defer { sd_bus_message_unref(call) }
+        let replaces = shown[message.slot]?.id ?? 0
+        let built = Self.appendNotify(call, message: message, replacesID: replaces)
+        guard built >= 0 else {
+            Log.warning("Could not build a notification: \(String(cString: strerror(-built))).")
+            return
+        }
+        let context = Unmanaged.passRetained(ReplyContext(notifier: self, message: message)).toOpaque()
+        let rc = sd_bus_call_async(bus, nil, call, { reply, userdata, _ in
+            let context = Unmanaged<ReplyContext>.fromOpaque(userdata!).takeRetainedValue()
+            context.notifier?.received(reply, for: context.message)
+            return 0
+        }, context, Self.callTimeoutMicroseconds)
+        guard rc >= 0 else {
+            Unmanaged<ReplyContext>.fromOpaque(context).release()
+            dropBus("sending a notification failed: \(String(cString: strerror(-rc)))")
+            return
+        }
+        inFlight.insert(message.slot)
+        pump()
+    }
+
+    private final class ReplyContext {
+        weak var notifier: Notifier?
+        let message: Message
+        init(notifier: Notifier, message: Message) {
+            self.notifier = notifier
+            self.message = message
+        }
+    }
+
+    /// The Notify reply: the id to replace next time, or why there is no notification.
+    private func received(_ reply: OpaquePointer?, for message: Message) {
+        inFlight.remove(message.slot)
+        if let reply, sd_bus_message_is_method_error(reply, nil) != 0 {
+            let error = sd_bus_message_get_error(reply)
+            let name = error?.pointee.name.map { String(cString: $0) } ?? "error"
+            let text = error?.pointee.message.map { String(cString: $0) } ?? ""
+            if !warnedNoServer {
+                warnedNoServer = true
+                Log.warning("No desktop notification shown (\(name): \(text)); is a notification server (dunst, mako, a desktop) running? Notifications are skipped until one answers.",
+                            fields: [("EVENT", "notifications_unavailable")])
+            }
+            shown[message.slot] = nil
+        } else if let reply {
+            var id: UInt32 = 0
+            if sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &id) > 0 {
+                shown[message.slot] = (id, message.onAction)
+                delivered += 1
+                if warnedNoServer {
+                    warnedNoServer = false
+                    Log.info("Desktop notifications work again.")
+                }
+            }
+        }
+        if let next = waiting.removeValue(forKey: message.slot) {
+            // Not from inside sd_bus_process: show() pumps the bus.
+            afterProcessing.append { [weak self] in self?.show(next) }
+        }
+    }
+
+    /// Appends Notify's arguments: (s app_name, u replaces_id, s app_icon, s summary, s body,
+    /// as actions, a{sv} hints, i expire_timeout). Negative errno on failure.
+    private static func appendNotify(_ m: OpaquePointer, message: Message, replacesID: UInt32) -> Int32 {
+        func string(_ text: String) -> Int32 { text.withCString { sd_bus_message_append_basic(m, type("s"), $0) } }
+        var rc = string("Diligence")
+        var replaces = replacesID
+        if rc >= 0 { rc = sd_bus_message_append_basic(m, type("u"), &replaces) }
+        if rc >= 0 { rc = string("alarm-symbolic") }
+        if rc >= 0 { rc = string(message.summary) }
+        if rc >= 0 { rc = string(message.body) }
+        if rc >= 0 { rc = sd_bus_message_open_container(m, type("a"), "s") }
+        for action in message.actions where rc >= 0 {
+            rc = string(action.key)
+            if rc >= 0 { rc = string(action.label) }
+        }
+        if rc >= 0 { rc = sd_bus_message_close_container(m) }
+        if rc >= 0 { rc = sd_bus_message_open_container(m, type("a"), "{sv}") }
+        if rc >= 0 { rc = sd_bus_message_open_container(m, type("e"), "sv") }
+        if rc >= 0 { rc = string("urgency") }
+        if rc >= 0 { rc = sd_bus_message_open_container(m, type("v"), "y") }
+        var urgency = message.settings.urgency.level
+        if rc >= 0 { rc = sd_bus_message_append_basic(m, type("y"), &urgency) }
+        if rc >= 0 { rc = sd_bus_message_close_container(m) }
+        if rc >= 0 { rc = sd_bus_message_close_container(m) }
+        if rc >= 0 { rc = sd_bus_message_open_container(m, type("e"), "sv") }
+        if rc >= 0 { rc = string("desktop-entry") }
+        if rc >= 0 { rc = sd_bus_message_open_container(m, type("v"), "s") }
+        if rc >= 0 { rc = string("diligence") }
+        if rc >= 0 { rc = sd_bus_message_close_container(m) }
+        if rc >= 0 { rc = sd_bus_message_close_container(m) }
+        if rc >= 0 { rc = sd_bus_message_close_container(m) }
+        var timeout = Int32(message.settings.timeoutMilliseconds ?? -1)
+        if rc >= 0 { rc = sd_bus_message_append_basic(m, type("i"), &timeout) }
+        return rc
+    }
+
+    private static func type(_ code: Unicode.Scalar) -> CChar { CChar(UInt8(ascii: code)) }
+
+    // MARK: Signals
+
+    /// ActionInvoked(u id, s action_key) and NotificationClosed(u id, u reason).
+    private func signalArrived(_ m: OpaquePointer) {
+        var id: UInt32 = 0
+        guard sd_bus_message_read_basic(m, Self.type("u"), &id) > 0 else { return }
+        guard let slot = shown.first(where: { $0.value.id == id })?.key, let entry = shown[slot] else { return }
+        if sd_bus_message_is_signal(m, Self.service, "ActionInvoked") > 0 {
+            var key: UnsafePointer<CChar>?
+            guard sd_bus_message_read_basic(m, Self.type("s"), &key) > 0, let key else { return }
+            let action = String(cString: key)
+            Log.info("Notification action \(action) chosen.", fields: [("EVENT", "notification_action"), ("ACTION", action)])
+            // Not from inside sd_bus_process: the action may show the next notification.
+            afterProcessing.append { entry.onAction(action) }
+        } else {
+            shown[slot] = nil
+        }
+    }
+
+    // MARK: The bus
+
+    /// The open bus, opening it (and subscribing to the signals) the first time.
+    private func openBus() -> OpaquePointer? {
+        if let bus { return bus }
+        var opened: OpaquePointer?
+        let rc = sd_bus_open_user(&opened)
+        guard rc >= 0, let opened else {
+            if !warnedNoBus {
+                warnedNoBus = true
+                let address = getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) } ?? "$XDG_RUNTIME_DIR/bus"
+                Log.warning("No session bus (\(address): \(String(cString: strerror(-rc)))); desktop notifications are off until one appears.",
+                            fields: [("EVENT", "notifications_unavailable")])
+            }
+            return nil
+        }
+        warnedNoBus = false
+        sd_bus_set_description(opened, "diligenced-notifications")
+        let fd = sd_bus_get_fd(opened)
+        guard fd >= 0 else {
+            sd_bus_close_unref(opened)
+            return nil
+        }
+        bus = opened
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        for member in ["ActionInvoked", "NotificationClosed"] {
+            var slot: OpaquePointer?
+            let rc = sd_bus_match_signal_async(opened, &slot, Self.service, Self.objectPath, Self.service, member, { m, userdata, _ in
+                guard let m, let userdata else { return 0 }
+                Unmanaged<Notifier>.fromOpaque(userdata).takeUnretainedValue().signalArrived(m)
+                return 0
+            }, nil, me)
+            if rc >= 0 { slots.append(slot) } else { Log.warning("Could not subscribe to \(member): \(String(cString: strerror(-rc))); notification buttons will do nothing.") }
+        }
+        let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        read.setEventHandler { [weak self] in self?.pump() }
+        read.activate()
+        readSource = read
+        let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        write.setEventHandler { [weak self] in self?.pump() }
+        writeSource = write  // resumed only while sd-bus has output queued
+        writeResumed = false
+        write.activate()
+        write.suspend()
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [weak self] in self?.pump() }
+        timer.schedule(deadline: .distantFuture)
+        timer.activate()
+        timeoutTimer = timer
+        return opened
+    }
+
+    /// Lets sd-bus read, write and dispatch until it has nothing left, then waits for what it
+    /// asks for next: output room, or its earliest call timeout.
+    private func pump() {
+        guard let bus, !processing else { return }
+        processing = true
+        var rc: Int32 = 1
+        while rc > 0 { rc = sd_bus_process(bus, nil) }
+        processing = false
+        let deferred = afterProcessing
+        afterProcessing = []
+        defer { deferred.forEach { $0() } }
+        if rc < 0 {
+            dropBus("the session bus connection ended (\(String(cString: strerror(-rc))))")
+            return
+        }
+        let wantsOutput = sd_bus_get_events(bus) & Int32(POLLOUT) != 0
+        if wantsOutput != writeResumed {
+            if wantsOutput { writeSource?.resume() } else { writeSource?.suspend() }
+            writeResumed = wantsOutput
+        }
+        var usec: UInt64 = 0
+        if sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max {
+            // usec is absolute CLOCK_MONOTONIC, as DispatchTime is on Linux; 0 means "now".
+            timeoutTimer?.schedule(deadline: DispatchTime(uptimeNanoseconds: max(1, usec) * 1000))
+        } else {
+            timeoutTimer?.schedule(deadline: .distantFuture)
+        }
+    }
+
+    /// Forgets a broken connection; the next notification opens a new one.
+    private func dropBus(_ why: String?) {
+        guard let bus else { return }
+        if let why { Log.warning("Desktop notifications: \(why); reconnecting on the next one.") }
+        readSource?.cancel()
+        if !writeResumed { writeSource?.resume() }  // a suspended source cannot be cancelled
+        writeSource?.cancel()
+        timeoutTimer?.cancel()
+        readSource = nil
+        writeSource = nil
+        timeoutTimer = nil
+        for slot in slots { sd_bus_slot_unref(slot) }
+        slots = []
+        sd_bus_close_unref(bus)
+        self.bus = nil
+        shown = [:]
+        inFlight = []
+    }
+
+    /// Sends what is queued and closes the bus (daemon exit).
+    func close() {
+        guard let bus else { return }
+        sd_bus_flush(bus)
+        dropBus(nil)
+    }
+}

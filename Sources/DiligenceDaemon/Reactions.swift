@@ -1,0 +1,165 @@
+import DiligenceCore
+import DiligenceProtocol
+
+/// What the daemon does outside itself when the timer changes or a reminder is due: desktop
+/// notifications, hooks, sounds (docs/notifications.md, docs/configuration.md). None of it
+/// waits: notifications are asynchronous D-Bus calls, hooks and players are child processes
+/// watched from the queue.
+extension Daemon {
+    /// Called by `apply` after the events are recorded and broadcast.
+    func react(to events: [TimerEvent], at now: Now) {
+        for event in events {
+            if let hook = Self.hookName(for: event) {
+                runHook(hook, protocolEvent: event.name, phase: Self.phase(of: event), at: now)
+            }
+            if case let .phaseCompleted(finished) = event {
+                notifyPhaseEnded(finished)
+                sound.phaseEnded(config.sound)
+            }
+        }
+        updateAmbientSound()
+    }
+
+    /// The `[hooks]` event a timer event triggers (`on_<name>`).
+    static func hookName(for event: TimerEvent) -> String? {
+        switch event {
+        case let .phaseStarted(p): p == .work ? "work_start" : "break_start"
+        case let .phaseCompleted(p): p == .work ? "work_end" : "break_end"
+        case .paused: "pause"
+        case .resumed: "resume"
+        case .stopped: "stop"
+        case .skipped: "skip"
+        case .phasePending, .extended, .sessionEnded: nil
+        }
+    }
+
+    static func phase(of event: TimerEvent) -> Phase? {
+        switch event {
+        case let .phaseStarted(p), let .phasePending(p), let .phaseCompleted(p), let .paused(p),
+             let .resumed(p), let .stopped(p), let .skipped(p), let .extended(p, _): p
+        case .sessionEnded: .work
+        }
+    }
+
+    // MARK: Hooks
+
+    /// Runs the hook for `hook` with the status in its environment and the event JSON (as a
+    /// watcher would get it, plus `"hook"`) on its stdin.
+    func runHook(_ hook: String, protocolEvent: String, phase: Phase?, task: TaskConfig? = nil, at now: Now) {
+        guard config.hooks.commands[hook] != nil else { return }
+        let status = machine.status(at: now)
+        let taskName = task?.name ?? status.task?.name ?? ""
+        let variables: [(String, String)] = [
+            ("DILIGENCE_EVENT", hook),
+            ("DILIGENCE_TASK", taskName),
+            ("DILIGENCE_PHASE", phase?.rawValue ?? ""),
+            ("DILIGENCE_STATE", status.state.rawValue),
+            ("DILIGENCE_NEXT_PHASE", status.phase?.rawValue ?? ""),
+            ("DILIGENCE_ROUND", "\(status.round)"),
+            ("DILIGENCE_DURATION", "\(status.durationSeconds)"),
+            ("DILIGENCE_REMAINING", "\(status.remainingSeconds)"),
+            ("DILIGENCE_TODAY_COMPLETED", "\(todayCompleted(at: now))"),
+            ("DILIGENCE_SOCKET", paths.socket),
+        ]
+        var extra: [(String, JSON)] = [("hook", .string(hook))]
+        if let task { extra.append(("task", .string(task.name))) }
+        let payload = Response.event(protocolEvent, status: statusJSON(at: now), extra: extra)
+        hooks.run(hook, settings: config.hooks, variables: variables, payload: payload)
+    }
+
+    // MARK: Notifications
+
+    /// "Focus session complete" / "Break over", with the buttons that fit what comes next.
+    func notifyPhaseEnded(_ finished: Phase) {
+        let task = machine.task?.name ?? ""
+        let next = machine.phase
+        var actions: [(key: String, label: String)] = []
+        let body: String
+        switch (machine.state, next) {
+        case let (.pending, p?) where p.isBreak:
+            body = "\(task): time for a \(DurationText.format(Int(machine.duration))) \(p.label)."
+            actions = [("start_break", "Start break"), ("skip_break", "Skip break")]
+        case let (.running, p?) where p.isBreak:
+            body = "\(task): \(DurationText.format(Int(machine.duration))) \(p.label) started."
+            actions = [("skip_break", "Skip break")]
+        case (.pending, .work?):
+            body = "\(task): ready for round \(machine.round)."
+            actions = [("start_focus", "Start focus")]
+        case (.running, .work?):
+            body = "\(task): round \(machine.round) started."
+        default:
+            body = task
+        }
+        let summary = finished == .work ? "Focus session complete" : "Break over"
+        notifier.show(.init(slot: "phase", summary: summary, body: body, actions: actions,
+                            settings: config.notifications) { [unowned self] key in self.notificationAction(key) })
+    }
+
+    /// A button of a phase notification: the same paths as `start` and `skip`. A button of an
+    /// old notification that no longer fits the timer is ignored, with a log line.
+    func notificationAction(_ key: String) {
+        let fits: Bool
+        switch key {
+        case "start_break": fits = machine.state == .pending && machine.phase?.isBreak == true
+        case "skip_break": fits = machine.phase?.isBreak == true && machine.state != .idle
+        case "start_focus": fits = machine.state == .pending && machine.phase == .work
+        default: fits = false
+        }
+        guard fits else {
+            Log.info("Ignored the notification action \(key): the timer has moved on (\(machine.state.rawValue)).")
+            return
+        }
+        do {
+            _ = try timerCommand { m, now throws(DiligenceError) in
+                key == "skip_break" ? try m.skip(at: now) : try m.start(nil, at: now)
+            }
+        } catch {
+            Log.warning("The notification action \(key) failed: \(error.message)")
+        }
+    }
+
+    // MARK: Reminders
+
+    /// Arms the reminder timer from the stored tasks (start, task changes, reload).
+    func updateReminders() {
+        reminders.onReminder = { [unowned self] task in self.remind(task) }
+        do {
+            reminders.update(tasks: try store.tasks(), now: clocks.wall)
+        } catch {
+            Log.error("Could not read the tasks for their reminders: \(error.message)")
+        }
+    }
+
+    /// A task's daily reminder: notification, `reminder` event, `on_reminder` hook.
+    func remind(_ task: TaskConfig) {
+        let now = observeClocks()
+        Log.info("Reminder for \(task.name).", fields: [("EVENT", "reminder"), ("TASK", task.name)])
+        broadcast("reminder", now: now, extra: [("task", .string(task.name))])
+        runHook("reminder", protocolEvent: "reminder", phase: nil, task: task, at: now)
+        let body = task.description.isEmpty ? "Time for \(task.name)." : task.description
+        var actions: [(key: String, label: String)] = []
+        if machine.state == .idle || machine.state == .pending { actions = [("start_task", "Start \(task.name)")] }
+        notifier.show(.init(slot: "reminder", summary: "Reminder: \(task.name)", body: body, actions: actions,
+                            settings: config.notifications) { [unowned self] _ in
+            guard self.machine.state == .idle || self.machine.state == .pending,
+                  let current = try? self.store.task(id: task.id) else { return }
+            do {
+                _ = try self.timerCommand { m, now throws(DiligenceError) in try m.start(current, at: now) }
+            } catch {
+                Log.warning("Could not start \(task.name) from its reminder: \(error)")
+            }
+        })
+    }
+
+    // MARK: Sound
+
+    /// The task's ambient sound while its work phase runs, silence otherwise.
+    func updateAmbientSound() {
+        var file: String?
+        if machine.state == .running, machine.phase == .work, let name = machine.task?.sound {
+            file = Sound.ambientFile(named: name, settings: config.sound,
+                                     defaultDirectory: Files.directory(of: paths.database) + "/sounds")
+        }
+        sound.ambient(file, settings: config.sound)
+    }
+}

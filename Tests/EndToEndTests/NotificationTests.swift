@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import DiligenceProtocol
+
+extension DaemonUnderTest {
+    /// Writes `text` as `$XDG_CONFIG_HOME/diligence/diligenced.conf` (before `start()`).
+    func writeConfig(_ text: String) throws {
+        mkdir(configHome + "/diligence", 0o700)
+        try text.write(toFile: configHome + "/diligence/diligenced.conf", atomically: true, encoding: .utf8)
+    }
+
+    /// Writes an executable script at `root/<name>` and returns its path.
+    func writeScript(_ name: String, _ text: String) throws -> String {
+        let path = root + "/" + name
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+}
+
+extension EndToEnd {
+    @Suite("Notifications: a real session bus and notification server")
+    struct Notifications {
+        @Test("a work end shows a notification with Start break / Skip break; invoking Start break starts the break; the next notification replaces it")
+        func actionStartsTheBreak() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let bus = try SessionBus(directory: d.root)
+            let server = try NotificationServer(busAddress: bus.address)
+            defer { server.stop() }
+            d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+            try d.start()
+            try d.addTask("Quick", [("work", .string("1s")), ("short_break", .string("1s"))])
+            let watcher = try d.watch()
+            try d.call("start", [("task", .string("Quick"))])
+
+            guard let first = server.waitForCall(1, timeout: 5) else {
+                Issue.record("no Notify call after the work phase ended\n\(d.diagnostics)")
+                return
+            }
+            #expect(first.appName == "Diligence")
+            #expect(first.summary == "Focus session complete", "\(first)")
+            #expect(first.body.contains("Quick"), "\(first)")
+            #expect(first.replacesID == 0, "\(first)")
+            #expect(first.actions == ["start_break", "Start break", "skip_break", "Skip break"], "\(first)")
+            #expect(try d.status()["state"]?.stringValue == "pending", "the break waits for the user (autostart none)")
+
+            server.invoke("start_break", on: first.id)
+            guard watcher.waitFor(timeout: 5, where: { $0.state == "running" && $0.phase == "short_break" }) != nil else {
+                Issue.record("the Start break action did not start the break\n\(watcher.transcript)\n\(d.diagnostics)")
+                return
+            }
+            // The 1 s break ends: its notification replaces the first one and offers Start focus.
+            guard let second = server.waitForCall(2, timeout: 5) else {
+                Issue.record("no Notify call after the break ended\n\(d.diagnostics)")
+                return
+            }
+            #expect(second.summary == "Break over", "\(second)")
+            #expect(second.replacesID == first.id, "\(server.received)")
+            #expect(second.actionKeys == ["start_focus"], "\(second)")
+
+            server.invoke("start_focus", on: second.id)
+            #expect(watcher.waitFor(timeout: 5, where: { $0.state == "running" && $0.phase == "work" && $0.status?["round"]?.intValue == 2 }) != nil,
+                    "Start focus did not start round 2\n\(watcher.transcript)")
+        }
+
+        @Test("Skip break from a notification skips the pending break")
+        func actionSkipsTheBreak() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let bus = try SessionBus(directory: d.root)
+            let server = try NotificationServer(busAddress: bus.address)
+            defer { server.stop() }
+            d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+            try d.start()
+            try d.addTask("Quick", [("work", .string("1s"))])
+            let watcher = try d.watch()
+            try d.call("start", [("task", .string("Quick"))])
+            guard let first = server.waitForCall(1, timeout: 5) else {
+                Issue.record("no Notify call\n\(d.diagnostics)")
+                return
+            }
+            server.invoke("skip_break", on: first.id)
+            #expect(watcher.waitFor(timeout: 5, where: { $0.name == "skipped" }) != nil, "\(watcher.transcript)")
+            let status = try d.status()
+            #expect(status["state"]?.stringValue == "pending" && status["phase"]?.stringValue == "work", "\(status.serialized)")
+        }
+
+        @Test("no session bus: the timer keeps going and the daemon says so once")
+        func noBusIsNoProblem() throws {
+            let d = try DaemonUnderTest(launch: false)
+            d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(d.root)/no-such-bus"
+            try d.start()
+            try d.addTask("Chain", [("work", .string("1s")), ("short_break", .string("1s")), ("autostart", .string("all"))])
+            let watcher = try d.watch()
+            try d.call("start", [("task", .string("Chain"))])
+            #expect(watcher.waitFor(timeout: 6, where: { $0.state == "running" && $0.phase == "work" && $0.status?["round"]?.intValue == 2 }) != nil,
+                    "the timer stalled without a bus\n\(watcher.transcript)\n\(d.diagnostics)")
+            #expect(watcher.waitFor(timeout: 4, where: { $0.state == "running" && $0.phase == "short_break" && $0.status?["round"]?.intValue == 2 }) != nil)
+            let warnings = d.stderr.components(separatedBy: "No session bus").count - 1
+            #expect(warnings == 1, "expected one warning about the missing bus\n\(d.stderr)")
+        }
+    }
+}
