@@ -107,8 +107,8 @@ struct Backoff: Equatable {
 struct WatchIO {
     /// Prints one line (the newline is added by the caller). Returns false to stop watching.
     var emit: (String) -> Bool
-    /// Sleeps between reconnection attempts.
-    var sleep: (Double) -> Void
+    /// Sleeps between reconnection attempts. Returns false to stop watching.
+    var sleep: (Double) -> Bool
 
     static var standard: WatchIO { WatchIO(
         emit: { line in
@@ -119,6 +119,7 @@ struct WatchIO {
             var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
             var remaining = timespec()
             while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+            return true
         })
     }
 }
@@ -126,7 +127,7 @@ struct WatchIO {
 /// `diligencectl watch`: prints a line per event in the chosen format, skipping a line equal to
 /// the previous one (ticks often change nothing a template shows). When the daemon goes away it
 /// prints the offline line once and reconnects with back-off, unless `--no-reconnect`: then it
-/// exits 3 (unreachable) or 1 (the stream ended). Runs until `io.emit` returns false.
+/// exits 3 (unreachable) or 1 (the stream ended). Runs until `io` says stop.
 func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard) -> Outcome {
     let reconnect = !parsed.has("no-reconnect")
     var backoff = Backoff()
@@ -165,6 +166,6 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard) -> 
             return Outcome(code: ExitCode.daemonError)
         }
         if !emit(offlineLine(for: parsed, socket: socket)) { return Outcome() }
-        io.sleep(backoff.take())
+        if !io.sleep(backoff.take()) { return Outcome() }
     }
 }
