@@ -10,17 +10,26 @@ ifeq ($(PREFIX),$(HOME)/.local)
 USERUNITDIR = $(PREFIX)/share/systemd/user
 endif
 DOCDIR = $(PREFIX)/share/doc/diligence
+MANDIR = $(PREFIX)/share/man
+BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR = $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
+# Man pages, written in scdoc (docs/*.scd), built into .build/man/.
+MANPAGES = .build/man/diligencectl.1 .build/man/diligenced.8 .build/man/diligenced.conf.5
 
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 # Debian packages the build needs (headers found through pkg-config).
-BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config
+BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config scdoc
 # Debian packages the tests use.
 TEST_PACKAGES = sqlite3 tzdata
+# Status bars and completions (Tests/EndToEndTests/StatusBarTests.swift):
+# a real tmux, the shells that check the completions, man to render the man pages.
+TEST_PACKAGES += tmux zsh fish man-db
 
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all build release run test deps test-deps install uninstall clean
+.PHONY: all build release run test deps test-deps install uninstall clean man
 
 all: build
 
@@ -56,7 +65,13 @@ test: test-deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 	DILIGENCE_BIN_DIR=$$($(SWIFT) build --show-bin-path) $(SWIFT) test $(SWIFT_FLAGS)
 
-install: release
+man: $(MANPAGES)
+
+.build/man/%: docs/%.scd
+	@mkdir -p .build/man
+	scdoc < $< > $@
+
+install: release man
 	bin=$$($(SWIFT) build -c release --show-bin-path); \
 	install -Dm755 $$bin/diligenced $(DESTDIR)$(BINDIR)/diligenced; \
 	install -Dm755 $$bin/diligencectl $(DESTDIR)$(BINDIR)/diligencectl
@@ -65,11 +80,21 @@ install: release
 	install -m644 systemd/diligenced.socket $(DESTDIR)$(USERUNITDIR)/diligenced.socket
 	install -Dm644 contrib/diligenced.conf.example $(DESTDIR)$(DOCDIR)/diligenced.conf.example
 	install -Dm644 docs/protocol.md $(DESTDIR)$(DOCDIR)/protocol.md
+	install -Dm644 .build/man/diligencectl.1 $(DESTDIR)$(MANDIR)/man1/diligencectl.1
+	install -Dm644 .build/man/diligenced.8 $(DESTDIR)$(MANDIR)/man8/diligenced.8
+	install -Dm644 .build/man/diligenced.conf.5 $(DESTDIR)$(MANDIR)/man5/diligenced.conf.5
+	install -Dm644 contrib/completions/diligencectl.bash $(DESTDIR)$(BASHCOMPDIR)/diligencectl
+	install -Dm644 contrib/completions/_diligencectl $(DESTDIR)$(ZSHCOMPDIR)/_diligencectl
+	install -Dm644 contrib/completions/diligencectl.fish $(DESTDIR)$(FISHCOMPDIR)/diligencectl.fish
+	install -Dm644 docs/status-bars.md $(DESTDIR)$(DOCDIR)/status-bars.md
+	cp -r contrib/waybar contrib/polybar contrib/i3blocks contrib/i3status-rust contrib/tmux $(DESTDIR)$(DOCDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/diligenced $(DESTDIR)$(BINDIR)/diligencectl
 	rm -f $(DESTDIR)$(USERUNITDIR)/diligenced.service $(DESTDIR)$(USERUNITDIR)/diligenced.socket
 	rm -rf $(DESTDIR)$(DOCDIR)
+	rm -f $(DESTDIR)$(MANDIR)/man1/diligencectl.1 $(DESTDIR)$(MANDIR)/man8/diligenced.8 $(DESTDIR)$(MANDIR)/man5/diligenced.conf.5
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/diligencectl $(DESTDIR)$(ZSHCOMPDIR)/_diligencectl $(DESTDIR)$(FISHCOMPDIR)/diligencectl.fish
 
 clean:
 	$(SWIFT) package clean

@@ -168,3 +168,35 @@ extension EndToEnd {
         }
     }
 }
+
+extension EndToEnd {
+    @Suite("Shell completions and man pages: accepted by their tools")
+    struct CompletionsAndManPages {
+        @Test("bash -n, zsh -n and fish -n accept the completions; bash completes task names from the daemon")
+        func completions() throws {
+            let bar = BarHarness(d: try DaemonUnderTest())
+            let dir = Binaries.packageRoot + "/contrib/completions"
+            try bar.run("bash -n \(dir)/diligencectl.bash")
+            try bar.run("zsh -n \(dir)/_diligencectl")
+            try bar.run("fish -n \(dir)/diligencectl.fish")
+            let bash = try bar.run("""
+                bash -c 'source \(dir)/diligencectl.bash; COMP_WORDS=(diligencectl task edit Ex); COMP_CWORD=3; \
+                _diligencectl; printf "%s\\n" "${COMPREPLY[@]}"'
+                """)
+            #expect(bash == "Exercise", "\(bash)")
+            let fish = try bar.run("fish -c 'source \(dir)/diligencectl.fish; complete -C \"diligencectl start Me\"'")
+            #expect(fish == "Meditate", "\(fish)")
+        }
+
+        @Test("scdoc builds each man page and man -l renders it", arguments: ["diligencectl.1", "diligenced.8", "diligenced.conf.5"])
+        func manPage(page: String) throws {
+            let bar = BarHarness(d: try DaemonUnderTest(launch: false))
+            let out = bar.d.root + "/" + page
+            try bar.run("scdoc < \(Binaries.packageRoot)/docs/\(page).scd > \(out)")
+            let rendered = try bar.run("MANWIDTH=80 man -l \(out) 2>&1")
+            let name = page.split(separator: ".").dropLast().joined(separator: ".")
+            #expect(rendered.contains("NAME"), "\(rendered)")
+            #expect(rendered.contains("\(name) - "), "\(rendered)")
+        }
+    }
+}
