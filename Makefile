@@ -10,18 +10,27 @@ ifeq ($(PREFIX),$(HOME)/.local)
 USERUNITDIR = $(PREFIX)/share/systemd/user
 endif
 DOCDIR = $(PREFIX)/share/doc/diligence
+MANDIR = $(PREFIX)/share/man
+BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR = $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
+# Man pages, written in scdoc (docs/*.scd), built into .build/man/.
+MANPAGES = .build/man/diligencectl.1 .build/man/diligenced.8 .build/man/diligenced.conf.5
 
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 # Debian packages the build needs (headers found through pkg-config).
-BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config
+BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config scdoc
 # Debian packages the tests use (systemd: the private `systemd --user` of the service tests;
 # dbus: the private session bus of the notification tests).
 TEST_PACKAGES = sqlite3 tzdata systemd dbus
+# Status bars and completions (Tests/EndToEndTests/StatusBarTests.swift):
+# a real tmux, the shells that check the completions, man to render the man pages.
+TEST_PACKAGES += tmux zsh fish man-db
 
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all build release run test deps test-deps install install-files uninstall verify-units clean
+.PHONY: all build release run test deps test-deps install install-files uninstall verify-units clean man
 
 all: build
 
@@ -58,13 +67,19 @@ test: test-deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 	DILIGENCE_BIN_DIR=$$($(SWIFT) build --show-bin-path) $(SWIFT) test $(SWIFT_FLAGS)
 
+man: $(MANPAGES)
+
+.build/man/%: docs/%.scd
+	@mkdir -p .build/man
+	scdoc < $< > $@
+
 install: release
 	$(MAKE) install-files BIN_DIR="$$($(SWIFT) build -c release --show-bin-path)"
 
 # Copies what `install` built, without building: BIN_DIR holds diligenced and diligencectl.
 # The systemd end-to-end test installs the debug build this way (`swift test` holds the build
 # directory, so it cannot run `swift build` itself, and a release build would take minutes).
-install-files:
+install-files: man
 	@test -x "$(BIN_DIR)/diligenced" -a -x "$(BIN_DIR)/diligencectl" || \
 		{ echo "install-files: BIN_DIR=$(BIN_DIR) holds no diligenced and diligencectl"; exit 2; }
 	install -Dm755 $(BIN_DIR)/diligenced $(DESTDIR)$(BINDIR)/diligenced
@@ -77,11 +92,21 @@ install-files:
 	install -Dm644 contrib/diligenced.conf.example $(DESTDIR)$(DOCDIR)/diligenced.conf.example
 	install -Dm644 docs/protocol.md $(DESTDIR)$(DOCDIR)/protocol.md
 	install -Dm644 docs/systemd.md $(DESTDIR)$(DOCDIR)/systemd.md
+	install -Dm644 .build/man/diligencectl.1 $(DESTDIR)$(MANDIR)/man1/diligencectl.1
+	install -Dm644 .build/man/diligenced.8 $(DESTDIR)$(MANDIR)/man8/diligenced.8
+	install -Dm644 .build/man/diligenced.conf.5 $(DESTDIR)$(MANDIR)/man5/diligenced.conf.5
+	install -Dm644 contrib/completions/diligencectl.bash $(DESTDIR)$(BASHCOMPDIR)/diligencectl
+	install -Dm644 contrib/completions/_diligencectl $(DESTDIR)$(ZSHCOMPDIR)/_diligencectl
+	install -Dm644 contrib/completions/diligencectl.fish $(DESTDIR)$(FISHCOMPDIR)/diligencectl.fish
+	install -Dm644 docs/status-bars.md $(DESTDIR)$(DOCDIR)/status-bars.md
+	cp -r contrib/waybar contrib/polybar contrib/i3blocks contrib/i3status-rust contrib/tmux $(DESTDIR)$(DOCDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/diligenced $(DESTDIR)$(BINDIR)/diligencectl
 	rm -f $(DESTDIR)$(USERUNITDIR)/diligenced.service $(DESTDIR)$(USERUNITDIR)/diligenced.socket
 	rm -rf $(DESTDIR)$(DOCDIR)
+	rm -f $(DESTDIR)$(MANDIR)/man1/diligencectl.1 $(DESTDIR)$(MANDIR)/man8/diligenced.8 $(DESTDIR)$(MANDIR)/man5/diligenced.conf.5
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/diligencectl $(DESTDIR)$(ZSHCOMPDIR)/_diligencectl $(DESTDIR)$(FISHCOMPDIR)/diligencectl.fish
 
 # Checks the unit files as systemd reads them (after the same rewriting as install-files);
 # systemd-analyze only warns about unknown keys, so any output fails.

@@ -79,7 +79,7 @@ public final class Daemon {
             timer.schedule(deadline: .distantFuture)
             timer.activate()
         }
-        tickTimer.setEventHandler { [unowned self] in self.broadcast("tick", now: self.observeClocks()) }
+        tickTimer.setEventHandler { [unowned self] in self.tick() }
         tickTimer.schedule(deadline: .distantFuture)
         tickTimer.activate()
         server.start()
@@ -212,6 +212,14 @@ public final class Daemon {
             rearm()
         }
         return now
+    }
+
+    /// The once-a-second tick: after the last watcher has gone it disarms itself, so a daemon
+    /// nobody watches stops waking up.
+    private func tick() {
+        let now = observeClocks()
+        guard server.connections.values.contains(where: \.isWatcher) else { return rearm() }
+        broadcast("tick", now: now)
     }
 
     private func deadlineReached() {

@@ -105,6 +105,8 @@ struct Argument: Sendable {
 enum OutputKind: Sendable {
     /// The status line (or `--json` / `--format`).
     case status
+    /// A `watch` stream: one status line per event, in the chosen format (StatusBar.swift).
+    case stream
     case taskList
     /// A task's `key: value` lines, under `heading` (`Added task "X".`) when there is one.
     case task(heading: String?)
@@ -158,6 +160,13 @@ struct Command: Sendable {
 extension Command {
     static let json = Option("json", .none, "", "print the daemon's answer as one line of JSON")
 
+    /// The output formats of `status` and `watch` (docs/status-bars.md).
+    static let statusFormats: [Option] = [
+        Option("json", .none, "", "print the status object as one line of JSON (watch: each event line)"),
+        Option("waybar", .none, "", "print JSON for a waybar custom module (text, alt, tooltip, class, percentage)"),
+        Option("format", .template, "TEMPLATE", "print TEMPLATE with the placeholders below filled in"),
+    ]
+
     /// The fields of a task, shared by `task add` and `task edit`.
     static let taskFields: [Option] = [
         Option("work", .duration, "D", key: "work", "work phase length (default 25m)"),
@@ -198,12 +207,15 @@ extension Command {
                 arguments: [Argument(name: "DURATION", key: "duration", kind: .duration, required: false,
                                      help: "how much to add (default 5m)")],
                 wire: "extend", summary: "add DURATION (default 5m) to the running or paused phase"),
-        Command(words: ["status"],
-                options: [json, Option("format", .template, "TEMPLATE", "print TEMPLATE with the placeholders below filled in")],
-                wire: "status", exclusive: ["json", "format"], summary: "show what the timer is doing",
-                notes: templateHelp),
-        Command(words: ["task", "list"], options: [json], wire: "task_list", output: .taskList,
-                summary: "list the tasks"),
+        Command(words: ["status"], options: statusFormats, wire: "status", exclusive: ["json", "waybar", "format"],
+                summary: "show what the timer is doing", notes: templateHelp),
+        Command(words: ["watch"],
+                options: statusFormats + [Option("no-reconnect", .none, "", "exit when the daemon goes away instead of reconnecting")],
+                wire: "watch", output: .stream, exclusive: ["json", "waybar", "format"],
+                summary: "print the status on every change, and each second while a phase runs",
+                notes: watchHelp + "\n\n" + templateHelp),
+        Command(words: ["task", "list"], options: [json, Option("names", .none, "", "print only the names, one a line")],
+                wire: "task_list", output: .taskList, exclusive: ["json", "names"], summary: "list the tasks"),
         Command(words: ["task", "show"], arguments: [task], options: [json], wire: "task_show",
                 output: .task(heading: nil), summary: "show one task's settings"),
         Command(words: ["task", "add"],
@@ -323,4 +335,10 @@ let templateHelp = """
     \(Help.table(statusIcons.map { ($0.icon, $0.when) }))
 
     Example: diligencectl status --format '{icon} {task} {remaining}'
+    """
+
+let watchHelp = """
+    A line is printed only when it differs from the previous one. When the daemon goes away,
+    watch prints an offline line (waybar class "offline", {state} "offline") and reconnects,
+    waiting 0.1 s, then twice as long each time up to 5 s; --no-reconnect exits instead.
     """

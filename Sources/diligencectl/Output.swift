@@ -75,6 +75,7 @@ let statusIcons: [(icon: String, when: String, matches: @Sendable (String, Strin
     ("⏸", "paused", { state, _ in state == "paused" }),
     ("⏭", "pending: a phase waits for start", { state, _ in state == "pending" }),
     ("⏹", "idle", { state, _ in state == "idle" }),
+    ("⊘", "offline: watch cannot reach the daemon", { state, _ in state == offlineState }),
 ]
 
 // MARK: Templates
@@ -118,7 +119,9 @@ func renderTemplate(_ template: String, status: JSON) throws(UsageError) -> Stri
             throw UsageError("--format: unknown placeholder {\(name)}; known: "
                 + templatePlaceholders.map { "{\($0.name)}" }.joined(separator: " ") + ".")
         }
-        out += placeholder.value(view)
+        // Offline, only {state} and {icon} mean something: the rest would show stale zeros.
+        let meaningful = view.state != offlineState || name == "state" || name == "icon"
+        out += meaningful ? placeholder.value(view) : ""
         rest = after[after.index(after: close)...]
     }
     return out + rest

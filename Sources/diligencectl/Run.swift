@@ -85,6 +85,7 @@ private enum Failure: Error {
 func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal) -> Outcome {
     // `version` prints the client's line whatever happens next.
     let prefix = if case .version = parsed.command.output { clientVersionLine } else { "" }
+    if case .stream = parsed.command.output { return watch(parsed, socket: socket) }
     var outcome: Outcome
     do throws(Failure) {
         let confirm = parsed.command.wire == "task_remove" && !parsed.has("yes")
@@ -163,14 +164,12 @@ func unreachableMessage(path: String, reason: String) -> String {
 func show(_ result: JSON, for parsed: ParsedCommand) -> String {
     if parsed.has("json") { return result.serialized + "\n" }
     switch parsed.command.output {
-    case .status:
-        if let template = parsed.options["format"]?.stringValue {
-            // Checked when parsing, so this cannot throw; print the template as is if it somehow does.
-            return ((try? renderTemplate(template, status: result)) ?? template) + "\n"
-        }
-        return statusLine(result) + "\n"
+    case .status, .stream:
+        return formatStatus(result, for: parsed) + "\n"
     case .taskList:
-        return taskTable(result["tasks"]?.arrayValue ?? [])
+        let tasks = result["tasks"]?.arrayValue ?? []
+        if parsed.has("names") { return tasks.map { ($0["name"]?.stringValue ?? "") + "\n" }.joined() }
+        return taskTable(tasks)
     case let .task(heading):
         let name = result["name"]?.stringValue ?? ""
         return (heading.map { "\($0) \"\(name)\".\n" } ?? "") + taskDetails(result)

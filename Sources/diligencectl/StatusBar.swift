@@ -1,0 +1,171 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DiligenceCore
+import DiligenceProtocol
+
+// Output for status bars: `--waybar`, the offline line, and the `watch` stream (docs/status-bars.md).
+
+// MARK: Formats
+
+/// The `state` a status bar shows while the daemon cannot be reached (not a daemon state).
+let offlineState = "offline"
+
+/// A status object standing for "no daemon": every format renders it (`{state}` is `offline`).
+let offlineStatus = JSON.object([("state", .string(offlineState))])
+
+/// The waybar `class` (and `alt`): `work`, `short-break`, `long-break`, the same with `-paused`,
+/// `pending`, `idle`, or `offline`. Style them in waybar's CSS as `#custom-diligence.work`.
+func waybarClass(_ s: StatusView) -> String {
+    let phase = (s.phase ?? "").replacing("_", with: "-")
+    switch s.state {
+    case "running" where !phase.isEmpty: return phase
+    case "paused" where !phase.isEmpty: return phase + "-paused"
+    case "pending": return "pending"
+    case offlineState: return offlineState
+    default: return "idle"
+    }
+}
+
+/// The short text a bar shows: `▶ 24:59`, `⏸ 12:34`, `⏭ short break`, `⏹ 3`, `⊘ offline`.
+func barText(_ s: StatusView) -> String {
+    switch s.state {
+    case "running", "paused": return "\(s.icon) \(DurationText.clock(s.remaining))"
+    case "pending": return "\(s.icon) \(s.phaseLabel)"
+    case offlineState: return "\(s.icon) offline"
+    default: return s.today > 0 ? "\(s.icon) \(s.today)" : s.icon
+    }
+}
+
+/// One line of JSON for waybar's custom module (`return-type = json`):
+/// `text`, `alt`, `tooltip`, `class` and `percentage` (elapsed share of the phase).
+func waybarLine(_ status: JSON) -> String {
+    let s = StatusView(status)
+    var tooltip = s.state == offlineState
+        ? "diligenced is not running; start it with `systemctl --user start diligenced.socket`"
+        : statusLine(status)
+    if s.state != offlineState, s.state != "idle" {
+        tooltip += "\n\(s.today)\(s.goal > 0 ? " of \(s.goal)" : "") completed today"
+    }
+    let kind = waybarClass(s)
+    return JSON.object([
+        ("text", .string(barText(s))),
+        ("alt", .string(kind)),
+        ("tooltip", .string(tooltip)),
+        ("class", .string(kind)),
+        ("percentage", .int(s.percent)),
+    ]).serialized
+}
+
+/// The text (without newline) `status` and `watch` print for a status object in the chosen
+/// format: `--json`, `--waybar`, `--format TEMPLATE`, else the status line.
+func formatStatus(_ status: JSON, for parsed: ParsedCommand) -> String {
+    if parsed.has("json") { return status.serialized }
+    if parsed.has("waybar") { return waybarLine(status) }
+    if let template = parsed.options["format"]?.stringValue {
+        // Checked when parsing, so this cannot throw; print the template as is if it somehow does.
+        return (try? renderTemplate(template, status: status)) ?? template
+    }
+    if StatusView(status).state == offlineState { return "Offline · diligenced is not running" }
+    return statusLine(status)
+}
+
+/// What `watch` prints for one event line: with `--json` the whole event, otherwise the status
+/// in the chosen format.
+func formatEvent(_ event: JSON, for parsed: ParsedCommand) -> String {
+    if parsed.has("json") { return event.serialized }
+    return formatStatus(event["status"] ?? .null, for: parsed)
+}
+
+/// The line `watch` prints while it cannot reach the daemon (`--json`: `{"event":"offline",...}`).
+func offlineLine(for parsed: ParsedCommand, socket: String) -> String {
+    if parsed.has("json") {
+        return JSON.object([("event", .string(offlineState)), ("socket", .string(socket)), ("status", offlineStatus)]).serialized
+    }
+    return formatStatus(offlineStatus, for: parsed)
+}
+
+// MARK: Watch
+
+/// Reconnection delays of `watch`: 0.1 s, doubling up to 5 s; reset once connected.
+struct Backoff: Equatable {
+    static let first = 0.1
+    static let limit = 5.0
+    private(set) var next = Backoff.first
+
+    /// The delay to wait now; the following one doubles.
+    mutating func take() -> Double {
+        let delay = next
+        next = min(Self.limit, next * 2)
+        return delay
+    }
+
+    mutating func reset() { next = Self.first }
+}
+
+/// Where `watch` sends its lines and how it waits; tests pass their own.
+struct WatchIO {
+    /// Prints one line (the newline is added by the caller). Returns false to stop watching.
+    var emit: (String) -> Bool
+    /// Sleeps between reconnection attempts. Returns false to stop watching.
+    var sleep: (Double) -> Bool
+
+    static var standard: WatchIO { WatchIO(
+        emit: { line in
+            writeAll(line, to: 1)
+            return true
+        },
+        sleep: { seconds in
+            var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+            var remaining = timespec()
+            while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+            return true
+        })
+    }
+}
+
+/// `diligencectl watch`: prints a line per event in the chosen format, skipping a line equal to
+/// the previous one (ticks often change nothing a template shows). When the daemon goes away it
+/// prints the offline line once and reconnects with back-off, unless `--no-reconnect`: then it
+/// exits 3 (unreachable) or 1 (the stream ended). Runs until `io` says stop.
+func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard) -> Outcome {
+    let reconnect = !parsed.has("no-reconnect")
+    var backoff = Backoff()
+    var last: String?
+    /// Prints `text` unless it repeats the last line; false when the consumer wants no more.
+    func emit(_ text: String) -> Bool {
+        guard text != last else { return true }
+        last = text
+        return io.emit(text + "\n")
+    }
+    while true {
+        let ended: ConnectionError
+        do throws(ConnectionError) {
+            let connection = try ControlConnection(path: socket)
+            let ack = try connection.send(parsed.request)
+            guard ack["ok"]?.boolValue == true else {
+                let message = ack["error"]?["message"]?.stringValue ?? ack.serialized
+                return Outcome(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
+            }
+            backoff.reset()
+            while let line = try connection.readLine() {
+                guard let event = try? JSON.parse(line) else { continue }
+                if !emit(formatEvent(event, for: parsed)) { return Outcome() }
+            }
+            ended = .broken("the daemon closed the watch stream")
+        } catch {
+            ended = error
+        }
+        guard reconnect else {
+            if case let .unreachable(path, reason) = ended {
+                return Outcome(stderr: unreachableMessage(path: path, reason: reason), code: ExitCode.unreachable)
+            }
+            if case let .broken(reason) = ended {
+                return Outcome(stderr: "diligencectl: \(reason).\n", code: ExitCode.daemonError)
+            }
+            return Outcome(code: ExitCode.daemonError)
+        }
+        if !emit(offlineLine(for: parsed, socket: socket)) { return Outcome() }
+        if !io.sleep(backoff.take()) { return Outcome() }
+    }
+}

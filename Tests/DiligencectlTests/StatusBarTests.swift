@@ -1,0 +1,107 @@
+import DiligenceProtocol
+import Testing
+@testable import diligencectl
+
+/// `--waybar`, the offline line, and the `watch` loop (Sources/diligencectl/StatusBar.swift).
+@Suite struct StatusBarTests {
+    // MARK: waybar
+
+    @Test("waybar class and alt name the phase, -paused when paused, pending, idle, offline")
+    func waybarClasses() {
+        let cases: [(JSON, String)] = [
+            (status(state: "running", phase: "work", task: "W"), "work"),
+            (status(state: "running", phase: "short_break", task: "W"), "short-break"),
+            (status(state: "running", phase: "long_break", task: "W"), "long-break"),
+            (status(state: "paused", phase: "work", task: "W"), "work-paused"),
+            (status(state: "paused", phase: "short_break", task: "W"), "short-break-paused"),
+            (status(state: "pending", phase: "short_break", task: "W"), "pending"),
+            (status(state: "idle"), "idle"),
+            (offlineStatus, "offline"),
+        ]
+        for (json, expected) in cases {
+            let line = try? JSON.parse(waybarLine(json))
+            #expect(line?["class"]?.stringValue == expected, "\(json.serialized)")
+            #expect(line?["alt"]?.stringValue == expected, "\(json.serialized)")
+        }
+    }
+
+    @Test("waybar line: text with icon and countdown, tooltip with the status line and today's count, percentage")
+    func waybarFields() throws {
+        let running = status(state: "running", phase: "work", task: "Write", round: 2, duration: 1500,
+                             remaining: 1125, elapsed: 375, today: 3, goal: 8)
+        let line = try JSON.parse(waybarLine(running))
+        #expect(line["text"]?.stringValue == "▶ 18:45")
+        #expect(line["tooltip"]?.stringValue == "Write · work · 18:45 left · round 2/4\n3 of 8 completed today")
+        #expect(line["percentage"]?.intValue == 25)
+        #expect(try JSON.parse(waybarLine(status(state: "pending", phase: "long_break", task: "W")))["text"]?.stringValue
+            == "⏭ long break")
+        #expect(try JSON.parse(waybarLine(status(state: "idle", today: 2)))["text"]?.stringValue == "⏹ 2")
+        #expect(try JSON.parse(waybarLine(offlineStatus))["text"]?.stringValue == "⊘ offline")
+    }
+
+    @Test("offline: a template shows only {state} and {icon}; the plain line says the daemon is not running")
+    func offlineRendering() throws {
+        let format = try parse(["watch", "--format", "[{icon} {state} {task} {remaining}]"])
+        #expect(offlineLine(for: format, socket: "/s") == "[⊘ offline  ]")
+        #expect(offlineLine(for: try parse(["watch"]), socket: "/s") == "Offline · diligenced is not running")
+        let json = try JSON.parse(offlineLine(for: try parse(["watch", "--json"]), socket: "/s"))
+        #expect(json["event"]?.stringValue == "offline")
+        #expect(json["socket"]?.stringValue == "/s")
+        #expect(json["status"]?["state"]?.stringValue == "offline")
+    }
+
+    @Test("status --waybar is parsed; --json, --waybar and --format exclude each other on status and watch")
+    func flags() throws {
+        #expect(try parse(["status", "--waybar"]).has("waybar"))
+        #expect(try requestLine(["watch", "--waybar"]) == #"{"command":"watch"}"#)
+        #expect(usageError(["status", "--waybar", "--json"])?.message == "--json and --waybar cannot be combined.")
+        #expect(usageError(["watch", "--waybar", "--format", "{task}"])?.message == "--waybar and --format cannot be combined.")
+        #expect(usageError(["watch", "--format", "{nope}"]) != nil)
+        #expect(usageError(["task", "list", "--names", "--json"])?.message == "--json and --names cannot be combined.")
+    }
+
+    // MARK: watch
+
+    @Test("back-off: 0.1 s doubling to 5 s, reset to 0.1 s")
+    func backoff() {
+        var b = Backoff()
+        let delays = (0..<8).map { _ in b.take() }
+        #expect(delays == [0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0])
+        b.reset()
+        #expect(b.take() == 0.1)
+    }
+
+    @Test("watch without a daemon: one offline line, then retries with growing delays")
+    func reconnectsWithBackoff() throws {
+        var lines: [String] = []
+        var sleeps: [Double] = []
+        let io = WatchIO(emit: { lines.append($0); return true }, sleep: { sleeps.append($0); return sleeps.count < 4 })
+        let outcome = watch(try parse(["watch", "--waybar"]), socket: nowhere, io: io)
+        #expect(outcome.code == 0)
+        #expect(sleeps == [0.1, 0.2, 0.4, 0.8])
+        #expect(lines.count == 1, "the offline line is printed once, not once per attempt: \(lines)")
+        #expect(try JSON.parse(lines.first ?? "")["class"]?.stringValue == "offline")
+    }
+
+    @Test("watch --no-reconnect without a daemon exits 3 and names the socket")
+    func noReconnect() throws {
+        let outcome = watch(try parse(["watch", "--no-reconnect"]), socket: nowhere,
+                            io: WatchIO(emit: { _ in true }, sleep: { _ in Issue.record("slept"); return false }))
+        #expect(outcome.code == ExitCode.unreachable)
+        #expect(outcome.stderr.contains(nowhere))
+    }
+
+    @Test("watch prints each event in the chosen format and skips a line equal to the previous one")
+    func streamsEvents() throws {
+        let paused = status(state: "paused", phase: "work", task: "W", remaining: 60)
+        let running = status(state: "running", phase: "work", task: "W", remaining: 59)
+        let events = [("status", paused), ("tick", paused), ("resumed", running)]
+            .map { Response.event($0.0, status: $0.1) }.joined()
+        let daemon = FakeDaemon(responses: [#"{"ok":true,"result":{"watching":true}}"# + "\n" + events.dropLast()])
+        var lines: [String] = []
+        let io = WatchIO(emit: { lines.append($0); return lines.count < 2 }, sleep: { _ in false })
+        _ = watch(try parse(["watch", "--format", "{state} {remaining}"]), socket: daemon.path, io: io)
+        #expect(lines == ["paused 1:00\n", "running 0:59\n"])
+        #expect(daemon.requests() == [#"{"command":"watch"}"#])
+    }
+}
