@@ -11,7 +11,7 @@ _diligencectl() {
         cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
         words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
     }
-    local commands="start pause resume toggle stop skip extend status watch task version help"
+    local commands="start pause resume toggle stop skip extend status watch task reload version help"
     local task_commands="list show add edit remove"
     local task_fields="--work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description"
     local formats="--json --waybar --format"

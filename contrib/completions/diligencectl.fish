@@ -1,7 +1,7 @@
 # fish completion for diligencectl. Install to /usr/share/fish/vendor_completions.d/
 # (make install does). Task names come from the running daemon.
 
-set -l commands start pause resume toggle stop skip extend status watch task version help
+set -l commands start pause resume toggle stop skip extend status watch task reload version help
 set -l task_commands list show add edit remove
 
 function __diligencectl_tasks
@@ -28,6 +28,7 @@ complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a statu
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'print the status on every change'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a task -d 'list, show, add, edit or remove tasks'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a version -d 'print the versions'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a reload -d 're-read the daemon configuration'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'show help for a command'
 
 complete -c diligencectl -n "__fish_seen_subcommand_from start" -a '(__diligencectl_tasks)'
