@@ -171,7 +171,18 @@ public struct StatsAccumulator: Sendable {
         dayTasks[day * taskIDs.count + task].focusedSeconds += seconds
         tasks[task].focusedSeconds += seconds
         weekdays[grid.dates[day].weekday - 1].focusedSeconds += seconds
-        // Spread over the local hours the piece covers, in proportion to its time in each.
+        spreadOverHours(seconds, day: day, from: from, to: to)
+    }
+
+    /// Adds `seconds` to the local hours between `from` and `to` (in day `day`), in proportion
+    /// to the time in each; a DST shift inside the piece splits it.
+    private mutating func spreadOverHours(_ seconds: Double, day: Int, from: Double, to: Double) {
+        if let shift = grid.clockShifts[day], from < shift.at, shift.at < to {
+            let before = seconds * (shift.at - from) / (to - from)
+            spreadOverHours(before, day: day, from: from, to: shift.at)
+            spreadOverHours(seconds - before, day: day, from: shift.at, to: to)
+            return
+        }
         let length = to - from
         var clock = grid.secondOfDay(from, day: day)
         if length <= 0 {
@@ -198,6 +209,12 @@ public struct Best: Equatable, Sendable {
     public var value: Double
     /// (best − average) / average × 100, rounded, where the average is over the non-zero values.
     public var aboveAveragePercent: Int
+
+    public init(index: Int, value: Double, aboveAveragePercent: Int) {
+        self.index = index
+        self.value = value
+        self.aboveAveragePercent = aboveAveragePercent
+    }
 }
 
 public enum Statistics {
