@@ -18,8 +18,10 @@ per_day = count / len(working)
 out = sys.stdout
 for i in range(count):
     day = working[int(i / per_day)]
-    # From 07:00 UTC on, one session every 30 minutes (wrapping past midnight on very busy days).
-    start = day * 86400 + 7 * 3600 + int(i - int(i / per_day) * per_day) * 1800
+    # From 01:00 UTC on, one session every 30 minutes; on days busier than a day can hold (the
+    # million-session database) sessions start closer together and overlap, but stay in their day.
+    step = min(1800, 22 * 3600 / per_day)
+    start = day * 86400 + 3600 + int((i - int(i / per_day) * per_day) * step)
     length = 1500
     pauses = random.choice([0, 0, 0, 1, 2])
     s = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start))
