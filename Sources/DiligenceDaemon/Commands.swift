@@ -20,7 +20,7 @@ extension Daemon {
         "task_add": taskFields.union(["name"]),
         "task_edit": taskFields.union(["task", "new_name"]),
         "task_remove": ["task", "confirm"],
-    ]
+    ].merging(statsCommands) { own, _ in own }
 
     func handleLine(_ line: ArraySlice<UInt8>, from connection: ClientConnection) {
         let request: Request
@@ -113,6 +113,7 @@ extension Daemon {
             taskChanged(task, change: "removed")
             return .object([("removed", .string(task.name)), ("sessions_removed", .int(removed))])
         default:
+            if let result = try performStats(request) { return result }
             throw DiligenceError("unknown_command", "Unknown command \(request.command.debugDescription).")
         }
     }
@@ -132,9 +133,11 @@ extension Daemon {
         return try store.findTask(name)
     }
 
-    /// The task to start from idle: the one named, else the last one used, else the first one.
+    /// The task to start from idle: the one named, else today's planned one, else the last one
+    /// used, else the first one.
     private func taskToStart(_ request: Request) throws(DiligenceError) -> TaskConfig? {
         if let named = try namedTask(request) { return named }
+        if let planned = try plannedTaskToday() { return planned }
         if let id = try store.lastUsedTaskID(), let task = try store.task(id: id) { return task }
         return try store.tasks().first
     }

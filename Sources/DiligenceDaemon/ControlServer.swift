@@ -30,6 +30,8 @@ final class ClientConnection {
 
     /// Output a watcher may leave unread before it is dropped: it must never hold up the daemon.
     static let maxBacklog = 256 * 1024
+    /// Unread answers a request connection may hold (exports of a million sessions are ~200 MiB).
+    static let maxAnswerBacklog = 512 * 1024 * 1024
 
     fileprivate init(fd: Int32, id: Int) {
         self.fd = fd
@@ -99,7 +101,9 @@ final class ClientConnection {
     func send(_ text: String) {
         guard !closed else { return }
         output += text.utf8
-        if output.count > Self.maxBacklog {
+        // A request's answer may be large (an export): only a watcher's backlog is bounded,
+        // and an answer-only client beyond what a year-long export could need.
+        if output.count > (isWatcher ? Self.maxBacklog : Self.maxAnswerBacklog) {
             Log.warning("Dropping client \(id): it left \(output.count) bytes unread.")
             close()
             return

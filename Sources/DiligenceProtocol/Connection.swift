@@ -70,12 +70,16 @@ public final class ControlConnection {
 
     /// The next line from the daemon, without its newline; nil at end of stream.
     public func readLine() throws(ConnectionError) -> [UInt8]? {
+        // Bytes already searched for a newline: a long answer (an export) is scanned once, not
+        // once per read.
+        var scanned = 0
         while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
+            if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
                 let line = Array(buffer[..<newline])
                 buffer.removeSubrange(...newline)
                 return line
             }
+            scanned = buffer.count
             var chunk = [UInt8](repeating: 0, count: 16 * 1024)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {

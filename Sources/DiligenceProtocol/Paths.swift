@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DiligenceCore
 
 /// Where the control socket lives (SPEC.md): `$DILIGENCE_SOCKET`, else
 /// `$XDG_RUNTIME_DIR/diligence/diligenced.sock`, else `/tmp/diligence-<uid>/diligenced.sock`.
@@ -96,25 +97,14 @@ public enum RFC3339 {
     }
 }
 
-/// Proleptic Gregorian calendar arithmetic (Howard Hinnant's algorithms), free of time zones.
+/// Calendar arithmetic for RFC 3339 parsing; `CalendarDay` (DiligenceCore) holds the algorithms.
 public enum CivilDate {
-    public static func isLeap(_ y: Int) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }
+    public static func isLeap(_ y: Int) -> Bool { CalendarDay.isLeap(y) }
 
-    public static func daysInMonth(_ y: Int, _ m: Int) -> Int {
-        switch m {
-        case 2: isLeap(y) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
+    public static func daysInMonth(_ y: Int, _ m: Int) -> Int { CalendarDay.daysInMonth(y, m) }
 
-    /// Days since 1970-01-01 of a civil date.
-    public static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146097 + doe - 719468
+    /// Days since 1970-01-01 of a civil date (`m` 1...12, `d` within the month).
+    public static func daysFromCivil(_ y: Int, _ m: Int, _ d: Int) -> Int {
+        CalendarDay(year: y, month: m, day: d)?.daysSince1970 ?? 0
     }
 }

@@ -392,6 +392,20 @@ extension SQLite {
             while try step() != nil {}
         }
 
+        /// Binds `values` and calls `body` for each row with its columns read in place, without
+        /// building `Row`s: for the reports that scan many rows. Resets the statement afterwards.
+        public func forEachRow(_ values: [Value], _ body: (Columns) throws(DiligenceError) -> Void) throws(DiligenceError) {
+            try bind(values)
+            defer { reset() }
+            let columns = Columns(stmt: stmt)
+            while true {
+                let rc = sqlite3_step(stmt)
+                if rc == SQLITE_DONE { return }
+                guard rc == SQLITE_ROW else { throw makeError(rc) }
+                try body(columns)
+            }
+        }
+
         /// Resets the statement and clears its bindings.
         public func reset() {
             sqlite3_reset(stmt)
@@ -422,6 +436,22 @@ extension SQLite {
                 }
             }
             return Row(values: values)
+        }
+    }
+}
+
+extension SQLite {
+    /// The current row of a statement stepped by `Statement.forEachRow`; valid only inside its body.
+    public struct Columns {
+        fileprivate let stmt: OpaquePointer
+
+        public func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(stmt, index) }
+        public func int(_ index: Int32) -> Int { Int(sqlite3_column_int64(stmt, index)) }
+        public func double(_ index: Int32) -> Double { sqlite3_column_double(stmt, index) }
+        public func string(_ index: Int32) -> String {
+            guard let bytes = sqlite3_column_text(stmt, index) else { return "" }
+            let length = Int(sqlite3_column_bytes(stmt, index))
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
         }
     }
 }

@@ -13,6 +13,8 @@ enum ValueKind: Sendable {
     case duration
     /// A whole number ≥ 0.
     case count
+    /// A whole number, negative allowed (`--offset -1`).
+    case integer
     /// `on` or `off`: sent as a boolean.
     case onOff
     /// One of a fixed list of words.
@@ -42,6 +44,12 @@ enum ValueKind: Sendable {
                 throw bad("a whole number (0 or more)")
             }
             return .int(n)
+        case .integer:
+            let digits = raw.hasPrefix("-") || raw.hasPrefix("+") ? raw.dropFirst() : Substring(raw)
+            guard !digits.isEmpty, digits.count < 10, digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(digits) else {
+                throw bad("a whole number such as -1 or 2")
+            }
+            return .int(raw.hasPrefix("-") ? -n : n)
         case .onOff:
             switch raw {
             case "on", "true", "yes": return .bool(true)
@@ -114,6 +122,8 @@ enum OutputKind: Sendable {
     case version
     /// `Reloaded the configuration from PATH.`
     case reloaded
+    /// Statistics, the week, the plan, history, export, import: Reports.swift, by wire command.
+    case report
 }
 
 /// One command of `diligencectl`: its words, arguments, options, wire command and output.
@@ -238,6 +248,7 @@ extension Command {
         Command(words: ["reload"], wire: "reload", output: .reloaded,
                 summary: "make the daemon re-read its config file (as SIGHUP does)",
                 notes: "A bad file is refused with its line and reason, and the daemon keeps the old settings.\nThe running phase is untouched."),
+    ] + statsCommands + [
         Command(words: ["version"], wire: "version", output: .version,
                 summary: "print the client's and the daemon's versions"),
     ]

@@ -26,13 +26,15 @@ struct Terminal: Sendable {
     var isInteractive: Bool
     /// Shows the prompt and reads the answer; nil at end of input.
     var ask: @Sendable (String) -> String?
+    /// Whether reports may use colours: standard output is a terminal (and NO_COLOR is unset).
+    var colors = false
 
     /// Standard input and standard error of this process.
     static var standard: Terminal {
-        Terminal(isInteractive: isatty(0) != 0) { prompt in
+        Terminal(isInteractive: isatty(0) != 0, ask: { prompt in
             writeAll(prompt, to: 2)
             return readLine()
-        }
+        }, colors: isatty(1) != 0)
     }
 
     /// A terminal nobody sits at.
@@ -65,6 +67,9 @@ func runClient(_ args: [String], environment: [String: String], terminal: Termin
     case .clientVersion:
         return Outcome(stdout: clientVersionLine)
     case let .run(parsed, socket):
+        var terminal = terminal
+        // https://no-color.org: any non-empty NO_COLOR turns colours off.
+        if let noColor = environment["NO_COLOR"], !noColor.isEmpty { terminal.colors = false }
         return execute(parsed, socket: socket ?? defaultSocket, terminal: terminal)
     }
 }
@@ -72,7 +77,7 @@ func runClient(_ args: [String], environment: [String: String], terminal: Termin
 let clientVersionLine = "diligencectl \(ProtocolInfo.release) (protocol \(ProtocolInfo.version))\n"
 
 /// Why a command did not get a result.
-private enum Failure: Error {
+enum Failure: Error {
     case connection(ConnectionError)
     /// The daemon answered `ok: false` (or something that is not a response).
     case daemon(String)
@@ -111,7 +116,8 @@ func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal) -> Out
         if confirm {
             try confirmRemoval(parsed, terminal: terminal, send: send)
         }
-        outcome = Outcome(stdout: show(try send(parsed.request), for: parsed))
+        let answer = parsed.command.wire == "import" ? try importFile(parsed, send: send) : try send(parsed.request)
+        outcome = Outcome(stdout: show(answer, for: parsed, colors: terminal.colors))
     } catch {
         switch error {
         case let .connection(.unreachable(path, reason)):
@@ -161,7 +167,7 @@ func unreachableMessage(path: String, reason: String) -> String {
 }
 
 /// The text for a person (or the JSON for a script) of a command's result.
-func show(_ result: JSON, for parsed: ParsedCommand) -> String {
+func show(_ result: JSON, for parsed: ParsedCommand, colors: Bool = false) -> String {
     if parsed.has("json") { return result.serialized + "\n" }
     switch parsed.command.output {
     case .status, .stream:
@@ -177,6 +183,8 @@ func show(_ result: JSON, for parsed: ParsedCommand) -> String {
         let name = result["removed"]?.stringValue ?? ""
         let n = result["sessions_removed"]?.intValue ?? 0
         return "Removed task \"\(name)\" and its \(n) recorded session\(n == 1 ? "" : "s").\n"
+    case .report:
+        return report(result, for: parsed, colors: colors)
     case .version:
         let version = result["version"]?.stringValue ?? "?"
         let proto = result["protocol"]?.intValue ?? 0

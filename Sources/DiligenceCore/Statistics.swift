@@ -1,0 +1,265 @@
+// Statistics over plain values: recorded sessions in, per-day, per-task, per-weekday and
+// per-hour figures out. The daemon reads the sessions (SQLite selects the time range) and
+// supplies the local days; nothing here reads a clock or a time zone.
+
+/// The days of a report, in order, with the wall-clock instants that separate them: day `i`
+/// runs from `boundaries[i]` to `boundaries[i + 1]`. Days are 23 or 25 hours long across a DST
+/// change and begin at `dayStartMinute` local time (`day_starts_at`).
+public struct DayGrid: Sendable {
+    /// A change of the local clock during a day (DST): from `at` on, local time reads
+    /// `seconds` more (+3600 in spring, −3600 in autumn) than the time elapsed since the day began.
+    public struct ClockShift: Equatable, Sendable {
+        public var at: Double
+        public var seconds: Int
+        public init(at: Double, seconds: Int) {
+            self.at = at
+            self.seconds = seconds
+        }
+    }
+
+    public let dates: [CalendarDay]
+    public let boundaries: [Double]
+    /// Minutes after midnight at which each day begins.
+    public let dayStartMinute: Int
+    /// One entry per day: nil where the local clock runs evenly.
+    public let clockShifts: [ClockShift?]
+
+    /// `boundaries` has one entry more than `dates`; `clockShifts` one per day (or none at all).
+    public init(dates: [CalendarDay], boundaries: [Double], dayStartMinute: Int = 0, clockShifts: [ClockShift?] = []) {
+        precondition(boundaries.count == dates.count + 1, "a grid of n days has n + 1 boundaries")
+        self.dates = dates
+        self.boundaries = boundaries
+        self.dayStartMinute = dayStartMinute
+        self.clockShifts = clockShifts.isEmpty ? Array(repeating: nil, count: dates.count) : clockShifts
+    }
+
+    public var count: Int { dates.count }
+    public var start: Double { boundaries[0] }
+    public var end: Double { boundaries[boundaries.count - 1] }
+
+    /// The index of the day holding `wall`, nil outside the grid.
+    public func index(of wall: Double) -> Int? {
+        guard count > 0, wall >= start, wall < end else { return nil }
+        var low = 0
+        var high = count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if boundaries[mid] <= wall { low = mid } else { high = mid - 1 }
+        }
+        return low
+    }
+
+    /// Seconds since local midnight of `wall`, which lies in day `day` (0 ..< 86400).
+    public func secondOfDay(_ wall: Double, day: Int) -> Double {
+        var local = Double(dayStartMinute * 60) + (wall - boundaries[day])
+        if let shift = clockShifts[day], wall >= shift.at { local += Double(shift.seconds) }
+        local = local.truncatingRemainder(dividingBy: 86400)
+        return local < 0 ? local + 86400 : local
+    }
+}
+
+/// Completed work sessions and focused time.
+public struct Tally: Equatable, Sendable {
+    public var completed: Int
+    public var focusedSeconds: Double
+
+    public init(completed: Int = 0, focusedSeconds: Double = 0) {
+        self.completed = completed
+        self.focusedSeconds = focusedSeconds
+    }
+
+    /// Focused time in whole seconds, as reports show it.
+    public var seconds: Int { Int(focusedSeconds.rounded()) }
+}
+
+/// Collects the figures of one report, one session at a time, without allocating per session.
+///
+/// Rules (docs/statistics.md):
+/// - Focused time of every recorded work session (completed, skipped or abandoned) counts, split
+///   between the days (and hours) the session touches in proportion to its wall-clock time there.
+/// - A completed session counts once, for the day it ended in (as `today_completed` does).
+/// - The focus score of a completed session is 100 − 5 × pauses, at least 0.
+public struct StatsAccumulator: Sendable {
+    public let grid: DayGrid
+    public let taskIDs: [Int64]
+    public private(set) var days: [Tally]
+    /// Per day and task: `dayTasks[day * taskIDs.count + task]`.
+    public private(set) var dayTasks: [Tally]
+    /// Per task, in `taskIDs` order.
+    public private(set) var tasks: [Tally]
+    /// Monday first.
+    public private(set) var weekdays: [Tally]
+    /// Focused seconds per local hour of the day, 0 to 23.
+    public private(set) var hours: [Double]
+    /// Sessions of any outcome that touch the grid.
+    public private(set) var recorded = 0
+    private var scoreSum = 0
+    private var scoreCount = 0
+    private let taskIndex: [Int64: Int]
+
+    public init(grid: DayGrid, taskIDs: [Int64]) {
+        self.grid = grid
+        self.taskIDs = taskIDs
+        var index: [Int64: Int] = [:]
+        for (i, id) in taskIDs.enumerated() { index[id] = i }
+        taskIndex = index
+        days = Array(repeating: Tally(), count: grid.count)
+        dayTasks = Array(repeating: Tally(), count: grid.count * taskIDs.count)
+        tasks = Array(repeating: Tally(), count: taskIDs.count)
+        weekdays = Array(repeating: Tally(), count: 7)
+        hours = Array(repeating: 0, count: 24)
+    }
+
+    /// The focus score of one completed session.
+    public static func focusScore(pauses: Int) -> Int { max(0, 100 - 5 * pauses) }
+
+    /// Mean focus score of the completed sessions counted; nil when there are none.
+    public var focusScore: Int? {
+        scoreCount == 0 ? nil : Int((Double(scoreSum) / Double(scoreCount)).rounded())
+    }
+
+    public var total: Tally {
+        Tally(completed: days.reduce(0) { $0 + $1.completed }, focusedSeconds: days.reduce(0) { $0 + $1.focusedSeconds })
+    }
+
+    /// Days with any focused time or completed session.
+    public var activeDays: Int { days.count { $0.completed > 0 || $0.focusedSeconds > 0 } }
+
+    /// The tally of task `task` (an index into `taskIDs`) on day `day`.
+    public func tally(day: Int, task: Int) -> Tally { dayTasks[day * taskIDs.count + task] }
+
+    /// Adds one recorded session. Sessions of tasks not in `taskIDs`, and parts outside the
+    /// grid, are ignored; the order of calls does not matter.
+    public mutating func add(taskID: Int64, start: Double, end: Double, focusedSeconds: Int, pauses: Int, completed: Bool) {
+        guard let task = taskIndex[taskID] else { return }
+        var touched = false
+        if completed, let day = grid.index(of: end) {
+            touched = true
+            days[day].completed += 1
+            dayTasks[day * taskIDs.count + task].completed += 1
+            tasks[task].completed += 1
+            weekdays[grid.dates[day].weekday - 1].completed += 1
+            scoreSum += Self.focusScore(pauses: pauses)
+            scoreCount += 1
+        }
+        let focused = Double(focusedSeconds)
+        let span = end - start
+        if span <= 0 {
+            // No wall-clock extent (or a clock stepped back): all of it where it started.
+            if let day = grid.index(of: start) {
+                touched = true
+                addFocus(focused, day: day, task: task, from: start, to: start)
+            }
+        } else if start < grid.end, end > grid.start {
+            touched = true
+            var day = grid.index(of: max(start, grid.start)) ?? 0
+            while day < grid.count, grid.boundaries[day] < end {
+                let low = max(start, grid.boundaries[day])
+                let high = min(end, grid.boundaries[day + 1])
+                if high > low {
+                    addFocus(focused * (high - low) / span, day: day, task: task, from: low, to: high)
+                }
+                day += 1
+            }
+        }
+        if touched { recorded += 1 }
+    }
+
+    /// `seconds` of focus in day `day` between the instants `from` and `to`.
+    private mutating func addFocus(_ seconds: Double, day: Int, task: Int, from: Double, to: Double) {
+        days[day].focusedSeconds += seconds
+        dayTasks[day * taskIDs.count + task].focusedSeconds += seconds
+        tasks[task].focusedSeconds += seconds
+        weekdays[grid.dates[day].weekday - 1].focusedSeconds += seconds
+        spreadOverHours(seconds, day: day, from: from, to: to)
+    }
+
+    /// Adds `seconds` to the local hours between `from` and `to` (in day `day`), in proportion
+    /// to the time in each; a DST shift inside the piece splits it.
+    private mutating func spreadOverHours(_ seconds: Double, day: Int, from: Double, to: Double) {
+        if let shift = grid.clockShifts[day], from < shift.at, shift.at < to {
+            let before = seconds * (shift.at - from) / (to - from)
+            spreadOverHours(before, day: day, from: from, to: shift.at)
+            spreadOverHours(seconds - before, day: day, from: shift.at, to: to)
+            return
+        }
+        let length = to - from
+        var clock = grid.secondOfDay(from, day: day)
+        if length <= 0 {
+            hours[Int(clock / 3600) % 24] += seconds
+            return
+        }
+        var left = length
+        while left > 0 {
+            let hour = Int(clock / 3600) % 24
+            let inHour = min(left, Double(hour + 1) * 3600 - clock)
+            hours[hour] += seconds * inHour / length
+            left -= inHour
+            clock = Double((hour + 1) % 24) * 3600
+        }
+    }
+}
+
+// MARK: Figures over the tallies
+
+/// The largest of some values and how far it lies above their average.
+public struct Best: Equatable, Sendable {
+    /// Index of the best value (the first one on a tie).
+    public var index: Int
+    public var value: Double
+    /// (best − average) / average × 100, rounded, where the average is over the non-zero values.
+    public var aboveAveragePercent: Int
+
+    public init(index: Int, value: Double, aboveAveragePercent: Int) {
+        self.index = index
+        self.value = value
+        self.aboveAveragePercent = aboveAveragePercent
+    }
+}
+
+public enum Statistics {
+    /// The best of `values`, nil when none is above zero.
+    public static func best(_ values: [Double]) -> Best? {
+        var bestIndex = -1
+        var sum = 0.0
+        var nonZero = 0
+        for (i, v) in values.enumerated() where v > 0 {
+            sum += v
+            nonZero += 1
+            if bestIndex < 0 || v > values[bestIndex] { bestIndex = i }
+        }
+        guard bestIndex >= 0 else { return nil }
+        let average = sum / Double(nonZero)
+        let above = Int(((values[bestIndex] - average) / average * 100).rounded())
+        return Best(index: bestIndex, value: values[bestIndex], aboveAveragePercent: above)
+    }
+
+    /// Whether a day counts towards a streak: some task reached its daily goal, or, for a task
+    /// without a goal, had a completed session. `completed[i]` and `goals[i]` belong to task i.
+    public static func metGoal(completed: some Collection<Int>, goals: some Collection<Int>) -> Bool {
+        for (done, goal) in zip(completed, goals) where done >= max(goal, 1) {
+            return true
+        }
+        return false
+    }
+
+    /// Streaks over `met` (one entry per day, oldest first, the last being today):
+    /// `current` counts back from today, or from yesterday while today is not met yet (the day
+    /// is not over); `longest` is the longest run anywhere in `met`.
+    public static func streaks(_ met: [Bool]) -> (current: Int, longest: Int) {
+        var longest = 0
+        var run = 0
+        for m in met {
+            run = m ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        var current = 0
+        var i = met.count - 1
+        if i >= 0, !met[i] { i -= 1 }
+        while i >= 0, met[i] {
+            current += 1
+            i -= 1
+        }
+        return (current, longest)
+    }
+}

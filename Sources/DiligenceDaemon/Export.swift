@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DiligenceCore
+import DiligenceProtocol
+
+/// The formats of `export` (docs/statistics.md): sessions in, one text out.
+enum ExportFormat: String, CaseIterable {
+    case csv, jsonl, ics
+
+    func render(_ sessions: [WorkSession], stamp: Double) -> String {
+        switch self {
+        case .csv: Self.csv(sessions)
+        case .jsonl: Self.jsonl(sessions)
+        case .ics: Self.ics(sessions, stamp: stamp)
+        }
+    }
+
+    // MARK: CSV (RFC 4180)
+
+    static let csvHeader = ["id", "task", "start", "end", "planned_seconds", "focused_seconds", "pauses", "outcome"]
+
+    /// A header line, then one line per session; CRLF line ends; a field holding a comma, quote
+    /// or line break is quoted with its quotes doubled.
+    static func csv(_ sessions: [WorkSession]) -> String {
+        var out = csvHeader.joined(separator: ",") + "\r\n"
+        for s in sessions {
+            let fields = [
+                String(s.id), s.taskName, RFC3339.format(s.start), RFC3339.format(s.end), String(s.plannedSeconds),
+                String(s.focusedSeconds), String(s.pauses), s.outcome.rawValue,
+            ]
+            out += fields.map(csvField).joined(separator: ",") + "\r\n"
+        }
+        return out
+    }
+
+    static func csvField(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacing("\"", with: "\"\"") + "\""
+    }
+
+    // MARK: JSON lines
+
+    /// One session object per line, exactly as `history --json` shows it; `import` reads it back.
+    static func jsonl(_ sessions: [WorkSession]) -> String {
+        var out = ""
+        for s in sessions {
+            s.json.write(to: &out)
+            out += "\n"
+        }
+        return out
+    }
+
+    // MARK: iCalendar (RFC 5545)
+
+    /// One VEVENT per session, times in UTC, lines folded at 75 octets, CRLF line ends.
+    static func ics(_ sessions: [WorkSession], stamp: Double) -> String {
+        var out = ""
+        func line(_ text: String) { out += fold(text) }
+        line("BEGIN:VCALENDAR")
+        line("VERSION:2.0")
+        line("PRODID:-//diligence//diligence \(ProtocolInfo.release)//EN")
+        line("CALSCALE:GREGORIAN")
+        let dtstamp = utc(stamp)
+        for s in sessions {
+            line("BEGIN:VEVENT")
+            line("UID:session-\(s.id)@diligence")
+            line("DTSTAMP:\(dtstamp)")
+            line("DTSTART:\(utc(s.start))")
+            line("DTEND:\(utc(max(s.end, s.start)))")
+            line("SUMMARY:" + icsText(s.taskName))
+            let detail = "\(s.outcome.rawValue), focused \(DurationText.format(s.focusedSeconds)) of \(DurationText.format(s.plannedSeconds)), \(s.pauses) pause\(s.pauses == 1 ? "" : "s")"
+            line("DESCRIPTION:" + icsText(detail))
+            line("CATEGORIES:" + icsText(s.taskName))
+            line("END:VEVENT")
+        }
+        line("END:VCALENDAR")
+        return out
+    }
+
+    /// `20260610T090000Z`.
+    static func utc(_ wall: Double) -> String {
+        var t = time_t(wall.rounded(.down))
+        var u = tm()
+        gmtime_r(&t, &u)
+        func pad(_ n: Int32, _ width: Int = 2) -> String {
+            let s = String(n)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return pad(u.tm_year + 1900, 4) + pad(u.tm_mon + 1) + pad(u.tm_mday) + "T" + pad(u.tm_hour) + pad(u.tm_min) + pad(u.tm_sec) + "Z"
+    }
+
+    /// TEXT value escaping: backslash, semicolon, comma and line breaks.
+    static func icsText(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            switch c {
+            case "\\": out += "\\\\"
+            case ";": out += "\\;"
+            case ",": out += "\\,"
+            case "\n", "\r\n": out += "\\n"
+            case "\r": break
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+
+    /// A content line folded so that no line exceeds 75 octets (continuations start with a
+    /// space), never inside a UTF-8 sequence; ends with CRLF.
+    static func fold(_ text: String) -> String {
+        var out = ""
+        var width = 0
+        for scalar in text.unicodeScalars {
+            let size = String(scalar).utf8.count
+            if width + size > 75 {
+                out += "\r\n "
+                width = 1
+            }
+            out.unicodeScalars.append(scalar)
+            width += size
+        }
+        return out + "\r\n"
+    }
+}

@@ -1,0 +1,422 @@
+import DiligenceCore
+import DiligenceProtocol
+import DiligenceStore
+
+// The statistics commands of the protocol (docs/protocol.md, docs/statistics.md): reports, the
+// weekly plan, history corrections, export and import. Figures come from DiligenceCore's
+// StatsAccumulator over the sessions SQLite selects by time range; days are local days.
+
+extension Daemon {
+    /// The commands of this file and their arguments (merged into `commands`).
+    static let statsCommands: [String: Set<String>] = [
+        "stats": ["period", "offset", "task"],
+        "week": ["offset"],
+        "plan_set": ["day", "task", "offset"],
+        "plan_clear": ["day", "offset"],
+        "history": ["task", "since", "until", "limit"],
+        "history_add": ["task", "start", "end", "pauses"],
+        "history_remove": ["id"],
+        "history_edit": ["id", "task"],
+        "export": ["format", "since", "until", "task"],
+        "import": ["content", "import_id", "more"],
+    ]
+
+    /// Serves a command of `statsCommands`; nil for any other command.
+    func performStats(_ request: Request) throws(DiligenceError) -> JSON? {
+        switch request.command {
+        case "stats": return try statsReport(request)
+        case "week": return try weekView(offset: request.int("offset") ?? 0)
+        case "plan_set":
+            let day = try planDay(request)
+            let task = try store.findTask(request.requiredString("task"))
+            try store.setPlan(day: day, taskID: task.id)
+            return .object([("day", .string(day.description)), ("task", .string(task.name))])
+        case "plan_clear":
+            let day = try planDay(request)
+            let cleared = try store.clearPlan(day: day)
+            return .object([("day", .string(day.description)), ("cleared", .bool(cleared))])
+        case "history": return try history(request)
+        case "history_add": return try addSession(request)
+        case "history_remove":
+            let removed = try store.removeSession(id: Int64(try requiredInt(request, "id")))
+            Log.info("Removed session \(removed.id) of \(removed.taskName).", fields: [("EVENT", "session_removed")])
+            return .object([("removed", removed.json)])
+        case "history_edit":
+            let task = try store.findTask(request.requiredString("task"))
+            let changed = try store.changeSessionTask(id: Int64(try requiredInt(request, "id")), taskID: task.id)
+            return changed.json
+        case "export": return try export(request)
+        case "import": return try importChunk(request)
+        default: return nil
+        }
+    }
+
+    /// The task to start from idle when none is named: today's planned one, if any.
+    func plannedTaskToday() throws(DiligenceError) -> TaskConfig? {
+        let today = LocalDay.date(containing: clocks.now.wall, dayStartsAt: config.dayStartsAt)
+        guard let id = try store.plans(from: today, through: today)[today] else { return nil }
+        return try store.task(id: id)
+    }
+
+    // MARK: Days
+
+    var today: CalendarDay { LocalDay.date(containing: clocks.now.wall, dayStartsAt: config.dayStartsAt) }
+
+    func grid(_ first: CalendarDay, _ last: CalendarDay) -> DayGrid {
+        LocalDay.grid(from: first, through: last, dayStartsAt: config.dayStartsAt)
+    }
+
+    /// Runs every session of `tasks` touching `grid` through an accumulator.
+    func accumulate(_ grid: DayGrid, tasks: [TaskConfig], only task: TaskConfig? = nil) throws(DiligenceError) -> StatsAccumulator {
+        var acc = StatsAccumulator(grid: grid, taskIDs: tasks.map(\.id))
+        guard grid.count > 0 else { return acc }
+        try store.forEachSession(from: grid.start, to: grid.end, taskID: task?.id) { task, start, end, focused, pauses, completed in
+            acc.add(taskID: task, start: start, end: end, focusedSeconds: focused, pauses: pauses, completed: completed)
+        }
+        return acc
+    }
+
+    /// Per day of `acc`, whether it counts towards a streak (Statistics.metGoal).
+    func goalDays(_ acc: StatsAccumulator, tasks: [TaskConfig]) -> [Bool] {
+        let goals = tasks.map(\.goal)
+        return (0..<acc.grid.count).map { day in
+            Statistics.metGoal(completed: tasks.indices.lazy.map { acc.tally(day: day, task: $0).completed }, goals: goals)
+        }
+    }
+
+    /// The run of goal days ending today (or yesterday while today is not met yet), looking
+    /// back in growing windows so a short streak reads only a few weeks of sessions.
+    func currentStreak(tasks: [TaskConfig], only task: TaskConfig?) throws(DiligenceError) -> Int {
+        let end = today
+        var window = 32
+        let first = try store.firstSessionStart(taskID: task?.id).map { LocalDay.date(containing: $0, dayStartsAt: config.dayStartsAt) }
+        while true {
+            var from = end.adding(days: 1 - window)
+            let reachedFirst = first.map { from <= $0 } ?? true
+            if let first, reachedFirst { from = min(from, first) }
+            let acc = try accumulate(grid(from, end), tasks: tasks, only: task)
+            let current = Statistics.streaks(goalDays(acc, tasks: tasks)).current
+            // A streak shorter than the window (less today and yesterday) ended inside it.
+            if current < acc.grid.count - 1 || reachedFirst { return current }
+            window *= 8
+        }
+    }
+
+    // MARK: stats
+
+    private func statsReport(_ request: Request) throws(DiligenceError) -> JSON {
+        let period = try request.string("period") ?? "today"
+        let offset = try request.int("offset") ?? 0
+        let only = try request.string("task").map { name throws(DiligenceError) in try store.findTask(name) }
+        let tasks = if let only { [only] } else { try store.tasks() }
+        let now = today
+        let first: CalendarDay
+        let last: CalendarDay
+        switch period {
+        case "today":
+            first = now.adding(days: offset)
+            last = first
+        case "week":
+            first = now.monday.adding(days: 7 * offset)
+            last = first.adding(days: 6)
+        case "month":
+            first = now.firstOfMonth(adding: offset)
+            last = now.firstOfMonth(adding: offset + 1).adding(days: -1)
+        case "year":
+            first = CalendarDay(year: now.year + offset, month: 1, day: 1)!
+            last = CalendarDay(year: now.year + offset, month: 12, day: 31)!
+        case "all":
+            guard offset == 0 else { throw DiligenceError("invalid_argument", "\"offset\" does not apply to the period \"all\".") }
+            let start = try store.firstSessionStart(taskID: only?.id)
+            first = start.map { min(LocalDay.date(containing: $0, dayStartsAt: config.dayStartsAt), now) } ?? now
+            last = now
+        default:
+            throw DiligenceError("invalid_period", "Unknown period \(period.debugDescription); periods: today, week, month, year, all.")
+        }
+        let acc = try accumulate(grid(first, last), tasks: tasks, only: only)
+        var result = summary(acc, tasks: tasks)
+        // Longest streak among the period's days up to today; the current one runs up to today.
+        let elapsed = acc.grid.dates.prefix { $0 <= now }.count
+        let longest = Statistics.streaks(Array(goalDays(acc, tasks: tasks).prefix(elapsed))).longest
+        let current = try currentStreak(tasks: tasks, only: only)
+        result = [
+            ("period", .string(period)), ("offset", .int(offset)), ("task", .string(only?.name)),
+            ("from", .string(first.description)), ("to", .string(last.description)),
+        ] + result + [("streak", .object([("current", .int(current)), ("longest", .int(longest))]))]
+        if period == "today" {
+            let day = acc.grid
+            let sessions = try store.history(taskID: only?.id, from: day.start - Store.longestSessionSpan, to: day.end)
+                .filter { $0.end >= day.start }
+            result.append(("sessions", .array(sessions.map(\.json))))
+            result.append(("goals", .array(tasks.indices.filter { tasks[$0].goal > 0 }.map { i in
+                .object([("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)),
+                         ("goal", .int(tasks[i].goal)), ("completed", .int(acc.tasks[i].completed))])
+            })))
+        }
+        return .object(result)
+    }
+
+    /// The figures every report has (docs/statistics.md).
+    private func summary(_ acc: StatsAccumulator, tasks: [TaskConfig]) -> [(String, JSON)] {
+        let total = acc.total
+        let active = acc.activeDays
+        func tally(_ t: Tally) -> [(String, JSON)] { [("completed", .int(t.completed)), ("focused_seconds", .int(t.seconds))] }
+        let taskRows: [JSON] = tasks.indices.map { i in
+            .object([("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)), ("goal", .int(tasks[i].goal))] + tally(acc.tasks[i]))
+        }
+        let days: [JSON] = acc.grid.dates.indices.map { i in
+            .object([("date", .string(acc.grid.dates[i].description)), ("weekday", .string(CalendarDay.weekdayNames[acc.grid.dates[i].weekday - 1]))] + tally(acc.days[i]))
+        }
+        let weekdays: [JSON] = (0..<7).map { i in .object([("weekday", .string(CalendarDay.weekdayNames[i]))] + tally(acc.weekdays[i])) }
+        let hours: [JSON] = (0..<24).map { h in .object([("hour", .int(h)), ("focused_seconds", .int(Int(acc.hours[h].rounded())))]) }
+        func best(_ values: [Double], _ name: (Int) -> (String, JSON)) -> JSON {
+            guard let b = Statistics.best(values) else { return .null }
+            return .object([name(b.index), ("focused_seconds", .int(Int(b.value.rounded()))), ("above_average_percent", .int(b.aboveAveragePercent))])
+        }
+        return tally(total) + [
+            ("recorded", .int(acc.recorded)),
+            ("active_days", .int(active)),
+            ("average_seconds_per_active_day", .int(active == 0 ? 0 : Int((total.focusedSeconds / Double(active)).rounded()))),
+            ("focus_score", .int(acc.focusScore)),
+            ("tasks", .array(taskRows)),
+            ("days", .array(days)),
+            ("weekdays", .array(weekdays)),
+            ("hours", .array(hours)),
+            ("best_task", best(acc.tasks.map(\.focusedSeconds)) { ("task", .string(tasks[$0].name)) }),
+            ("best_weekday", best(acc.weekdays.map(\.focusedSeconds)) { ("weekday", .string(CalendarDay.weekdayNames[$0])) }),
+            ("best_hour", best(acc.hours) { ("hour", .int($0)) }),
+        ]
+    }
+
+    // MARK: week and plan
+
+    private func weekView(offset: Int) throws(DiligenceError) -> JSON {
+        let monday = today.monday.adding(days: 7 * offset)
+        let sunday = monday.adding(days: 6)
+        let tasks = try store.tasks()
+        let acc = try accumulate(grid(monday, sunday), tasks: tasks)
+        let plans = try store.plans(from: monday, through: sunday)
+        let byID = Dictionary(tasks.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let days: [JSON] = (0..<7).map { d in
+            let date = monday.adding(days: d)
+            let planned = plans[date].flatMap { byID[$0] }
+            let done: [JSON] = tasks.indices.compactMap { t in
+                let tally = acc.tally(day: d, task: t)
+                guard tally.completed > 0 || tally.focusedSeconds > 0 else { return nil }
+                return .object([("task", .string(tasks[t].name)), ("color", .string(tasks[t].color.rawValue)),
+                                ("completed", .int(tally.completed)), ("focused_seconds", .int(tally.seconds))])
+            }
+            return .object([
+                ("date", .string(date.description)), ("weekday", .string(CalendarDay.weekdayNames[d])),
+                ("today", .bool(date == today)),
+                ("planned", .string(planned?.name)), ("planned_color", .string(planned?.color.rawValue)),
+                ("completed", .int(acc.days[d].completed)), ("focused_seconds", .int(acc.days[d].seconds)),
+                ("tasks", .array(done)),
+            ])
+        }
+        // ISO week number: the week belongs to the year of its Thursday.
+        let thursday = monday.adding(days: 3)
+        let week = (thursday.daysSince1970 - CalendarDay(year: thursday.year, month: 1, day: 1)!.daysSince1970) / 7 + 1
+        let label = "\(thursday.year)-W" + (week < 10 ? "0" : "") + String(week)
+        return .object([
+            ("week", .string(label)), ("offset", .int(offset)),
+            ("from", .string(monday.description)), ("to", .string(sunday.description)),
+            ("completed", .int(acc.total.completed)), ("focused_seconds", .int(acc.total.seconds)),
+            ("days", .array(days)),
+        ])
+    }
+
+    /// `day`: `YYYY-MM-DD`, `today`, `tomorrow`, `yesterday`, or a weekday (`monday`, `mon`) of
+    /// the week `offset` weeks from this one.
+    private func planDay(_ request: Request) throws(DiligenceError) -> CalendarDay {
+        let text = try request.requiredString("day")
+        let offset = try request.int("offset") ?? 0
+        if let date = CalendarDay(text) { return date }
+        let word = text.lowercased()
+        switch word {
+        case "today": return today
+        case "tomorrow": return today.adding(days: 1)
+        case "yesterday": return today.adding(days: -1)
+        default: break
+        }
+        if word.count >= 3, let index = CalendarDay.weekdayNames.firstIndex(where: { $0.hasPrefix(word) }) {
+            return today.monday.adding(days: 7 * offset + index)
+        }
+        throw DiligenceError("invalid_date", "\(text.debugDescription) is not a day: give YYYY-MM-DD, today, tomorrow, or a weekday such as monday.")
+    }
+
+    // MARK: history
+
+    /// `since`/`until`: a date `YYYY-MM-DD` (its whole statistics day; `until` includes it),
+    /// or an RFC 3339 time.
+    private func timeBound(_ request: Request, _ key: String, endOfDay: Bool) throws(DiligenceError) -> Double? {
+        guard let text = try request.string(key) else { return nil }
+        if let day = CalendarDay(text) {
+            return LocalDay.start(of: endOfDay ? day.adding(days: 1) : day, dayStartsAt: config.dayStartsAt)
+        }
+        if let wall = RFC3339.parse(text) { return wall }
+        throw DiligenceError("invalid_date", "\"\(key)\": \(text.debugDescription) is not a date YYYY-MM-DD (or an RFC 3339 time).")
+    }
+
+    private func requiredInt(_ request: Request, _ key: String) throws(DiligenceError) -> Int {
+        guard let value = try request.int(key) else {
+            throw DiligenceError("missing_argument", "\"\(request.command)\" needs the argument \"\(key)\".")
+        }
+        return value
+    }
+
+    private func history(_ request: Request) throws(DiligenceError) -> JSON {
+        let task = try request.string("task").map { name throws(DiligenceError) in try store.findTask(name) }
+        let limit = try request.int("limit")
+        if let limit, limit < 1 { throw DiligenceError("invalid_value", "\"limit\" must be 1 or more; got \(limit).") }
+        let sessions = try store.history(
+            taskID: task?.id, from: try timeBound(request, "since", endOfDay: false),
+            to: try timeBound(request, "until", endOfDay: true), limit: limit)
+        return .object([("sessions", .array(sessions.map(\.json)))])
+    }
+
+    /// A moment given as RFC 3339, or local `YYYY-MM-DDTHH:MM[:SS]` / `YYYY-MM-DD HH:MM`, or
+    /// `HH:MM` (today's calendar date).
+    private func moment(_ request: Request, _ key: String) throws(DiligenceError) -> Double {
+        let text = try request.requiredString(key)
+        if let wall = RFC3339.parse(text) { return wall }
+        let parts = text.split(whereSeparator: { $0 == "T" || $0 == " " })
+        var date = LocalDay.date(containing: clocks.now.wall, dayStartsAt: 0)
+        var time = Substring(text)
+        if parts.count == 2, let d = CalendarDay(String(parts[0])) {
+            date = d
+            time = parts[1]
+        }
+        let fields = time.split(separator: ":")
+        if (2...3).contains(fields.count), fields.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+           let h = Int(fields[0]), let m = Int(fields[1]), let s = fields.count == 3 ? Int(fields[2]) : 0,
+           h < 24, m < 60, s < 60 {
+            return LocalDay.wall(of: date, hour: h, minute: m, second: s)
+        }
+        throw DiligenceError("invalid_date", "\"\(key)\": \(text.debugDescription) is not a time: give HH:MM (today), YYYY-MM-DD HH:MM, or RFC 3339.")
+    }
+
+    private func addSession(_ request: Request) throws(DiligenceError) -> JSON {
+        let task = try store.findTask(request.requiredString("task"))
+        let start = try moment(request, "start")
+        let end = try moment(request, "end")
+        let pauses = try request.int("pauses") ?? 0
+        guard end > start else {
+            throw DiligenceError("invalid_session", "The session ends (\(RFC3339.format(end))) before it starts (\(RFC3339.format(start))).")
+        }
+        guard end - start <= 86400 else {
+            throw DiligenceError("invalid_session", "A session entered by hand lasts at most 24 hours; this one lasts \(DurationText.format(Int(end - start))).")
+        }
+        guard end <= clocks.now.wall + 60 else {
+            throw DiligenceError("invalid_session", "The session ends in the future (\(RFC3339.format(end))); enter sessions that have happened.")
+        }
+        guard pauses >= 0 else { throw DiligenceError("invalid_value", "\"pauses\" must be 0 or more; got \(pauses).") }
+        let seconds = Int((end - start).rounded())
+        let session = WorkSession(taskID: task.id, taskName: task.name, start: start, end: end,
+                                  plannedSeconds: seconds, focusedSeconds: seconds, pauses: pauses, outcome: .completed)
+        let added = try store.addManualSession(session) { other in
+            "\(other.taskName), \(RFC3339.format(other.start)) to \(RFC3339.format(other.end))"
+        }
+        Log.info("Added a session of \(task.name) by hand.", fields: [("EVENT", "session_added"), ("TASK", task.name)])
+        return added.json
+    }
+
+    // MARK: export and import
+
+    private func export(_ request: Request) throws(DiligenceError) -> JSON {
+        let name = try request.string("format") ?? "jsonl"
+        guard let format = ExportFormat(rawValue: name) else {
+            throw DiligenceError("unknown_format", "Unknown export format \(name.debugDescription); formats: csv, jsonl, ics.")
+        }
+        let task = try request.string("task").map { name throws(DiligenceError) in try store.findTask(name) }
+        let sessions = try store.sessions(
+            taskID: task?.id, from: try timeBound(request, "since", endOfDay: false),
+            to: try timeBound(request, "until", endOfDay: true))
+        return .object([
+            ("format", .string(format.rawValue)), ("count", .int(sessions.count)),
+            ("content", .string(format.render(sessions, stamp: clocks.now.wall))),
+        ])
+    }
+
+    /// One chunk of a JSON-lines import: the first chunk has no `import_id`; `more: true` says
+    /// another chunk follows (answer: `import_id`, `received`); the last one commits all chunks in
+    /// one transaction (answer: `imported`, `skipped`). A bad line discards the whole import.
+    private func importChunk(_ request: Request) throws(DiligenceError) -> JSON {
+        let content = try request.requiredString("content")
+        let more = try request.bool("more") ?? false
+        let id: Int64
+        if let given = try request.int("import_id") {
+            id = Int64(given)
+        } else {
+            id = try store.beginImport()
+        }
+        let firstLine = try store.importNextLine(id)
+        do {
+            let (sessions, lines) = try parseImport(content, firstLine: firstLine)
+            try store.stageImport(id, sessions: sessions, lines: lines)
+            if more {
+                return .object([("import_id", .int(id)), ("received", .int(sessions.count))])
+            }
+            let (imported, skipped) = try store.commitImport(id)
+            Log.info("Imported \(imported) sessions (\(skipped) already recorded).", fields: [("EVENT", "imported")])
+            return .object([("imported", .int(imported)), ("skipped", .int(skipped))])
+        } catch {
+            try? store.discardImport()
+            throw error
+        }
+    }
+
+    /// Parses JSON lines (what `export --format jsonl` writes); blank lines are skipped.
+    /// Throws `invalid_import` naming the line number (counted from `firstLine`).
+    private func parseImport(_ content: String, firstLine: Int) throws(DiligenceError) -> ([WorkSession], Int) {
+        let tasks = try store.tasks()
+        var exact: [String: TaskConfig] = [:]
+        var folded: [String: [TaskConfig]] = [:]
+        for t in tasks {
+            exact[t.name] = t
+            folded[t.name.lowercased(), default: []].append(t)
+        }
+        var sessions: [WorkSession] = []
+        var number = firstLine - 1
+        var lines = content.utf8.split(separator: 0x0A, omittingEmptySubsequences: false)
+        if content.utf8.last == 0x0A { lines.removeLast() }
+        for line in lines {
+            number += 1
+            func bad(_ message: String) -> DiligenceError {
+                DiligenceError("invalid_import", "line \(number): \(message); nothing was imported.")
+            }
+            var bytes = line
+            if bytes.last == 0x0D { bytes = bytes.dropLast() }
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            let json: JSON
+            do { json = try JSON.parse(bytes) } catch { throw bad("not JSON (\(error.message))") }
+            guard case .object = json else { throw bad("expected a session object, got \(json.typeName.withArticle)") }
+            func text(_ key: String) throws(DiligenceError) -> String {
+                guard let v = json[key]?.stringValue else { throw bad("\"\(key)\" is missing or not a string") }
+                return v
+            }
+            func count(_ key: String) throws(DiligenceError) -> Int {
+                guard let v = json[key]?.intValue, v >= 0, v <= 1 << 40 else { throw bad("\"\(key)\" is missing or not a whole number ≥ 0") }
+                return Int(v)
+            }
+            let name = try text("task")
+            guard let task = exact[name] ?? folded[name.lowercased()].flatMap({ $0.count == 1 ? $0[0] : nil }) else {
+                throw bad("no task named \(name.debugDescription) (add it first: diligencectl task add \(name.debugDescription))")
+            }
+            let startText = try text("start")
+            let endText = try text("end")
+            guard let start = RFC3339.parse(startText) else { throw bad("\"start\": \(startText.debugDescription) is not an RFC 3339 time") }
+            guard let end = RFC3339.parse(endText) else { throw bad("\"end\": \(endText.debugDescription) is not an RFC 3339 time") }
+            guard end >= start else { throw bad("the session ends (\(endText)) before it starts (\(startText))") }
+            let outcomeText = try text("outcome")
+            guard let outcome = Outcome(rawValue: outcomeText) else {
+                throw bad("\"outcome\": \(outcomeText.debugDescription) is not completed, skipped or abandoned")
+            }
+            sessions.append(WorkSession(
+                taskID: task.id, taskName: task.name, start: start, end: end,
+                plannedSeconds: try count("planned_seconds"), focusedSeconds: try count("focused_seconds"),
+                pauses: try count("pauses"), outcome: outcome))
+        }
+        return (sessions, lines.count)
+    }
+}

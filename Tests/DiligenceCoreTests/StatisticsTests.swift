@@ -1,0 +1,115 @@
+import Testing
+import DiligenceCore
+
+/// Pure figures: days given as plain boundaries (no time zone), sessions as plain values.
+@Suite struct StatisticsTests {
+    /// `count` days of 24 hours from `CalendarDay(2026, 6, 8)` (a Monday) at wall 0.
+    static func evenGrid(_ count: Int, dayStartMinute: Int = 0) -> DayGrid {
+        let first = CalendarDay(year: 2026, month: 6, day: 8)!
+        return DayGrid(dates: (0..<count).map { first.adding(days: $0) },
+                       boundaries: (0...count).map { Double($0 * 86400) }, dayStartMinute: dayStartMinute)
+    }
+
+    @Test func calendarDays() {
+        let day = CalendarDay(year: 2026, month: 6, day: 10)!
+        #expect(day.weekday == 3)  // a Wednesday
+        #expect(day.monday.description == "2026-06-08")
+        #expect(CalendarDay("2026-02-29") == nil)
+        #expect(CalendarDay("2024-02-29")?.adding(days: 1).description == "2024-03-01")
+        #expect(CalendarDay("2026-1-01") == nil)
+        #expect(CalendarDay(daysSince1970: 0).description == "1970-01-01")
+        #expect(CalendarDay(year: 2026, month: 1, day: 31)!.firstOfMonth(adding: -1).description == "2025-12-01")
+        #expect(CalendarDay(year: 2026, month: 12, day: 5)!.firstOfMonth(adding: 1).description == "2027-01-01")
+        #expect(CalendarDay("2026-06-10")!.daysSince1970 == day.daysSince1970)
+    }
+
+    @Test func sessionAcrossMidnightIsSplitBetweenItsDays() {
+        var acc = StatsAccumulator(grid: Self.evenGrid(2), taskIDs: [7])
+        // 23:45 to 00:10: 15 minutes on Monday, 10 on Tuesday; completed on Tuesday.
+        acc.add(taskID: 7, start: 86400 - 900, end: 86400 + 600, focusedSeconds: 1500, pauses: 0, completed: true)
+        #expect(acc.days[0] == Tally(completed: 0, focusedSeconds: 900))
+        #expect(acc.days[1] == Tally(completed: 1, focusedSeconds: 600))
+        #expect(acc.hours[23] == 900)
+        #expect(acc.hours[0] == 600)
+        #expect(acc.weekdays[0].focusedSeconds == 900)
+        #expect(acc.weekdays[1].completed == 1)
+        #expect(acc.total == Tally(completed: 1, focusedSeconds: 1500))
+        #expect(acc.activeDays == 2)
+        #expect(acc.recorded == 1)
+    }
+
+    @Test func pausedTimeIsSharedInProportionToWallTime() {
+        var acc = StatsAccumulator(grid: Self.evenGrid(2), taskIDs: [1])
+        // 40 minutes of wall time (20 each side of midnight), 20 of them focused.
+        acc.add(taskID: 1, start: 86400 - 1200, end: 86400 + 1200, focusedSeconds: 1200, pauses: 3, completed: false)
+        #expect(acc.days[0].focusedSeconds == 600)
+        #expect(acc.days[1].focusedSeconds == 600)
+        #expect(acc.total.completed == 0)
+        #expect(acc.focusScore == nil, "only completed sessions have a score")
+    }
+
+    @Test func dayStartsAtMovesHoursAndDays() {
+        // Days begin at 04:00: wall 0 is 04:00 local; a session at wall 22 h is 02:00 local, same day.
+        var acc = StatsAccumulator(grid: Self.evenGrid(2, dayStartMinute: 240), taskIDs: [1])
+        acc.add(taskID: 1, start: 22 * 3600, end: 22 * 3600 + 1500, focusedSeconds: 1500, pauses: 0, completed: true)
+        #expect(acc.days[0] == Tally(completed: 1, focusedSeconds: 1500))
+        #expect(acc.hours[2] == 1500)
+    }
+
+    @Test func daylightSavingShiftMovesTheLocalHour() {
+        // A 23-hour spring day: the clock jumps from 02:00 to 03:00 at wall 2 h.
+        let dates = [CalendarDay(year: 2026, month: 3, day: 29)!]
+        let grid = DayGrid(dates: dates, boundaries: [0, 23 * 3600], clockShifts: [.init(at: 2 * 3600, seconds: 3600)])
+        var acc = StatsAccumulator(grid: grid, taskIDs: [1])
+        // 01:30 to 03:30 local is one real hour: 30 min in hour 1, 30 min in hour 3.
+        acc.add(taskID: 1, start: 1.5 * 3600, end: 2.5 * 3600, focusedSeconds: 3600, pauses: 0, completed: true)
+        #expect(acc.hours[1] == 1800)
+        #expect(acc.hours[2] == 0)
+        #expect(acc.hours[3] == 1800)
+        #expect(grid.secondOfDay(22.5 * 3600, day: 0) == 23.5 * 3600)
+        #expect(grid.index(of: 23 * 3600) == nil)
+    }
+
+    @Test func focusScoreIsTheMeanOfOneHundredLessFivePerPause() {
+        #expect(StatsAccumulator.focusScore(pauses: 0) == 100)
+        #expect(StatsAccumulator.focusScore(pauses: 3) == 85)
+        #expect(StatsAccumulator.focusScore(pauses: 30) == 0)
+        var acc = StatsAccumulator(grid: Self.evenGrid(1), taskIDs: [1])
+        for pauses in [0, 2, 25] {
+            acc.add(taskID: 1, start: 3600, end: 5000, focusedSeconds: 1400, pauses: pauses, completed: true)
+        }
+        #expect(acc.focusScore == 63)  // (100 + 90 + 0) / 3
+    }
+
+    @Test func sessionsOfOtherTasksAndOutsideTheGridAreIgnored() {
+        var acc = StatsAccumulator(grid: Self.evenGrid(1), taskIDs: [1, 2])
+        acc.add(taskID: 9, start: 100, end: 200, focusedSeconds: 100, pauses: 0, completed: true)
+        acc.add(taskID: 1, start: -5000, end: -4000, focusedSeconds: 1000, pauses: 0, completed: true)
+        acc.add(taskID: 2, start: 1000, end: 2000, focusedSeconds: 1000, pauses: 0, completed: true)
+        #expect(acc.recorded == 1)
+        #expect(acc.tasks[0] == Tally())
+        #expect(acc.tasks[1] == Tally(completed: 1, focusedSeconds: 1000))
+        #expect(acc.tally(day: 0, task: 1).completed == 1)
+    }
+
+    @Test func bestAndHowFarAboveTheAverage() {
+        let best = Statistics.best([0, 10, 30, 20])
+        #expect(best == Best(index: 2, value: 30, aboveAveragePercent: 50))
+        #expect(Statistics.best([0, 0]) == nil)
+        #expect(Statistics.best([5, 5])?.index == 0, "the first one on a tie")
+    }
+
+    @Test func goalDaysAndStreaks() {
+        #expect(Statistics.metGoal(completed: [3, 0], goals: [4, 0]) == false)
+        #expect(Statistics.metGoal(completed: [4, 0], goals: [4, 0]) == true)
+        #expect(Statistics.metGoal(completed: [0, 1], goals: [4, 0]) == true, "a task without a goal counts with one session")
+        #expect(Statistics.metGoal(completed: [0, 0], goals: [0, 0]) == false)
+
+        let streak = Statistics.streaks([true, true, false, true, true, true, false])
+        #expect(streak.current == 3, "today not met yet does not break the streak")
+        #expect(streak.longest == 3)
+        #expect(Statistics.streaks([true, false, false]).current == 0)
+        #expect(Statistics.streaks([true, true]).current == 2)
+        #expect(Statistics.streaks([]).longest == 0)
+    }
+}

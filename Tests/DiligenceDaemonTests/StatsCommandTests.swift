@@ -1,0 +1,173 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import DiligenceDaemon
+import DiligenceCore
+import DiligenceProtocol
+import DiligenceTestSupport
+
+/// The statistics commands through the control socket of an in-process daemon, in fixed time
+/// zones (the daemon computes days in local time, so each test holds the time-zone lock).
+@Suite struct StatsCommandTests {
+    /// `result` of a request that must succeed.
+    func call(_ d: InProcessDaemon, _ command: String, _ arguments: [(String, JSON)] = []) throws -> JSON {
+        let answer = try d.request(Request(command: command, arguments: arguments).body.serialized)
+        try #require(answer["ok"]?.boolValue == true, "\(command): \(answer.serialized)")
+        return answer["result"] ?? .null
+    }
+
+    /// The error of a request that must fail.
+    func failure(_ d: InProcessDaemon, _ command: String, _ arguments: [(String, JSON)]) throws -> (code: String, message: String) {
+        let answer = try d.request(Request(command: command, arguments: arguments).body.serialized)
+        #expect(answer["ok"]?.boolValue == false, "\(command) should fail: \(answer.serialized)")
+        return (answer["error"]?["code"]?.stringValue ?? "", answer["error"]?["message"]?.stringValue ?? "")
+    }
+
+    func add(_ d: InProcessDaemon, _ task: String, _ start: String, _ end: String, pauses: Int = 0) throws {
+        _ = try call(d, "history_add", [("task", .string(task)), ("start", .string(start)), ("end", .string(end)), ("pauses", .int(pauses))])
+    }
+
+    /// The `offset` of the ISO week holding `day`, as the daemon counts weeks from today.
+    func weekOffset(_ day: String, dayStartsAt: Int = 0) -> Int {
+        let today = LocalDay.date(containing: Double(time(nil)), dayStartsAt: dayStartsAt)
+        return (CalendarDay(day)!.monday.daysSince1970 - today.monday.daysSince1970) / 7
+    }
+
+    func day(_ report: JSON, _ date: String) -> JSON? {
+        report["days"]?.arrayValue?.first { $0["date"]?.stringValue == date }
+    }
+
+    @Test func dstChangeDayHasTwentyThreeHoursAndItsHoursAreLocal() throws {
+        try withTimeZone("Europe/Berlin") {
+            let d = try InProcessDaemon()
+            defer { d.stop() }
+            // 2025-03-30: clocks jump from 02:00 to 03:00. 01:30 to 03:30 local is one real hour.
+            try add(d, "Work", "2025-03-30 01:30", "2025-03-30 03:30", pauses: 2)
+            try add(d, "Study", "2025-03-29T10:00:00+01:00", "2025-03-29T10:25:00+01:00")
+            let week = try call(d, "stats", [("period", .string("week")), ("offset", .int(weekOffset("2025-03-30")))])
+            #expect(week["from"]?.stringValue == "2025-03-24")
+            #expect(week["completed"]?.intValue == 2)
+            #expect(week["focused_seconds"]?.intValue == 5100)
+            #expect(day(week, "2025-03-30")?["focused_seconds"]?.intValue == 3600)
+            #expect(day(week, "2025-03-29")?["focused_seconds"]?.intValue == 1500)
+            let hours = week["hours"]?.arrayValue?.map { $0["focused_seconds"]?.intValue ?? -1 } ?? []
+            #expect(hours[1] == 1800 && hours[2] == 0 && hours[3] == 1800 && hours[10] == 1500, "\(hours)")
+            #expect(week["best_hour"]?["hour"]?.intValue == 1)
+            #expect(week["best_task"]?["task"]?.stringValue == "Work")
+            // Work 3600 vs average (3600 + 1500) / 2: 41% above.
+            #expect(week["best_task"]?["above_average_percent"]?.intValue == 41)
+            #expect(week["best_weekday"]?["weekday"]?.stringValue == "sunday")
+            #expect(week["focus_score"]?.intValue == 95)  // (90 + 100) / 2
+            #expect(week["active_days"]?.intValue == 2)
+            #expect(week["average_seconds_per_active_day"]?.intValue == 2550)
+            #expect(week["streak"]?["longest"]?.intValue == 2)
+            let tasks = week["tasks"]?.arrayValue ?? []
+            #expect(tasks.first { $0["task"]?.stringValue == "Work" }?["completed"]?.intValue == 1)
+        }
+    }
+
+    @Test func sessionAcrossDayStartsAtIsSplit() throws {
+        try withTimeZone("America/New_York") {
+            let d = try InProcessDaemon(config: "[stats]\nday_starts_at = 04:00\n")
+            defer { d.stop() }
+            // 03:30 to 04:30: half on the 9th's day, half on the 10th's; it ended on the 10th.
+            try add(d, "Work", "2025-06-10 03:30", "2025-06-10 04:30")
+            // 23:50 to 00:20 crosses midnight but not 04:00: all of it on the 10th.
+            try add(d, "Work", "2025-06-10 23:50", "2025-06-11 00:20")
+            let week = try call(d, "stats", [("period", .string("week")), ("offset", .int(weekOffset("2025-06-10", dayStartsAt: 240)))])
+            #expect(day(week, "2025-06-09")?["focused_seconds"]?.intValue == 1800)
+            #expect(day(week, "2025-06-09")?["completed"]?.intValue == 0)
+            #expect(day(week, "2025-06-10")?["focused_seconds"]?.intValue == 3600)
+            #expect(day(week, "2025-06-10")?["completed"]?.intValue == 2)
+            #expect(day(week, "2025-06-11")?["focused_seconds"]?.intValue == 0)
+
+            let history = try call(d, "history", [("since", .string("2025-06-10")), ("until", .string("2025-06-10"))])
+            #expect(history["sessions"]?.arrayValue?.count == 1, "the 03:30 session began on the 9th's day: \(history.serialized)")
+        }
+    }
+
+    @Test func weekWithAPlanAndStartWithoutATask() throws {
+        try withTimeZone("Europe/Berlin") {
+            let d = try InProcessDaemon()
+            defer { d.stop() }
+            let planned = try call(d, "plan_set", [("day", .string("today")), ("task", .string("study"))])
+            #expect(planned["task"]?.stringValue == "Study")
+            _ = try call(d, "plan_set", [("day", .string("mon")), ("task", .string("Exercise"))])
+            let week = try call(d, "week")
+            let days = week["days"]?.arrayValue ?? []
+            #expect(days.count == 7)
+            #expect(days.first?["weekday"]?.stringValue == "monday")
+            #expect(days.first?["planned"]?.stringValue == "Exercise")
+            let today = days.first { $0["today"]?.boolValue == true }
+            #expect(today?["planned"]?.stringValue == "Study")
+            let status = try call(d, "start")
+            #expect(status["task"]?.stringValue == "Study", "start without a task takes today's plan")
+            _ = try call(d, "stop")
+            _ = try call(d, "plan_clear", [("day", .string("today"))])
+            let cleared = try call(d, "week")["days"]?.arrayValue?.first { $0["today"]?.boolValue == true }
+            #expect(cleared?["planned"]?.isNull == true)
+            #expect(try failure(d, "plan_set", [("day", .string("someday")), ("task", .string("Work"))]).code == "invalid_date")
+            #expect(try failure(d, "plan_set", [("day", .string("today")), ("task", .string("Nope"))]).code == "unknown_task")
+        }
+    }
+
+    @Test func badManualSessionsAreRefusedAndNothingIsWritten() throws {
+        try withTimeZone("UTC") {
+            let d = try InProcessDaemon()
+            defer { d.stop() }
+            try add(d, "Work", "2025-05-01 09:00", "2025-05-01 09:25")
+            let id = try call(d, "history")["sessions"]?.arrayValue?.first?["id"]?.intValue ?? -1
+            let overlap = try failure(d, "history_add", [("task", .string("Study")), ("start", .string("2025-05-01 09:20")), ("end", .string("2025-05-01 09:45"))])
+            #expect(overlap.code == "overlapping_session")
+            #expect(overlap.message.contains("session \(id) (Work"), "\(overlap.message)")
+            let backwards = try failure(d, "history_add", [("task", .string("Work")), ("start", .string("2025-05-02 10:00")), ("end", .string("2025-05-02 09:00"))])
+            #expect(backwards.code == "invalid_session")
+            #expect(try failure(d, "history_add", [("task", .string("Work")), ("start", .string("2025-02-30 10:00")), ("end", .string("2025-02-30 11:00"))]).code == "invalid_date")
+            #expect(try failure(d, "history_add", [("task", .string("Nope")), ("start", .string("2025-05-02 10:00")), ("end", .string("2025-05-02 11:00"))]).code == "unknown_task")
+            #expect(try failure(d, "stats", [("period", .string("decade"))]).code == "invalid_period")
+            #expect(try failure(d, "export", [("format", .string("xml"))]).code == "unknown_format")
+            #expect(try call(d, "history")["sessions"]?.arrayValue?.count == 1)
+
+            let edited = try call(d, "history_edit", [("id", .int(id)), ("task", .string("Study"))])
+            #expect(edited["task"]?.stringValue == "Study")
+            _ = try call(d, "history_remove", [("id", .int(id))])
+            #expect(try failure(d, "history_remove", [("id", .int(id))]).code == "unknown_session")
+        }
+    }
+
+    @Test func importRejectsTheWholeFileOnOneBadLine() throws {
+        try withTimeZone("UTC") {
+            let d = try InProcessDaemon()
+            defer { d.stop() }
+            let good = #"{"task":"Work","start":"2025-05-01T09:00:00Z","end":"2025-05-01T09:25:00Z","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}"#
+            let backwards = #"{"task":"Work","start":"2025-05-01T11:00:00Z","end":"2025-05-01T10:00:00Z","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}"#
+            let first = try call(d, "import", [("content", .string(good + "\n\n")), ("more", .bool(true))])
+            let importID = try #require(first["import_id"]?.intValue)
+            let bad = try failure(d, "import", [("content", .string(good + "\n" + backwards + "\n")), ("import_id", .int(Int(importID)))])
+            #expect(bad.code == "invalid_import")
+            #expect(bad.message.hasPrefix("line 4:"), "lines count across chunks: \(bad.message)")
+            #expect(try call(d, "history")["sessions"]?.arrayValue?.isEmpty == true)
+            #expect(try failure(d, "import", [("content", .string("{\"task\":\"Work\"}\n"))]).message.contains("line 1"))
+            let done = try call(d, "import", [("content", .string(good + "\n"))])
+            #expect(done["imported"]?.intValue == 1)
+        }
+    }
+
+    @Test func removingATaskTakesItsStatisticsWithIt() throws {
+        try withTimeZone("UTC") {
+            let d = try InProcessDaemon()
+            defer { d.stop() }
+            _ = try call(d, "task_add", [("name", .string("Side")), ("goal", .int(1))])
+            try add(d, "Side", "2025-05-01 09:00", "2025-05-01 09:25")
+            try add(d, "Work", "2025-05-01 10:00", "2025-05-01 10:25")
+            var all = try call(d, "stats", [("period", .string("all"))])
+            #expect(all["completed"]?.intValue == 2)
+            #expect(all["from"]?.stringValue == "2025-05-01")
+            _ = try call(d, "task_remove", [("task", .string("Side")), ("confirm", .bool(true))])
+            all = try call(d, "stats", [("period", .string("all"))])
+            #expect(all["completed"]?.intValue == 1)
+            #expect(all["tasks"]?.arrayValue?.contains { $0["task"]?.stringValue == "Side" } == false)
+        }
+    }
+}

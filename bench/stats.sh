@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Statistics benchmark (docs/performance.md): imports 100 000 and 1 000 000 generated sessions
+# through `diligencectl import` into a temporary daemon, then measures `stats year`, `stats all`
+# and `status` (the reference: one client start-up plus one round trip) with hyperfine.
+# Prints rows `figure | ours | reference | ratio | target` and writes bench/results/stats.json.
+# SIZES="100000" bench/stats.sh measures only the smaller database.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v hyperfine >/dev/null || { echo "bench/stats.sh needs hyperfine (apt-get install hyperfine)" >&2; exit 2; }
+swift build -c release >/dev/null
+bin=$(swift build -c release --show-bin-path)
+sizes=${SIZES:-"100000 1000000"}
+work=$(mktemp -d /tmp/diligence-bench-stats-XXXXXX)
+daemon=""
+cleanup() { [ -n "$daemon" ] && kill "$daemon" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+mkdir -p bench/results
+rows=()
+json_rows=()
+ms() { python3 -c "import json,sys; print(round(json.load(open(sys.argv[1]))['results'][0]['mean']*1000, 2))" "$1"; }
+for n in $sizes; do
+    dir="$work/$n"; mkdir -p "$dir"; : > "$dir/empty.conf"
+    python3 bench/gen-sessions.py "$n" > "$dir/sessions.jsonl"
+    "$bin/diligenced" --socket "$dir/sock" --database "$dir/db.sqlite3" --config "$dir/empty.conf" 2>"$dir/daemon.log" &
+    daemon=$!
+    for _ in $(seq 100); do [ -S "$dir/sock" ] && break; sleep 0.05; done
+    ctl=("$bin/diligencectl" --socket "$dir/sock")
+    start=$(date +%s.%N)
+    "${ctl[@]}" import "$dir/sessions.jsonl" >/dev/null
+    import_s=$(python3 -c "print(round($(date +%s.%N) - $start, 2))")
+    hyperfine -N --warmup 3 --runs 30 --export-json "$dir/status.json" "${ctl[*]} status" >/dev/null 2>&1
+    hyperfine -N --warmup 2 --runs 15 --export-json "$dir/year.json" "${ctl[*]} stats year" >/dev/null 2>&1
+    hyperfine -N --warmup 1 --runs 5 --export-json "$dir/all.json" "${ctl[*]} stats all" >/dev/null 2>&1
+    status_ms=$(ms "$dir/status.json"); year_ms=$(ms "$dir/year.json"); all_ms=$(ms "$dir/all.json")
+    ratio_year=$(python3 -c "print(round($year_ms / $status_ms, 1))")
+    ratio_all=$(python3 -c "print(round($all_ms / $status_ms, 1))")
+    label=$(python3 -c "print(f'{$n:,}'.replace(',', ' '))")
+    target_year=$([ "$n" = 100000 ] && echo "≤ 3× status" || echo "–")
+    target_import=$([ "$n" = 100000 ] && echo "< 5 s" || echo "–")
+    rows+=("stats year, $label sessions | ${year_ms} ms | status ${status_ms} ms | ${ratio_year}× | $target_year")
+    rows+=("stats all, $label sessions | ${all_ms} ms | status ${status_ms} ms | ${ratio_all}× | –")
+    rows+=("import, $label sessions | ${import_s} s | – | – | $target_import")
+    json_rows+=("{\"sessions\": $n, \"status_ms\": $status_ms, \"stats_year_ms\": $year_ms, \"stats_all_ms\": $all_ms, \"import_s\": $import_s}")
+    kill "$daemon"; wait "$daemon" 2>/dev/null || true; daemon=""
+done
+echo "figure | ours | reference | ratio | target"
+printf '%s\n' "${rows[@]}"
+(IFS=,; echo "{\"benchmark\": \"stats\", \"results\": [${json_rows[*]}]}") > bench/results/stats.json
