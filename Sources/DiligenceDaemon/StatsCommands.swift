@@ -137,8 +137,11 @@ extension Daemon {
         var result = summary(acc, tasks: tasks)
         // Longest streak among the period's days up to today; the current one runs up to today.
         let elapsed = acc.grid.dates.prefix { $0 <= now }.count
-        let longest = Statistics.streaks(Array(goalDays(acc, tasks: tasks).prefix(elapsed))).longest
         let current = try currentStreak(tasks: tasks, only: only)
+        // The current streak reaches into a period that holds today (it may have begun before
+        // the period): the longest streak touching the period is never shorter than it.
+        let withinPeriod = Statistics.streaks(Array(goalDays(acc, tasks: tasks).prefix(elapsed))).longest
+        let longest = first <= now && now <= last ? max(withinPeriod, current) : withinPeriod
         result = [
             ("period", .string(period)), ("offset", .int(offset)), ("task", .string(only?.name)),
             ("from", .string(first.description)), ("to", .string(last.description)),

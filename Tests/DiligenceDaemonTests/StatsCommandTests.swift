@@ -87,6 +87,23 @@ import DiligenceTestSupport
         }
     }
 
+    @Test func theLongestStreakIsNeverShorterThanTheCurrentOne() throws {
+        try withTimeZone("UTC0") {
+            let d = try InProcessDaemon()
+            defer { d.stop() }
+            // Three days in a row up to yesterday: the current streak (today is not over yet),
+            // which today's report does not hold a single day of.
+            let today = LocalDay.date(containing: Double(time(nil)), dayStartsAt: 0)
+            for back in [3, 2, 1] {
+                let date = today.adding(days: -back).description
+                try add(d, "Study", "\(date)T10:00:00Z", "\(date)T10:25:00Z")
+            }
+            let report = try call(d, "stats", [("period", .string("today"))])
+            #expect(report["streak"]?["current"]?.intValue == 3)
+            #expect(report["streak"]?["longest"]?.intValue == 3)
+        }
+    }
+
     @Test func weekWithAPlanAndStartWithoutATask() throws {
         try withTimeZone("Europe/Berlin") {
             let d = try InProcessDaemon()
