@@ -11,20 +11,29 @@ _diligencectl() {
         cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
         words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
     }
-    local commands="start pause resume toggle stop skip extend status watch task reload version help"
+    local commands="start pause resume toggle stop skip extend status watch task stats week plan history export import reload version help"
     local task_commands="list show add edit remove"
+    local plan_commands="set clear"
+    local history_commands="add remove edit"
+    local days="today tomorrow monday tuesday wednesday thursday friday saturday sunday"
+    # Options that take a value: the word after one is its value, not an argument.
+    local valued="--socket --format --work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --name --task --offset --since --until --limit --pauses"
     local task_fields="--work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description"
     local formats="--json --waybar --format"
 
-    # Find the command (and task subcommand) after the global options.
-    local i=1 command="" sub="" socket=()
+    # Find the command after the global options, its subcommand (task, plan, history: the very
+    # next word, as the client reads it) and how many arguments come before the cursor.
+    local i=1 command="" command_at=0 sub="" socket=() nargs=0
     while (( i < cword )); do
         case ${words[i]} in
             --socket) socket=(--socket "${words[i+1]}"); (( i += 2 )); continue ;;
             --socket=*) socket=("${words[i]}") ;;
-            -*) ;;
-            *) if [[ -z $command ]]; then command=${words[i]}
-               elif [[ $command == task && -z $sub ]]; then sub=${words[i]}; fi ;;
+            --*=*) ;;
+            -*) [[ " $valued " == *" ${words[i]} "* ]] && (( i++ )) ;;
+            *) if [[ -z $command ]]; then command=${words[i]} command_at=$i
+               elif (( i == command_at + 1 )) && [[ " task plan history " == *" $command "* ]] &&
+                    [[ " $task_commands $plan_commands $history_commands " == *" ${words[i]} "* ]]; then sub=${words[i]}
+               else (( nargs++ )); fi ;;
         esac
         (( i++ ))
     done
@@ -36,8 +45,11 @@ _diligencectl() {
         --color) COMPREPLY=($(compgen -W "red orange yellow green cyan blue purple" -- "$cur")); return ;;
         --reminder) COMPREPLY=($(compgen -W "off" -- "$cur")); return ;;
         --sound) COMPREPLY=($(compgen -W "off" -- "$cur")); return ;;
-        --format) COMPREPLY=("'{icon} {task} {remaining}'"); return ;;
+        --format) if [[ $command == export ]]; then COMPREPLY=($(compgen -W "csv jsonl ics" -- "$cur"))
+                  else COMPREPLY=("'{icon} {task} {remaining}'"); fi; return ;;
+        --task) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_diligencectl_tasks)" -- "$cur")); return ;;
         --work|--short-break|--long-break|--long-break-every|--goal|--description|--name) return ;;
+        --offset|--since|--until|--limit|--pauses) return ;;
     esac
 
     if [[ -z $command ]]; then
@@ -52,6 +64,30 @@ _diligencectl() {
         status) COMPREPLY=($(compgen -W "${formats// /$'\n'}"$'\n'--help -- "$cur")) ;;
         watch) COMPREPLY=($(compgen -W "${formats// /$'\n'}"$'\n'--no-reconnect$'\n'--help -- "$cur")) ;;
         help) COMPREPLY=($(compgen -W "${commands// /$'\n'}" -- "$cur")) ;;
+        stats) [[ $cur == -* ]] && COMPREPLY=($(compgen -W $'--task\n--offset\n--json\n--help' -- "$cur")) \
+               || { (( nargs == 0 )) && COMPREPLY=($(compgen -W $'today\nweek\nmonth\nyear\nall' -- "$cur")); } ;;
+        week) COMPREPLY=($(compgen -W $'--offset\n--json\n--help' -- "$cur")) ;;
+        plan)
+            case $sub in
+                "") COMPREPLY=($(compgen -W "${plan_commands// /$'\n'}" -- "$cur")) ;;
+                *) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W $'--offset\n--help' -- "$cur"))
+                   elif (( nargs == 0 )); then COMPREPLY=($(compgen -W "${days// /$'\n'}" -- "$cur"))
+                   elif [[ $sub == set ]] && (( nargs == 1 )); then COMPREPLY=($(compgen -W "$(_diligencectl_tasks)" -- "$cur")); fi ;;
+            esac ;;
+        history)
+            case $sub in
+                "") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W $'--task\n--since\n--until\n--limit\n--json\n--help' -- "$cur"))
+                    elif (( cword == command_at + 1 )); then COMPREPLY=($(compgen -W "${history_commands// /$'\n'}" -- "$cur")); fi ;;
+                add) [[ $cur == -* ]] && COMPREPLY=($(compgen -W $'--pauses\n--json\n--help' -- "$cur")) \
+                     || { (( nargs == 0 )) && COMPREPLY=($(compgen -W "$(_diligencectl_tasks)" -- "$cur")); } ;;
+                remove) COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")) ;;
+                edit) COMPREPLY=($(compgen -W $'--task\n--json\n--help' -- "$cur")) ;;
+            esac ;;
+        export) COMPREPLY=($(compgen -W $'--format\n--task\n--since\n--until\n--help' -- "$cur")) ;;
+        import)
+            [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "--help" -- "$cur")); return; }
+            compopt -o filenames 2>/dev/null
+            COMPREPLY=($(compgen -f -- "$cur")) ;;
         task)
             case $sub in
                 "") COMPREPLY=($(compgen -W "${task_commands// /$'\n'}" -- "$cur")) ;;

@@ -1,15 +1,53 @@
 # fish completion for diligencectl. Install to /usr/share/fish/vendor_completions.d/
 # (make install does). Task names come from the running daemon.
 
-set -l commands start pause resume toggle stop skip extend status watch task reload version help
+set -l commands start pause resume toggle stop skip extend status watch task stats week plan history export import reload version help
 set -l task_commands list show add edit remove
+set -l days today tomorrow monday tuesday wednesday thursday friday saturday sunday
 
 function __diligencectl_tasks
     diligencectl task list --names 2>/dev/null
 end
 
-function __diligencectl_task_sub -a sub
-    __fish_seen_subcommand_from task; and __fish_seen_subcommand_from $sub
+# Whether the command is `task` with one of the given subcommands.
+function __diligencectl_task_sub
+    __fish_seen_subcommand_from task; and __fish_seen_subcommand_from $argv
+end
+
+# The words before the cursor without the program and the options (and their values):
+# `plan set mon` for `diligencectl --socket S plan set --offset 1 mon`. Unlike
+# __fish_seen_subcommand_from, this tells `week` the command from `stats week`.
+function __diligencectl_words
+    set -l valued socket format work short-break long-break long-break-every breaks autostart focus-mode \
+        color goal reminder sound description name task offset since until limit pauses
+    set -l skip 0
+    for word in (commandline -opc)[2..-1]
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        switch $word
+            case '--*=*' '-h'
+            case '--*'
+                contains -- (string sub -s 3 -- $word) $valued; and set skip 1
+            case '*'
+                echo $word
+        end
+    end
+end
+
+# Whether those words begin with the arguments (`*` matches any word): `__diligencectl_in plan set`.
+function __diligencectl_in
+    set -l words (__diligencectl_words)
+    test (count $words) -ge (count $argv); or return 1
+    for i in (seq (count $argv))
+        test "$argv[$i]" = '*'; or test "$argv[$i]" = "$words[$i]"; or return 1
+    end
+end
+
+# Whether those words are exactly the arguments: `__diligencectl_is plan set '*'` for plan set's TASK.
+function __diligencectl_is
+    __diligencectl_in $argv; and test (count (__diligencectl_words)) -eq (count $argv)
 end
 
 complete -c diligencectl -f
@@ -27,6 +65,12 @@ complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a exten
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a status -d 'show what the timer is doing'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'print the status on every change'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a task -d 'list, show, add, edit or remove tasks'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a stats -d 'statistics of a day, week, month, year or everything'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a week -d 'one ISO week: plan and done, day by day'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a plan -d "plan a task for a day, or clear a day's plan"
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a history -d 'list, add, remove or edit recorded sessions'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a export -d 'print sessions as CSV, JSON lines or iCalendar'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a import -d 'add the sessions of a JSON-lines file'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a version -d 'print the versions'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a reload -d 're-read the daemon configuration'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'show help for a command'
@@ -59,3 +103,28 @@ for sub in add edit
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l sound -x -a off -d 'ambient sound or off'
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l description -x -d 'free text'
 end
+
+# Statistics, the week and its plan, history, export and import (docs/statistics.md).
+complete -c diligencectl -n "__diligencectl_is stats" -a 'today week month year all' -d 'period'
+complete -c diligencectl -n "__diligencectl_in stats; or __diligencectl_is history; or __diligencectl_in export" -l task -x -a '(__diligencectl_tasks)' -d 'only this task'
+complete -c diligencectl -n "__diligencectl_in stats; or __diligencectl_in week; or __diligencectl_in plan" -l offset -x -d 'periods from this one: -1 the previous'
+complete -c diligencectl -n "__diligencectl_in stats; or __diligencectl_in week; or __diligencectl_in history" -l json -d 'print JSON'
+
+complete -c diligencectl -n "__diligencectl_is plan" -a set -d 'plan TASK for DAY'
+complete -c diligencectl -n "__diligencectl_is plan" -a clear -d "forget DAY's plan"
+complete -c diligencectl -n "__diligencectl_is plan set; or __diligencectl_is plan clear" -a "$days" -d 'day'
+complete -c diligencectl -n "__diligencectl_is plan set '*'" -a '(__diligencectl_tasks)'
+
+# add, remove and edit only right after `history`, as the client reads them.
+complete -c diligencectl -n "__diligencectl_is history; and test (commandline -opc)[-1] = history" -a add -d 'record a session the timer missed'
+complete -c diligencectl -n "__diligencectl_is history; and test (commandline -opc)[-1] = history" -a remove -d 'delete a recorded session'
+complete -c diligencectl -n "__diligencectl_is history; and test (commandline -opc)[-1] = history" -a edit -d "change a session's task"
+complete -c diligencectl -n "__diligencectl_is history; or __diligencectl_in export" -l since -x -d 'from this day (YYYY-MM-DD) on'
+complete -c diligencectl -n "__diligencectl_is history; or __diligencectl_in export" -l until -x -d 'up to and including this day (YYYY-MM-DD)'
+complete -c diligencectl -n "__diligencectl_is history" -l limit -x -d 'only the most recent N'
+complete -c diligencectl -n "__diligencectl_is history add" -a '(__diligencectl_tasks)'
+complete -c diligencectl -n "__diligencectl_in history add" -l pauses -x -d 'pauses taken (default 0)'
+complete -c diligencectl -n "__diligencectl_in history edit" -l task -x -a '(__diligencectl_tasks)' -d 'move the session to TASK'
+
+complete -c diligencectl -n "__diligencectl_in export" -l format -x -a 'csv jsonl ics' -d 'output format (default jsonl)'
+complete -c diligencectl -n "__diligencectl_is import" -F -d 'file (- for standard input)'
