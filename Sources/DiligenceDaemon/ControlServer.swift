@@ -178,6 +178,9 @@ final class ClientConnection {
         output = []
         partialLineTimer?.cancel()
         partialLineTimer = nil
+        // A refused client never got sources: its descriptor is closed here, or it would leak
+        // and the client would wait for an end of stream that never comes.
+        if readSource == nil && writeSource == nil { Sys.close(fd) }
         readSource?.cancel()
         if let writer = writeSource {
             // A suspended source must be resumed before it can be cancelled.
