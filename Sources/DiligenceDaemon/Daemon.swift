@@ -82,6 +82,7 @@ public final class Daemon {
             self.handleLine(line, from: connection)
         }
         server.allowRoot = config.allowRoot
+        loadSpilled()
         restoreTimer()
         for timer in [phaseTimer, wakeTimer] {
             timer.setEventHandler { [unowned self] in self.deadlineReached() }
@@ -152,9 +153,7 @@ public final class Daemon {
         let now = observeClocks()
         saveTimer(at: now)
         retryUnsaved()
-        if !unsaved.isEmpty {
-            Log.error("\(unsaved.count) session(s) could not be written to \(paths.database) before exiting.")
-        }
+        spillUnsaved()
         server.stop()
         listener.close()
         for timer in [phaseTimer, wakeTimer, tickTimer, retryTimer] { timer.cancel() }
@@ -280,7 +279,7 @@ public final class Daemon {
 
     private func record(_ session: WorkSession) -> WorkSession? {
         do {
-            return try store.record(session)
+            return try recordOnce(session)
         } catch {
             Log.error("Could not record a \(session.outcome.rawValue) session of \(session.taskName); will retry: \(error.message)")
             unsaved.append(session)
@@ -294,7 +293,7 @@ public final class Daemon {
         var written: [WorkSession] = []
         while let session = unsaved.first {
             do {
-                written.append(try store.record(session))
+                written.append(try recordOnce(session))
                 unsaved.removeFirst()
                 Log.info("Recorded the delayed \(session.outcome.rawValue) session of \(session.taskName).", fields: [("EVENT", "session_recorded"), ("TASK", session.taskName)])
             } catch {

@@ -4,6 +4,7 @@ import Glibc
 import Dispatch
 import DiligenceCore
 import DiligenceStore
+import FoundationEssentials
 
 // What the daemon does when storage fails (docs/reliability.md): it keeps timing, keeps the
 // sessions it could not write in memory, retries them with back-off, and never overwrites a
@@ -22,6 +23,8 @@ extension Daemon {
         if unsaved.isEmpty {
             retryDelay = Self.firstRetryDelay
             retryTimer.schedule(deadline: .distantFuture)
+            // Everything spilled at the last exit is in the database now.
+            if access(spillPath, F_OK) == 0 { unlink(spillPath) }
             return
         }
         retryTimer.schedule(deadline: .now() + retryDelay, leeway: .milliseconds(100))
@@ -37,6 +40,57 @@ extension Daemon {
             broadcast("session_recorded", now: now, extra: [("session", session.json)])
         }
         if !written.isEmpty { Systemd.notify("STATUS=\(statusLine(at: now))") }
+        scheduleRetryIfNeeded()
+    }
+
+    /// Writes `session` unless the database holds it already. A work phase is one session:
+    /// same task, same start. The check matters after storage faults: a timer state that could
+    /// not be saved is restored as it was, and would otherwise complete the same phase again.
+    func recordOnce(_ session: WorkSession) throws(DiligenceError) -> WorkSession {
+        if let existing = try store.sessions(taskID: session.taskID, from: session.start, to: session.start.nextUp).first {
+            Log.info("The \(session.outcome.rawValue) session of \(session.taskName) started at \(session.start) is recorded already; not writing it twice.")
+            return existing
+        }
+        return try store.record(session)
+    }
+
+    // MARK: Sessions unsaved at exit
+
+    /// Where sessions still unwritten at exit wait for the next start: next to the socket, in
+    /// `$XDG_RUNTIME_DIR` (a tmpfs, so not the full or broken disk the database is on). It
+    /// survives a daemon restart, not a reboot.
+    var spillPath: String { Files.directory(of: paths.socket) + "/unsaved-sessions.json" }
+
+    /// Writes the unsaved sessions to `spillPath` (0600, fsynced). Called by `stop`.
+    func spillUnsaved() {
+        guard !unsaved.isEmpty else { return }
+        do {
+            let bytes = Array(try JSONEncoder().encode(unsaved))
+            let fd = try Sys.retrying("open \(spillPath)") { open(spillPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+            defer { Sys.close(fd) }
+            var written = 0
+            while written < bytes.count {
+                let chunk = bytes[written...]
+                written += try Sys.retrying("write \(spillPath)") { chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+            }
+            try Sys.retrying("fsync \(spillPath)") { fsync(fd) }
+            Log.error("\(unsaved.count) session(s) could not be written to \(paths.database) before exiting; kept in \(spillPath) and recorded at the next start.", fields: [("EVENT", "sessions_spilled")])
+        } catch {
+            Log.error("\(unsaved.count) session(s) could not be written to \(paths.database) nor kept in \(spillPath) (\(error)); they are lost.")
+        }
+    }
+
+    /// Takes back what the last exit spilled. A session the database already holds (the
+    /// previous daemon wrote it after all) is not written again (`recordOnce`).
+    func loadSpilled() {
+        guard let text = try? Files.read(spillPath) else { return }
+        guard let spilled = try? JSONDecoder().decode([WorkSession].self, from: Data(text.utf8)) else {
+            Log.error("\(spillPath) is not a list of sessions; left as it is.")
+            return
+        }
+        unsaved += spilled
+        Log.info("Took back \(unsaved.count) session(s) kept in \(spillPath) at the last exit.")
+        for session in retryUnsaved() { broadcast("session_recorded", now: clocks.now, extra: [("session", session.json)]) }
         scheduleRetryIfNeeded()
     }
 
@@ -74,3 +128,4 @@ extension Daemon {
         return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
     }
 }
+

@@ -97,6 +97,48 @@ import DiligenceStore
         #expect(d.sessions().map(\.outcome) == [.completed, .completed])
     }
 
+    @Test(.enabled(if: geteuid() == 0, "mounting a small tmpfs needs root"))
+    func sessionsStillUnsavedAtExitAreRecordedByTheNextStartOnce() throws {
+        let clock = FakeClock()
+        var dataDir = ""
+        let d = try InProcessDaemon(clocks: clock.clocks) { paths in
+            dataDir = Files.directory(of: paths.database)
+            try #require(mount("tmpfs", dataDir, "tmpfs", 0, "size=512k,mode=0700") == 0)
+        }
+        defer {
+            umount2(dataDir, Int32(MNT_DETACH))
+            d.directory.remove()
+        }
+        _ = try d.request("{\"command\":\"start\",\"task\":\"Work\"}")
+        let filler = dataDir + "/filler"
+        let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
+        let block = [UInt8](repeating: 0xAB, count: 4096)
+        while block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+        close(fd)
+        clock.advance(1500)
+        #expect(try d.status()["state"] == .string("pending"))
+        // The daemon exits with the disk still full: the session goes to the spill file.
+        d.daemon.queue.sync { d.daemon.stop() }
+        let spill = d.daemon.spillPath
+        #expect(access(spill, F_OK) == 0)
+        let spilledCopy = try #require(try Files.read(spill))
+        unlink(filler)
+        // The next daemon takes it back and writes it.
+        let next = try Daemon(paths: d.daemon.paths, clocks: clock.clocks)
+        try next.queue.sync { Result { () throws(DiligenceError) in try next.start() } }.get()
+        #expect(next.queue.sync { (try? next.store.sessions())?.map(\.outcome) } == [.completed])
+        #expect(access(spill, F_OK) != 0)
+        next.queue.sync { next.stop() }
+        // A spill file whose sessions are stored already (a crash before it was removed) doubles nothing.
+        let out = open(spill, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        _ = spilledCopy.withCString { write(out, $0, strlen($0)) }
+        close(out)
+        let third = try Daemon(paths: d.daemon.paths, clocks: clock.clocks)
+        try third.queue.sync { Result { () throws(DiligenceError) in try third.start() } }.get()
+        #expect(third.queue.sync { (try? third.store.sessions())?.count } == 1)
+        third.queue.sync { third.stop() }
+    }
+
     @Test(.enabled(if: geteuid() == 0, "a read-only bind mount needs root"))
     func aReadOnlyDataDirectoryIsAClearErrorAtStart() throws {
         var dataDir = ""
