@@ -38,6 +38,45 @@ import DiligenceProtocol
         #expect(try d.status()["state"]?.stringValue == "idle")
     }
 
+    /// Root is another user too: refused by a daemon of `nobody`, unless its config says
+    /// `allow_root = true`.
+    @Test(.enabled(if: geteuid() == 0 && access("/usr/sbin/runuser", X_OK) == 0, "needs root and runuser to run a daemon as nobody"),
+          arguments: [false, true])
+    func rootIsRefusedUnlessAllowed(allowRoot: Bool) throws {
+        let d = try DaemonUnderTest(launch: false)
+        let nobody = try #require(getpwnam("nobody")).pointee
+        chmod(d.root, 0o755)
+        let home = d.root + "/nobody"
+        mkdir(home, 0o700)
+        chown(home, nobody.pw_uid, nobody.pw_gid)
+        let daemon = d.root + "/diligenced"
+        try FileManager.default.copyItem(atPath: try Binaries.daemon, toPath: daemon)
+        chmod(daemon, 0o755)
+        let config = home + "/diligenced.conf"
+        try "[daemon]\nallow_root = \(allowRoot)\n".write(toFile: config, atomically: false, encoding: .utf8)
+        chown(config, nobody.pw_uid, nobody.pw_gid)
+        let socket = home + "/run/diligenced.sock"
+        let child = try ChildProcess(
+            executable: "/usr/sbin/runuser",
+            arguments: ["-u", "nobody", "--", daemon, "--socket", socket, "--database", home + "/data/d.sqlite3", "--config", config],
+            environment: ["PATH": "/usr/bin:/bin", "HOME": home, "TZ": "UTC"],
+            stdoutPath: d.root + "/nobody-daemon.stdout", stderrPath: d.root + "/nobody-daemon.stderr")
+        defer { child.killAndReap() }
+        var connection: ControlConnection?
+        for _ in 0..<200 where connection == nil {
+            connection = try? ControlConnection(path: socket)
+            if connection == nil { sleepFor(0.05) }
+        }
+        let c = try #require(connection, "the daemon of nobody did not listen: \(readTextFile(d.root + "/nobody-daemon.stderr"))")
+        let answer = try DaemonUnderTest.roundTrip(c, "{\"command\":\"status\"}")
+        if allowRoot {
+            #expect(answer.isOK, "\(answer.serialized)")
+        } else {
+            #expect(answer.errorCode == "permission_denied", "\(answer.serialized)")
+            #expect(readTextFile(d.root + "/nobody-daemon.stderr").contains("Refused a connection from uid 0"))
+        }
+    }
+
     /// The count of kills: 100 as the issue asks (DILIGENCE_KILLS overrides it).
     static var kills: Int { ProcessInfo.processInfo.environment["DILIGENCE_KILLS"].flatMap { Int($0) } ?? 100 }
 
