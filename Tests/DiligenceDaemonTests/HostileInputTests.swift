@@ -98,6 +98,22 @@ import DiligenceProtocol
         #expect(try d.request("{\"command\":\"status\"}")["ok"] == .bool(true))
     }
 
+    @Test func aClientThatNeverReadsIsDroppedPastTheBacklog() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        let slow = try d.connect()
+        // About 2 KiB of answer per request, far past the 256 KiB backlog, never read.
+        try slow.write(String(repeating: "{\"command\":\"task_list\"}\n", count: 2_000))
+        var dropped = false
+        for _ in 0..<100 where !dropped {
+            usleep(20_000)
+            dropped = d.daemon.queue.sync { d.daemon.server.connections.isEmpty }
+        }
+        #expect(dropped)
+        #expect(try d.request("{\"command\":\"status\"}")["ok"] == .bool(true))
+        withExtendedLifetime(slow) {}
+    }
+
     @Test func aClientThatVanishesMidAnswerCostsNothing() throws {
         let d = try InProcessDaemon()
         defer { d.stop() }
