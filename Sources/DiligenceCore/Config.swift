@@ -11,6 +11,15 @@ public struct DaemonConfig: Equatable, Sendable {
     public var notifications = NotificationSettings()
     public var hooks = HookSettings()
     public var sound = SoundSettings()
+    /// What a bad line does: `refuse` (default) stops the start; `defaults` keeps the default
+    /// for that setting and reports the line in `problems`.
+    public var onBadConfig: BadConfigPolicy = .refuse
+    /// Lines ignored under `on_bad_config = defaults`, each with its line number and reason.
+    public var problems: [String] = []
+
+    public enum BadConfigPolicy: String, Sendable {
+        case refuse, defaults
+    }
 
     public init() {}
 
@@ -26,6 +35,14 @@ public struct DaemonConfig: Equatable, Sendable {
 
     /// Splits the text into entries; syntax errors name their line.
     public static func entries(of text: String) throws(DiligenceError) -> [Entry] {
+        var errors: [DiligenceError] = []
+        let result = entries(of: text, errors: &errors)
+        if let first = errors.first { throw first }
+        return result
+    }
+
+    /// Splits the text into entries, collecting syntax errors instead of stopping at the first.
+    static func entries(of text: String, errors: inout [DiligenceError]) -> [Entry] {
         var section = ""
         var result: [Entry] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -34,52 +51,84 @@ public struct DaemonConfig: Equatable, Sendable {
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]"), line.count > 2 else {
-                    throw DiligenceError("invalid_config", "line \(number): a section header looks like [timer].")
+                    errors.append(DiligenceError("invalid_config", "line \(number): a section header looks like [timer]."))
+                    continue
                 }
                 section = String(line.dropFirst().dropLast()).trimmingWhitespace()
                 continue
             }
             guard let eq = line.firstIndex(of: "=") else {
-                throw DiligenceError("invalid_config", "line \(number): expected `key = value`, got \(line.debugDescription).")
+                errors.append(DiligenceError("invalid_config", "line \(number): expected `key = value`, got \(line.debugDescription)."))
+                continue
             }
             let key = String(line[..<eq]).trimmingWhitespace()
             let rawValue = String(line[line.index(after: eq)...]).trimmingWhitespace()
             var value = rawValue
             if value.count >= 2, value.first == "\"", value.last == "\"" { value = String(value.dropFirst().dropLast()) }
-            guard !key.isEmpty else { throw DiligenceError("invalid_config", "line \(number): a key is missing before `=`.") }
+            guard !key.isEmpty else {
+                errors.append(DiligenceError("invalid_config", "line \(number): a key is missing before `=`."))
+                continue
+            }
             result.append(Entry(section: section, key: key, value: value, rawValue: rawValue, line: number))
         }
         return result
     }
 
-    /// Parses the whole file; unknown sections or keys and bad values are errors.
+    /// Parses the whole file; unknown sections or keys and bad values are errors. Under
+    /// `[daemon] on_bad_config = defaults` (wherever it stands in the file) the bad lines are
+    /// only listed in `problems` and their settings keep their defaults.
     public static func parse(_ text: String) throws(DiligenceError) -> DaemonConfig {
         var config = DaemonConfig()
-        for entry in try entries(of: text) {
-            let place = "line \(entry.line) ([\(entry.section)] \(entry.key))"
-            switch (entry.section, entry.key) {
-            case ("timer", "suspend"):
-                guard let policy = SuspendPolicy(rawValue: entry.value) else {
-                    throw DiligenceError("invalid_config", "\(place): suspend is one of pause, continue, abandon; got \(entry.value.debugDescription).")
-                }
-                config.suspend = policy
-            case ("stats", "day_starts_at"):
-                guard let minute = TaskConfig.parseReminder(entry.value) else {
-                    throw DiligenceError("invalid_config", "\(place): day_starts_at is a time HH:MM such as 04:00; got \(entry.value.debugDescription).")
-                }
-                config.dayStartsAt = minute
-            case ("daemon", "allow_root"):
-                guard let flag = parseBool(entry.value) else {
-                    throw DiligenceError("invalid_config", "\(place): allow_root is true or false; got \(entry.value.debugDescription).")
-                }
-                config.allowRoot = flag
-            case ("notifications", _), ("hooks", _), ("sound", _):
-                try config.parseOutputSetting(entry, place: place)
-            default:
-                throw DiligenceError("invalid_config", "\(place): unknown setting. Known: [timer] suspend, [stats] day_starts_at, [daemon] allow_root, [notifications] enabled urgency timeout, [hooks] on_<event> timeout, [sound] player end_of_phase ambient directory.")
+        var errors: [DiligenceError] = []
+        let all = entries(of: text, errors: &errors)
+        // The policy first: it decides what every other bad line means.
+        for entry in all where entry.section == "daemon" && entry.key == "on_bad_config" {
+            guard let policy = BadConfigPolicy(rawValue: entry.value) else {
+                throw DiligenceError("invalid_config", "line \(entry.line) ([daemon] on_bad_config): on_bad_config is refuse or defaults; got \(entry.value.debugDescription).")
+            }
+            config.onBadConfig = policy
+        }
+        for entry in all where !(entry.section == "daemon" && entry.key == "on_bad_config") {
+            do {
+                try config.apply(entry)
+            } catch {
+                errors.append(error)
             }
         }
-        return config
+        errors.sort { $0.message.lineNumber < $1.message.lineNumber }
+        guard let first = errors.first else { return config }
+        if config.onBadConfig == .defaults {
+            config.problems = errors.map { "\($0.message) Using the default." }
+            return config
+        }
+        let more = errors.count > 1 ? " (and \(errors.count - 1) more bad line\(errors.count > 2 ? "s" : ""))" : ""
+        throw DiligenceError(first.code, "\(first.message)\(more) Fix the line, or add `on_bad_config = defaults` under [daemon] to start with the defaults for bad settings.")
+    }
+
+    /// Applies one `key = value` line.
+    mutating func apply(_ entry: Entry) throws(DiligenceError) {
+        let place = "line \(entry.line) ([\(entry.section)] \(entry.key))"
+        switch (entry.section, entry.key) {
+        case ("timer", "suspend"):
+            guard let policy = SuspendPolicy(rawValue: entry.value) else {
+                throw DiligenceError("invalid_config", "\(place): suspend is one of pause, continue, abandon; got \(entry.value.debugDescription).")
+            }
+            suspend = policy
+        case ("stats", "day_starts_at"):
+            guard let minute = TaskConfig.parseReminder(entry.value) else {
+                throw DiligenceError("invalid_config", "\(place): day_starts_at is a time HH:MM such as 04:00; got \(entry.value.debugDescription).")
+            }
+            dayStartsAt = minute
+        case ("daemon", "allow_root"):
+            guard let flag = Self.parseBool(entry.value) else {
+                throw DiligenceError("invalid_config", "\(place): allow_root is true or false; got \(entry.value.debugDescription).")
+            }
+            allowRoot = flag
+        case ("notifications", _), ("hooks", _), ("sound", _):
+            try parseOutputSetting(entry, place: place)
+        default:
+            throw DiligenceError("invalid_config", "\(place): unknown setting. Known: [timer] suspend, [stats] day_starts_at, [daemon] allow_root on_bad_config, [notifications] enabled urgency timeout, [hooks] on_<event> timeout, [sound] player end_of_phase ambient directory.")
+        }
     }
 
     /// `true/false`, `yes/no`, `on/off`, `1/0`.
@@ -89,5 +138,13 @@ public struct DaemonConfig: Equatable, Sendable {
         case "false", "no", "off", "0": false
         default: nil
         }
+    }
+}
+
+extension String {
+    /// The N of a leading `line N`, for ordering config errors (Int.max when there is none).
+    fileprivate var lineNumber: Int {
+        guard hasPrefix("line ") else { return Int.max }
+        return Int(dropFirst(5).prefix { $0.isNumber }) ?? Int.max
     }
 }

@@ -27,6 +27,12 @@ final class ClientConnection {
     /// Close once the output is flushed (after `line_too_long`).
     private var closeAfterFlush = false
     fileprivate var onClose: ((ClientConnection) -> Void)?
+    /// Seconds a partial request line may wait for its newline (ControlServer.partialLineTimeout).
+    fileprivate var partialLineTimeout = ControlServer.defaultPartialLineTimeout
+    /// Armed only while a partial line is pending: an idle connection costs no wake-up.
+    private var partialLineTimer: DispatchSourceTimer?
+    private var partialLineArmed = false
+    private var queue: DispatchQueue?
 
     /// Output a watcher may leave unread before it is dropped: it must never hold up the daemon.
     static let maxBacklog = 256 * 1024
@@ -39,6 +45,7 @@ final class ClientConnection {
     }
 
     fileprivate func start(queue: DispatchQueue, onLine: @escaping (ClientConnection, ArraySlice<UInt8>) -> Void) {
+        self.queue = queue
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [unowned self] in self.readAvailable(onLine: onLine) }
         let writer = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
@@ -87,12 +94,52 @@ final class ClientConnection {
             if closed || isWatcher { return }
         }
         input.removeFirst(start)
-        if input.count > ProtocolInfo.maxLineBytes { refuseLongLine() }
+        if input.count > ProtocolInfo.maxLineBytes { return refuseLongLine() }
+        if input.isEmpty {
+            disarmPartialLineTimer()
+        } else if !partialLineArmed {
+            armPartialLineTimer()
+        }
+    }
+
+    // MARK: Partial lines
+
+    /// Starts the clock on a partial line: it must be completed within `partialLineTimeout`
+    /// of its first byte (not of the latest byte, so a byte every few seconds does not keep
+    /// a stalled client connected forever).
+    private func armPartialLineTimer() {
+        guard let queue else { return }
+        let timer = partialLineTimer ?? {
+            let t = DispatchSource.makeTimerSource(queue: queue)
+            t.setEventHandler { [unowned self] in self.partialLineTimedOut() }
+            t.schedule(deadline: .distantFuture)
+            t.activate()
+            partialLineTimer = t
+            return t
+        }()
+        timer.schedule(deadline: .now() + partialLineTimeout, leeway: .milliseconds(50))
+        partialLineArmed = true
+    }
+
+    private func disarmPartialLineTimer() {
+        guard partialLineArmed else { return }
+        partialLineTimer?.schedule(deadline: .distantFuture)
+        partialLineArmed = false
+    }
+
+    private func partialLineTimedOut() {
+        guard !closed, partialLineArmed, !input.isEmpty else { return }
+        partialLineArmed = false
+        Log.info("Closing client \(id): a partial request line waited \(partialLineTimeout) s for its newline.", fields: [("EVENT", "refused"), ("CODE", "request_timeout")])
+        input = []
+        closeAfterFlush = true
+        send(Response.error(DiligenceError("request_timeout", "A request line stayed incomplete for \(Int(partialLineTimeout.rounded(.up))) s; end each request with a newline. Closing the connection."), id: nil))
     }
 
     /// The rest of an overlong line cannot be told from the next request: answer and close.
     private func refuseLongLine() {
         input = []
+        disarmPartialLineTimer()
         closeAfterFlush = true
         send(Response.error(DiligenceError("line_too_long", "A request line may hold at most \(ProtocolInfo.maxLineBytes) bytes; closing the connection."), id: nil))
     }
@@ -133,6 +180,11 @@ final class ClientConnection {
         guard !closed else { return }
         closed = true
         output = []
+        partialLineTimer?.cancel()
+        partialLineTimer = nil
+        // A refused client never got sources: its descriptor is closed here, or it would leak
+        // and the client would wait for an end of stream that never comes.
+        if readSource == nil && writeSource == nil { Sys.close(fd) }
         readSource?.cancel()
         if let writer = writeSource {
             // A suspended source must be resumed before it can be cancelled.
@@ -160,6 +212,10 @@ final class ControlServer {
     static let maxConnections = 256
     /// Whether root may connect too (by default only the daemon's own user may).
     var allowRoot = false
+    /// Seconds a client may leave a request line incomplete before it is answered
+    /// `request_timeout` and closed (tests shorten it).
+    var partialLineTimeout = ControlServer.defaultPartialLineTimeout
+    static let defaultPartialLineTimeout = 10.0
 
     init(listenFD: Int32, queue: DispatchQueue, handler: @escaping (ClientConnection, ArraySlice<UInt8>) -> Void) {
         self.listenFD = listenFD
@@ -208,6 +264,7 @@ final class ControlServer {
             return
         }
         connections[connection.id] = connection
+        connection.partialLineTimeout = partialLineTimeout
         connection.onClose = { [unowned self] in self.connections[$0.id] = nil }
         connection.start(queue: queue, onLine: handler)
     }

@@ -12,7 +12,7 @@ import CLinux
 public final class Daemon {
     let paths: DaemonPaths
     let queue = DispatchQueue(label: "diligenced")
-    let clocks = Clocks()
+    let clocks: Clocks
     var config: DaemonConfig
     let store: Store
     var machine = TimerMachine()
@@ -31,22 +31,32 @@ public final class Daemon {
     private var signalSource: DispatchSourceRead?
     /// BOOTTIME − MONOTONIC at the last look: when it grows, the machine slept.
     private var lastSlept: Double
-    /// Sessions that could not be written yet (storage error); retried until they are.
-    private var unsaved: [WorkSession] = []
+    /// Sessions that could not be written yet (storage error); retried until they are
+    /// (Durability.swift: on every apply and on `retryTimer`, with back-off).
+    var unsaved: [WorkSession] = []
+    /// Where a damaged database found at start-up was moved (nil when none was).
+    let databaseKeptAside: String?
+    /// Fires while `unsaved` is not empty; idle otherwise.
+    let retryTimer: DispatchSourceTimer
+    /// Seconds until the next retry: doubles after each failure up to `maxRetryDelay`.
+    var retryDelay = Daemon.firstRetryDelay
     /// Outward effects (Reactions.swift): desktop notifications, hooks, sounds, daily reminders.
     lazy var notifier = Notifier(queue: queue)
     lazy var hooks = Hooks(queue: queue)
     lazy var sound = Sound(queue: queue)
     lazy var reminders = Reminders(queue: queue)
 
-    public init(paths: DaemonPaths) throws(DiligenceError) {
+    /// `clocks` is the system's unless a test supplies its own readings.
+    public init(paths: DaemonPaths, clocks: Clocks = Clocks()) throws(DiligenceError) {
         self.paths = paths
+        self.clocks = clocks
         self.config = try Self.loadConfig(paths)
         try Files.makeDirectories(Files.directory(of: paths.database))
-        self.store = try Store(location: .path(paths.database))
+        (self.store, self.databaseKeptAside) = try Self.openStore(paths.database, wall: clocks.wall)
         self.phaseTimer = DispatchSource.makeTimerSource(queue: queue)
         self.wakeTimer = DispatchSource.makeTimerSource(queue: queue)
         self.tickTimer = DispatchSource.makeTimerSource(queue: queue)
+        self.retryTimer = DispatchSource.makeTimerSource(queue: queue)
         self.lastSlept = clocks.slept
     }
 
@@ -58,7 +68,11 @@ public final class Daemon {
             return DaemonConfig()
         }
         do {
-            return try DaemonConfig.parse(text)
+            let config = try DaemonConfig.parse(text)
+            for problem in config.problems {
+                Log.warning("\(paths.config): \(problem)", fields: [("EVENT", "config_problem")])
+            }
+            return config
         } catch {
             throw DiligenceError(error.code, "\(paths.config): \(error.message)")
         }
@@ -73,6 +87,7 @@ public final class Daemon {
             self.handleLine(line, from: connection)
         }
         server.allowRoot = config.allowRoot
+        loadSpilled()
         restoreTimer()
         for timer in [phaseTimer, wakeTimer] {
             timer.setEventHandler { [unowned self] in self.deadlineReached() }
@@ -82,6 +97,9 @@ public final class Daemon {
         tickTimer.setEventHandler { [unowned self] in self.tick() }
         tickTimer.schedule(deadline: .distantFuture)
         tickTimer.activate()
+        retryTimer.setEventHandler { [unowned self] in self.retryTimerFired() }
+        retryTimer.schedule(deadline: .distantFuture)
+        retryTimer.activate()
         server.start()
         startWatchdog()
         updateReminders()
@@ -141,12 +159,10 @@ public final class Daemon {
         let now = observeClocks()
         saveTimer(at: now)
         retryUnsaved()
-        if !unsaved.isEmpty {
-            Log.error("\(unsaved.count) session(s) could not be written to \(paths.database) before exiting.")
-        }
+        spillUnsaved()
         server.stop()
         listener.close()
-        for timer in [phaseTimer, wakeTimer, tickTimer] { timer.cancel() }
+        for timer in [phaseTimer, wakeTimer, tickTimer, retryTimer] { timer.cancel() }
         watchdogTimer?.cancel()
         reminders.cancel()
         sound.stopAll()
@@ -258,7 +274,7 @@ public final class Daemon {
     /// before any answer or event reports it.
     func apply(_ events: [TimerEvent], at now: Now) {
         guard !events.isEmpty else { return }
-        retryUnsaved()
+        let delayed = retryUnsaved()
         var recorded: [WorkSession?] = []
         for event in events {
             if case let .sessionEnded(session) = event {
@@ -267,19 +283,25 @@ public final class Daemon {
         }
         saveTimer(at: now)
         Systemd.notify("STATUS=\(statusLine(at: now))")
+        for session in delayed { broadcast("session_recorded", now: now, extra: [("session", session.json)]) }
         var sessions = recorded.makeIterator()
         for event in events {
             var extra: [(String, JSON)] = []
-            if case .sessionEnded = event, let session = sessions.next() ?? nil { extra = [("session", session.json)] }
+            if case .sessionEnded = event {
+                // Only a committed session is reported; an unsaved one is reported once written.
+                guard let session = sessions.next() ?? nil else { continue }
+                extra = [("session", session.json)]
+            }
             log(event)
             broadcast(event.name, now: now, extra: extra)
         }
+        scheduleRetryIfNeeded()
         react(to: events, at: now)
     }
 
     private func record(_ session: WorkSession) -> WorkSession? {
         do {
-            return try store.record(session)
+            return try recordOnce(session)
         } catch {
             Log.error("Could not record a \(session.outcome.rawValue) session of \(session.taskName); will retry: \(error.message)")
             unsaved.append(session)
@@ -287,16 +309,20 @@ public final class Daemon {
         }
     }
 
-    private func retryUnsaved() {
+    /// Writes the unsaved sessions, oldest first, until one fails; returns those written.
+    @discardableResult
+    func retryUnsaved() -> [WorkSession] {
+        var written: [WorkSession] = []
         while let session = unsaved.first {
             do {
-                _ = try store.record(session)
+                written.append(try recordOnce(session))
                 unsaved.removeFirst()
-                Log.info("Recorded the delayed session of \(session.taskName).")
+                Log.info("Recorded the delayed \(session.outcome.rawValue) session of \(session.taskName).", fields: [("EVENT", "session_recorded"), ("TASK", session.taskName)])
             } catch {
-                return
+                break
             }
         }
+        return written
     }
 
     private func log(_ event: TimerEvent) {

@@ -14,7 +14,9 @@ final class InProcessDaemon {
     let daemon: Daemon
     var socketPath: String { daemon.paths.socket }
 
-    init(config: String? = nil) throws {
+    /// `clocks`: fake readings for suspend and clock-step tests; `prepare` runs on the paths
+    /// before the daemon opens them (a corrupt database, a full disk, ...).
+    init(config: String? = nil, clocks: Clocks = Clocks(), prepare: (DaemonPaths) throws -> Void = { _ in }) throws {
         // The test process never installs the daemon's signal handlers, but a peer that
         // vanishes mid-answer must not kill it either.
         signal(SIGPIPE, SIG_IGN)
@@ -27,7 +29,9 @@ final class InProcessDaemon {
         let fd = open(paths.config, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         _ = (config ?? "").withCString { write(fd, $0, strlen($0)) }
         close(fd)
-        daemon = try Daemon(paths: paths)
+        mkdir(directory.path + "/data", 0o700)
+        try prepare(paths)
+        daemon = try Daemon(paths: paths, clocks: clocks)
         try daemon.queue.sync { Result { () throws(DiligenceError) in try daemon.start() } }.get()
     }
 

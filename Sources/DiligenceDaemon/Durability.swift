@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import DiligenceCore
+import DiligenceStore
+import FoundationEssentials
+
+// What the daemon does when storage fails (docs/reliability.md): it keeps timing, keeps the
+// sessions it could not write in memory, retries them with back-off, and never overwrites a
+// damaged database.
+
+extension Daemon {
+    /// The first retry of an unsaved session comes this many seconds after the failure.
+    static let firstRetryDelay = 1.0
+    /// Retries back off (doubling) up to this many seconds apart.
+    static let maxRetryDelay = 60.0
+
+    // MARK: Retrying unsaved sessions
+
+    /// Arms `retryTimer` while sessions wait to be written; resets the back-off once none do.
+    func scheduleRetryIfNeeded() {
+        if unsaved.isEmpty {
+            retryDelay = Self.firstRetryDelay
+            retryTimer.schedule(deadline: .distantFuture)
+            // Everything spilled at the last exit is in the database now.
+            if access(spillPath, F_OK) == 0 { unlink(spillPath) }
+            return
+        }
+        retryTimer.schedule(deadline: .now() + retryDelay, leeway: .milliseconds(100))
+        retryDelay = min(retryDelay * 2, Self.maxRetryDelay)
+    }
+
+    /// Writes what it can and reports each written session to the watchers, as it would have
+    /// been reported had the first write worked.
+    func retryTimerFired() {
+        let now = clocks.now
+        let written = retryUnsaved()
+        for session in written {
+            broadcast("session_recorded", now: now, extra: [("session", session.json)])
+        }
+        if !written.isEmpty { Systemd.notify("STATUS=\(statusLine(at: now))") }
+        scheduleRetryIfNeeded()
+    }
+
+    /// Writes `session` unless the database holds it already. A work phase is one session:
+    /// same task, same start. The check matters after storage faults: a timer state that could
+    /// not be saved is restored as it was, and would otherwise complete the same phase again.
+    func recordOnce(_ session: WorkSession) throws(DiligenceError) -> WorkSession {
+        if let existing = try store.sessions(taskID: session.taskID, from: session.start, to: session.start.nextUp).first {
+            Log.info("The \(session.outcome.rawValue) session of \(session.taskName) started at \(session.start) is recorded already; not writing it twice.")
+            return existing
+        }
+        return try store.record(session)
+    }
+
+    // MARK: Sessions unsaved at exit
+
+    /// Where sessions still unwritten at exit wait for the next start: next to the socket, in
+    /// `$XDG_RUNTIME_DIR` (a tmpfs, so not the full or broken disk the database is on). It
+    /// survives a daemon restart, not a reboot.
+    var spillPath: String { Files.directory(of: paths.socket) + "/unsaved-sessions.json" }
+
+    /// Writes the unsaved sessions to `spillPath` (0600, fsynced). Called by `stop`.
+    func spillUnsaved() {
+        guard !unsaved.isEmpty else { return }
+        do {
+            let bytes = Array(try JSONEncoder().encode(unsaved))
+            let fd = try Sys.retrying("open \(spillPath)") { open(spillPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+            defer { Sys.close(fd) }
+            var written = 0
+            while written < bytes.count {
+                let chunk = bytes[written...]
+                written += try Sys.retrying("write \(spillPath)") { chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+            }
+            try Sys.retrying("fsync \(spillPath)") { fsync(fd) }
+            Log.error("\(unsaved.count) session(s) could not be written to \(paths.database) before exiting; kept in \(spillPath) and recorded at the next start.", fields: [("EVENT", "sessions_spilled")])
+        } catch {
+            Log.error("\(unsaved.count) session(s) could not be written to \(paths.database) nor kept in \(spillPath) (\(error)); they are lost.")
+        }
+    }
+
+    /// Takes back what the last exit spilled. A session the database already holds (the
+    /// previous daemon wrote it after all) is not written again (`recordOnce`).
+    func loadSpilled() {
+        guard let text = try? Files.read(spillPath) else { return }
+        guard let spilled = try? JSONDecoder().decode([WorkSession].self, from: Data(text.utf8)) else {
+            Log.error("\(spillPath) is not a list of sessions; left as it is.")
+            return
+        }
+        unsaved += spilled
+        Log.info("Took back \(unsaved.count) session(s) kept in \(spillPath) at the last exit.")
+        for session in retryUnsaved() { broadcast("session_recorded", now: clocks.now, extra: [("session", session.json)]) }
+        scheduleRetryIfNeeded()
+    }
+
+    // MARK: Opening the database
+
+    /// Opens the store at `path`. A file SQLite calls corrupt (or not a database at all) is
+    /// renamed aside, never overwritten, together with its -wal and -shm files, and a fresh
+    /// database is created: the timer keeps working, and the error names the kept file so the
+    /// user can recover it (`sqlite3 FILE .recover`).
+    static func openStore(_ path: String, wall: Double) throws(DiligenceError) -> (store: Store, keptAside: String?) {
+        do {
+            return (try Store(location: .path(path)), nil)
+        } catch where error.code == "database_corrupt" {
+            let aside = path + ".corrupt-" + timestamp(wall)
+            guard rename(path, aside) == 0 else {
+                throw DiligenceError("database_corrupt", "\(error.message) Moving it aside to \(aside) failed too: \(String(cString: strerror(errno))).")
+            }
+            for suffix in ["-wal", "-shm"] where access(path + suffix, F_OK) == 0 {
+                _ = rename(path + suffix, aside + suffix)
+            }
+            Log.error(
+                "The database \(path) is damaged or not a diligence database; it was kept as \(aside) and a new one was started. "
+                    + "Recover what it holds with `sqlite3 \(aside) .recover`.",
+                fields: [("EVENT", "database_corrupt"), ("KEPT_AS", aside)])
+            return (try Store(location: .path(path)), aside)
+        }
+    }
+
+    /// `20261129T184900Z`: UTC, sortable, safe in a file name.
+    static func timestamp(_ wall: Double) -> String {
+        var t = time_t(wall.rounded(.down))
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
+    }
+}
+

@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+import Testing
+import DiligenceCore
+import DiligenceProtocol
+@testable import DiligenceDaemon
+
+/// Clock readings a test moves by hand: a suspend moves BOOTTIME and the wall clock but not
+/// MONOTONIC, an NTP or manual step moves only the wall clock. The daemon reads them through
+/// the same `Clocks` interface as the system's clocks.
+final class FakeClock: Sendable {
+    private let reading = Mutex(Clocks.Reading(boottime: 5_000, monotonic: 4_000, wall: 1_800_000_000))
+
+    var clocks: Clocks { Clocks { [self] in reading.withLock { $0 } } }
+    var wall: Double { reading.withLock { $0.wall } }
+
+    /// Time passes with the machine awake.
+    func advance(_ seconds: Double) {
+        reading.withLock { $0.boottime += seconds; $0.monotonic += seconds; $0.wall += seconds }
+    }
+
+    /// The machine sleeps for `seconds`.
+    func suspend(_ seconds: Double) {
+        reading.withLock { $0.boottime += seconds; $0.wall += seconds }
+    }
+
+    /// The wall clock is set forward (positive) or back (negative); no time passes.
+    func stepWall(_ seconds: Double) {
+        reading.withLock { $0.wall += seconds }
+    }
+}
+
+extension InProcessDaemon {
+    /// `status` result (it runs observeClocks, as every command does).
+    func status() throws -> JSON {
+        let answer = try request("{\"command\":\"status\"}")
+        return try #require(answer["result"])
+    }
+
+    func sessions() -> [WorkSession] {
+        daemon.queue.sync { (try? daemon.store.sessions()) ?? [] }
+    }
+}
+
+/// Suspend policies and wall-clock steps (issue item 4), with injected clocks: no test sleeps.
+@Suite struct ClockTests {
+    /// Starts Work (25 min), lets a minute pass, sleeps the machine 5 minutes, and returns the status after.
+    private func suspendDuringWork(policy: String, focusMode: Bool = false) throws -> (status: JSON, sessions: [WorkSession]) {
+        let clock = FakeClock()
+        let d = try InProcessDaemon(config: "[timer]\nsuspend = \(policy)\n", clocks: clock.clocks)
+        defer { d.stop() }
+        var task = "Work"
+        if focusMode {
+            task = "Deep"
+            #expect(try d.request("{\"command\":\"task_add\",\"name\":\"Deep\",\"focus_mode\":true}")["ok"] == .bool(true))
+        }
+        #expect(try d.request("{\"command\":\"start\",\"task\":\"\(task)\"}")["ok"] == .bool(true))
+        clock.advance(60)
+        #expect(try d.status()["remaining_seconds"] == .int(1440))
+        clock.suspend(300)
+        return (try d.status(), d.sessions())
+    }
+
+    @Test func pausePolicyKeepsTheRemainingTime() throws {
+        let (status, sessions) = try suspendDuringWork(policy: "pause")
+        #expect(status["state"] == .string("running"))
+        #expect(status["remaining_seconds"] == .int(1440))
+        #expect(sessions.isEmpty)
+    }
+
+    @Test func continuePolicyCountsTheSleptTime() throws {
+        let (status, sessions) = try suspendDuringWork(policy: "continue")
+        #expect(status["state"] == .string("running"))
+        #expect(status["remaining_seconds"] == .int(1140))
+        #expect(sessions.isEmpty)
+    }
+
+    @Test func abandonPolicyRecordsAnAbandonedSessionUpToTheSuspend() throws {
+        let (status, sessions) = try suspendDuringWork(policy: "abandon")
+        #expect(status["state"] == .string("idle"))
+        #expect(sessions.count == 1)
+        #expect(sessions.first?.outcome == .abandoned)
+        #expect(sessions.first?.focusedSeconds == 60)
+    }
+
+    @Test func focusModeAbandonsWorkOnSuspendWhateverThePolicy() throws {
+        let (status, sessions) = try suspendDuringWork(policy: "pause", focusMode: true)
+        #expect(status["state"] == .string("idle"))
+        #expect(sessions.map(\.outcome) == [.abandoned])
+        #expect(sessions.first?.taskName == "Deep")
+    }
+
+    @Test func aShortHiccupIsNotASuspend() throws {
+        let clock = FakeClock()
+        let d = try InProcessDaemon(config: "[timer]\nsuspend = abandon\n", clocks: clock.clocks)
+        defer { d.stop() }
+        _ = try d.request("{\"command\":\"start\",\"task\":\"Work\"}")
+        clock.suspend(0.3)
+        #expect(try d.status()["state"] == .string("running"))
+    }
+
+    @Test func wallClockStepsChangeNeitherRemainingTimeNorDeadline() throws {
+        let clock = FakeClock()
+        let d = try InProcessDaemon(clocks: clock.clocks)
+        defer { d.stop() }
+        let startWall = clock.wall
+        _ = try d.request("{\"command\":\"start\",\"task\":\"Work\"}")
+        clock.advance(60)
+        let deadline = d.daemon.queue.sync { d.daemon.machine.nextDeadline }
+        #expect(deadline != nil)
+        for step in [3600.0, -7200.0, 86_400.0 * 3] {
+            clock.stepWall(step)
+            let status = try d.status()
+            #expect(status["state"] == .string("running"), "after a wall step of \(step) s")
+            #expect(status["remaining_seconds"] == .int(1440), "after a wall step of \(step) s")
+            #expect(d.daemon.queue.sync { d.daemon.machine.nextDeadline } == deadline)
+        }
+        // The phase ends after its 25 minutes of steady time, not before, and its dates come
+        // from the (stepped) wall clock.
+        clock.advance(1439)
+        #expect(try d.status()["state"] == .string("running"))
+        #expect(d.sessions().isEmpty)
+        clock.advance(1)
+        #expect(try d.status()["state"] == .string("pending"))
+        let sessions = d.sessions()
+        #expect(sessions.map(\.outcome) == [.completed])
+        #expect(sessions.first?.focusedSeconds == 1500)
+        #expect(sessions.first?.start == startWall)
+        #expect(sessions.first?.end == clock.wall)
+    }
+}

@@ -1,0 +1,168 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import DiligenceCore
+import DiligenceProtocol
+import DiligenceStore
+@testable import DiligenceDaemon
+
+/// Storage faults (issue item 5) done for real: garbage bytes, a second process's lock, a full
+/// tmpfs, a read-only mount. The daemon keeps timing and loses nothing it recorded.
+@Suite(.serialized) struct StorageFaultTests {
+    /// Waits up to `timeout` seconds for `condition` (the retry timer runs on the daemon's queue).
+    private func eventually(_ timeout: Double = 10, _ condition: () -> Bool) -> Bool {
+        for _ in 0..<Int(timeout * 20) {
+            if condition() { return true }
+            usleep(50_000)
+        }
+        return condition()
+    }
+
+    @Test func aCorruptDatabaseIsKeptAsideAndNamedAndANewOneStarts() throws {
+        let garbage = (0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) }
+        let d = try InProcessDaemon { paths in
+            let fd = open(paths.database, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            _ = garbage.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
+        defer { d.stop() }
+        let aside = try #require(d.daemon.databaseKeptAside)
+        #expect(aside.hasPrefix(d.daemon.paths.database + ".corrupt-"))
+        // The damaged bytes are still there, unmodified, under the new name.
+        let fd = open(aside, O_RDONLY)
+        var kept = [UInt8](repeating: 0, count: garbage.count + 16)
+        let n = kept.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        #expect(Array(kept[..<max(0, n)]) == garbage)
+        // And the daemon works on a fresh database.
+        let tasks = try d.request("{\"command\":\"task_list\"}")
+        #expect(tasks["result"]?["tasks"]?.arrayValue?.count == 7)
+    }
+
+    @Test func aLockedDatabaseDelaysTheSessionWithoutLosingIt() throws {
+        let clock = FakeClock()
+        let d = try InProcessDaemon(clocks: clock.clocks)
+        defer { d.stop() }
+        _ = try d.request("{\"command\":\"start\",\"task\":\"Work\"}")
+        // Another process's connection takes the write lock and keeps it.
+        let other = try SQLite(location: .path(d.daemon.paths.database), busyTimeoutMilliseconds: 100)
+        try other.exec("BEGIN EXCLUSIVE")
+        clock.advance(1500)
+        // The daemon goes on timing and answering while it cannot write.
+        let status = try d.status()
+        #expect(status["state"] == .string("pending"))
+        #expect(d.sessions().isEmpty)
+        #expect(d.daemon.queue.sync { d.daemon.unsaved.count } == 1)
+        try other.exec("COMMIT")
+        // The retry timer writes it once the lock is gone, exactly once.
+        #expect(eventually { d.sessions().count == 1 })
+        #expect(d.sessions().map(\.outcome) == [.completed])
+        #expect(d.daemon.queue.sync { d.daemon.unsaved.isEmpty })
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "mounting a small tmpfs needs root"))
+    func aFullDiskDelaysTheSessionUntilSpaceReturns() throws {
+        let clock = FakeClock()
+        var dataDir = ""
+        let d = try InProcessDaemon(clocks: clock.clocks) { paths in
+            dataDir = Files.directory(of: paths.database)
+            try #require(mount("tmpfs", dataDir, "tmpfs", 0, "size=512k,mode=0700") == 0, "mount: \(String(cString: strerror(errno)))")
+        }
+        defer {
+            d.daemon.queue.sync { d.daemon.stop() }
+            umount2(dataDir, Int32(MNT_DETACH))
+            d.directory.remove()
+        }
+        _ = try d.request("{\"command\":\"start\",\"task\":\"Work\"}")
+        // Fill the file system to the last byte.
+        let filler = dataDir + "/filler"
+        let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
+        let block = [UInt8](repeating: 0xAB, count: 4096)
+        while block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+        #expect(errno == ENOSPC)
+        close(fd)
+        clock.advance(1500)
+        #expect(try d.status()["state"] == .string("pending"))
+        #expect(d.daemon.queue.sync { d.daemon.unsaved.count } == 1)
+        // A second phase completes while the disk is still full: both wait, in order.
+        _ = try d.request("{\"command\":\"skip\"}")
+        _ = try d.request("{\"command\":\"start\"}")
+        clock.advance(1500)
+        #expect(try d.status()["state"] == .string("pending"))
+        #expect(d.daemon.queue.sync { d.daemon.unsaved.count } == 2)
+        #expect(d.sessions().isEmpty)
+        unlink(filler)
+        #expect(eventually { d.sessions().count == 2 })
+        #expect(d.sessions().map(\.outcome) == [.completed, .completed])
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "mounting a small tmpfs needs root"))
+    func sessionsStillUnsavedAtExitAreRecordedByTheNextStartOnce() throws {
+        let clock = FakeClock()
+        var dataDir = ""
+        let d = try InProcessDaemon(clocks: clock.clocks) { paths in
+            dataDir = Files.directory(of: paths.database)
+            try #require(mount("tmpfs", dataDir, "tmpfs", 0, "size=512k,mode=0700") == 0)
+        }
+        defer {
+            umount2(dataDir, Int32(MNT_DETACH))
+            d.directory.remove()
+        }
+        _ = try d.request("{\"command\":\"start\",\"task\":\"Work\"}")
+        let filler = dataDir + "/filler"
+        let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
+        let block = [UInt8](repeating: 0xAB, count: 4096)
+        while block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+        close(fd)
+        clock.advance(1500)
+        #expect(try d.status()["state"] == .string("pending"))
+        // The daemon exits with the disk still full: the session goes to the spill file.
+        d.daemon.queue.sync { d.daemon.stop() }
+        let spill = d.daemon.spillPath
+        #expect(access(spill, F_OK) == 0)
+        let spilledCopy = try #require(try Files.read(spill))
+        unlink(filler)
+        // The next daemon takes it back and writes it.
+        let next = try Daemon(paths: d.daemon.paths, clocks: clock.clocks)
+        try next.queue.sync { Result { () throws(DiligenceError) in try next.start() } }.get()
+        #expect(next.queue.sync { (try? next.store.sessions())?.map(\.outcome) } == [.completed])
+        #expect(access(spill, F_OK) != 0)
+        next.queue.sync { next.stop() }
+        // A spill file whose sessions are stored already (a crash before it was removed) doubles nothing.
+        let out = open(spill, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        _ = spilledCopy.withCString { write(out, $0, strlen($0)) }
+        close(out)
+        let third = try Daemon(paths: d.daemon.paths, clocks: clock.clocks)
+        try third.queue.sync { Result { () throws(DiligenceError) in try third.start() } }.get()
+        #expect(third.queue.sync { (try? third.store.sessions())?.count } == 1)
+        third.queue.sync { third.stop() }
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "a read-only bind mount needs root"))
+    func aReadOnlyDataDirectoryIsAClearErrorAtStart() throws {
+        var dataDir = ""
+        #expect {
+            _ = try InProcessDaemon { paths in
+                dataDir = Files.directory(of: paths.database)
+                try #require(mount(dataDir, dataDir, nil, UInt(MS_BIND), nil) == 0)
+                try #require(mount(nil, dataDir, nil, UInt(MS_REMOUNT | MS_BIND | MS_RDONLY), nil) == 0)
+            }
+        } throws: { error in
+            let e = error as? DiligenceError
+            return e?.code == "storage_error" && e?.message.contains(dataDir) == true
+        }
+        umount2(dataDir, Int32(MNT_DETACH))
+    }
+}
+
+/// Config errors at start (issue item 6), through the daemon.
+@Suite struct BadConfigStartTests {
+    @Test func onBadConfigDefaultsStartsWithTheDefaultValue() throws {
+        let d = try InProcessDaemon(config: "[daemon]\non_bad_config = defaults\n[timer]\nsuspend = sometimes\n")
+        defer { d.stop() }
+        #expect(d.daemon.config.suspend == .pause)
+        #expect(d.daemon.config.problems.count == 1)
+        #expect(try d.request("{\"command\":\"status\"}")["ok"] == .bool(true))
+    }
+}
