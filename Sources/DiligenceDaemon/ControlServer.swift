@@ -19,7 +19,16 @@ final class ClientConnection {
     /// Set once the client asked for `watch`: it then only receives events.
     var isWatcher = false
     private var input: [UInt8] = []
+    /// Bytes queued for the client; those before `outputStart` were sent already (a large
+    /// answer is written in many pieces: advancing an index keeps that linear).
     private var output: [UInt8] = []
+    private var outputStart = 0
+    /// Reading stops while the client leaves more than `maxBacklog` unread (back-pressure):
+    /// a client that pipelines requests but never reads holds at most that plus one answer.
+    private var readingPaused = false
+    /// Guards against handling lines again from inside a handler's own `send`.
+    private var processingInput = false
+    private var onLine: ((ClientConnection, ArraySlice<UInt8>) -> Void)?
     private var readSource: DispatchSourceRead?
     private var writeSource: DispatchSourceWrite?
     private var writeSourceActive = false
@@ -34,10 +43,15 @@ final class ClientConnection {
     private var partialLineArmed = false
     private var queue: DispatchQueue?
 
-    /// Output a watcher may leave unread before it is dropped: it must never hold up the daemon.
+    /// Output a client may leave unread: a watcher past it is dropped (it must never hold up
+    /// the daemon); a request client past it is no longer read from until it catches up.
     static let maxBacklog = 256 * 1024
-    /// Unread answers a request connection may hold (exports of a million sessions are ~200 MiB).
+    /// One answer may exceed the backlog on its own (an export of a million sessions is about
+    /// 200 MiB); beyond this the client is dropped.
     static let maxAnswerBacklog = 512 * 1024 * 1024
+
+    /// Bytes queued and not yet taken by the client.
+    var pendingOutput: Int { output.count - outputStart }
 
     fileprivate init(fd: Int32, id: Int) {
         self.fd = fd
@@ -46,8 +60,9 @@ final class ClientConnection {
 
     fileprivate func start(queue: DispatchQueue, onLine: @escaping (ClientConnection, ArraySlice<UInt8>) -> Void) {
         self.queue = queue
+        self.onLine = onLine
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [unowned self] in self.readAvailable(onLine: onLine) }
+        source.setEventHandler { [unowned self] in self.readAvailable() }
         let writer = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
         writer.setEventHandler { [unowned self] in self.flush() }
         // libdispatch keys its epoll registrations by descriptor: the descriptor may be closed
@@ -68,7 +83,7 @@ final class ClientConnection {
         writer.suspend()
     }
 
-    private func readAvailable(onLine: (ClientConnection, ArraySlice<UInt8>) -> Void) {
+    private func readAvailable() {
         guard !closed else { return }
         var chunk = [UInt8](repeating: 0, count: 8192)
         let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
@@ -84,8 +99,16 @@ final class ClientConnection {
         // A watch stream takes no further requests; after line_too_long the rest is dropped.
         if isWatcher || closeAfterFlush { return }
         input += chunk[..<n]
+        processInput()
+    }
+
+    /// Handles the complete lines received, until the client has too much unread output.
+    private func processInput() {
+        guard !processingInput, let onLine else { return }
+        processingInput = true
+        defer { processingInput = false }
         var start = 0
-        while let newline = input[start...].firstIndex(of: 0x0A) {
+        while pendingOutput <= Self.maxBacklog, let newline = input[start...].firstIndex(of: 0x0A) {
             var line = input[start..<newline]
             if line.count > ProtocolInfo.maxLineBytes { return refuseLongLine() }
             if line.last == 0x0D { line = line.dropLast() }
@@ -94,10 +117,16 @@ final class ClientConnection {
             if closed || isWatcher { return }
         }
         input.removeFirst(start)
+        if pendingOutput > Self.maxBacklog {
+            // Back-pressure: read no more until the client takes its answers (flush resumes).
+            if !readingPaused { readingPaused = true; readSource?.suspend() }
+            disarmPartialLineTimer()
+            return
+        }
         if input.count > ProtocolInfo.maxLineBytes { return refuseLongLine() }
         if input.isEmpty {
             disarmPartialLineTimer()
-        } else if !partialLineArmed {
+        } else if !input.contains(0x0A) && !partialLineArmed {
             armPartialLineTimer()
         }
     }
@@ -148,10 +177,8 @@ final class ClientConnection {
     func send(_ text: String) {
         guard !closed else { return }
         output += text.utf8
-        // A request's answer may be large (an export): only a watcher's backlog is bounded,
-        // and an answer-only client beyond what a year-long export could need.
-        if output.count > (isWatcher ? Self.maxBacklog : Self.maxAnswerBacklog) {
-            Log.warning("Dropping client \(id): it left \(output.count) bytes unread.")
+        if pendingOutput > (isWatcher ? Self.maxBacklog : Self.maxAnswerBacklog) {
+            Log.warning("Dropping client \(id): it left \(pendingOutput) bytes unread.")
             close()
             return
         }
@@ -159,32 +186,57 @@ final class ClientConnection {
     }
 
     private func flush() {
-        while !output.isEmpty {
-            let n = output.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        while pendingOutput > 0 {
+            let start = outputStart
+            let n = output.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + start, $0.count - start, Int32(MSG_NOSIGNAL)) }
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN {
                     if !writeSourceActive { writeSourceActive = true; writeSource?.resume() }
+                    compactOutput()
+                    resumeReadingIfCaughtUp()
                     return
                 }
                 close()
                 return
             }
-            output.removeFirst(n)
+            outputStart += n
         }
+        output.removeAll(keepingCapacity: output.count <= 64 * 1024)
+        outputStart = 0
         if writeSourceActive { writeSourceActive = false; writeSource?.suspend() }
-        if closeAfterFlush { close() }
+        if closeAfterFlush { close(); return }
+        resumeReadingIfCaughtUp()
+    }
+
+    /// Drops the bytes already sent once they are the larger part of the buffer.
+    private func compactOutput() {
+        if outputStart > 64 * 1024 && outputStart * 2 > output.count {
+            output.removeFirst(outputStart)
+            outputStart = 0
+        }
+    }
+
+    private func resumeReadingIfCaughtUp() {
+        guard readingPaused, !closed, pendingOutput <= Self.maxBacklog / 2 else { return }
+        readingPaused = false
+        readSource?.resume()
+        processInput()
     }
 
     func close() {
         guard !closed else { return }
         closed = true
         output = []
+        outputStart = 0
+        onLine = nil
         partialLineTimer?.cancel()
         partialLineTimer = nil
         // A refused client never got sources: its descriptor is closed here, or it would leak
         // and the client would wait for an end of stream that never comes.
         if readSource == nil && writeSource == nil { Sys.close(fd) }
+        // Suspended sources must be resumed before they can be cancelled.
+        if readingPaused { readSource?.resume() }
         readSource?.cancel()
         if let writer = writeSource {
             // A suspended source must be resumed before it can be cancelled.
