@@ -17,10 +17,12 @@ SWIFT_FLAGS ?=
 BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config
 # Debian packages the tests use.
 TEST_PACKAGES = sqlite3 tzdata
+# Debian packages `make bench` uses (the references and the runner).
+BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all build release run test deps test-deps install uninstall clean
+.PHONY: all build release run test deps test-deps bench bench-deps install uninstall clean
 
 all: build
 
@@ -55,6 +57,24 @@ run: release
 test: test-deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 	DILIGENCE_BIN_DIR=$$($(SWIFT) build --show-bin-path) $(SWIFT) test $(SWIFT_FLAGS)
+
+bench-deps: deps
+	@missing=""; \
+	for p in $(BENCH_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing bench packages:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+# Benchmarks (docs/performance.md): release build, the C references, one table on stdout and
+# bench/results/latest.json. QUICK=1 shortens the 60 s windows to 10 s for a look while working.
+BENCH_HELPERS = .build/bench
+bench: bench-deps release
+	mkdir -p $(BENCH_HELPERS)
+	cc -O2 -Wall -Wextra -o $(BENCH_HELPERS)/ref-server bench/ref-server.c
+	cc -O2 -Wall -Wextra -pthread -o $(BENCH_HELPERS)/client bench/client.c
+	python3 bench/run.py --bin-dir $$($(SWIFT) build -c release --show-bin-path) --helpers $(BENCH_HELPERS) \
+		$(if $(QUICK),--quick)
 
 install: release
 	bin=$$($(SWIFT) build -c release --show-bin-path); \
