@@ -424,8 +424,12 @@ def main():
 
         rtt_count = 5000 if quick else 20000
         log(f"round trips on one connection ({rtt_count})")
-        raw["rtt"] = {"ours": run_json([client, "rtt", daemon.socket, str(rtt_count)]),
-                      "reference": run_json([client, "rtt", ref_socket, str(rtt_count)])}
+        raw["rtt"] = {}
+        for side, pid, path in (("ours", daemon.pid, daemon.socket), ("reference", ref.pid, ref_socket)):
+            cpu_before = cpu_seconds(pid)
+            raw["rtt"][side] = run_json([client, "rtt", path, str(rtt_count)])
+            # The server's own CPU time per answer (warm-up requests included): the battery cost.
+            raw["rtt"][side]["server_cpu_us"] = (cpu_seconds(pid) - cpu_before) / (rtt_count + 1000) * 1e6
 
         seconds = 2 if quick else 5
         log(f"throughput, 8 clients, {seconds} s each")
@@ -465,6 +469,9 @@ def main():
     for key, label in (("median_us", "median"), ("p99_us", "p99")):
         table.compare(f"status round trip on one connection, {label}", raw["rtt"]["ours"][key],
                       raw["rtt"]["reference"][key], "µs", 2, note="ref: C server")
+    cpu_ours, cpu_ref = raw["rtt"]["ours"]["server_cpu_us"], raw["rtt"]["reference"]["server_cpu_us"]
+    table.add("server CPU time per status request (for context)", cpu_ours, "µs", "—", None,
+              reference=cpu_ref, ratio=cpu_ours / cpu_ref if cpu_ref else None, note="ref: C server")
     table.compare("status requests per second, 8 clients", raw["throughput"]["ours"]["per_second"],
                   raw["throughput"]["reference"]["per_second"], "/s", 0.5, higher_is_better=True,
                   note="ref: C server")
