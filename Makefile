@@ -75,7 +75,7 @@ BENCH_HELPERS = .build/bench
 bench: bench-deps release
 	mkdir -p $(BENCH_HELPERS)
 	cc -O2 -Wall -Wextra -o $(BENCH_HELPERS)/ref-server bench/ref-server.c
-	cc -O2 -Wall -Wextra -pthread -o $(BENCH_HELPERS)/client bench/client.c
+	cc -O2 -Wall -Wextra -pthread -o $(BENCH_HELPERS)/client bench/client.c -lm
 	python3 bench/run.py --bin-dir $$($(SWIFT) build -c release --show-bin-path) --helpers $(BENCH_HELPERS) \
 		$(if $(QUICK),--quick)
 

@@ -8,6 +8,7 @@
 //                                      request as soon as the previous answer arrived
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +72,7 @@ static int rtt(const char *path, long count) {
     for (long i = 0; i < count; i++) sum += samples[i];
     qsort(samples, (size_t)count, sizeof(double), compare);
     printf("{\"count\":%ld,\"median_us\":%.2f,\"p99_us\":%.2f,\"mean_us\":%.2f,\"max_us\":%.2f}\n", count,
-           samples[count / 2] * 1e6, samples[(long)(count * 0.99)] * 1e6, sum / count * 1e6,
+           samples[count / 2] * 1e6, samples[(long)ceil(count * 0.99) - 1] * 1e6, sum / count * 1e6,
            samples[count - 1] * 1e6);
     return 0;
 }
