@@ -212,7 +212,7 @@ public final class Daemon {
         let now = clocks.boottime
         if let deadline = machine.nextDeadline {
             let delay = max(0, deadline - now)
-            phaseTimer.schedule(deadline: .now() + delay, leeway: .milliseconds(1))
+            phaseTimer.schedule(deadline: .now() + delay, leeway: .nanoseconds(0))
             wakeTimer.schedule(wallDeadline: .now() + delay + 0.25, leeway: .milliseconds(100))
         } else {
             phaseTimer.schedule(deadline: .distantFuture)
