@@ -249,7 +249,7 @@ public final class Daemon {
         let now = clocks.boottime
         if let deadline = machine.nextDeadline {
             let delay = max(0, deadline - now)
-            phaseTimer.schedule(deadline: .now() + delay, leeway: .milliseconds(1))
+            phaseTimer.schedule(deadline: .now() + delay, leeway: .nanoseconds(0))
             wakeTimer.schedule(wallDeadline: .now() + delay + 0.25, leeway: .milliseconds(100))
         } else {
             phaseTimer.schedule(deadline: .distantFuture)
@@ -275,13 +275,26 @@ public final class Daemon {
     func apply(_ events: [TimerEvent], at now: Now) {
         guard !events.isEmpty else { return }
         let delayed = retryUnsaved()
-        var recorded: [WorkSession?] = []
-        for event in events {
-            if case let .sessionEnded(session) = event {
-                recorded.append(record(session))
-            }
+        let ended = events.compactMap { event -> WorkSession? in
+            if case let .sessionEnded(session) = event { return session }
+            return nil
         }
-        saveTimer(at: now)
+        var recorded: [WorkSession?]
+        do {
+            // One transaction, so a phase end waits for one disk flush, not two, before its
+            // events go out (docs/performance.md, phase-end lateness).
+            recorded = try store.transaction { () throws(DiligenceError) -> [WorkSession?] in
+                var stored: [WorkSession?] = []
+                for session in ended { stored.append(try recordOnce(session)) }
+                try writeTimer(at: now)
+                return stored
+            }
+        } catch {
+            // Nothing of it was written: write each on its own, so what can be stored is, and a
+            // session that cannot waits in `unsaved`.
+            recorded = ended.map(record)
+            saveTimer(at: now)
+        }
         Systemd.notify("STATUS=\(statusLine(at: now))")
         for session in delayed { broadcast("session_recorded", now: now, extra: [("session", session.json)]) }
         var sessions = recorded.makeIterator()
@@ -346,13 +359,17 @@ public final class Daemon {
     /// Saves the timer so a restarted daemon resumes it (a few hundred bytes, only on changes).
     func saveTimer(at now: Now) {
         do {
-            if machine.state == .idle {
-                try store.clearTimer()
-            } else {
-                try store.saveTimer(machine.saved(at: now), wall: now.wall, boottime: now.steady, bootID: Clocks.bootID)
-            }
+            try writeTimer(at: now)
         } catch {
             Log.error("Could not save the timer state: \(error.message)")
+        }
+    }
+
+    private func writeTimer(at now: Now) throws(DiligenceError) {
+        if machine.state == .idle {
+            try store.clearTimer()
+        } else {
+            try store.saveTimer(machine.saved(at: now), wall: now.wall, boottime: now.steady, bootID: Clocks.bootID)
         }
     }
 
