@@ -29,6 +29,8 @@ public final class Daemon {
     private var ticking = false
     private var watchdogTimer: DispatchSourceTimer?
     private var signalSource: DispatchSourceRead?
+    /// The local day `today_completed` counts (statusDayBounds).
+    private var statusDay: (start: Double, end: Double, dayStartsAt: Int)?
     /// BOOTTIME − MONOTONIC at the last look: when it grows, the machine slept.
     private var lastSlept: Double
     /// Sessions that could not be written yet (storage error); retried until they are
@@ -398,8 +400,20 @@ public final class Daemon {
     // MARK: Status
 
     func todayCompleted(at now: Now) -> Int {
-        let day = LocalDay.bounds(containing: now.wall, dayStartsAt: config.dayStartsAt)
+        let day = statusDayBounds(at: now)
         return (try? store.completedCount(from: day.start, to: day.end)) ?? 0
+    }
+
+    /// Today's bounds for `today_completed`, computed once a day: every status request needs
+    /// them, and localtime_r/mktime look at /etc/localtime each time they run. A wall-clock
+    /// step out of the day, a new day, or a reloaded `day_starts_at` computes them anew.
+    private func statusDayBounds(at now: Now) -> (start: Double, end: Double) {
+        if let day = statusDay, day.dayStartsAt == config.dayStartsAt, day.start <= now.wall, now.wall < day.end {
+            return (day.start, day.end)
+        }
+        let bounds = LocalDay.bounds(containing: now.wall, dayStartsAt: config.dayStartsAt)
+        statusDay = (bounds.start, bounds.end, config.dayStartsAt)
+        return bounds
     }
 
     func statusJSON(at now: Now) -> JSON {

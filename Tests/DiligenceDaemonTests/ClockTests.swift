@@ -6,6 +6,7 @@ import Testing
 import DiligenceCore
 import DiligenceProtocol
 @testable import DiligenceDaemon
+import DiligenceTestSupport
 
 /// Clock readings a test moves by hand: a suspend moves BOOTTIME and the wall clock but not
 /// MONOTONIC, an NTP or manual step moves only the wall clock. The daemon reads them through
@@ -129,5 +130,27 @@ extension InProcessDaemon {
         #expect(sessions.first?.focusedSeconds == 1500)
         #expect(sessions.first?.start == startWall)
         #expect(sessions.first?.end == clock.wall)
+    }
+}
+
+/// `today_completed` follows the wall clock's day even though the day's bounds are computed
+/// once and reused (Daemon.statusDayBounds).
+@Suite struct TodayCompletedTests {
+    @Test func aNewDayOrAWallStepStartsANewCount() throws {
+        try withTimeZone("UTC0") {
+            let clock = FakeClock()
+            let d = try InProcessDaemon(clocks: clock.clocks)
+            defer { d.stop() }
+            #expect(try d.request("{\"command\":\"task_add\",\"name\":\"Short\",\"work\":60}")["ok"] == .bool(true))
+            #expect(try d.request("{\"command\":\"start\",\"task\":\"Short\"}")["ok"] == .bool(true))
+            clock.advance(61)
+            #expect(try d.status()["today_completed"] == .int(1))
+            // A wall-clock step into tomorrow: a new day, nothing completed in it yet.
+            clock.stepWall(86_400)
+            #expect(try d.status()["today_completed"] == .int(0))
+            // And back: the session is today's again.
+            clock.stepWall(-86_400)
+            #expect(try d.status()["today_completed"] == .int(1))
+        }
     }
 }
