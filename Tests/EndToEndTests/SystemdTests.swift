@@ -102,8 +102,11 @@ final class UserManager {
     private let manager: ChildProcess
 
     init() throws {
-        // Not under /tmp: the service runs with PrivateTmp=yes and would not see it.
-        daemon = try DaemonUnderTest(launch: false, base: Binaries.packageRoot + "/.build")
+        // Not under /tmp or /var/tmp: the service runs with PrivateTmp=yes and would not see
+        // them. Not under the package either: a checkout may itself live in /tmp (CI's does).
+        let base = "/var/lib/diligence-e2e"
+        mkdir(base, 0o700)
+        daemon = try DaemonUnderTest(launch: false, base: base)
         let root = daemon.root
         destdir = root + "/dest"
         serviceLog = root + "/service.log"
