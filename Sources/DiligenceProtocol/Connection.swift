@@ -48,7 +48,15 @@ public final class ControlConnection {
 
     /// Sends one request and reads its response line.
     public func send(_ request: Request) throws(ConnectionError) -> JSON {
-        try write(request.line)
+        do {
+            try write(request.line)
+        } catch {
+            // A daemon that refuses a connection (another user, too many clients) answers why
+            // and closes before reading: that answer is still waiting here, and says more than
+            // "broken pipe".
+            if let line = try? readLine(), let answer = try? JSON.parse(line) { return answer }
+            throw error
+        }
         return try readJSONLine()
     }
 
