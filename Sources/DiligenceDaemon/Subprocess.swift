@@ -36,9 +36,17 @@ final class Subprocess {
         var toClose: [Int32] = []
         defer { toClose.forEach(Sys.close) }
 
+        // The child's ends of the pipes block, as a program expects of its stdin and stdout
+        // (a non-blocking stdin gives a hook that reads early EAGAIN instead of the event);
+        // only the daemon's ends are non-blocking.
         var inputWriter: Int32 = -1
-        if input != nil {
+        if let input {
             let (reader, writer) = try Self.pipe()
+            try Self.setBlocking(reader)
+            // Written before the child starts, so it is there whenever the child reads: a pipe
+            // holds 64 KiB, the event JSON is far smaller, so one non-blocking write lands whole.
+            let written = input.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
+            if written != input.count { Log.warning("\(name): could not hand the event JSON to its stdin.") }
             posix_spawn_file_actions_adddup2(&actions, reader, 0)
             toClose.append(reader)
             inputWriter = writer
@@ -48,6 +56,7 @@ final class Subprocess {
         var outputReader: Int32 = -1
         if onLine != nil {
             let (reader, writer) = try Self.pipe()
+            try Self.setBlocking(writer)
             posix_spawn_file_actions_adddup2(&actions, writer, 1)
             posix_spawn_file_actions_adddup2(&actions, writer, 2)
             toClose.append(writer)
@@ -91,13 +100,8 @@ final class Subprocess {
         }
         pid = child
 
-        if let input, inputWriter >= 0 {
-            // A pipe holds 64 KiB; the event JSON is far smaller, so one non-blocking write
-            // lands whole whether or not the child ever reads it.
-            let written = input.withUnsafeBytes { write(inputWriter, $0.baseAddress, $0.count) }
-            if written != input.count { Log.warning("\(name): could not hand the event JSON to its stdin.") }
-            Sys.close(inputWriter)
-        }
+        // The child has its copy of the read end: closing ours is its end of file.
+        if inputWriter >= 0 { Sys.close(inputWriter) }
         if let onLine, outputReader >= 0 {
             let source = DispatchSource.makeReadSource(fileDescriptor: outputReader, queue: queue)
             source.setEventHandler { [unowned self] in self.readOutput(outputReader, onLine: onLine) }
@@ -118,6 +122,11 @@ final class Subprocess {
         source.setCancelHandler { Sys.close(pidfd) }
         source.activate()
         exitSource = source
+    }
+
+    private static func setBlocking(_ fd: Int32) throws(Errno) {
+        let flags = try Sys.retrying("fcntl") { fcntl(fd, F_GETFL) }
+        try Sys.retrying("fcntl") { fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
     }
 
     private static func pipe() throws(Errno) -> (reader: Int32, writer: Int32) {
