@@ -47,6 +47,8 @@ public final class Daemon {
     lazy var hooks = Hooks(queue: queue)
     lazy var sound = Sound(queue: queue)
     lazy var reminders = Reminders(queue: queue)
+    /// logind's sleep and wake signals on the system bus (Sleep.swift).
+    lazy var logind = Logind(queue: queue) { [unowned self] sleeping in self.sleepSignal(sleeping) }
 
     /// `clocks` is the system's unless a test supplies its own readings.
     public init(paths: DaemonPaths, clocks: Clocks = Clocks()) throws(DiligenceError) {
@@ -104,6 +106,7 @@ public final class Daemon {
         retryTimer.activate()
         server.start()
         startWatchdog()
+        logind.start()
         updateReminders()
         rearm()
         Log.info("diligenced \(ProtocolInfo.release) listening on \(paths.socket), database \(paths.database)")
@@ -169,6 +172,7 @@ public final class Daemon {
         reminders.cancel()
         sound.stopAll()
         notifier.close()
+        logind.close()
         Log.info("Stopped; timer state saved (\(machine.state.rawValue)).")
     }
 

@@ -8,11 +8,11 @@ import DiligenceCore
 /// Desktop notifications through org.freedesktop.Notifications on the user's session bus
 /// (sd-bus), with action buttons.
 ///
-/// Everything runs on the daemon's queue: the bus descriptor is watched by a read source (and a
-/// write source only while sd-bus has output queued), calls are asynchronous so an absent or
-/// slow notification server never blocks the timer, and an idle bus costs no wake-up. The bus
-/// is opened on the first notification; when there is no bus or no server, one warning is
-/// logged and the daemon goes on without notifications (it tries again on the next one).
+/// Everything runs on the daemon's queue (BusConnection drives the bus): calls are asynchronous
+/// so an absent or slow notification server never blocks the timer, and an idle bus costs no
+/// wake-up. The bus is opened on the first notification; when there is no bus or no server, one
+/// warning is logged and the daemon goes on without notifications (it tries again on the next
+/// one).
 final class Notifier {
     /// One notification to show. Notifications of the same `slot` replace each other
     /// (replaces_id), so phase ends never stack up.
@@ -33,16 +33,7 @@ final class Notifier {
     static let callTimeoutMicroseconds: UInt64 = 5_000_000
 
     private let queue: DispatchQueue
-    private var bus: OpaquePointer?
-    private var readSource: DispatchSourceRead?
-    private var writeSource: DispatchSourceWrite?
-    private var writeResumed = false
-    private var timeoutTimer: DispatchSourceTimer?
-    private var slots: [OpaquePointer?] = []
-    /// Inside sd_bus_process: sd-bus is not re-entrant, so nothing may pump meanwhile.
-    private var processing = false
-    /// Work that callbacks inside sd_bus_process leave for when it has returned.
-    private var afterProcessing: [() -> Void] = []
+    private var connection: BusConnection?
 
     /// Per slot: the id the server gave the shown notification, and its action handler.
     private var shown: [String: (id: UInt32, onAction: (String) -> Void)] = [:]
@@ -70,7 +61,8 @@ final class Notifier {
             waiting[message.slot] = message
             return
         }
-        guard let bus = openBus() else { return }
+        guard let connection = openBus() else { return }
+        let bus = connection.bus
         var call: OpaquePointer?
         guard sd_bus_message_new_method_call(bus, &call, Self.service, Self.objectPath, Self.service, "Notify") >= 0, let call else {
             return
@@ -94,7 +86,7 @@ final class Notifier {
             return
         }
         inFlight.insert(message.slot)
-        pump()
+        connection.pump()
     }
 
     private final class ReplyContext {
@@ -132,7 +124,7 @@ final class Notifier {
         }
         if let next = waiting.removeValue(forKey: message.slot) {
             // Not from inside sd_bus_process: show() pumps the bus.
-            afterProcessing.append { [weak self] in self?.show(next) }
+            connection?.afterProcessing { [weak self] in self?.show(next) }
         }
     }
 
@@ -187,7 +179,7 @@ final class Notifier {
             let action = String(cString: key)
             Log.info("Notification action \(action) chosen.", fields: [("EVENT", "notification_action"), ("ACTION", action)])
             // Not from inside sd_bus_process: the action may show the next notification.
-            afterProcessing.append { entry.onAction(action) }
+            connection?.afterProcessing { entry.onAction(action) }
         } else {
             shown[slot] = nil
         }
@@ -196,8 +188,8 @@ final class Notifier {
     // MARK: The bus
 
     /// The open bus, opening it (and subscribing to the signals) the first time.
-    private func openBus() -> OpaquePointer? {
-        if let bus { return bus }
+    private func openBus() -> BusConnection? {
+        if let connection { return connection }
         var opened: OpaquePointer?
         let rc = sd_bus_open_user(&opened)
         guard rc >= 0, let opened else {
@@ -210,93 +202,32 @@ final class Notifier {
             return nil
         }
         warnedNoBus = false
-        sd_bus_set_description(opened, "diligenced-notifications")
-        let fd = sd_bus_get_fd(opened)
-        guard fd >= 0 else {
-            sd_bus_close_unref(opened)
-            return nil
-        }
-        bus = opened
-        let me = Unmanaged.passUnretained(self).toOpaque()
+        guard let opened = BusConnection(opened, description: "diligenced-notifications", queue: queue, onBroken: { [weak self] why in
+            self?.dropBus("the session bus connection ended (\(why))")
+        }) else { return nil }
+        connection = opened
         for member in ["ActionInvoked", "NotificationClosed"] {
-            var slot: OpaquePointer?
-            let rc = sd_bus_match_signal_async(opened, &slot, Self.service, Self.objectPath, Self.service, member, { m, userdata, _ in
-                guard let m, let userdata else { return 0 }
-                Unmanaged<Notifier>.fromOpaque(userdata).takeUnretainedValue().signalArrived(m)
-                return 0
-            }, nil, me)
-            if rc >= 0 { slots.append(slot) } else { Log.warning("Could not subscribe to \(member): \(String(cString: strerror(-rc))); notification buttons will do nothing.") }
+            let rc = opened.matchSignal(sender: Self.service, path: Self.objectPath, interface: Self.service, member: member) { [weak self] m in
+                self?.signalArrived(m)
+            }
+            if rc < 0 { Log.warning("Could not subscribe to \(member): \(String(cString: strerror(-rc))); notification buttons will do nothing.") }
         }
-        let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        read.setEventHandler { [weak self] in self?.pump() }
-        read.activate()
-        readSource = read
-        let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-        write.setEventHandler { [weak self] in self?.pump() }
-        writeSource = write  // resumed only while sd-bus has output queued
-        writeResumed = false
-        write.activate()
-        write.suspend()
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.setEventHandler { [weak self] in self?.pump() }
-        timer.schedule(deadline: .distantFuture)
-        timer.activate()
-        timeoutTimer = timer
         return opened
-    }
-
-    /// Lets sd-bus read, write and dispatch until it has nothing left, then waits for what it
-    /// asks for next: output room, or its earliest call timeout.
-    private func pump() {
-        guard let bus, !processing else { return }
-        processing = true
-        var rc: Int32 = 1
-        while rc > 0 { rc = sd_bus_process(bus, nil) }
-        processing = false
-        let deferred = afterProcessing
-        afterProcessing = []
-        defer { deferred.forEach { $0() } }
-        if rc < 0 {
-            dropBus("the session bus connection ended (\(String(cString: strerror(-rc))))")
-            return
-        }
-        let wantsOutput = sd_bus_get_events(bus) & Int32(POLLOUT) != 0
-        if wantsOutput != writeResumed {
-            if wantsOutput { writeSource?.resume() } else { writeSource?.suspend() }
-            writeResumed = wantsOutput
-        }
-        var usec: UInt64 = 0
-        if sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max {
-            // usec is absolute CLOCK_MONOTONIC, as DispatchTime is on Linux; 0 means "now".
-            timeoutTimer?.schedule(deadline: DispatchTime(uptimeNanoseconds: max(1, usec) * 1000))
-        } else {
-            timeoutTimer?.schedule(deadline: .distantFuture)
-        }
     }
 
     /// Forgets a broken connection; the next notification opens a new one.
     private func dropBus(_ why: String?) {
-        guard let bus else { return }
+        guard let connection else { return }
         if let why { Log.warning("Desktop notifications: \(why); reconnecting on the next one.") }
-        readSource?.cancel()
-        if !writeResumed { writeSource?.resume() }  // a suspended source cannot be cancelled
-        writeSource?.cancel()
-        timeoutTimer?.cancel()
-        readSource = nil
-        writeSource = nil
-        timeoutTimer = nil
-        for slot in slots { sd_bus_slot_unref(slot) }
-        slots = []
-        sd_bus_close_unref(bus)
-        self.bus = nil
+        connection.close()
+        self.connection = nil
         shown = [:]
         inFlight = []
     }
 
     /// Sends what is queued and closes the bus (daemon exit).
     func close() {
-        guard let bus else { return }
-        sd_bus_flush(bus)
+        connection?.close(flush: true)
         dropBus(nil)
     }
 }

@@ -1,6 +1,7 @@
 // A private D-Bus session bus and a notification server of the tests' own, both real: the bus
 // is `dbus-daemon --session`, the server owns org.freedesktop.Notifications on it through
-// sd-bus, records every Notify call and emits ActionInvoked when a test asks.
+// sd-bus, records every Notify call and emits ActionInvoked when a test asks. LogindTests
+// uses the same bus as a system bus, with a fake logind of its own.
 
 #if canImport(Glibc)
 import Glibc
@@ -34,6 +35,21 @@ final class SessionBus {
     }
 
     deinit { process.killAndReap() }
+}
+
+/// A started sd-bus client connection to the bus at `address` that owns the name `name`.
+func openBusClient(address: String, owning name: String) throws -> OpaquePointer {
+    var bus: OpaquePointer?
+    var rc = sd_bus_new(&bus)
+    if rc >= 0 { rc = sd_bus_set_address(bus, address) }
+    if rc >= 0 { rc = sd_bus_set_bus_client(bus, 1) }
+    if rc >= 0 { rc = sd_bus_start(bus) }
+    if rc >= 0 { rc = sd_bus_request_name(bus, name, 0) }
+    guard rc >= 0, let bus else {
+        sd_bus_unref(bus)
+        throw HarnessError("sd-bus on \(address) owning \(name): \(String(cString: strerror(-rc)))")
+    }
+    return bus
 }
 
 /// A minimal org.freedesktop.Notifications server on its own thread.
@@ -100,19 +116,20 @@ final class NotificationServer: @unchecked Sendable {
     // MARK: The server thread
 
     private func run(_ address: String, _ started: DispatchSemaphore) {
-        var bus: OpaquePointer?
-        var rc = sd_bus_new(&bus)
-        if rc >= 0 { rc = sd_bus_set_address(bus, address) }
-        if rc >= 0 { rc = sd_bus_set_bus_client(bus, 1) }
-        if rc >= 0 { rc = sd_bus_start(bus) }
-        if rc >= 0 { rc = sd_bus_request_name(bus, "org.freedesktop.Notifications", 0) }
-        if rc >= 0 {
-            rc = sd_bus_add_object(bus, nil, "/org/freedesktop/Notifications", { m, userdata, _ in
-                guard let m, let userdata else { return 0 }
-                return Unmanaged<NotificationServer>.fromOpaque(userdata).takeUnretainedValue().handle(m)
-            }, Unmanaged.passUnretained(self).toOpaque())
+        let bus: OpaquePointer
+        do {
+            bus = try openBusClient(address: address, owning: "org.freedesktop.Notifications")
+        } catch {
+            failure = "\(error)"
+            started.signal()
+            return
         }
-        guard rc >= 0, let bus else {
+        let rc = sd_bus_add_object(bus, nil, "/org/freedesktop/Notifications", { m, userdata, _ in
+            guard let m, let userdata else { return 0 }
+            return Unmanaged<NotificationServer>.fromOpaque(userdata).takeUnretainedValue().handle(m)
+        }, Unmanaged.passUnretained(self).toOpaque())
+        guard rc >= 0 else {
+            sd_bus_flush_close_unref(bus)
             failure = "sd-bus on \(address): \(String(cString: strerror(-rc)))"
             started.signal()
             return

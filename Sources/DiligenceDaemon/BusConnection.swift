@@ -1,0 +1,139 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import CSystemd
+
+/// One open sd-bus connection driven from the daemon's queue, shared by the bus users
+/// (Notifier on the session bus, Logind on the system bus).
+///
+/// The descriptor is watched by a read source, a write source that runs only while sd-bus has
+/// output queued, and a timer at sd-bus's earliest call timeout: an idle bus costs no wake-up,
+/// and nothing ever blocks the queue.
+final class BusConnection {
+    /// The connection; valid until `close()`.
+    let bus: OpaquePointer
+    private let onBroken: (String) -> Void
+    private var readSource: DispatchSourceRead?
+    private var writeSource: DispatchSourceWrite?
+    private var writeResumed = false
+    private var timeoutTimer: DispatchSourceTimer?
+    private var slots: [OpaquePointer?] = []
+    private var signalHandlers: [SignalHandler] = []
+    /// Inside sd_bus_process: sd-bus is not re-entrant, so nothing may pump meanwhile.
+    private var processing = false
+    /// Work that callbacks inside sd_bus_process leave for when it has returned.
+    private var afterProcessing: [() -> Void] = []
+    private var closed = false
+
+    /// Takes over `bus` (an opened, started connection) and starts watching it on `queue`.
+    /// `onBroken` runs on the queue when the connection fails; the owner then calls `close()`.
+    /// Nil (with the connection closed) when sd-bus has no descriptor to watch.
+    init?(_ bus: OpaquePointer, description: String, queue: DispatchQueue, onBroken: @escaping (String) -> Void) {
+        sd_bus_set_description(bus, description)
+        let fd = sd_bus_get_fd(bus)
+        guard fd >= 0 else {
+            sd_bus_close_unref(bus)
+            return nil
+        }
+        self.bus = bus
+        self.onBroken = onBroken
+        let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        read.setEventHandler { [weak self] in self?.pump() }
+        read.activate()
+        readSource = read
+        let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        write.setEventHandler { [weak self] in self?.pump() }
+        writeSource = write  // resumed only while sd-bus has output queued
+        write.activate()
+        write.suspend()
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [weak self] in self?.pump() }
+        timer.schedule(deadline: .distantFuture)
+        timer.activate()
+        timeoutTimer = timer
+    }
+
+    // MARK: Signals
+
+    private final class SignalHandler {
+        let handle: (OpaquePointer) -> Void
+        init(_ handle: @escaping (OpaquePointer) -> Void) { self.handle = handle }
+    }
+
+    /// Subscribes to a signal (the AddMatch call goes out asynchronously); `handle` runs inside
+    /// sd_bus_process, so anything that may use the bus again goes through `afterProcessing`.
+    /// The caller pumps afterwards to send it. Returns sd-bus's negative errno on failure.
+    @discardableResult
+    func matchSignal(sender: String, path: String, interface: String, member: String,
+                     _ handle: @escaping (OpaquePointer) -> Void) -> Int32 {
+        let handler = SignalHandler(handle)
+        var slot: OpaquePointer?
+        let rc = sd_bus_match_signal_async(bus, &slot, sender, path, interface, member, { m, userdata, _ in
+            guard let m, let userdata else { return 0 }
+            Unmanaged<SignalHandler>.fromOpaque(userdata).takeUnretainedValue().handle(m)
+            return 0
+        }, nil, Unmanaged.passUnretained(handler).toOpaque())
+        guard rc >= 0 else { return rc }
+        slots.append(slot)
+        signalHandlers.append(handler)  // kept alive as long as its slot
+        return rc
+    }
+
+    /// Runs `work` once the current sd_bus_process has returned (at once when none runs).
+    func afterProcessing(_ work: @escaping () -> Void) {
+        if processing { afterProcessing.append(work) } else { work() }
+    }
+
+    // MARK: Driving
+
+    /// Lets sd-bus read, write and dispatch until it has nothing left, then waits for what it
+    /// asks for next: output room, or its earliest call timeout.
+    func pump() {
+        guard !closed, !processing else { return }
+        processing = true
+        var rc: Int32 = 1
+        while rc > 0 { rc = sd_bus_process(bus, nil) }
+        processing = false
+        let deferred = afterProcessing
+        afterProcessing = []
+        defer { deferred.forEach { $0() } }
+        if rc < 0 {
+            onBroken(String(cString: strerror(-rc)))
+            return
+        }
+        guard !closed else { return }
+        let wantsOutput = sd_bus_get_events(bus) & Int32(POLLOUT) != 0
+        if wantsOutput != writeResumed {
+            if wantsOutput { writeSource?.resume() } else { writeSource?.suspend() }
+            writeResumed = wantsOutput
+        }
+        var usec: UInt64 = 0
+        if sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max {
+            // usec is absolute CLOCK_MONOTONIC, as DispatchTime is on Linux; 0 means "now".
+            timeoutTimer?.schedule(deadline: DispatchTime(uptimeNanoseconds: max(1, usec) * 1000))
+        } else {
+            timeoutTimer?.schedule(deadline: .distantFuture)
+        }
+    }
+
+    /// Stops watching and closes the connection, first sending what is queued if `flush`.
+    func close(flush: Bool = false) {
+        guard !closed else { return }
+        closed = true
+        if flush { sd_bus_flush(bus) }
+        readSource?.cancel()
+        if !writeResumed { writeSource?.resume() }  // a suspended source cannot be cancelled
+        writeSource?.cancel()
+        timeoutTimer?.cancel()
+        readSource = nil
+        writeSource = nil
+        timeoutTimer = nil
+        for slot in slots { sd_bus_slot_unref(slot) }
+        slots = []
+        signalHandlers = []
+        sd_bus_close_unref(bus)
+    }
+
+    deinit { close() }
+}

@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import CSystemd
+
+/// logind's `PrepareForSleep(b)` on the system bus (sd-bus, `DBUS_SYSTEM_BUS_ADDRESS` honoured):
+/// told before the machine sleeps, the daemon saves everything; told when it wakes, it applies
+/// the suspend policy at once instead of at the next timer.
+///
+/// Only a head start: the clocks (Daemon.observeClocks, the wall-clock wake timer) detect a
+/// suspend without logind too. So a missing system bus is logged once and nothing more — no
+/// retries, no wake-ups; a bus that goes away later is dropped the same way.
+final class Logind {
+    static let service = "org.freedesktop.login1"
+    static let objectPath = "/org/freedesktop/login1"
+    static let interface = "org.freedesktop.login1.Manager"
+
+    private let queue: DispatchQueue
+    private let prepareForSleep: (Bool) -> Void
+    private var connection: BusConnection?
+
+    /// `prepareForSleep` runs on `queue` with the signal's argument: true before the machine
+    /// sleeps, false after it woke.
+    init(queue: DispatchQueue, prepareForSleep: @escaping (Bool) -> Void) {
+        self.queue = queue
+        self.prepareForSleep = prepareForSleep
+    }
+
+    /// Opens the system bus and subscribes to PrepareForSleep. Call on `queue`, once.
+    func start() {
+        var opened: OpaquePointer?
+        let rc = sd_bus_open_system(&opened)
+        guard rc >= 0, let opened else {
+            unavailable("no system bus (\(Self.address): \(String(cString: strerror(-rc))))")
+            return
+        }
+        guard let bus = BusConnection(opened, description: "diligenced-logind", queue: queue, onBroken: { [weak self] why in
+            self?.unavailable("the system bus connection ended (\(why))")
+        }) else {
+            unavailable("the system bus has no descriptor")
+            return
+        }
+        connection = bus
+        let subscribed = bus.matchSignal(sender: Self.service, path: Self.objectPath, interface: Self.interface, member: "PrepareForSleep") { [weak self] m in
+            var sleeping: Int32 = 0
+            guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "b")), &sleeping) > 0 else { return }
+            // Saving writes the database and may notify: not from inside sd_bus_process.
+            self?.connection?.afterProcessing { self?.prepareForSleep(sleeping != 0) }
+        }
+        guard subscribed >= 0 else {
+            unavailable("subscribing to PrepareForSleep failed (\(String(cString: strerror(-subscribed))))")
+            return
+        }
+        bus.pump()
+        Log.debug("Listening for logind's PrepareForSleep on the system bus (\(Self.address)).")
+    }
+
+    /// Where sd-bus looks for the system bus.
+    private static var address: String {
+        getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) } ?? "unix:path=/run/dbus/system_bus_socket"
+    }
+
+    /// Logs why logind is not heard and closes the connection for good.
+    private func unavailable(_ why: String) {
+        Log.info("Not listening for logind's sleep signals: \(why); a suspend is still noticed from the clocks when the machine wakes.",
+                 fields: [("EVENT", "logind_unavailable")])
+        close()
+    }
+
+    /// Closes the connection (daemon exit).
+    func close() {
+        connection?.close()
+        connection = nil
+    }
+}

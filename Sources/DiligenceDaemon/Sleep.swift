@@ -1,0 +1,22 @@
+import DiligenceCore
+
+/// What the daemon does when logind announces a sleep or a wake (Logind.swift).
+extension Daemon {
+    /// PrepareForSleep(true): brings the machine up to now, saves the timer and writes any
+    /// session still unwritten, so a machine that never wakes loses nothing.
+    /// PrepareForSleep(false): applies the suspend policy at once (observeClocks sees the slept
+    /// time) and re-arms the phase timers, whose CLOCK_MONOTONIC deadlines stood still.
+    func sleepSignal(_ sleeping: Bool) {
+        if sleeping {
+            let now = observeClocks()
+            saveTimer(at: now)
+            for session in retryUnsaved() { broadcast("session_recorded", now: now, extra: [("session", session.json)]) }
+            Log.info("The machine is about to sleep; timer state saved (\(machine.state.rawValue)).",
+                     fields: [("EVENT", "prepare_for_sleep"), ("STATE", machine.state.rawValue)])
+        } else {
+            Log.info("The machine woke up (logind).", fields: [("EVENT", "system_resumed")])
+            observeClocks()
+            rearm()
+        }
+    }
+}
