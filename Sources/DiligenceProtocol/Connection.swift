@@ -48,8 +48,13 @@ public final class ControlConnection {
 
     /// Sends one request and reads its response line.
     public func send(_ request: Request) throws(ConnectionError) -> JSON {
+        try send(line: request.line)
+    }
+
+    /// Sends one raw request line (newline included) and reads its response line.
+    public func send(line: String) throws(ConnectionError) -> JSON {
         do {
-            try write(request.line)
+            try write(line)
         } catch {
             // A daemon that refuses a connection (another user, too many clients) answers why
             // and closes before reading: that answer is still waiting here, and says more than

@@ -635,8 +635,7 @@ final class DaemonUnderTest {
         let text = line.hasSuffix("\n") ? line : line + "\n"
         do {
             return try withTimeout(timeout, "the answer to \(line)") {
-                try box.value.write(text)
-                return try box.value.readJSONLine()
+                try box.value.send(line: text)
             }
         } catch {
             throw HarnessError("\(error)\n\(diagnostics())")
