@@ -125,6 +125,14 @@ public struct StatsAccumulator: Sendable {
     /// Days with any focused time or completed session.
     public var activeDays: Int { days.count { $0.completed > 0 || $0.focusedSeconds > 0 } }
 
+    /// Per day, whether it counts towards a streak (`Statistics.metGoal`); `goals[i]` is the
+    /// daily goal of task `taskIDs[i]`.
+    public func goalDays(goals: [Int]) -> [Bool] {
+        (0..<grid.count).map { day in
+            goals.indices.contains { Statistics.reachesGoal(dayTasks[day * taskIDs.count + $0].completed, goal: goals[$0]) }
+        }
+    }
+
     /// The tally of task `task` (an index into `taskIDs`) on day `day`.
     public func tally(day: Int, task: Int) -> Tally { dayTasks[day * taskIDs.count + task] }
 
@@ -200,6 +208,42 @@ public struct StatsAccumulator: Sendable {
     }
 }
 
+/// Which days of a grid count towards a streak, from completed sessions alone: what
+/// `StatsAccumulator.goalDays` gives for the same sessions, for the current streak, which may
+/// look back years without needing focused time, hours or scores.
+public struct GoalDayCounter: Sendable {
+    public let grid: DayGrid
+    private let goals: [Int]
+    private let taskIndex: [Int64: Int]
+    /// Completed sessions per day and task: `completed[day * goals.count + task]`.
+    private var completed: [Int]
+
+    /// `goals[i]` is the daily goal of task `taskIDs[i]`.
+    public init(grid: DayGrid, taskIDs: [Int64], goals: [Int]) {
+        precondition(taskIDs.count == goals.count, "one goal per task")
+        self.grid = grid
+        self.goals = goals
+        var index: [Int64: Int] = [:]
+        for (i, id) in taskIDs.enumerated() { index[id] = i }
+        taskIndex = index
+        completed = Array(repeating: 0, count: grid.count * goals.count)
+    }
+
+    /// Counts a completed session of `taskID` that ended at `end` (as `StatsAccumulator.add`
+    /// does: for the day it ended in; other tasks and days outside the grid are ignored).
+    public mutating func addCompleted(taskID: Int64, end: Double) {
+        guard let task = taskIndex[taskID], let day = grid.index(of: end) else { return }
+        completed[day * goals.count + task] += 1
+    }
+
+    /// Per day, whether some task reached its goal.
+    public var goalDays: [Bool] {
+        (0..<grid.count).map { day in
+            goals.indices.contains { Statistics.reachesGoal(completed[day * goals.count + $0], goal: goals[$0]) }
+        }
+    }
+}
+
 // MARK: Figures over the tallies
 
 /// The largest of some values and how far it lies above their average.
@@ -237,11 +281,15 @@ public enum Statistics {
     /// Whether a day counts towards a streak: some task reached its daily goal, or, for a task
     /// without a goal, had a completed session. `completed[i]` and `goals[i]` belong to task i.
     public static func metGoal(completed: some Collection<Int>, goals: some Collection<Int>) -> Bool {
-        for (done, goal) in zip(completed, goals) where done >= max(goal, 1) {
+        for (done, goal) in zip(completed, goals) where reachesGoal(done, goal: goal) {
             return true
         }
         return false
     }
+
+    /// Whether `completed` sessions of a task in a day reach its daily `goal` (a task without a
+    /// goal: one completed session). The rule of `metGoal`, for one task.
+    public static func reachesGoal(_ completed: Int, goal: Int) -> Bool { completed >= max(goal, 1) }
 
     /// Streaks over `met` (one entry per day, oldest first, the last being today):
     /// `current` counts back from today, or from yesterday while today is not met yet (the day

@@ -116,22 +116,51 @@ extension JSON {
         }
     }
 
+    /// Copies runs that need no escaping whole: a report is mostly plain ASCII, and an import
+    /// chunk is a long string with a quote every few bytes.
     private static func writeString(_ s: String, to out: inout String) {
         out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20 || c.value == 0x7F || c.value == 0x2028 || c.value == 0x2029:
-                let hex = String(c.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+        let utf8 = s.utf8
+        var runStart = utf8.startIndex
+        var i = utf8.startIndex
+        while i != utf8.endIndex {
+            let byte = utf8[i]
+            var width = 1
+            let escape: String
+            switch byte {
+            case UInt8(ascii: "\""): escape = "\\\""
+            case UInt8(ascii: "\\"): escape = "\\\\"
+            case 0x0A: escape = "\\n"
+            case 0x0D: escape = "\\r"
+            case 0x09: escape = "\\t"
+            case 0..<0x20, 0x7F: escape = unicodeEscape(UInt32(byte))
+            case 0xE2:
+                // U+2028 and U+2029 (E2 80 A8/A9) end lines in JavaScript: escaped too.
+                let second = utf8.index(after: i)
+                let third = second == utf8.endIndex ? second : utf8.index(after: second)
+                guard third != utf8.endIndex, utf8[second] == 0x80, utf8[third] == 0xA8 || utf8[third] == 0xA9 else {
+                    i = second
+                    continue
+                }
+                escape = unicodeEscape(utf8[third] == 0xA8 ? 0x2028 : 0x2029)
+                width = 3
+            default:
+                i = utf8.index(after: i)
+                continue
             }
+            out += s[runStart..<i]
+            out += escape
+            i = utf8.index(i, offsetBy: width)
+            runStart = i
         }
+        out += s[runStart..<utf8.endIndex]
         out += "\""
+    }
+
+    /// `\\u` and four lowercase hex digits.
+    private static func unicodeEscape(_ value: UInt32) -> String {
+        let hex = String(value, radix: 16)
+        return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
     }
 }
 
@@ -253,38 +282,41 @@ private struct Parser {
         }
     }
 
+    /// A string without escapes is decoded from the request's bytes in one go; with escapes,
+    /// the unescaped bytes are gathered in one buffer and decoded once (the text was validated
+    /// as UTF-8 by `parseDocument`, and runs are split only at ASCII bytes).
     mutating func parseString() throws(JSONParseError) -> String {
         i += 1
-        var scalars = String.UnicodeScalarView()
+        let start = i
+        var unescaped: [UInt8] = []
+        var hasEscapes = false
         var runStart = i
-        func flush(_ p: inout Parser, _ scalars: inout String.UnicodeScalarView, upTo end: Int) {
-            if end > runStart {
-                scalars.append(contentsOf: String(decoding: p.bytes[runStart..<end], as: UTF8.self).unicodeScalars)
-            }
-        }
         while i < bytes.count {
             let b = bytes[i]
             if b == UInt8(ascii: "\"") {
-                flush(&self, &scalars, upTo: i)
-                i += 1
-                return String(scalars)
+                defer { i += 1 }
+                guard hasEscapes else { return String(decoding: bytes[start..<i], as: UTF8.self) }
+                unescaped.append(contentsOf: bytes[runStart..<i])
+                return String(decoding: unescaped, as: UTF8.self)
             }
             if b < 0x20 { throw invalid("control character in a string") }
             if b == UInt8(ascii: "\\") {
-                flush(&self, &scalars, upTo: i)
+                if !hasEscapes {
+                    hasEscapes = true
+                    unescaped.reserveCapacity(bytes.count - start)
+                }
+                unescaped.append(contentsOf: bytes[runStart..<i])
                 i += 1
                 guard i < bytes.count else { break }
                 let e = bytes[i]
                 i += 1
                 switch e {
-                case UInt8(ascii: "\""): scalars.append("\"")
-                case UInt8(ascii: "\\"): scalars.append("\\")
-                case UInt8(ascii: "/"): scalars.append("/")
-                case UInt8(ascii: "b"): scalars.append("\u{8}")
-                case UInt8(ascii: "f"): scalars.append("\u{C}")
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): unescaped.append(e)
+                case UInt8(ascii: "b"): unescaped.append(0x08)
+                case UInt8(ascii: "f"): unescaped.append(0x0C)
+                case UInt8(ascii: "n"): unescaped.append(0x0A)
+                case UInt8(ascii: "r"): unescaped.append(0x0D)
+                case UInt8(ascii: "t"): unescaped.append(0x09)
                 case UInt8(ascii: "u"):
                     var code = try hex4()
                     if (0xD800..<0xDC00).contains(code) {
@@ -298,7 +330,7 @@ private struct Parser {
                     }
                     guard let scalar = Unicode.Scalar(code) else { throw invalid("unpaired surrogate") }
                     if scalar.value == 0 { throw fail("invalid_json", "The request contains a NUL character; send UTF-8 JSON text.") }
-                    scalars.append(scalar)
+                    Unicode.UTF8.encode(scalar) { unescaped.append($0) }
                 default: throw invalid("unknown escape")
                 }
                 runStart = i

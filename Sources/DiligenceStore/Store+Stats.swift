@@ -32,6 +32,26 @@ extension Store {
         }
     }
 
+    /// Calls `body` with the task id and end of every completed session that `forEachSession`
+    /// would pass for [`from`, `to`) and that ended there: what streaks need, read on the
+    /// index of completed sessions' ends.
+    public func forEachCompletedSession(
+        from: Double, to: Double, taskID: Int64? = nil, _ body: (_ taskID: Int64, _ end: Double) -> Void
+    ) throws(DiligenceError) {
+        var sql = """
+            SELECT task_id, end FROM sessions
+            WHERE outcome = 'completed' AND end >= ? AND end < ? AND start >= ? AND start < ?
+            """
+        var values: [SQLite.Value] = [.real(from), .real(to), .real(from - Self.longestSessionSpan), .real(to)]
+        if let taskID {
+            sql += " AND task_id = ?"
+            values.append(.integer(taskID))
+        }
+        try connection.cached(sql).forEachRow(values) { row throws(DiligenceError) in
+            body(row.int64(0), row.double(1))
+        }
+    }
+
     /// The start of the earliest recorded session (of `taskID`), nil when there is none.
     public func firstSessionStart(taskID: Int64? = nil) throws(DiligenceError) -> Double? {
         let row = if let taskID {
