@@ -96,6 +96,8 @@ public struct StatsAccumulator: Sendable {
     private var scoreSum = 0
     private var scoreCount = 0
     private let taskIndex: [Int64: Int]
+    /// Per day of the grid, its weekday as an index into `weekdays` (computed once, not per session).
+    private let weekdayOfDay: [Int]
 
     public init(grid: DayGrid, taskIDs: [Int64]) {
         self.grid = grid
@@ -103,6 +105,7 @@ public struct StatsAccumulator: Sendable {
         var index: [Int64: Int] = [:]
         for (i, id) in taskIDs.enumerated() { index[id] = i }
         taskIndex = index
+        weekdayOfDay = grid.dates.map { $0.weekday - 1 }
         days = Array(repeating: Tally(), count: grid.count)
         dayTasks = Array(repeating: Tally(), count: grid.count * taskIDs.count)
         tasks = Array(repeating: Tally(), count: taskIDs.count)
@@ -139,14 +142,14 @@ public struct StatsAccumulator: Sendable {
     /// Adds one recorded session. Sessions of tasks not in `taskIDs`, and parts outside the
     /// grid, are ignored; the order of calls does not matter.
     public mutating func add(taskID: Int64, start: Double, end: Double, focusedSeconds: Int, pauses: Int, completed: Bool) {
-        guard let task = taskIndex[taskID] else { return }
+        guard let task = index(ofTask: taskID) else { return }
         var touched = false
         if completed, let day = grid.index(of: end) {
             touched = true
             days[day].completed += 1
             dayTasks[day * taskIDs.count + task].completed += 1
             tasks[task].completed += 1
-            weekdays[grid.dates[day].weekday - 1].completed += 1
+            weekdays[weekdayOfDay[day]].completed += 1
             scoreSum += Self.focusScore(pauses: pauses)
             scoreCount += 1
         }
@@ -173,12 +176,19 @@ public struct StatsAccumulator: Sendable {
         if touched { recorded += 1 }
     }
 
+    /// The index of `taskID` in `taskIDs`: a plain search for the usual handful of tasks
+    /// (cheaper than hashing, once per session), the dictionary beyond.
+    private func index(ofTask taskID: Int64) -> Int? {
+        if taskIDs.count <= 16 { return taskIDs.firstIndex(of: taskID) }
+        return taskIndex[taskID]
+    }
+
     /// `seconds` of focus in day `day` between the instants `from` and `to`.
     private mutating func addFocus(_ seconds: Double, day: Int, task: Int, from: Double, to: Double) {
         days[day].focusedSeconds += seconds
         dayTasks[day * taskIDs.count + task].focusedSeconds += seconds
         tasks[task].focusedSeconds += seconds
-        weekdays[grid.dates[day].weekday - 1].focusedSeconds += seconds
+        weekdays[weekdayOfDay[day]].focusedSeconds += seconds
         spreadOverHours(seconds, day: day, from: from, to: to)
     }
 
