@@ -98,6 +98,9 @@ public struct StatsAccumulator: Sendable {
     private let taskIndex: [Int64: Int]
     /// Per day of the grid, its weekday as an index into `weekdays` (computed once, not per session).
     private let weekdayOfDay: [Int]
+    /// The day `day(of:)` found last: sessions come in start order, so the next one mostly lies
+    /// in the same day or the next, and needs no binary search.
+    private var lastDay = 0
 
     public init(grid: DayGrid, taskIDs: [Int64]) {
         self.grid = grid
@@ -144,7 +147,7 @@ public struct StatsAccumulator: Sendable {
     public mutating func add(taskID: Int64, start: Double, end: Double, focusedSeconds: Int, pauses: Int, completed: Bool) {
         guard let task = index(ofTask: taskID) else { return }
         var touched = false
-        if completed, let day = grid.index(of: end) {
+        if completed, let day = day(of: end) {
             touched = true
             days[day].completed += 1
             dayTasks[day * taskIDs.count + task].completed += 1
@@ -157,13 +160,13 @@ public struct StatsAccumulator: Sendable {
         let span = end - start
         if span <= 0 {
             // No wall-clock extent (or a clock stepped back): all of it where it started.
-            if let day = grid.index(of: start) {
+            if let day = day(of: start) {
                 touched = true
                 addFocus(focused, day: day, task: task, from: start, to: start)
             }
         } else if start < grid.end, end > grid.start {
             touched = true
-            var day = grid.index(of: max(start, grid.start)) ?? 0
+            var day = day(of: max(start, grid.start)) ?? 0
             while day < grid.count, grid.boundaries[day] < end {
                 let low = max(start, grid.boundaries[day])
                 let high = min(end, grid.boundaries[day + 1])
@@ -174,6 +177,21 @@ public struct StatsAccumulator: Sendable {
             }
         }
         if touched { recorded += 1 }
+    }
+
+    /// `grid.index(of:)`, trying the day found last and the one after it first.
+    private mutating func day(of wall: Double) -> Int? {
+        let day = lastDay
+        if day < grid.count, grid.boundaries[day] <= wall {
+            if wall < grid.boundaries[day + 1] { return day }
+            if day + 1 < grid.count, wall < grid.boundaries[day + 2] {
+                lastDay = day + 1
+                return day + 1
+            }
+        }
+        guard let found = grid.index(of: wall) else { return nil }
+        lastDay = found
+        return found
     }
 
     /// The index of `taskID` in `taskIDs`: a plain search for the usual handful of tasks

@@ -79,82 +79,95 @@ extension String {
 extension JSON {
     /// Compact JSON on one line (no newline inside: strings escape theirs).
     public var serialized: String {
-        var out = ""
+        var out: [UInt8] = []
         out.reserveCapacity(256)
         write(to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     public func write(to out: inout String) {
+        out += serialized
+    }
+
+    /// Appends the compact JSON as UTF-8 bytes: a report of a year is some 30 KB of small
+    /// pieces, which byte appends handle far faster than String appends.
+    public func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case let .bool(b): out += b ? "true" : "false"
-        case let .int(i): out += String(i)
+        case .null: out.append(contentsOf: "null".utf8)
+        case let .bool(b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case let .int(i): Self.writeInteger(i, to: &out)
         case let .double(d):
             if d.isFinite {
-                if d == d.rounded() && abs(d) < 1e15 { out += String(Int64(d)) } else { out += "\(d)" }
+                if d == d.rounded() && abs(d) < 1e15 { Self.writeInteger(Int64(d), to: &out) } else { out.append(contentsOf: "\(d)".utf8) }
             } else {
-                out += "null"
+                out.append(contentsOf: "null".utf8)
             }
         case let .string(s): Self.writeString(s, to: &out)
         case let .array(items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 item.write(to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case let .object(members):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, (key, value)) in members.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 Self.writeString(key, to: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 value.write(to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    /// Copies runs that need no escaping whole: a report is mostly plain ASCII, and an import
-    /// chunk is a long string with a quote every few bytes.
-    private static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        let utf8 = s.utf8
-        var runStart = utf8.startIndex
-        var i = utf8.startIndex
-        while i != utf8.endIndex {
-            let byte = utf8[i]
-            var width = 1
-            let escape: String
-            switch byte {
-            case UInt8(ascii: "\""): escape = "\\\""
-            case UInt8(ascii: "\\"): escape = "\\\\"
-            case 0x0A: escape = "\\n"
-            case 0x0D: escape = "\\r"
-            case 0x09: escape = "\\t"
-            case 0..<0x20, 0x7F: escape = unicodeEscape(UInt32(byte))
-            case 0xE2:
-                // U+2028 and U+2029 (E2 80 A8/A9) end lines in JavaScript: escaped too.
-                let second = utf8.index(after: i)
-                let third = second == utf8.endIndex ? second : utf8.index(after: second)
-                guard third != utf8.endIndex, utf8[second] == 0x80, utf8[third] == 0xA8 || utf8[third] == 0xA9 else {
-                    i = second
+    /// Decimal digits, as `String(i)` writes them.
+    private static func writeInteger(_ i: Int64, to out: inout [UInt8]) {
+        if i < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = i.magnitude
+        let first = out.count
+        repeat {
+            out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        out[first...].reverse()
+    }
+
+    /// Copies runs that need no escaping whole. Escaped: quote, backslash, control characters,
+    /// DEL, and U+2028/U+2029 (E2 80 A8/A9), which end lines in JavaScript.
+    private static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = s
+        text.withUTF8 { bytes in
+            var runStart = 0
+            var i = 0
+            while i < bytes.count {
+                let byte = bytes[i]
+                var width = 1
+                let escape: String
+                switch byte {
+                case UInt8(ascii: "\""): escape = "\\\""
+                case UInt8(ascii: "\\"): escape = "\\\\"
+                case 0x0A: escape = "\\n"
+                case 0x0D: escape = "\\r"
+                case 0x09: escape = "\\t"
+                case 0..<0x20, 0x7F: escape = unicodeEscape(UInt32(byte))
+                case 0xE2 where i + 2 < bytes.count && bytes[i + 1] == 0x80 && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9):
+                    escape = unicodeEscape(bytes[i + 2] == 0xA8 ? 0x2028 : 0x2029)
+                    width = 3
+                default:
+                    i += 1
                     continue
                 }
-                escape = unicodeEscape(utf8[third] == 0xA8 ? 0x2028 : 0x2029)
-                width = 3
-            default:
-                i = utf8.index(after: i)
-                continue
+                out.append(contentsOf: bytes[runStart..<i])
+                out.append(contentsOf: escape.utf8)
+                i += width
+                runStart = i
             }
-            out += s[runStart..<i]
-            out += escape
-            i = utf8.index(i, offsetBy: width)
-            runStart = i
+            out.append(contentsOf: bytes[runStart..<bytes.count])
         }
-        out += s[runStart..<utf8.endIndex]
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 
     /// `\\u` and four lowercase hex digits.
