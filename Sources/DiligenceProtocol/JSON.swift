@@ -395,6 +395,12 @@ private struct Parser {
             if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
             guard digits(&self) > 0 else { throw invalid("bad number") }
         }
+        // Up to 18 digits cannot overflow: read them directly (a report is mostly small integers).
+        if isInteger && intDigits <= 18 {
+            var value: Int64 = 0
+            for digit in bytes[(i - intDigits)..<i] { value = value * 10 + Int64(digit - UInt8(ascii: "0")) }
+            return .int(bytes[start] == UInt8(ascii: "-") ? -value : value)
+        }
         let text = String(decoding: bytes[start..<i], as: UTF8.self)
         if isInteger {
             guard let v = Int64(text) else {
