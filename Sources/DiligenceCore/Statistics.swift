@@ -96,6 +96,11 @@ public struct StatsAccumulator: Sendable {
     private var scoreSum = 0
     private var scoreCount = 0
     private let taskIndex: [Int64: Int]
+    /// Per day of the grid, its weekday as an index into `weekdays` (computed once, not per session).
+    private let weekdayOfDay: [Int]
+    /// The day `day(of:)` found last: sessions come in start order, so the next one mostly lies
+    /// in the same day or the next, and needs no binary search.
+    private var lastDay = 0
 
     public init(grid: DayGrid, taskIDs: [Int64]) {
         self.grid = grid
@@ -103,6 +108,7 @@ public struct StatsAccumulator: Sendable {
         var index: [Int64: Int] = [:]
         for (i, id) in taskIDs.enumerated() { index[id] = i }
         taskIndex = index
+        weekdayOfDay = grid.dates.map { $0.weekday - 1 }
         days = Array(repeating: Tally(), count: grid.count)
         dayTasks = Array(repeating: Tally(), count: grid.count * taskIDs.count)
         tasks = Array(repeating: Tally(), count: taskIDs.count)
@@ -125,20 +131,28 @@ public struct StatsAccumulator: Sendable {
     /// Days with any focused time or completed session.
     public var activeDays: Int { days.count { $0.completed > 0 || $0.focusedSeconds > 0 } }
 
+    /// Per day, whether it counts towards a streak (`Statistics.metGoal`); `goals[i]` is the
+    /// daily goal of task `taskIDs[i]`.
+    public func goalDays(goals: [Int]) -> [Bool] {
+        (0..<grid.count).map { day in
+            goals.indices.contains { Statistics.reachesGoal(dayTasks[day * taskIDs.count + $0].completed, goal: goals[$0]) }
+        }
+    }
+
     /// The tally of task `task` (an index into `taskIDs`) on day `day`.
     public func tally(day: Int, task: Int) -> Tally { dayTasks[day * taskIDs.count + task] }
 
     /// Adds one recorded session. Sessions of tasks not in `taskIDs`, and parts outside the
     /// grid, are ignored; the order of calls does not matter.
     public mutating func add(taskID: Int64, start: Double, end: Double, focusedSeconds: Int, pauses: Int, completed: Bool) {
-        guard let task = taskIndex[taskID] else { return }
+        guard let task = index(ofTask: taskID) else { return }
         var touched = false
-        if completed, let day = grid.index(of: end) {
+        if completed, let day = day(of: end) {
             touched = true
             days[day].completed += 1
             dayTasks[day * taskIDs.count + task].completed += 1
             tasks[task].completed += 1
-            weekdays[grid.dates[day].weekday - 1].completed += 1
+            weekdays[weekdayOfDay[day]].completed += 1
             scoreSum += Self.focusScore(pauses: pauses)
             scoreCount += 1
         }
@@ -146,13 +160,13 @@ public struct StatsAccumulator: Sendable {
         let span = end - start
         if span <= 0 {
             // No wall-clock extent (or a clock stepped back): all of it where it started.
-            if let day = grid.index(of: start) {
+            if let day = day(of: start) {
                 touched = true
                 addFocus(focused, day: day, task: task, from: start, to: start)
             }
         } else if start < grid.end, end > grid.start {
             touched = true
-            var day = grid.index(of: max(start, grid.start)) ?? 0
+            var day = day(of: max(start, grid.start)) ?? 0
             while day < grid.count, grid.boundaries[day] < end {
                 let low = max(start, grid.boundaries[day])
                 let high = min(end, grid.boundaries[day + 1])
@@ -165,12 +179,34 @@ public struct StatsAccumulator: Sendable {
         if touched { recorded += 1 }
     }
 
+    /// `grid.index(of:)`, trying the day found last and the one after it first.
+    private mutating func day(of wall: Double) -> Int? {
+        let day = lastDay
+        if day < grid.count, grid.boundaries[day] <= wall {
+            if wall < grid.boundaries[day + 1] { return day }
+            if day + 1 < grid.count, wall < grid.boundaries[day + 2] {
+                lastDay = day + 1
+                return day + 1
+            }
+        }
+        guard let found = grid.index(of: wall) else { return nil }
+        lastDay = found
+        return found
+    }
+
+    /// The index of `taskID` in `taskIDs`: a plain search for the usual handful of tasks
+    /// (cheaper than hashing, once per session), the dictionary beyond.
+    private func index(ofTask taskID: Int64) -> Int? {
+        if taskIDs.count <= 16 { return taskIDs.firstIndex(of: taskID) }
+        return taskIndex[taskID]
+    }
+
     /// `seconds` of focus in day `day` between the instants `from` and `to`.
     private mutating func addFocus(_ seconds: Double, day: Int, task: Int, from: Double, to: Double) {
         days[day].focusedSeconds += seconds
         dayTasks[day * taskIDs.count + task].focusedSeconds += seconds
         tasks[task].focusedSeconds += seconds
-        weekdays[grid.dates[day].weekday - 1].focusedSeconds += seconds
+        weekdays[weekdayOfDay[day]].focusedSeconds += seconds
         spreadOverHours(seconds, day: day, from: from, to: to)
     }
 
@@ -196,6 +232,42 @@ public struct StatsAccumulator: Sendable {
             hours[hour] += seconds * inHour / length
             left -= inHour
             clock = Double((hour + 1) % 24) * 3600
+        }
+    }
+}
+
+/// Which days of a grid count towards a streak, from completed sessions alone: what
+/// `StatsAccumulator.goalDays` gives for the same sessions, for the current streak, which may
+/// look back years without needing focused time, hours or scores.
+public struct GoalDayCounter: Sendable {
+    public let grid: DayGrid
+    private let goals: [Int]
+    private let taskIndex: [Int64: Int]
+    /// Completed sessions per day and task: `completed[day * goals.count + task]`.
+    private var completed: [Int]
+
+    /// `goals[i]` is the daily goal of task `taskIDs[i]`.
+    public init(grid: DayGrid, taskIDs: [Int64], goals: [Int]) {
+        precondition(taskIDs.count == goals.count, "one goal per task")
+        self.grid = grid
+        self.goals = goals
+        var index: [Int64: Int] = [:]
+        for (i, id) in taskIDs.enumerated() { index[id] = i }
+        taskIndex = index
+        completed = Array(repeating: 0, count: grid.count * goals.count)
+    }
+
+    /// Counts a completed session of `taskID` that ended at `end` (as `StatsAccumulator.add`
+    /// does: for the day it ended in; other tasks and days outside the grid are ignored).
+    public mutating func addCompleted(taskID: Int64, end: Double) {
+        guard let task = taskIndex[taskID], let day = grid.index(of: end) else { return }
+        completed[day * goals.count + task] += 1
+    }
+
+    /// Per day, whether some task reached its goal.
+    public var goalDays: [Bool] {
+        (0..<grid.count).map { day in
+            goals.indices.contains { Statistics.reachesGoal(completed[day * goals.count + $0], goal: goals[$0]) }
         }
     }
 }
@@ -237,11 +309,15 @@ public enum Statistics {
     /// Whether a day counts towards a streak: some task reached its daily goal, or, for a task
     /// without a goal, had a completed session. `completed[i]` and `goals[i]` belong to task i.
     public static func metGoal(completed: some Collection<Int>, goals: some Collection<Int>) -> Bool {
-        for (done, goal) in zip(completed, goals) where done >= max(goal, 1) {
+        for (done, goal) in zip(completed, goals) where reachesGoal(done, goal: goal) {
             return true
         }
         return false
     }
+
+    /// Whether `completed` sessions of a task in a day reach its daily `goal` (a task without a
+    /// goal: one completed session). The rule of `metGoal`, for one task.
+    public static func reachesGoal(_ completed: Int, goal: Int) -> Bool { completed >= max(goal, 1) }
 
     /// Streaks over `met` (one entry per day, oldest first, the last being today):
     /// `current` counts back from today, or from yesterday while today is not met yet (the day

@@ -29,43 +29,64 @@ extension LocalDay {
     }
 
     /// The days `first` through `last` (inclusive) with their bounds and DST shifts.
+    ///
+    /// Only the first day's start comes from mktime (which re-reads the zone file on every
+    /// call): each next start is tried as 24 hours later, kept when the UTC offset is the same at
+    /// both ends and through the day after (no clock change near it, so the time is unique and
+    /// it is what mktime gives) and it falls at `day_starts_at`; otherwise mktime decides.
     static func grid(from first: CalendarDay, through last: CalendarDay, dayStartsAt minute: Int) -> DayGrid {
         let count = max(0, last.daysSince1970 - first.daysSince1970 + 1)
         var dates: [CalendarDay] = []
         var boundaries: [Double] = []
+        var offsets: [Int] = []
         var shifts: [DayGrid.ClockShift?] = []
         dates.reserveCapacity(count)
         boundaries.reserveCapacity(count + 1)
+        offsets.reserveCapacity(count + 1)
         shifts.reserveCapacity(count)
-        for i in 0...count {
-            let day = first.adding(days: i)
-            boundaries.append(start(of: day, dayStartsAt: minute))
-            if i < count { dates.append(day) }
+        var boundary = start(of: first, dayStartsAt: minute)
+        var offset = localClock(boundary).utcOffset
+        boundaries.append(boundary)
+        offsets.append(offset)
+        for i in 0..<count {
+            let day = first.adding(days: i + 1)
+            let candidate = boundary + 86400
+            let local = localClock(candidate)
+            if local.utcOffset == offset, local.minuteOfDay == minute, localClock(candidate + 86400).utcOffset == offset {
+                boundary = candidate
+            } else {
+                boundary = start(of: day, dayStartsAt: minute)
+                offset = localClock(boundary).utcOffset
+            }
+            boundaries.append(boundary)
+            offsets.append(offset)
         }
         for i in 0..<count {
-            let (from, to) = (boundaries[i], boundaries[i + 1])
-            let change = utcOffset(to) - utcOffset(from)
-            shifts.append(change == 0 ? nil : DayGrid.ClockShift(at: transition(after: from, before: to), seconds: change))
+            dates.append(first.adding(days: i))
+            let change = offsets[i + 1] - offsets[i]
+            shifts.append(change == 0 ? nil : DayGrid.ClockShift(at: transition(after: boundaries[i], before: boundaries[i + 1]), seconds: change))
         }
         return DayGrid(dates: dates, boundaries: boundaries, dayStartMinute: minute, clockShifts: shifts)
     }
 
-    /// Seconds east of UTC of local time at `wall`.
-    private static func utcOffset(_ wall: Double) -> Int {
+    /// Seconds east of UTC of local time at `wall`, and the local minute of the day there
+    /// (nil when `wall` is not on a whole minute).
+    private static func localClock(_ wall: Double) -> (utcOffset: Int, minuteOfDay: Int?) {
         var t = time_t(wall)
         var local = tm()
         localtime_r(&t, &local)
-        return local.tm_gmtoff
+        let minuteOfDay = local.tm_sec == 0 && wall == wall.rounded(.down) ? Int(local.tm_hour) * 60 + Int(local.tm_min) : nil
+        return (local.tm_gmtoff, minuteOfDay)
     }
 
     /// The first second in (`from`, `to`] whose UTC offset differs from `from`'s (binary search).
     private static func transition(after from: Double, before to: Double) -> Double {
-        let offset = utcOffset(from)
+        let offset = localClock(from).utcOffset
         var low = from
         var high = to
         while high - low > 1 {
             let mid = ((low + high) / 2).rounded(.down)
-            if utcOffset(mid) == offset { low = mid } else { high = mid }
+            if localClock(mid).utcOffset == offset { low = mid } else { high = mid }
         }
         return high
     }

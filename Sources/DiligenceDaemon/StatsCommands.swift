@@ -78,26 +78,39 @@ extension Daemon {
 
     /// Per day of `acc`, whether it counts towards a streak (Statistics.metGoal).
     func goalDays(_ acc: StatsAccumulator, tasks: [TaskConfig]) -> [Bool] {
-        let goals = tasks.map(\.goal)
-        return (0..<acc.grid.count).map { day in
-            Statistics.metGoal(completed: tasks.indices.lazy.map { acc.tally(day: day, task: $0).completed }, goals: goals)
+        acc.goalDays(goals: tasks.map(\.goal))
+    }
+
+    /// Per day of `grid`, whether it counts towards a streak, read from completed sessions
+    /// alone (GoalDayCounter): the same days `goalDays(accumulate(grid, ...))` gives, cheaper.
+    func goalDays(_ grid: DayGrid, tasks: [TaskConfig], only task: TaskConfig?) throws(DiligenceError) -> [Bool] {
+        var counter = GoalDayCounter(grid: grid, taskIDs: tasks.map(\.id), goals: tasks.map(\.goal))
+        guard grid.count > 0 else { return [] }
+        try store.forEachCompletedSession(from: grid.start, to: grid.end, taskID: task?.id) { task, end in
+            counter.addCompleted(taskID: task, end: end)
         }
+        return counter.goalDays
     }
 
     /// The run of goal days ending today (or yesterday while today is not met yet), looking
-    /// back in growing windows so a short streak reads only a few weeks of sessions.
-    func currentStreak(tasks: [TaskConfig], only task: TaskConfig?) throws(DiligenceError) -> Int {
+    /// back in growing windows so a short streak reads only a few weeks of completed sessions.
+    /// `known`: goal days the caller has already computed for the days up to today (a report
+    /// whose period holds today); when the streak ends inside them, nothing more is read.
+    func currentStreak(tasks: [TaskConfig], only task: TaskConfig?, known: [Bool] = []) throws(DiligenceError) -> Int {
+        // A streak shorter than the days looked at (less today and yesterday) ended among them.
+        if !known.isEmpty, case let current = Statistics.streaks(known).current, current < known.count - 1 {
+            return current
+        }
         let end = today
-        var window = 32
+        var window = max(32, known.count * 2)
         let first = try store.firstSessionStart(taskID: task?.id).map { LocalDay.date(containing: $0, dayStartsAt: config.dayStartsAt) }
         while true {
             var from = end.adding(days: 1 - window)
             let reachedFirst = first.map { from <= $0 } ?? true
             if let first, reachedFirst { from = min(from, first) }
-            let acc = try accumulate(grid(from, end), tasks: tasks, only: task)
-            let current = Statistics.streaks(goalDays(acc, tasks: tasks)).current
-            // A streak shorter than the window (less today and yesterday) ended inside it.
-            if current < acc.grid.count - 1 || reachedFirst { return current }
+            let met = try goalDays(grid(from, end), tasks: tasks, only: task)
+            let current = Statistics.streaks(met).current
+            if current < met.count - 1 || reachedFirst { return current }
             window *= 8
         }
     }
@@ -137,11 +150,13 @@ extension Daemon {
         var result = summary(acc, tasks: tasks)
         // Longest streak among the period's days up to today; the current one runs up to today.
         let elapsed = acc.grid.dates.prefix { $0 <= now }.count
-        let current = try currentStreak(tasks: tasks, only: only)
+        let periodGoalDays = Array(goalDays(acc, tasks: tasks).prefix(elapsed))
+        let holdsToday = first <= now && now <= last
+        let current = try currentStreak(tasks: tasks, only: only, known: holdsToday ? periodGoalDays : [])
         // The current streak reaches into a period that holds today (it may have begun before
         // the period): the longest streak touching the period is never shorter than it.
-        let withinPeriod = Statistics.streaks(Array(goalDays(acc, tasks: tasks).prefix(elapsed))).longest
-        let longest = first <= now && now <= last ? max(withinPeriod, current) : withinPeriod
+        let withinPeriod = Statistics.streaks(periodGoalDays).longest
+        let longest = holdsToday ? max(withinPeriod, current) : withinPeriod
         result = [
             ("period", .string(period)), ("offset", .int(offset)), ("task", .string(only?.name)),
             ("from", .string(first.description)), ("to", .string(last.description)),

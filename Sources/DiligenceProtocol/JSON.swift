@@ -79,59 +79,101 @@ extension String {
 extension JSON {
     /// Compact JSON on one line (no newline inside: strings escape theirs).
     public var serialized: String {
-        var out = ""
+        var out: [UInt8] = []
         out.reserveCapacity(256)
         write(to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     public func write(to out: inout String) {
+        out += serialized
+    }
+
+    /// Appends the compact JSON as UTF-8 bytes: a report of a year is some 30 KB of small
+    /// pieces, which byte appends handle far faster than String appends.
+    public func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case let .bool(b): out += b ? "true" : "false"
-        case let .int(i): out += String(i)
+        case .null: out.append(contentsOf: "null".utf8)
+        case let .bool(b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case let .int(i): Self.writeInteger(i, to: &out)
         case let .double(d):
             if d.isFinite {
-                if d == d.rounded() && abs(d) < 1e15 { out += String(Int64(d)) } else { out += "\(d)" }
+                if d == d.rounded() && abs(d) < 1e15 { Self.writeInteger(Int64(d), to: &out) } else { out.append(contentsOf: "\(d)".utf8) }
             } else {
-                out += "null"
+                out.append(contentsOf: "null".utf8)
             }
         case let .string(s): Self.writeString(s, to: &out)
         case let .array(items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 item.write(to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case let .object(members):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, (key, value)) in members.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 Self.writeString(key, to: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 value.write(to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20 || c.value == 0x7F || c.value == 0x2028 || c.value == 0x2029:
-                let hex = String(c.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+    /// Decimal digits, as `String(i)` writes them.
+    private static func writeInteger(_ i: Int64, to out: inout [UInt8]) {
+        if i < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = i.magnitude
+        let first = out.count
+        repeat {
+            out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        out[first...].reverse()
+    }
+
+    /// Copies runs that need no escaping whole. Escaped: quote, backslash, control characters,
+    /// DEL, and U+2028/U+2029 (E2 80 A8/A9), which end lines in JavaScript.
+    private static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = s
+        text.withUTF8 { bytes in
+            var runStart = 0
+            var i = 0
+            while i < bytes.count {
+                let byte = bytes[i]
+                var width = 1
+                let escape: String
+                switch byte {
+                case UInt8(ascii: "\""): escape = "\\\""
+                case UInt8(ascii: "\\"): escape = "\\\\"
+                case 0x0A: escape = "\\n"
+                case 0x0D: escape = "\\r"
+                case 0x09: escape = "\\t"
+                case 0..<0x20, 0x7F: escape = unicodeEscape(UInt32(byte))
+                case 0xE2 where i + 2 < bytes.count && bytes[i + 1] == 0x80 && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9):
+                    escape = unicodeEscape(bytes[i + 2] == 0xA8 ? 0x2028 : 0x2029)
+                    width = 3
+                default:
+                    i += 1
+                    continue
+                }
+                out.append(contentsOf: bytes[runStart..<i])
+                out.append(contentsOf: escape.utf8)
+                i += width
+                runStart = i
             }
+            out.append(contentsOf: bytes[runStart..<bytes.count])
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// `\\u` and four lowercase hex digits.
+    private static func unicodeEscape(_ value: UInt32) -> String {
+        let hex = String(value, radix: 16)
+        return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
     }
 }
 
@@ -253,38 +295,41 @@ private struct Parser {
         }
     }
 
+    /// A string without escapes is decoded from the request's bytes in one go; with escapes,
+    /// the unescaped bytes are gathered in one buffer and decoded once (the text was validated
+    /// as UTF-8 by `parseDocument`, and runs are split only at ASCII bytes).
     mutating func parseString() throws(JSONParseError) -> String {
         i += 1
-        var scalars = String.UnicodeScalarView()
+        let start = i
+        var unescaped: [UInt8] = []
+        var hasEscapes = false
         var runStart = i
-        func flush(_ p: inout Parser, _ scalars: inout String.UnicodeScalarView, upTo end: Int) {
-            if end > runStart {
-                scalars.append(contentsOf: String(decoding: p.bytes[runStart..<end], as: UTF8.self).unicodeScalars)
-            }
-        }
         while i < bytes.count {
             let b = bytes[i]
             if b == UInt8(ascii: "\"") {
-                flush(&self, &scalars, upTo: i)
-                i += 1
-                return String(scalars)
+                defer { i += 1 }
+                guard hasEscapes else { return String(decoding: bytes[start..<i], as: UTF8.self) }
+                unescaped.append(contentsOf: bytes[runStart..<i])
+                return String(decoding: unescaped, as: UTF8.self)
             }
             if b < 0x20 { throw invalid("control character in a string") }
             if b == UInt8(ascii: "\\") {
-                flush(&self, &scalars, upTo: i)
+                if !hasEscapes {
+                    hasEscapes = true
+                    unescaped.reserveCapacity(bytes.count - start)
+                }
+                unescaped.append(contentsOf: bytes[runStart..<i])
                 i += 1
                 guard i < bytes.count else { break }
                 let e = bytes[i]
                 i += 1
                 switch e {
-                case UInt8(ascii: "\""): scalars.append("\"")
-                case UInt8(ascii: "\\"): scalars.append("\\")
-                case UInt8(ascii: "/"): scalars.append("/")
-                case UInt8(ascii: "b"): scalars.append("\u{8}")
-                case UInt8(ascii: "f"): scalars.append("\u{C}")
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): unescaped.append(e)
+                case UInt8(ascii: "b"): unescaped.append(0x08)
+                case UInt8(ascii: "f"): unescaped.append(0x0C)
+                case UInt8(ascii: "n"): unescaped.append(0x0A)
+                case UInt8(ascii: "r"): unescaped.append(0x0D)
+                case UInt8(ascii: "t"): unescaped.append(0x09)
                 case UInt8(ascii: "u"):
                     var code = try hex4()
                     if (0xD800..<0xDC00).contains(code) {
@@ -298,7 +343,7 @@ private struct Parser {
                     }
                     guard let scalar = Unicode.Scalar(code) else { throw invalid("unpaired surrogate") }
                     if scalar.value == 0 { throw fail("invalid_json", "The request contains a NUL character; send UTF-8 JSON text.") }
-                    scalars.append(scalar)
+                    Unicode.UTF8.encode(scalar) { unescaped.append($0) }
                 default: throw invalid("unknown escape")
                 }
                 runStart = i
@@ -349,6 +394,12 @@ private struct Parser {
             isInteger = false
             if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
             guard digits(&self) > 0 else { throw invalid("bad number") }
+        }
+        // Up to 18 digits cannot overflow: read them directly (a report is mostly small integers).
+        if isInteger && intDigits <= 18 {
+            var value: Int64 = 0
+            for digit in bytes[(i - intDigits)..<i] { value = value * 10 + Int64(digit - UInt8(ascii: "0")) }
+            return .int(bytes[start] == UInt8(ascii: "-") ? -value : value)
         }
         let text = String(decoding: bytes[start..<i], as: UTF8.self)
         if isInteger {

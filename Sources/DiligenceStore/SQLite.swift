@@ -135,7 +135,9 @@ public final class SQLite {
             filename = p
         }
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE
+        // NOMUTEX: a connection is used from one serial queue (see `Store`), so SQLite's own
+        // per-call locking (a lock and an unlock for every column read) buys nothing.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(filename, &db, flags, nil)
         handle = db
         guard rc == SQLITE_OK else {

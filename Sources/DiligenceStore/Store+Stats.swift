@@ -18,17 +18,41 @@ extension Store {
         from: Double, to: Double, taskID: Int64? = nil,
         _ body: (_ taskID: Int64, _ start: Double, _ end: Double, _ focused: Int, _ pauses: Int, _ completed: Bool) -> Void
     ) throws(DiligenceError) {
+        // `end >= from` is checked here, not in SQL: the few sessions of the 8 days before
+        // `from` that ended before it cost less than one more SQL comparison on every row.
         var sql = """
             SELECT task_id, start, end, focused_seconds, pauses, outcome = 'completed' FROM sessions
-            WHERE start >= ? AND start < ? AND end >= ?
+            WHERE start >= ? AND start < ?
             """
-        var values: [SQLite.Value] = [.real(from - Self.longestSessionSpan), .real(to), .real(from)]
+        var values: [SQLite.Value] = [.real(from - Self.longestSessionSpan), .real(to)]
         if let taskID {
             sql += " AND task_id = ?"
             values.append(.integer(taskID))
         }
         try connection.cached(sql + " ORDER BY start").forEachRow(values) { row throws(DiligenceError) in
-            body(row.int64(0), row.double(1), row.double(2), row.int(3), row.int(4), row.int64(5) != 0)
+            let end = row.double(2)
+            guard end >= from else { return }
+            body(row.int64(0), row.double(1), end, row.int(3), row.int(4), row.int64(5) != 0)
+        }
+    }
+
+    /// Calls `body` with the task id and end of every completed session that `forEachSession`
+    /// would pass for [`from`, `to`) and that ended there: what streaks need, read on the
+    /// index of completed sessions' ends.
+    public func forEachCompletedSession(
+        from: Double, to: Double, taskID: Int64? = nil, _ body: (_ taskID: Int64, _ end: Double) -> Void
+    ) throws(DiligenceError) {
+        var sql = """
+            SELECT task_id, end FROM sessions
+            WHERE outcome = 'completed' AND end >= ? AND end < ? AND start >= ? AND start < ?
+            """
+        var values: [SQLite.Value] = [.real(from), .real(to), .real(from - Self.longestSessionSpan), .real(to)]
+        if let taskID {
+            sql += " AND task_id = ?"
+            values.append(.integer(taskID))
+        }
+        try connection.cached(sql).forEachRow(values) { row throws(DiligenceError) in
+            body(row.int64(0), row.double(1))
         }
     }
 

@@ -26,6 +26,7 @@ public final class Store {
     public init(location: SQLite.Location) throws(DiligenceError) {
         db = try SQLite(location: location)
         try migrate()
+        try db.exec(Self.readIndexes)
     }
 
     /// The underlying connection, for tests and for later schema users (plans).
@@ -84,6 +85,15 @@ public final class Store {
         );
         """,
     ]
+
+    /// Indexes that only speed reads up: created when missing on every open, outside the schema
+    /// version. They change no data, so a database stays usable by older builds (SQLite keeps
+    /// the index up to date for them too); an existing database gets them once, on first open.
+    private static let readIndexes = """
+        -- Reports (forEachSession) read every session of their range from this index alone,
+        -- without a lookup in the table per session.
+        CREATE INDEX IF NOT EXISTS sessions_report ON sessions(start, end, task_id, focused_seconds, pauses, outcome);
+        """
 
     private func userVersion() throws(DiligenceError) -> Int {
         try db.query("PRAGMA user_version").first?.int(0) ?? 0

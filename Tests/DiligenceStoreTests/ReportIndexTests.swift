@@ -1,0 +1,58 @@
+import DiligenceCore
+import Testing
+@testable import DiligenceStore
+
+/// Reports read their sessions from the covering index `sessions_report`, which every open
+/// creates when missing (outside the schema version: it changes no data).
+@Suite struct ReportIndexTests {
+    /// The plan SQLite picks for the statement `forEachSession` runs (after it ran once).
+    func reportPlan(_ store: Store) throws -> String {
+        try store.forEachSession(from: 0, to: 1) { _, _, _, _, _, _ in }
+        let rows = try store.connection.query(
+            "EXPLAIN QUERY PLAN SELECT task_id, start, end, focused_seconds, pauses, outcome = 'completed' FROM sessions WHERE start >= ? AND start < ? ORDER BY start",
+            [.real(0), .real(1)])
+        return rows.map { $0.string(3) }.joined(separator: "; ")
+    }
+
+    @Test func reportsReadSessionsFromTheCoveringIndexAlone() throws {
+        let dir = TempDir()
+        defer { dir.remove() }
+        let store = try Store(location: .path(dir.database))
+        let plan = try reportPlan(store)
+        #expect(plan.contains("COVERING INDEX sessions_report"), "\(plan)")
+    }
+
+    @Test func aDatabaseWithoutTheIndexGetsItOnOpenAndKeepsItsSessions() throws {
+        let dir = TempDir()
+        defer { dir.remove() }
+        do {
+            let store = try Store(location: .path(dir.database))
+            try store.connection.exec("""
+                INSERT INTO sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome)
+                VALUES (1, 1000, 2500, 1500, 1500, 1, 'completed');
+                DROP INDEX sessions_report;
+                """)
+        }
+        let store = try Store(location: .path(dir.database))
+        #expect(try reportPlan(store).contains("COVERING INDEX sessions_report"))
+        var seen: [(Double, Double, Int, Bool)] = []
+        try store.forEachSession(from: 0, to: 5000) { _, start, end, _, pauses, completed in seen.append((start, end, pauses, completed)) }
+        #expect(seen.count == 1 && seen[0] == (1000, 2500, 1, true))
+        #expect(try store.connection.query("PRAGMA user_version").first?.int(0) == Store.schemaVersion, "the schema version is unchanged")
+    }
+
+    @Test func sessionsEndingBeforeTheRangeAreLeftOut() throws {
+        let dir = TempDir()
+        defer { dir.remove() }
+        let store = try Store(location: .path(dir.database))
+        try store.connection.exec("""
+            INSERT INTO sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome) VALUES
+                (1, 86400, 88000, 1500, 1500, 0, 'completed'),  -- ends before the range: left out
+                (1, 90000, 200000, 1500, 1500, 0, 'skipped'),   -- began before, reaches into it
+                (1, 180000, 181500, 1500, 1500, 0, 'completed');
+            """)
+        var starts: [Double] = []
+        try store.forEachSession(from: 172800, to: 259200) { _, start, _, _, _, _ in starts.append(start) }
+        #expect(starts == [90000, 180000])
+    }
+}
