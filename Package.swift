@@ -37,7 +37,7 @@ let package = Package(
         .executableTarget(name: "diligenced", dependencies: ["DiligenceDaemon"]),
         .executableTarget(name: "diligencectl", dependencies: ["DiligenceProtocol"]),
         // Helpers shared by the test targets (time zones, temporary directories), written once.
-        .target(name: "DiligenceTestSupport", path: "Tests/TestSupport"),
+        .target(name: "DiligenceTestSupport", dependencies: ["DiligenceCore"], path: "Tests/TestSupport"),
         .testTarget(name: "DiligenceCoreTests", dependencies: ["DiligenceCore", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceProtocolTests", dependencies: ["DiligenceProtocol", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceStoreTests", dependencies: ["DiligenceStore", "DiligenceTestSupport"]),

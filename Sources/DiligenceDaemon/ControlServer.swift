@@ -12,6 +12,11 @@ private struct PeerCredentials {
     var gid: gid_t = 0
 }
 
+/// Bytes a server's connections read into, one read at a time.
+final class ReadBuffer {
+    var bytes = [UInt8](repeating: 0, count: 8192)
+}
+
 /// One client connection: non-blocking, line-framed input, buffered output.
 final class ClientConnection {
     let fd: Int32
@@ -50,16 +55,18 @@ final class ClientConnection {
     /// 200 MiB); beyond this the client is dropped.
     static let maxAnswerBacklog = 512 * 1024 * 1024
 
-    /// One read buffer for every connection: all reads happen on the daemon's one queue, and
-    /// a buffer allocated per read showed up in the status round trip's profile.
-    nonisolated(unsafe) private static var readBuffer = [UInt8](repeating: 0, count: 8192)
+    /// The server's read buffer, shared by its connections: they all read on the server's one
+    /// queue, and a buffer allocated per read showed up in the status round trip's profile.
+    /// (One per server, not one per process: tests run several daemons on several queues.)
+    private let readBuffer: ReadBuffer
 
     /// Bytes queued and not yet taken by the client.
     var pendingOutput: Int { output.count - outputStart }
 
-    fileprivate init(fd: Int32, id: Int) {
+    fileprivate init(fd: Int32, id: Int, readBuffer: ReadBuffer) {
         self.fd = fd
         self.id = id
+        self.readBuffer = readBuffer
     }
 
     fileprivate func start(queue: DispatchQueue, onLine: @escaping (ClientConnection, ArraySlice<UInt8>) -> Void) {
@@ -89,7 +96,7 @@ final class ClientConnection {
 
     private func readAvailable() {
         guard !closed else { return }
-        let n = ClientConnection.readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        let n = readBuffer.bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
         if n < 0 {
             if errno == EAGAIN || errno == EINTR { return }
             close()
@@ -101,7 +108,7 @@ final class ClientConnection {
         }
         // A watch stream takes no further requests; after line_too_long the rest is dropped.
         if isWatcher || closeAfterFlush { return }
-        input += ClientConnection.readBuffer[..<n]
+        input += readBuffer.bytes[..<n]
         processInput()
     }
 
@@ -260,6 +267,7 @@ final class ControlServer {
     private let listenFD: Int32
     private var acceptSource: DispatchSourceRead?
     private(set) var connections: [Int: ClientConnection] = [:]
+    private let readBuffer = ReadBuffer()
     private var nextID = 1
     private let handler: (ClientConnection, ArraySlice<UInt8>) -> Void
 
@@ -311,7 +319,7 @@ final class ControlServer {
     }
 
     private func admit(_ fd: Int32) {
-        let connection = ClientConnection(fd: fd, id: nextID)
+        let connection = ClientConnection(fd: fd, id: nextID, readBuffer: readBuffer)
         nextID += 1
         if let refusal = refusal(for: fd) {
             connection.send(Response.error(refusal, id: nil))

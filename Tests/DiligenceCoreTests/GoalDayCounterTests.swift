@@ -1,4 +1,5 @@
 import Testing
+import DiligenceTestSupport
 import DiligenceCore
 
 /// The streak's fast path (completed sessions only) against the full accumulator.
@@ -14,7 +15,7 @@ import DiligenceCore
         let goals = [0, 2, 3]
         var acc = StatsAccumulator(grid: grid, taskIDs: taskIDs)
         var counter = GoalDayCounter(grid: grid, taskIDs: taskIDs, goals: goals)
-        var random = SystemRandomNumberGenerator()
+        var random = SeededRandom(seed: 0x60A1_DA75)
         for _ in 0..<60 {
             let task = Int64.random(in: 1...4, using: &random)
             let start = Double.random(in: -86400...(boundaries[30] + 3600), using: &random).rounded()

@@ -1,4 +1,5 @@
 import Testing
+import DiligenceTestSupport
 @testable import DiligenceCore
 
 // MARK: Test helpers, written once
@@ -55,15 +56,3 @@ func sessions(_ events: [TimerEvent]) -> [WorkSession] {
     events.compactMap { if case let .sessionEnded(s) = $0 { s } else { nil } }
 }
 
-/// The error code a throwing call fails with, or nil when it does not throw.
-/// (Untyped `throws`: closures inside `#expect` do not infer a typed error.)
-func errorCode<T>(_ body: () throws -> T) -> String? {
-    do {
-        _ = try body()
-        return nil
-    } catch let error as DiligenceError {
-        return error.code
-    } catch {
-        return "not a DiligenceError: \(error)"
-    }
-}

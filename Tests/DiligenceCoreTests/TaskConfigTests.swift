@@ -1,4 +1,5 @@
 import Testing
+import DiligenceTestSupport
 @testable import DiligenceCore
 
 @Suite("DurationText")

@@ -1,4 +1,5 @@
 import Testing
+import DiligenceTestSupport
 @testable import DiligenceCore
 
 /// The user's commands: start, pause, resume, toggle, stop, skip, extend (SPEC.md "Timer semantics").

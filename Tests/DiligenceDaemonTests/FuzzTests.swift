@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Testing
+import DiligenceTestSupport
 import DiligenceCore
 import DiligenceProtocol
 @testable import DiligenceDaemon
@@ -62,19 +63,6 @@ func residentBytes() -> Int {
         }
     }
     return 0
-}
-
-/// SplitMix64: small, fast, and the same sequence for the same seed everywhere.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// Request lines: a third valid requests from the corpus, the rest mutations of them or noise.

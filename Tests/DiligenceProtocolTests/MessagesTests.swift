@@ -1,5 +1,6 @@
 import DiligenceCore
 import Testing
+import DiligenceTestSupport
 @testable import DiligenceProtocol
 
 @Suite("Requests and responses")

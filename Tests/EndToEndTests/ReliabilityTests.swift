@@ -6,6 +6,7 @@ import Glibc
 #endif
 import Foundation
 import Testing
+import DiligenceTestSupport
 import DiligenceProtocol
 
 @Suite(.serialized) struct ReliabilityTests {
@@ -87,7 +88,7 @@ import DiligenceProtocol
         try d.addTask("Storm", [("work", .string("1s")), ("short_break", .string("1s")), ("long_break", .string("1s")),
                                ("autostart", .string("all"))])
         try d.call("start", [("task", .string("Storm"))])
-        var random = SplitMix(seed: 0xC0FF_EE00_D111_6E4C)
+        var random = SeededRandom(seed: 0xC0FF_EE00_D111_6E4C)
         var reportedIDs: Set<Int64> = []
         var lastCount = 0
         for round in 0..<Self.kills {
@@ -115,15 +116,3 @@ import DiligenceProtocol
     }
 }
 
-/// SplitMix64, so the kill moments are the same on every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -42,7 +42,7 @@ public struct TemporaryDirectory: Sendable {
         var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed")
-        path = String(cString: template)
+        path = String(cString: made!)
     }
 
     public func remove() {
