@@ -64,7 +64,8 @@ import DiligenceProtocol
             stdoutPath: d.root + "/nobody-daemon.stdout", stderrPath: d.root + "/nobody-daemon.stderr")
         defer { child.killAndReap() }
         var connection: ControlConnection?
-        for _ in 0..<200 where connection == nil {
+        // Up to 30 s: on a loaded machine runuser and a debug build start slowly.
+        for _ in 0..<600 where connection == nil {
             connection = try? ControlConnection(path: socket)
             if connection == nil { sleepFor(0.05) }
         }
