@@ -31,6 +31,8 @@ public final class Daemon {
     private var signalSource: DispatchSourceRead?
     /// The local day `today_completed` counts (statusDayBounds).
     private var statusDay: (start: Double, end: Double, dayStartsAt: Int)?
+    /// The last `today_completed`, with the day and the store's write count it was taken at.
+    private var todayCount: (dayStart: Double, writes: Int64, count: Int)?
     /// BOOTTIME − MONOTONIC at the last look: when it grows, the machine slept.
     private var lastSlept: Double
     /// Sessions that could not be written yet (storage error); retried until they are
@@ -403,9 +405,16 @@ public final class Daemon {
 
     // MARK: Status
 
+    /// Completed work sessions today. Every status answer and event carries it, so it is kept
+    /// until the day or the database changes (any write by this daemon: sessions, corrections,
+    /// imports, removed tasks); a failed count is not kept.
     func todayCompleted(at now: Now) -> Int {
         let day = statusDayBounds(at: now)
-        return (try? store.completedCount(from: day.start, to: day.end)) ?? 0
+        let writes = store.writeCount
+        if let kept = todayCount, kept.dayStart == day.start, kept.writes == writes { return kept.count }
+        guard let count = try? store.completedCount(from: day.start, to: day.end) else { return 0 }
+        todayCount = (day.start, writes, count)
+        return count
     }
 
     /// Today's bounds for `today_completed`, computed once a day: every status request needs

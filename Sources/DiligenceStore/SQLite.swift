@@ -216,6 +216,10 @@ public final class SQLite {
     /// Rows changed by the most recent INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// Rows inserted, updated or deleted through this connection since it opened: a value that
+    /// changes whenever this connection writes, for results derived from the data.
+    public var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
     // MARK: Transactions
 
     /// Runs `body` in a write transaction: `BEGIN IMMEDIATE` (taking the write lock up front,

@@ -32,6 +32,10 @@ public final class Store {
     /// The underlying connection, for tests and for later schema users (plans).
     var connection: SQLite { db }
 
+    /// Changes whenever this store writes anything: what is derived from the data and kept
+    /// (the daemon's `today_completed`) is valid while this stays the same.
+    public var writeCount: Int64 { db.totalChanges }
+
     // MARK: Schema
 
     /// Each entry brings the schema from version `index` to `index + 1`. Append; never edit.

@@ -153,4 +153,20 @@ extension InProcessDaemon {
             #expect(try d.status()["today_completed"] == .int(1))
         }
     }
+
+    @Test func correctionsAndImportsChangeTheCountAtOnce() throws {
+        try withTimeZone("UTC0") {
+            let clock = FakeClock()
+            let d = try InProcessDaemon(clocks: clock.clocks)
+            defer { d.stop() }
+            #expect(try d.status()["today_completed"] == .int(0))
+            let day = RFC3339.format(clock.wall).prefix(10)
+            let added = try d.request("{\"command\":\"history_add\",\"task\":\"Work\",\"start\":\"\(day)T00:00:00Z\",\"end\":\"\(day)T00:25:00Z\"}")
+            #expect(added["ok"] == .bool(true), "\(added.serialized)")
+            #expect(try d.status()["today_completed"] == .int(1))
+            let id = try #require(added["result"]?["id"]?.intValue ?? added["result"]?["session"]?["id"]?.intValue)
+            #expect(try d.request("{\"command\":\"history_remove\",\"id\":\(id)}")["ok"] == .bool(true))
+            #expect(try d.status()["today_completed"] == .int(0))
+        }
+    }
 }
