@@ -246,22 +246,7 @@ public final class Daemon {
         broadcast("tick", now: now)
     }
 
-    /// How much earlier than a deadline the phase timer fires. A Dispatch timer can fire a few
-    /// ms late at the tail (measured here: 0.2 ms median, up to 3 ms); sleeping the last stretch
-    /// on the queue's own thread ends phases within a fraction of a millisecond
-    /// (docs/performance.md, phase-end lateness). The queue is busy for at most this long, once
-    /// per phase.
-    static let earlyWake = 0.002
-
     private func deadlineReached() {
-        if let deadline = machine.nextDeadline {
-            let remaining = deadline - clocks.boottime
-            if remaining > 0 && remaining <= Self.earlyWake * 2 {
-                var pause = timespec(tv_sec: 0, tv_nsec: Int(remaining * 1e9))
-                var left = timespec()
-                while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
-            }
-        }
         observeClocks()
         rearm()
     }
@@ -272,7 +257,7 @@ public final class Daemon {
         let now = clocks.boottime
         if let deadline = machine.nextDeadline {
             let delay = max(0, deadline - now)
-            phaseTimer.schedule(deadline: .now() + max(0, delay - Self.earlyWake), leeway: .nanoseconds(0))
+            phaseTimer.schedule(deadline: .now() + delay, leeway: .nanoseconds(0))
             wakeTimer.schedule(wallDeadline: .now() + delay + 0.25, leeway: .milliseconds(100))
         } else {
             phaseTimer.schedule(deadline: .distantFuture)
