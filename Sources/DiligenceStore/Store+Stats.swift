@@ -100,21 +100,6 @@ extension Store {
 
     // MARK: History
 
-    private static let sessionColumns = """
-        s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome
-        """
-
-    private func session(from row: SQLite.Row) throws(DiligenceError) -> WorkSession {
-        guard let outcome = Outcome(rawValue: row.string(8)) else {
-            throw DiligenceError("storage_error", "The database \(path) holds session \(row.int64(0)) with an unknown outcome \"\(row.string(8))\".")
-        }
-        return WorkSession(
-            id: row.int64(0), taskID: row.int64(1), taskName: row.string(2),
-            start: row.double(3), end: row.double(4), plannedSeconds: row.int(5),
-            focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome
-        )
-    }
-
     /// The session with `id`; throws `unknown_session` when there is none.
     public func session(id: Int64) throws(DiligenceError) -> WorkSession {
         guard let row = try connection.query(
@@ -129,25 +114,11 @@ extension Store {
     /// most recent `limit` of them.
     public func history(taskID: Int64? = nil, from: Double? = nil, to: Double? = nil, limit: Int? = nil) throws(DiligenceError) -> [WorkSession] {
         guard let limit else { return try sessions(taskID: taskID, from: from, to: to) }
-        var conditions: [String] = []
-        var values: [SQLite.Value] = []
-        if let taskID {
-            conditions.append("s.task_id = ?")
-            values.append(.integer(taskID))
-        }
-        if let from {
-            conditions.append("s.start >= ?")
-            values.append(.real(from))
-        }
-        if let to {
-            conditions.append("s.start < ?")
-            values.append(.real(to))
-        }
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        values.append(.int(limit))
+        let filter = Self.sessionFilter(taskID: taskID, from: from, to: to)
+        let values = filter.values + [.int(limit)]
         var list: [WorkSession] = []
         for row in try connection.query(
-            "SELECT \(Self.sessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id \(filter) ORDER BY s.start DESC, s.id DESC LIMIT ?",
+            "SELECT \(Self.sessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id \(filter.sql) ORDER BY s.start DESC, s.id DESC LIMIT ?",
             values
         ) {
             list.append(try session(from: row))

@@ -295,8 +295,21 @@ public final class Store {
     /// Recorded sessions ordered by start, with `taskName` filled in: all of them, or those of
     /// `taskID`, whose `start` lies in [`from`, `to`) (either bound optional).
     public func sessions(taskID: Int64? = nil, from: Double? = nil, to: Double? = nil) throws(DiligenceError) -> [WorkSession] {
-        // Only the filters asked for, so SQLite can use the (start) and (task_id, start) indexes;
-        // each of the few shapes is prepared once and cached.
+        let filter = Self.sessionFilter(taskID: taskID, from: from, to: to)
+        var sessions: [WorkSession] = []
+        for row in try db.query(
+            "SELECT \(Self.sessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id \(filter.sql) ORDER BY s.start, s.id",
+            filter.values
+        ) {
+            sessions.append(try session(from: row))
+        }
+        return sessions
+    }
+
+    /// The WHERE clause for sessions of `taskID` starting in [`from`, `to`): only the filters
+    /// asked for, so SQLite can use the (start) and (task_id, start) indexes, and each of the
+    /// few shapes is prepared once and cached.
+    static func sessionFilter(taskID: Int64?, from: Double?, to: Double?) -> (sql: String, values: [SQLite.Value]) {
         var conditions: [String] = []
         var values: [SQLite.Value] = []
         if let taskID {
@@ -311,31 +324,25 @@ public final class Store {
             conditions.append("s.start < ?")
             values.append(.real(to))
         }
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let rows = try db.query(
-            """
-            SELECT s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds,
-                s.pauses, s.outcome
-            FROM sessions s JOIN tasks t ON t.id = s.task_id
-            \(filter)
-            ORDER BY s.start, s.id
-            """,
-            values
-        )
-        var sessions: [WorkSession] = []
-        sessions.reserveCapacity(rows.count)
-        for row in rows {
-            guard let outcome = Outcome(rawValue: row.string(8)) else {
-                // The CHECK constraint makes this unreachable short of a hand-edited file.
-                throw DiligenceError("storage_error", "The database \(path) holds session \(row.int64(0)) with an unknown outcome \"\(row.string(8))\".")
-            }
-            sessions.append(WorkSession(
-                id: row.int64(0), taskID: row.int64(1), taskName: row.string(2),
-                start: row.double(3), end: row.double(4), plannedSeconds: row.int(5),
-                focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome
-            ))
+        return (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "), values)
+    }
+
+    /// The columns `session(from:)` reads, in its order.
+    static let sessionColumns = """
+        s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome
+        """
+
+    /// A session from a row of `sessionColumns`.
+    func session(from row: SQLite.Row) throws(DiligenceError) -> WorkSession {
+        guard let outcome = Outcome(rawValue: row.string(8)) else {
+            // The CHECK constraint makes this unreachable short of a hand-edited file.
+            throw DiligenceError("storage_error", "The database \(path) holds session \(row.int64(0)) with an unknown outcome \"\(row.string(8))\".")
         }
-        return sessions
+        return WorkSession(
+            id: row.int64(0), taskID: row.int64(1), taskName: row.string(2),
+            start: row.double(3), end: row.double(4), plannedSeconds: row.int(5),
+            focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome
+        )
     }
 
     /// How many completed work sessions ended in [`from`, `to`). A session counts for the

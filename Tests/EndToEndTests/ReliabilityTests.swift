@@ -24,7 +24,7 @@ import DiligenceProtocol
         chmod(d.socketPath, 0o666)
         // A client nobody can execute, outside the (possibly private) build directory.
         let client = d.root + "/diligencectl"
-        try FileManager.default.copyItem(atPath: try Binaries.client, toPath: client)
+        try copyExecutable(try Binaries.client, to: client)
         chmod(client, 0o755)
         let out = d.root + "/nobody.stdout", err = d.root + "/nobody.stderr"
         let child = try ChildProcess(
@@ -51,7 +51,7 @@ import DiligenceProtocol
         mkdir(home, 0o700)
         chown(home, nobody.pw_uid, nobody.pw_gid)
         let daemon = d.root + "/diligenced"
-        try FileManager.default.copyItem(atPath: try Binaries.daemon, toPath: daemon)
+        try copyExecutable(try Binaries.daemon, to: daemon)
         chmod(daemon, 0o755)
         let config = home + "/diligenced.conf"
         try "[daemon]\nallow_root = \(allowRoot)\n".write(toFile: config, atomically: false, encoding: .utf8)
@@ -117,3 +117,24 @@ import DiligenceProtocol
     }
 }
 
+/// Copies a program for another user to run. The copy is written through a close-on-exec
+/// descriptor: a child that another test spawns meanwhile must not inherit it open for
+/// writing, or executing the copy fails with ETXTBSY ("Text file busy").
+func copyExecutable(_ source: String, to destination: String) throws {
+    let input = open(source, O_RDONLY | O_CLOEXEC)
+    guard input >= 0 else { throw HarnessError("cannot read \(source): \(String(cString: strerror(errno)))") }
+    defer { close(input) }
+    let output = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+    guard output >= 0 else { throw HarnessError("cannot write \(destination): \(String(cString: strerror(errno)))") }
+    defer { close(output) }
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+        guard n > 0 else {
+            if n < 0 { throw HarnessError("reading \(source): \(String(cString: strerror(errno)))") }
+            return
+        }
+        let written = buffer.withUnsafeBytes { write(output, $0.baseAddress, n) }
+        guard written == n else { throw HarnessError("writing \(destination): \(String(cString: strerror(errno)))") }
+    }
+}
