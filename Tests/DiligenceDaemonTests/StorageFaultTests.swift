@@ -75,13 +75,7 @@ import DiligenceStore
             d.directory.remove()
         }
         _ = try d.request("{\"command\":\"start\",\"task\":\"Work\"}")
-        // Fill the file system to the last byte.
-        let filler = dataDir + "/filler"
-        let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
-        let block = [UInt8](repeating: 0xAB, count: 4096)
-        while block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
-        #expect(errno == ENOSPC)
-        close(fd)
+        let filler = fillFileSystem(dataDir)
         clock.advance(1500)
         #expect(try d.status()["state"] == .string("pending"))
         #expect(d.daemon.queue.sync { d.daemon.unsaved.count } == 1)
@@ -110,11 +104,7 @@ import DiligenceStore
             d.directory.remove()
         }
         _ = try d.request("{\"command\":\"start\",\"task\":\"Work\"}")
-        let filler = dataDir + "/filler"
-        let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
-        let block = [UInt8](repeating: 0xAB, count: 4096)
-        while block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
-        close(fd)
+        let filler = fillFileSystem(dataDir)
         clock.advance(1500)
         #expect(try d.status()["state"] == .string("pending"))
         // The daemon exits with the disk still full: the session goes to the spill file.
@@ -165,4 +155,16 @@ import DiligenceStore
         #expect(d.daemon.config.problems.count == 1)
         #expect(try d.request("{\"command\":\"status\"}")["ok"] == .bool(true))
     }
+}
+
+/// Fills the file system holding `directory` to its last byte; returns the filler's path
+/// (unlink it to give the space back).
+private func fillFileSystem(_ directory: String) -> String {
+    let filler = directory + "/filler"
+    let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
+    let block = [UInt8](repeating: 0xAB, count: 4096)
+    while block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+    #expect(errno == ENOSPC)
+    close(fd)
+    return filler
 }

@@ -234,6 +234,61 @@ struct CtlResult: CustomStringConvertible {
     }
 }
 
+// MARK: - Things that arrive in the background
+
+/// Items a background thread collects in arrival order, and waits for the first that matches:
+/// the one mechanism behind NotifyListener (datagrams) and EventWatcher (watch events).
+final class ArrivalLog<Item>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var received: [Item] = []
+    /// Why nothing more can arrive, once that is so: waiting then stops early.
+    private var endReason: String?
+
+    var ended: String? {
+        condition.lock()
+        defer { condition.unlock() }
+        return endReason
+    }
+
+    func append(_ make: (_ index: Int) -> Item) {
+        condition.lock()
+        received.append(make(received.count))
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func end(_ reason: String) {
+        condition.lock()
+        endReason = reason
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var items: [Item] {
+        condition.lock()
+        defer { condition.unlock() }
+        return received
+    }
+
+    /// The first item at index ≥ `after` that satisfies `matches`, with its index; nil after
+    /// `timeout` seconds or once the log has ended.
+    func first(after: Int, timeout: Double, where matches: (Item) -> Bool) -> (index: Int, item: Item)? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        var next = after
+        while true {
+            while next < received.count {
+                let item = received[next]
+                next += 1
+                if matches(item) { return (next - 1, item) }
+            }
+            if endReason != nil { return nil }
+            if !condition.wait(until: deadline) && next >= received.count { return nil }
+        }
+    }
+}
+
 // MARK: - sd_notify listener
 
 /// A fake systemd notify socket: a SOCK_DGRAM Unix socket whose path goes to the daemon as
@@ -251,9 +306,7 @@ final class NotifyListener: @unchecked Sendable {
 
     let path: String
     private let fd: Int32
-    private let condition = NSCondition()
-    private var received: [Message] = []
-    private var stopped = false
+    private let log = ArrivalLog<Message>()
 
     init(path: String) throws {
         self.path = path
@@ -286,37 +339,24 @@ final class NotifyListener: @unchecked Sendable {
 
     private func readLoop() {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            condition.lock()
-            let done = stopped
-            condition.unlock()
-            if done { break }
+        while log.ended == nil {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             guard n > 0 else { continue }  // timeout, EINTR or an empty datagram
             let time = monotonicNow()
             let text = String(decoding: buffer[..<n], as: UTF8.self)
             let lines = text.split(separator: "\n").map(String.init)
-            condition.lock()
-            received.append(Message(index: received.count, lines: lines, time: time))
-            condition.broadcast()
-            condition.unlock()
+            log.append { Message(index: $0, lines: lines, time: time) }
         }
         close(fd)
     }
 
     /// Stops the reader thread; it closes the socket within 100 ms.
     func stop() {
-        condition.lock()
-        stopped = true
-        condition.unlock()
+        log.end("stopped")
     }
 
     /// Every message so far, in arrival order.
-    var messages: [Message] {
-        condition.lock()
-        defer { condition.unlock() }
-        return received
-    }
+    var messages: [Message] { log.items }
 
     /// How many messages arrived so far: a cursor for `waitFor(after:)`.
     var count: Int { messages.count }
@@ -324,18 +364,9 @@ final class NotifyListener: @unchecked Sendable {
     /// The first assignment line in a message with index ≥ `after` that satisfies `matches`,
     /// with its message's arrival time; nil after `timeout` seconds.
     func waitFor(after: Int = 0, timeout: Double, where matches: (String) -> Bool) -> (line: String, message: Message)? {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        var next = after
-        while true {
-            while next < received.count {
-                let message = received[next]
-                next += 1
-                if let line = message.lines.first(where: matches) { return (line, message) }
-            }
-            if !condition.wait(until: deadline) && next >= received.count { return nil }
-        }
+        guard let found = log.first(after: after, timeout: timeout, where: { $0.lines.contains(where: matches) }),
+              let line = found.item.lines.first(where: matches) else { return nil }
+        return (line, found.item)
     }
 
     /// Waits for a line beginning with `prefix` (e.g. `READY=1`, `STOPPING=1`).
@@ -371,9 +402,7 @@ final class EventWatcher: @unchecked Sendable {
         var description: String { json.serialized }
     }
 
-    private let condition = NSCondition()
-    private var received: [Event] = []
-    private var ended: String?
+    private let log = ArrivalLog<Event>()
 
     /// Connects, sends `watch`, checks the acknowledgement, then reads events in the background.
     init(socketPath: String) throws {
@@ -390,42 +419,20 @@ final class EventWatcher: @unchecked Sendable {
                 while true {
                     let line = try box.value.readJSONLine()
                     let event = Event(name: line["event"]?.stringValue ?? "?", json: line, time: monotonicNow())
-                    condition.lock()
-                    received.append(event)
-                    condition.broadcast()
-                    condition.unlock()
+                    log.append { _ in event }
                 }
             } catch {
-                condition.lock()
-                ended = "\(error)"
-                condition.broadcast()
-                condition.unlock()
+                log.end("\(error)")
             }
         }
     }
 
-    var events: [Event] {
-        condition.lock()
-        defer { condition.unlock() }
-        return received
-    }
+    var events: [Event] { log.items }
 
     /// The first event at index ≥ `after` that satisfies `matches`; nil after `timeout` seconds
     /// or when the stream ended.
     func waitFor(after: Int = 0, timeout: Double, where matches: (Event) -> Bool) -> (index: Int, event: Event)? {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        var next = after
-        while true {
-            while next < received.count {
-                let event = received[next]
-                next += 1
-                if matches(event) { return (next - 1, event) }
-            }
-            if ended != nil { return nil }
-            if !condition.wait(until: deadline) && next >= received.count { return nil }
-        }
+        log.first(after: after, timeout: timeout, where: matches).map { ($0.index, $0.item) }
     }
 
     /// Waits until `count` events named `name` have arrived; false after `timeout` seconds.
@@ -441,7 +448,7 @@ final class EventWatcher: @unchecked Sendable {
     var transcript: String {
         let all = events
         let lines = all.suffix(40).map { String(format: "%.3f ", $0.time) + $0.json.serialized }
-        return lines.joined(separator: "\n") + (ended.map { "\n(stream ended: \($0))" } ?? "")
+        return lines.joined(separator: "\n") + (log.ended.map { "\n(stream ended: \($0))" } ?? "")
     }
 }
 

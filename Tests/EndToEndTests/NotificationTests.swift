@@ -24,14 +24,21 @@ extension DaemonUnderTest {
 extension EndToEnd {
     @Suite("Notifications: a real session bus and notification server")
     struct Notifications {
-        @Test("a work end shows a notification with Start break / Skip break; invoking Start break starts the break; the next notification replaces it")
-        func actionStartsTheBreak() throws {
+        /// A daemon on a private session bus where a notification server of the test's own
+        /// runs. The bus lives as long as the caller keeps it.
+        static func daemonWithNotificationServer() throws -> (DaemonUnderTest, SessionBus, NotificationServer) {
             let d = try DaemonUnderTest(launch: false)
             let bus = try SessionBus(directory: d.root)
             let server = try NotificationServer(busAddress: bus.address)
-            defer { server.stop() }
             d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-            try d.start()
+            do { try d.start() } catch { server.stop(); throw error }
+            return (d, bus, server)
+        }
+
+        @Test("a work end shows a notification with Start break / Skip break; invoking Start break starts the break; the next notification replaces it")
+        func actionStartsTheBreak() throws {
+            let (d, bus, server) = try Self.daemonWithNotificationServer()
+            defer { server.stop(); withExtendedLifetime(bus) {} }
             try d.addTask("Quick", [("work", .string("1s")), ("short_break", .string("1s"))])
             let watcher = try d.watch()
             try d.call("start", [("task", .string("Quick"))])
@@ -68,12 +75,8 @@ extension EndToEnd {
 
         @Test("Skip break from a notification skips the pending break")
         func actionSkipsTheBreak() throws {
-            let d = try DaemonUnderTest(launch: false)
-            let bus = try SessionBus(directory: d.root)
-            let server = try NotificationServer(busAddress: bus.address)
-            defer { server.stop() }
-            d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-            try d.start()
+            let (d, bus, server) = try Self.daemonWithNotificationServer()
+            defer { server.stop(); withExtendedLifetime(bus) {} }
             try d.addTask("Quick", [("work", .string("1s"))])
             let watcher = try d.watch()
             try d.call("start", [("task", .string("Quick"))])
