@@ -59,6 +59,13 @@ public final class Daemon {
         self.config = try Self.loadConfig(paths)
         try Files.makeDirectories(Files.directory(of: paths.database))
         (self.store, self.databaseKeptAside) = try Self.openStore(paths.database, wall: clocks.wall)
+        // A checkpoint runs after the work item whose commit filled the log (a phase end's
+        // events, a command's answer), not inside that commit.
+        store.deferCheckpoints { [queue] checkpoint in
+            // The store is only ever used on `queue`, where this runs too.
+            nonisolated(unsafe) let checkpoint = checkpoint
+            queue.async { checkpoint() }
+        }
         self.phaseTimer = DispatchSource.makeTimerSource(queue: queue)
         self.wakeTimer = DispatchSource.makeTimerSource(queue: queue)
         self.tickTimer = DispatchSource.makeTimerSource(queue: queue)
@@ -278,8 +285,11 @@ public final class Daemon {
 
     // MARK: Applying events
 
-    /// Records, saves, notifies and broadcasts what the machine did. Every session is written
-    /// before any answer or event reports it.
+    /// Records, saves, broadcasts and notifies what the machine did. Every session is committed
+    /// before any answer or event reports it. The disk flush of that commit follows the events
+    /// (a millisecond later, before anything else runs on the queue), so a phase end reaches
+    /// the watchers as soon as it is recorded, not after the disk's slowest fsync
+    /// (docs/performance.md, phase-end lateness; docs/reliability.md).
     func apply(_ events: [TimerEvent], at now: Now) {
         guard !events.isEmpty else { return }
         let delayed = retryUnsaved()
@@ -288,24 +298,25 @@ public final class Daemon {
             return nil
         }
         var recorded: [WorkSession?]
+        var unflushed = false
         do {
-            // One transaction, so a phase end waits for one disk flush, not two, before its
-            // events go out (docs/performance.md, phase-end lateness).
-            recorded = try store.transaction { () throws(DiligenceError) -> [WorkSession?] in
+            // One transaction: a phase end's session and the saved timer are committed together.
+            recorded = try store.transaction(flush: .byCaller) { () throws(DiligenceError) -> [WorkSession?] in
                 var stored: [WorkSession?] = []
                 for session in ended { stored.append(try recordOnce(session)) }
                 try writeTimer(at: now)
                 return stored
             }
+            unflushed = true
         } catch {
             // Nothing of it was written: write each on its own, so what can be stored is, and a
             // session that cannot waits in `unsaved`.
             recorded = ended.map(record)
             saveTimer(at: now)
         }
-        Systemd.notify("STATUS=\(statusLine(at: now))")
         for session in delayed { broadcast("session_recorded", now: now, extra: [("session", session.json)]) }
         var sessions = recorded.makeIterator()
+        var reported: [TimerEvent] = []
         for event in events {
             var extra: [(String, JSON)] = []
             if case .sessionEnded = event {
@@ -313,9 +324,16 @@ public final class Daemon {
                 guard let session = sessions.next() ?? nil else { continue }
                 extra = [("session", session.json)]
             }
-            log(event)
             broadcast(event.name, now: now, extra: extra)
+            reported.append(event)
         }
+        if unflushed {
+            do { try store.flushJournal() } catch {
+                Log.error("Recorded sessions may not be on disk yet: \(error.message)", fields: [("EVENT", "flush_failed")])
+            }
+        }
+        reported.forEach(log)
+        Systemd.notify("STATUS=\(statusLine(at: now))")
         scheduleRetryIfNeeded()
         react(to: events, at: now)
     }

@@ -222,13 +222,30 @@ public final class SQLite {
 
     // MARK: Transactions
 
+    /// When a commit reaches the disk.
+    public enum Flush: Sendable {
+        /// Before `transaction` returns (`synchronous = FULL`: one fsync of the WAL in COMMIT).
+        case onCommit
+        /// When the caller calls `flushJournal()`. The commit is written to the WAL (every
+        /// reader sees it, and it survives the process being killed) without waiting for the
+        /// disk, so the caller can act on it first — the daemon sends a phase end's events —
+        /// and then flush, a millisecond later.
+        case byCaller
+    }
+
     /// Runs `body` in a write transaction: `BEGIN IMMEDIATE` (taking the write lock up front,
     /// so a busy database fails here, through the busy timeout, rather than half way), `COMMIT`
     /// on return, `ROLLBACK` when `body` throws. Inside an open transaction, `body` simply joins it.
-    public func transaction<T>(_ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
+    public func transaction<T>(flush: Flush = .onCommit, _ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
         if sqlite3_get_autocommit(handle) == 0 {
             return try body()
         }
+        if flush == .byCaller {
+            // In WAL mode, NORMAL writes the commit's frames without an fsync (a checkpoint
+            // still syncs first); the pragma is per connection and costs no I/O.
+            try exec("PRAGMA synchronous = NORMAL")
+        }
+        defer { if flush == .byCaller { sqlite3_exec(handle, "PRAGMA synchronous = FULL", nil, nil, nil) } }
         try exec("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -240,6 +257,57 @@ public final class SQLite {
                 sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
             }
             throw error
+        }
+    }
+
+    /// Waits until every committed transaction is on disk: one fsync of the WAL, through
+    /// SQLite's own file object (the second half of `transaction(flush: .byCaller)`). Nothing
+    /// to do for a database without a journal file (in memory).
+    public func flushJournal() throws(DiligenceError) {
+        var pointer: UnsafeMutableRawPointer?
+        var rc = sqlite3_file_control(handle, "main", SQLITE_FCNTL_JOURNAL_POINTER, &pointer)
+        guard rc == SQLITE_OK else { throw makeError(rc) }
+        let file = pointer?.assumingMemoryBound(to: sqlite3_file.self)
+        guard let file, let sync = file.pointee.pMethods?.pointee.xSync else { return }
+        rc = sync(file, SQLITE_SYNC_FULL)
+        guard rc == SQLITE_OK else {
+            throw DiligenceError("storage_error", "\(path): could not flush the write-ahead log to disk (SQLite error \(rc): \(String(cString: sqlite3_errstr(rc))))")
+        }
+    }
+
+    // MARK: Checkpoints
+
+    /// WAL pages after which the log is copied back into the database (SQLite's default).
+    public static let checkpointPages: Int32 = 1000
+
+    /// Moves WAL checkpoints out of the commit that crosses `checkpointPages`: SQLite would
+    /// run one inside that COMMIT (two fsyncs and the copying, a few milliseconds on the
+    /// critical path of whatever committed); here the commit only asks `schedule` to run it
+    /// next (the daemon passes its queue), after the caller has answered or sent its events.
+    public func deferCheckpoints(to schedule: @escaping (@escaping () -> Void) -> Void) {
+        checkpointScheduler = schedule
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        // Replaces SQLite's own autocheckpoint hook for this connection. The hook lives as
+        // long as the connection (closed in deinit), so the unretained `self` is valid.
+        sqlite3_wal_hook(handle, { context, _, _, pages in
+            guard let context else { return SQLITE_OK }
+            Unmanaged<SQLite>.fromOpaque(context).takeUnretainedValue().walGrew(to: pages)
+            return SQLITE_OK
+        }, context)
+    }
+
+    private var checkpointScheduler: ((@escaping () -> Void) -> Void)?
+    private var checkpointPending = false
+
+    private func walGrew(to pages: Int32) {
+        guard pages >= Self.checkpointPages, !checkpointPending, let schedule = checkpointScheduler else { return }
+        checkpointPending = true
+        schedule { [weak self] in
+            guard let self else { return }
+            self.checkpointPending = false
+            // PASSIVE: copies what no reader still needs and never waits; what is left is
+            // copied by the next one. A failure (a locked or full disk) only leaves the log longer.
+            sqlite3_wal_checkpoint_v2(self.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         }
     }
 
