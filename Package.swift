@@ -4,7 +4,7 @@ import PackageDescription
 // Layout (see docs/architecture.md):
 //   DiligenceCore      pure logic: tasks, durations, the timer state machine. No I/O, no clock.
 //   DiligenceProtocol  JSON, requests/responses, socket paths, dates: shared by daemon and client.
-//   DiligenceStore     SQLite: schema, tasks, sessions, the saved timer.
+//   DiligenceStore     SQLite: schema, tasks, sessions, the saved timer (kept as the protocol's JSON).
 //   DiligenceDaemon    the I/O shell: control server, timer driver, systemd glue.
 //   diligenced / diligencectl  thin executables.
 let package = Package(
@@ -29,7 +29,7 @@ let package = Package(
         // Linux headers the Glibc module leaves out (signalfd).
         .systemLibrary(name: "CLinux"),
         .target(name: "DiligenceProtocol", dependencies: ["DiligenceCore"]),
-        .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "CSQLite"]),
+        .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "DiligenceProtocol", "CSQLite"]),
         .target(
             name: "DiligenceDaemon",
             dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceStore", "CSystemd", "CLinux"]
@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "DiligenceTestSupport", dependencies: ["DiligenceCore"], path: "Tests/TestSupport"),
         .testTarget(name: "DiligenceCoreTests", dependencies: ["DiligenceCore", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceProtocolTests", dependencies: ["DiligenceProtocol", "DiligenceTestSupport"]),
-        .testTarget(name: "DiligenceStoreTests", dependencies: ["DiligenceStore", "DiligenceTestSupport"]),
+        .testTarget(name: "DiligenceStoreTests", dependencies: ["DiligenceStore", "DiligenceProtocol", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceDaemonTests", dependencies: ["DiligenceDaemon", "DiligenceTestSupport"]),
         // CSystemd: the end-to-end tests run a notification server of their own on a real session bus.
         .testTarget(name: "EndToEndTests", dependencies: ["DiligenceProtocol", "DiligenceTestSupport", "CSystemd"]),

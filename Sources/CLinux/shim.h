@@ -22,3 +22,12 @@ extern int pipe2(int pipefd[2], int flags);
 static inline int clinux_pipe_cloexec_nonblock(int fds[2]) {
     return pipe2(fds, O_CLOEXEC | O_NONBLOCK);
 }
+
+#include <malloc.h>
+
+/// One malloc arena for every thread. The daemon runs everything on one serial queue, but
+/// libdispatch may run it on a new worker thread, and glibc gives each new thread an arena of
+/// its own (fresh pages, more resident memory) for no concurrency gained.
+static inline void clinux_single_malloc_arena(void) {
+    mallopt(M_ARENA_MAX, 1);
+}

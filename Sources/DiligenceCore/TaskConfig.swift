@@ -1,10 +1,10 @@
 /// A task's colour, as the seed app offered them.
-public enum TaskColor: String, CaseIterable, Sendable, Codable {
+public enum TaskColor: String, CaseIterable, Sendable {
     case red, orange, yellow, green, cyan, blue, purple
 }
 
 /// Which phases start by themselves when the previous one ends.
-public enum Autostart: String, CaseIterable, Sendable, Codable {
+public enum Autostart: String, CaseIterable, Sendable {
     /// Every phase waits for `start` (the seed app's behaviour).
     case none
     /// Breaks start by themselves; work waits.
@@ -26,7 +26,7 @@ public enum Autostart: String, CaseIterable, Sendable, Codable {
 }
 
 /// A task's configuration: what a phase of it lasts and how phases follow each other.
-public struct TaskConfig: Equatable, Sendable, Codable {
+public struct TaskConfig: Equatable, Sendable {
     /// Store id; 0 for a task not yet stored.
     public var id: Int64
     public var name: String
@@ -154,7 +154,7 @@ public struct TaskConfig: Equatable, Sendable, Codable {
 }
 
 /// A phase of the cycle.
-public enum Phase: String, CaseIterable, Sendable, Codable {
+public enum Phase: String, CaseIterable, Sendable {
     case work
     case shortBreak = "short_break"
     case longBreak = "long_break"

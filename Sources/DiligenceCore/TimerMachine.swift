@@ -1,17 +1,17 @@
 /// The timer's states (SPEC.md "Timer semantics").
-public enum TimerState: String, Sendable, Codable {
+public enum TimerState: String, Sendable {
     case idle, running, paused
     /// A phase is ready and waits for `start`.
     case pending
 }
 
 /// How a recorded work session ended.
-public enum Outcome: String, CaseIterable, Sendable, Codable {
+public enum Outcome: String, CaseIterable, Sendable {
     case completed, skipped, abandoned
 }
 
 /// What the machine does when the computer slept through part of a phase.
-public enum SuspendPolicy: String, CaseIterable, Sendable, Codable {
+public enum SuspendPolicy: String, CaseIterable, Sendable {
     /// The slept time does not count: the phase resumes where it was.
     case pause
     /// The slept time counts: the phase may have ended meanwhile.
@@ -40,7 +40,7 @@ public struct Now: Sendable, Equatable {
 }
 
 /// A work session as it is recorded (SPEC.md lists the fields).
-public struct WorkSession: Equatable, Sendable, Codable {
+public struct WorkSession: Equatable, Sendable {
     /// Store id; 0 until stored.
     public var id: Int64
     public var taskID: Int64
@@ -406,7 +406,7 @@ extension Phase {
 
 /// The timer as saved in the store, independent of any clock: a restarted daemon (even after a
 /// reboot) rebuilds the machine from it and the time that passed meanwhile.
-public struct SavedTimer: Codable, Equatable, Sendable {
+public struct SavedTimer: Equatable, Sendable {
     public var state: TimerState
     public var phase: Phase?
     public var task: TaskConfig?
@@ -416,6 +416,18 @@ public struct SavedTimer: Codable, Equatable, Sendable {
     public var elapsed: Double
     public var pauses: Int
     public var phaseStartWall: Double
+
+    public init(state: TimerState, phase: Phase?, task: TaskConfig?, round: Int, duration: Double,
+                elapsed: Double, pauses: Int, phaseStartWall: Double) {
+        self.state = state
+        self.phase = phase
+        self.task = task
+        self.round = round
+        self.duration = duration
+        self.elapsed = elapsed
+        self.pauses = pauses
+        self.phaseStartWall = phaseStartWall
+    }
 }
 
 extension TimerMachine {

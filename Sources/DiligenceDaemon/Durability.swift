@@ -3,8 +3,8 @@ import Glibc
 #endif
 import Dispatch
 import DiligenceCore
+import DiligenceProtocol
 import DiligenceStore
-import FoundationEssentials
 
 // What the daemon does when storage fails (docs/reliability.md): it keeps timing, keeps the
 // sessions it could not write in memory, retries them with back-off, and never overwrites a
@@ -65,7 +65,7 @@ extension Daemon {
     func spillUnsaved() {
         guard !unsaved.isEmpty else { return }
         do {
-            let bytes = Array(try JSONEncoder().encode(unsaved))
+            let bytes = Array(JSON.array(unsaved.map(\.storedJSON)).serialized.utf8)
             let fd = try Sys.retrying("open \(spillPath)") { open(spillPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
             defer { Sys.close(fd) }
             var written = 0
@@ -84,7 +84,9 @@ extension Daemon {
     /// previous daemon wrote it after all) is not written again (`recordOnce`).
     func loadSpilled() {
         guard let text = try? Files.read(spillPath) else { return }
-        guard let spilled = try? JSONDecoder().decode([WorkSession].self, from: Data(text.utf8)) else {
+        let items = (try? JSON.parse(text))?.arrayValue
+        let spilled = items?.compactMap(WorkSession.init(storedJSON:)) ?? []
+        guard let items, spilled.count == items.count else {
             Log.error("\(spillPath) is not a list of sessions; left as it is.")
             return
         }

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import CLinux
 #endif
 import Dispatch
 import DiligenceCore
@@ -65,6 +66,7 @@ extension Daemon {
     /// The whole program: parse arguments, start, serve forever.
     public static func main(arguments: [String]) -> Never {
         blockHandledSignals()
+        clinux_single_malloc_arena()
         let options: DaemonOptions
         do {
             options = try DaemonOptions.parse(arguments)

@@ -1,5 +1,5 @@
 import DiligenceCore
-import FoundationEssentials
+import DiligenceProtocol
 
 /// The daemon's database: tasks, recorded work sessions, day plans and the saved timer.
 ///
@@ -364,12 +364,7 @@ public final class Store {
     /// Saves the timer (replacing any saved one) with the clocks read when it was saved:
     /// wall time, CLOCK_BOOTTIME seconds, and the kernel's boot id (to tell a reboot apart).
     public func saveTimer(_ saved: SavedTimer, wall: Double, boottime: Double, bootID: String) throws(DiligenceError) {
-        let json: String
-        do {
-            json = String(decoding: try JSONEncoder().encode(saved), as: UTF8.self)
-        } catch {
-            throw DiligenceError("storage_error", "Cannot encode the timer state for \(path): \(error).")
-        }
+        let json = saved.storedJSON.serialized
         try db.run(
             """
             INSERT INTO timer_state (id, saved, saved_wall, saved_boottime, boot_id) VALUES (1, ?, ?, ?, ?)
@@ -389,7 +384,7 @@ public final class Store {
         guard let row = try db.query("SELECT saved, saved_wall, saved_boottime, boot_id FROM timer_state WHERE id = 1").first else {
             return nil
         }
-        guard let saved = try? JSONDecoder().decode(SavedTimer.self, from: Data(row.string(0).utf8)) else {
+        guard let stored = try? JSON.parse(row.string(0)), let saved = SavedTimer(storedJSON: stored) else {
             return nil
         }
         return (saved, row.double(1), row.double(2), row.string(3))

@@ -1,5 +1,6 @@
 import DiligenceCore
 import Glibc
+import DiligenceProtocol
 import Testing
 @testable import DiligenceStore
 
@@ -333,6 +334,33 @@ import Testing
     let saved = TimerMachine().saved(at: Now(steady: 1, wall: 1))
     try store.saveTimer(saved, wall: 1, boottime: 1, bootID: "b")
     #expect(try store.loadTimer()?.saved == saved)
+}
+
+@Test func aTimerSavedByAnEarlierVersionStillRestores() throws {
+    // Exactly what Foundation's JSONEncoder wrote for SavedTimer before the store kept its own
+    // JSON (keys in another order, an absent optional, whole doubles without a fraction).
+    let store = try Store(location: .memory)
+    let earlier = """
+        {"round":2,"state":"running","phase":"work","duration":1500,"elapsed":30.25,"pauses":1,\
+        "phaseStartWall":1700000000.5,"task":{"id":1,"name":"Study","description":"","color":"blue",\
+        "workSeconds":1500,"shortBreakSeconds":300,"longBreakSeconds":900,"longBreakEvery":4,\
+        "breaks":true,"autostart":"none","focusMode":false,"goal":0,"sound":"rain"}}
+        """
+    try store.connection.run("INSERT INTO timer_state VALUES (1, ?, 1, 2, 'b')", [.text(earlier)])
+    let task = TaskConfig(id: 1, name: "Study", sound: "rain")
+    #expect(try store.loadTimer()?.saved == SavedTimer(state: .running, phase: .work, task: task, round: 2, duration: 1500,
+                                                       elapsed: 30.25, pauses: 1, phaseStartWall: 1_700_000_000.5))
+}
+
+@Test func aStoredSessionRoundTripsExactly() throws {
+    // The spill file keeps sessions this way; `recordOnce` finds a spilled one by its exact start.
+    let session = WorkSession(id: 7, taskID: 3, taskName: "Écrire \"vite\"", start: 1_700_000_000.1234567,
+                              end: 1_700_001_500.000001, plannedSeconds: 1500, focusedSeconds: 1499, pauses: 2,
+                              outcome: .abandoned)
+    let text = JSON.array([session.storedJSON]).serialized
+    let parsed = try JSON.parse(text).arrayValue?.compactMap(WorkSession.init(storedJSON:))
+    #expect(parsed == [session])
+    #expect(WorkSession(storedJSON: .object([("id", .int(1))])) == nil)
 }
 
 // MARK: Damaged, foreign and busy databases

@@ -1,0 +1,94 @@
+import DiligenceCore
+import DiligenceProtocol
+
+// The JSON the daemon keeps for itself: the saved timer (a column of `timer_state`) and the
+// sessions it could not write before exiting (the spill file). Every field round-trips exactly
+// (a spilled session's start finds its row again), and the key names are those Swift's
+// Codable gave earlier versions, so a timer saved by one still restores. Written with the
+// protocol's JSON rather than Foundation's JSONEncoder, whose first use pages in about a
+// megabyte of code and whose runtime type lookups sat on the phase-end path
+// (docs/performance.md, memory).
+
+extension TaskConfig {
+    var storedJSON: JSON {
+        var members: [(String, JSON)] = [
+            ("id", .int(id)), ("name", .string(name)), ("description", .string(description)),
+            ("color", .string(color.rawValue)), ("workSeconds", .int(workSeconds)),
+            ("shortBreakSeconds", .int(shortBreakSeconds)), ("longBreakSeconds", .int(longBreakSeconds)),
+            ("longBreakEvery", .int(longBreakEvery)), ("breaks", .bool(breaks)),
+            ("autostart", .string(autostart.rawValue)), ("focusMode", .bool(focusMode)), ("goal", .int(goal)),
+        ]
+        if let reminderMinute { members.append(("reminderMinute", .int(reminderMinute))) }
+        if let sound { members.append(("sound", .string(sound))) }
+        return .object(members)
+    }
+
+    init?(storedJSON json: JSON) {
+        guard let id = json["id"]?.intValue, let name = json["name"]?.stringValue,
+              let description = json["description"]?.stringValue,
+              let color = json["color"]?.stringValue.flatMap(TaskColor.init(rawValue:)),
+              let work = json["workSeconds"]?.intValue, let shortBreak = json["shortBreakSeconds"]?.intValue,
+              let longBreak = json["longBreakSeconds"]?.intValue, let every = json["longBreakEvery"]?.intValue,
+              let breaks = json["breaks"]?.boolValue,
+              let autostart = json["autostart"]?.stringValue.flatMap(Autostart.init(rawValue:)),
+              let focusMode = json["focusMode"]?.boolValue, let goal = json["goal"]?.intValue
+        else { return nil }
+        self.init(id: id, name: name, description: description, color: color, workSeconds: Int(work),
+                  shortBreakSeconds: Int(shortBreak), longBreakSeconds: Int(longBreak), longBreakEvery: Int(every),
+                  breaks: breaks, autostart: autostart, focusMode: focusMode, goal: Int(goal),
+                  reminderMinute: json["reminderMinute"]?.intValue.map(Int.init), sound: json["sound"]?.stringValue)
+    }
+}
+
+extension WorkSession {
+    public var storedJSON: JSON {
+        .object([
+            ("id", .int(id)), ("taskID", .int(taskID)), ("taskName", .string(taskName)),
+            ("start", .double(start)), ("end", .double(end)), ("plannedSeconds", .int(plannedSeconds)),
+            ("focusedSeconds", .int(focusedSeconds)), ("pauses", .int(pauses)), ("outcome", .string(outcome.rawValue)),
+        ])
+    }
+
+    public init?(storedJSON json: JSON) {
+        guard let id = json["id"]?.intValue, let taskID = json["taskID"]?.intValue,
+              let taskName = json["taskName"]?.stringValue,
+              let start = json["start"]?.doubleValue, let end = json["end"]?.doubleValue,
+              let planned = json["plannedSeconds"]?.intValue, let focused = json["focusedSeconds"]?.intValue,
+              let pauses = json["pauses"]?.intValue,
+              let outcome = json["outcome"]?.stringValue.flatMap(Outcome.init(rawValue:))
+        else { return nil }
+        self.init(id: id, taskID: taskID, taskName: taskName, start: start, end: end, plannedSeconds: Int(planned),
+                  focusedSeconds: Int(focused), pauses: Int(pauses), outcome: outcome)
+    }
+}
+
+extension SavedTimer {
+    var storedJSON: JSON {
+        var members: [(String, JSON)] = [("state", .string(state.rawValue))]
+        if let phase { members.append(("phase", .string(phase.rawValue))) }
+        if let task { members.append(("task", task.storedJSON)) }
+        members += [("round", .int(round)), ("duration", .double(duration)), ("elapsed", .double(elapsed)),
+                    ("pauses", .int(pauses)), ("phaseStartWall", .double(phaseStartWall))]
+        return .object(members)
+    }
+
+    init?(storedJSON json: JSON) {
+        guard let state = json["state"]?.stringValue.flatMap(TimerState.init(rawValue:)),
+              let round = json["round"]?.intValue, let duration = json["duration"]?.doubleValue,
+              let elapsed = json["elapsed"]?.doubleValue, let pauses = json["pauses"]?.intValue,
+              let phaseStartWall = json["phaseStartWall"]?.doubleValue
+        else { return nil }
+        var phase: Phase?
+        if let value = json["phase"], !value.isNull {
+            guard let parsed = value.stringValue.flatMap(Phase.init(rawValue:)) else { return nil }
+            phase = parsed
+        }
+        var task: TaskConfig?
+        if let value = json["task"], !value.isNull {
+            guard let parsed = TaskConfig(storedJSON: value) else { return nil }
+            task = parsed
+        }
+        self.init(state: state, phase: phase, task: task, round: Int(round), duration: duration, elapsed: elapsed,
+                  pauses: Int(pauses), phaseStartWall: phaseStartWall)
+    }
+}
