@@ -31,3 +31,31 @@ static inline int clinux_pipe_cloexec_nonblock(int fds[2]) {
 static inline void clinux_single_malloc_arena(void) {
     mallopt(M_ARENA_MAX, 1);
 }
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <stdint.h>
+#include <errno.h>
+
+// epoll for the control server's read loop (ReadLoop.swift). struct epoll_event is packed on
+// x86-64; these take and give plain tokens so Swift never handles it.
+
+/// Watches `fd` for input (level-triggered); its events carry `token`.
+static inline int clinux_epoll_add(int epfd, int fd, uint64_t token) {
+    struct epoll_event event = { .events = EPOLLIN, .data = { .u64 = token } };
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
+}
+
+static inline int clinux_epoll_remove(int epfd, int fd) {
+    return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+/// Waits (without a timeout) until some descriptors are ready; writes their tokens.
+static inline int clinux_epoll_wait_tokens(int epfd, uint64_t *tokens, int max) {
+    struct epoll_event events[64];
+    if (max > 64) max = 64;
+    int n;
+    do { n = epoll_wait(epfd, events, max, -1); } while (n < 0 && errno == EINTR);
+    for (int i = 0; i < n; i++) tokens[i] = events[i].data.u64;
+    return n;
+}

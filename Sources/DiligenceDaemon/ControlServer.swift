@@ -34,7 +34,8 @@ final class ClientConnection {
     /// Guards against handling lines again from inside a handler's own `send`.
     private var processingInput = false
     private var onLine: ((ClientConnection, ArraySlice<UInt8>) -> Void)?
-    private var readSource: DispatchSourceRead?
+    /// Reads arrive through the server's read loop (not a Dispatch source: see `ReadLoop`).
+    private var readLoop: ReadLoop?
     private var writeSource: DispatchSourceWrite?
     private var writeSourceActive = false
     private(set) var closed = false
@@ -69,29 +70,25 @@ final class ClientConnection {
         self.readBuffer = readBuffer
     }
 
-    fileprivate func start(queue: DispatchQueue, onLine: @escaping (ClientConnection, ArraySlice<UInt8>) -> Void) {
+    fileprivate func start(queue: DispatchQueue, readLoop: ReadLoop, onLine: @escaping (ClientConnection, ArraySlice<UInt8>) -> Void) {
         self.queue = queue
         self.onLine = onLine
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [unowned self] in self.readAvailable() }
+        self.readLoop = readLoop
+        watchInput()
         let writer = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
         writer.setEventHandler { [unowned self] in self.flush() }
         // libdispatch keys its epoll registrations by descriptor: the descriptor may be closed
-        // (and its number reused by the next client) only after both sources are cancelled.
-        var remaining = 2
+        // (and its number reused by the next client) only after the source is cancelled.
         let fd = self.fd
-        let closeWhenBothCancelled = {
-            remaining -= 1
-            if remaining == 0 { Sys.close(fd) }
-        }
-        source.setCancelHandler(handler: closeWhenBothCancelled)
-        writer.setCancelHandler(handler: closeWhenBothCancelled)
-        readSource = source
+        writer.setCancelHandler { Sys.close(fd) }
         writeSource = writer
-        source.activate()
         // Activated (resumed) only while output waits: an idle writable socket would fire forever.
         writer.activate()
         writer.suspend()
+    }
+
+    private func watchInput() {
+        readLoop?.watch(fd, token: id) { [unowned self] in self.readAvailable() }
     }
 
     private func readAvailable() {
@@ -129,7 +126,7 @@ final class ClientConnection {
         input.removeFirst(start)
         if pendingOutput > Self.maxBacklog {
             // Back-pressure: read no more until the client takes its answers (flush resumes).
-            if !readingPaused { readingPaused = true; readSource?.suspend() }
+            if !readingPaused { readingPaused = true; readLoop?.unwatch(fd, token: id) }
             disarmPartialLineTimer()
             return
         }
@@ -230,7 +227,7 @@ final class ClientConnection {
     private func resumeReadingIfCaughtUp() {
         guard readingPaused, !closed, pendingOutput <= Self.maxBacklog / 2 else { return }
         readingPaused = false
-        readSource?.resume()
+        watchInput()
         processInput()
     }
 
@@ -242,18 +239,17 @@ final class ClientConnection {
         onLine = nil
         partialLineTimer?.cancel()
         partialLineTimer = nil
-        // A refused client never got sources: its descriptor is closed here, or it would leak
+        // A refused client was never started: its descriptor is closed here, or it would leak
         // and the client would wait for an end of stream that never comes.
-        if readSource == nil && writeSource == nil { Sys.close(fd) }
-        // Suspended sources must be resumed before they can be cancelled.
-        if readingPaused { readSource?.resume() }
-        readSource?.cancel()
+        if writeSource == nil { Sys.close(fd) }
+        // Out of the read loop before the descriptor is closed (by the write source's cancel).
+        if !readingPaused { readLoop?.unwatch(fd, token: id) }
+        readLoop = nil
         if let writer = writeSource {
             // A suspended source must be resumed before it can be cancelled.
             if !writeSourceActive { writer.resume() }
             writer.cancel()
         }
-        readSource = nil
         writeSource = nil
         onClose?(self)
         onClose = nil
@@ -266,6 +262,7 @@ final class ControlServer {
     private let queue: DispatchQueue
     private let listenFD: Int32
     private var acceptSource: DispatchSourceRead?
+    private var readLoop: ReadLoop?
     private(set) var connections: [Int: ClientConnection] = [:]
     private let readBuffer = ReadBuffer()
     private var nextID = 1
@@ -286,7 +283,14 @@ final class ControlServer {
         self.handler = handler
     }
 
-    func start() {
+    func start() throws(DiligenceError) {
+        do {
+            let loop = try ReadLoop(queue: queue)
+            loop.start()
+            readLoop = loop
+        } catch {
+            throw DiligenceError("socket_error", "Cannot set up reading from clients (\(error)); the system may be out of file descriptors.")
+        }
         let source = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: queue)
         source.setEventHandler { [unowned self] in self.acceptPending() }
         acceptSource = source
@@ -298,6 +302,8 @@ final class ControlServer {
         acceptSource?.cancel()
         acceptSource = nil
         for connection in Array(connections.values) { connection.close() }
+        readLoop?.stop()
+        readLoop = nil
     }
 
     private func acceptPending() {
@@ -329,7 +335,8 @@ final class ControlServer {
         connections[connection.id] = connection
         connection.partialLineTimeout = partialLineTimeout
         connection.onClose = { [unowned self] in self.connections[$0.id] = nil }
-        connection.start(queue: queue, onLine: handler)
+        guard let readLoop else { return connection.close() }
+        connection.start(queue: queue, readLoop: readLoop, onLine: handler)
     }
 
     /// Why this peer may not talk to the daemon, if it may not.

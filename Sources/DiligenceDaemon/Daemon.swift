@@ -113,7 +113,7 @@ public final class Daemon {
         retryTimer.setEventHandler { [unowned self] in self.retryTimerFired() }
         retryTimer.schedule(deadline: .distantFuture)
         retryTimer.activate()
-        server.start()
+        try server.start()
         startWatchdog()
         logind.start()
         updateReminders()
