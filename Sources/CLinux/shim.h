@@ -59,3 +59,10 @@ static inline int clinux_epoll_wait_tokens(int epfd, uint64_t *tokens, int max) 
     for (int i = 0; i < n; i++) tokens[i] = events[i].data.u64;
     return n;
 }
+
+#include <sys/prctl.h>
+
+/// Names the calling thread (top -H, gdb, /proc/<pid>/task/<tid>/comm); at most 15 bytes.
+static inline void clinux_name_thread(const char *name) {
+    prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}

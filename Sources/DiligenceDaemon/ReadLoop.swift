@@ -71,6 +71,7 @@ final class ReadLoop: @unchecked Sendable {
     }
 
     private func run() {
+        clinux_name_thread("diligenced-read")
         var tokens = [UInt64](repeating: 0, count: 64)
         while true {
             let count = Int(tokens.withUnsafeMutableBufferPointer { clinux_epoll_wait_tokens(epollFD, $0.baseAddress, Int32($0.count)) })
