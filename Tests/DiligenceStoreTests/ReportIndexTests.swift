@@ -41,6 +41,25 @@ import Testing
         #expect(try store.connection.query("PRAGMA user_version").first?.int(0) == Store.schemaVersion, "the schema version is unchanged")
     }
 
+    @Test func theStartOnlyIndexIsDroppedOnOpenAndStartRangesUseTheReportIndex() throws {
+        let dir = TempDir()
+        defer { dir.remove() }
+        func startIndexes(_ store: Store) throws -> Int {
+            try store.connection.query("SELECT count(*) FROM sqlite_master WHERE name = 'sessions_start'").first?.int(0) ?? -1
+        }
+        do {
+            let store = try Store(location: .path(dir.database))
+            #expect(try startIndexes(store) == 0)
+            // A database an earlier build opened last still has it.
+            try store.connection.exec("CREATE INDEX sessions_start ON sessions(start)")
+        }
+        let store = try Store(location: .path(dir.database))
+        #expect(try startIndexes(store) == 0)
+        let plan = try store.connection.query("EXPLAIN QUERY PLAN SELECT id FROM sessions WHERE start >= 0 AND start < 1 ORDER BY start")
+            .map { $0.string(3) }.joined(separator: "; ")
+        #expect(plan.contains("USING") && plan.contains("INDEX sessions_report"), "\(plan)")
+    }
+
     @Test func sessionsEndingBeforeTheRangeAreLeftOut() throws {
         let dir = TempDir()
         defer { dir.remove() }
