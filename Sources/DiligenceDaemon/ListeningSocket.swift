@@ -28,17 +28,24 @@ struct ListeningSocket {
 
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw DiligenceError("socket_error", "Cannot create a socket: \(String(cString: strerror(errno))).") }
-        // The socket file is created 0600 whatever the caller's umask.
-        let oldMask = umask(0o177)
         let bound = Sys.withSockaddr(address) { bind(fd, $0, $1) }
         let bindErrno = errno
-        umask(oldMask)
         guard bound == 0 else {
             Sys.close(fd)
             if bindErrno == EADDRINUSE {
                 throw DiligenceError("already_running", "Another diligenced is already running on \(path).")
             }
             throw DiligenceError("socket_error", "Cannot bind \(path): \(String(cString: strerror(bindErrno))).")
+        }
+        // The socket file is 0600 whatever the umask. Not by setting the umask around bind: it
+        // is the process's, and another thread creating a file or starting a child meanwhile
+        // (in-process test daemons, the tests' own processes) would get 0177 too. Until this
+        // chmod nobody else can reach the socket anyway: its directory is ours and 0700.
+        guard chmod(path, 0o600) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Sys.close(fd)
+            unlink(path)
+            throw DiligenceError("socket_error", "Cannot make \(path) private (chmod 0600): \(reason).")
         }
         guard listen(fd, 128) == 0 else {
             let reason = String(cString: strerror(errno))

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Testing
 import DiligenceCore
 import DiligenceProtocol
@@ -104,4 +105,32 @@ import DiligenceTestSupport
             return e?.code == "invalid_config" && e?.message.contains("line 2") == true
         }
     }
+}
+
+/// Opening the control socket leaves the process's umask alone: it once set 0177 around
+/// `bind`, and a child started by another thread in that moment (the end-to-end tests' daemons)
+/// inherited it and made its directories 0600. Sampled from /proc while another thread opens
+/// and closes sockets; the sockets are still 0600.
+@Test func openingTheSocketNeverChangesTheProcessUmask() throws {
+    func umaskNow() -> String {
+        let status = (try? Files.read("/proc/self/status")) ?? nil
+        return status?.split(separator: "\n").first { $0.hasPrefix("Umask:") }.map(String.init) ?? "?"
+    }
+    let directory = TemporaryDirectory()
+    defer { directory.remove() }
+    let before = umaskNow()
+    let done = DispatchSemaphore(value: 0)
+    let path = directory.path + "/control.sock"
+    DispatchQueue.global().async {
+        for _ in 0..<300 {
+            if let socket = try? ListeningSocket.open(path: path) { socket.close() }
+        }
+        done.signal()
+    }
+    var seen: Set<String> = []
+    while done.wait(timeout: .now()) == .timedOut { seen.insert(umaskNow()) }
+    #expect(seen.subtracting([before]).isEmpty, "umask seen: \(seen.sorted()), before: \(before)")
+    let socket = try ListeningSocket.open(path: path)
+    defer { socket.close() }
+    #expect(Sys.fileStatus(path).map { $0.st_mode & 0o777 } == 0o600)
 }
