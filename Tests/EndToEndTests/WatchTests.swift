@@ -5,14 +5,24 @@ import Foundation
 import Testing
 import DiligenceProtocol
 
-/// Voluntary context switches of every thread of `pid` (each wake-up from a blocking wait is one).
-func voluntaryContextSwitches(_ pid: pid_t) -> Int {
+/// Voluntary context switches of each thread of `pid`, by thread id (each wake-up from a
+/// blocking wait is one).
+func voluntaryContextSwitches(_ pid: pid_t) -> [String: Int] {
     let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-    return tasks.reduce(0) { sum, tid in
+    var counts: [String: Int] = [:]
+    for tid in tasks {
         let text = readTextFile("/proc/\(pid)/task/\(tid)/status")
         let line = text.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
-        return sum + (line.flatMap { Int($0.split(separator: "\t").last ?? "") } ?? 0)
+        if let count = line.flatMap({ Int($0.split(separator: "\t").last ?? "") }) { counts[tid] = count }
     }
+    return counts
+}
+
+/// Wake-ups of `pid`'s threads between two `voluntaryContextSwitches` readings, counted as
+/// `make bench` counts them: a thread that appeared counts whole; one that ended (a libdispatch
+/// worker winding down, once, 5 s after its last work item) takes its count with it.
+func threadWakeups(from before: [String: Int], to after: [String: Int]) -> Int {
+    after.reduce(0) { sum, thread in sum + thread.value - (before[thread.key] ?? 0) }
 }
 
 /// A `watch` connection whose events nobody reads (a stalled status bar).
@@ -77,7 +87,7 @@ extension EndToEnd {
             func wakeups(over seconds: Double) -> Int {
                 let before = voluntaryContextSwitches(pid)
                 sleepFor(seconds)
-                return voluntaryContextSwitches(pid) - before
+                return threadWakeups(from: before, to: voluntaryContextSwitches(pid))
             }
             // Raw watch connections (closed by dropping them); the events wait unread in the socket.
             var watchers: [ControlConnection]? = [try stalledWatcher(d), try stalledWatcher(d)]
