@@ -1,6 +1,7 @@
 import DiligenceCore
 import Testing
 @testable import DiligenceStore
+import DiligenceTestSupport
 
 /// Reports read their sessions from the covering index `sessions_report`, which every open
 /// creates when missing (outside the schema version: it changes no data).
@@ -15,7 +16,7 @@ import Testing
     }
 
     @Test func reportsReadSessionsFromTheCoveringIndexAlone() throws {
-        let dir = TempDir()
+        let dir = TemporaryDirectory()
         defer { dir.remove() }
         let store = try Store(location: .path(dir.database))
         let plan = try reportPlan(store)
@@ -23,7 +24,7 @@ import Testing
     }
 
     @Test func aDatabaseWithoutTheIndexGetsItOnOpenAndKeepsItsSessions() throws {
-        let dir = TempDir()
+        let dir = TemporaryDirectory()
         defer { dir.remove() }
         do {
             let store = try Store(location: .path(dir.database))
@@ -42,7 +43,7 @@ import Testing
     }
 
     @Test func theStartOnlyIndexIsDroppedOnOpenAndStartRangesUseTheReportIndex() throws {
-        let dir = TempDir()
+        let dir = TemporaryDirectory()
         defer { dir.remove() }
         func startIndexes(_ store: Store) throws -> Int {
             try store.connection.query("SELECT count(*) FROM sqlite_master WHERE name = 'sessions_start'").first?.int(0) ?? -1
@@ -61,7 +62,7 @@ import Testing
     }
 
     @Test func sessionsEndingBeforeTheRangeAreLeftOut() throws {
-        let dir = TempDir()
+        let dir = TemporaryDirectory()
         defer { dir.remove() }
         let store = try Store(location: .path(dir.database))
         try store.connection.exec("""

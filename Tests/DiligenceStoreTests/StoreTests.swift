@@ -3,6 +3,7 @@ import Glibc
 import DiligenceProtocol
 import Testing
 @testable import DiligenceStore
+import DiligenceTestSupport
 
 // MARK: Opening and seeding
 
@@ -15,7 +16,7 @@ import Testing
 }
 
 @Test func reopeningDoesNotSeedAgain() throws {
-    let dir = TempDir()
+    let dir = TemporaryDirectory()
     defer { dir.remove() }
     do {
         let store = try Store(location: .path(dir.database))
@@ -28,7 +29,7 @@ import Testing
 }
 
 @Test func newDatabaseFileIsPrivate() throws {
-    let dir = TempDir()
+    let dir = TemporaryDirectory()
     defer { dir.remove() }
     let store = try Store(location: .path(dir.database))
     _ = try store.record(session(try store.findTask("Work"), start: 1000))
@@ -43,7 +44,7 @@ import Testing
 }
 
 @Test func missingDirectoryIsAStorageErrorNamingThePath() throws {
-    let dir = TempDir()
+    let dir = TemporaryDirectory()
     defer { dir.remove() }
     let path = dir.file("no-such-dir/db.sqlite3")
     let failure = error { () throws(DiligenceError) in try Store(location: .path(path)) }
@@ -52,7 +53,7 @@ import Testing
 }
 
 @Test func reopeningAFileKeepsEverything() throws {
-    let dir = TempDir()
+    let dir = TemporaryDirectory()
     defer { dir.remove() }
     let saved = try savedTimer(TaskConfig.defaults[0], wall: 1_700_000_000.5, elapsed: 612.25) { machine, now throws(DiligenceError) in
         _ = try machine.pause(at: now)
@@ -366,7 +367,7 @@ import Testing
 // MARK: Damaged, foreign and busy databases
 
 @Test func aFileThatIsNotADatabaseIsCorruptAndUntouched() throws {
-    let dir = TempDir()
+    let dir = TemporaryDirectory()
     defer { dir.remove() }
     let garbage = (0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }
     writeBytes(dir.database, garbage)
@@ -380,7 +381,7 @@ import Testing
 }
 
 @Test func aNewerSchemaIsRefused() throws {
-    let dir = TempDir()
+    let dir = TemporaryDirectory()
     defer { dir.remove() }
     do {
         let db = try SQLite(location: .path(dir.database))
@@ -394,7 +395,7 @@ import Testing
 }
 
 @Test func aWriteLockedByAnotherConnectionIsDatabaseLockedInBoundedTime() throws {
-    let dir = TempDir()
+    let dir = TemporaryDirectory()
     defer { dir.remove() }
     let store = try Store(location: .path(dir.database))
     let holder = try SQLite(location: .path(dir.database))
@@ -416,7 +417,7 @@ import Testing
 }
 
 @Test func openingADatabaseLockedForReadingIsDatabaseLocked() throws {
-    let dir = TempDir()
+    let dir = TemporaryDirectory()
     defer { dir.remove() }
     // A rollback-journal database in an exclusive transaction keeps out readers too.
     let holder = try SQLite(location: .path(dir.database))

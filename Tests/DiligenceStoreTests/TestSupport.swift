@@ -1,36 +1,14 @@
 import DiligenceCore
 import Glibc
 @testable import DiligenceStore
+import DiligenceTestSupport
 
-/// A unique directory under /tmp, removed with everything in it by `remove()`.
-struct TempDir {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/diligence-store-test-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed: errno \(errno)")
-        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
+extension TemporaryDirectory {
     /// A path for a file in this directory.
     func file(_ name: String) -> String { path + "/" + name }
 
-    /// The database path most tests use.
+    /// The database path most store tests use.
     var database: String { file("diligence.sqlite3") }
-
-    func remove() {
-        if let dir = opendir(path) {
-            while let entry = readdir(dir) {
-                let name = withUnsafePointer(to: &entry.pointee.d_name) {
-                    String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
-                }
-                if name != "." && name != ".." { unlink(file(name)) }
-            }
-            closedir(dir)
-        }
-        rmdir(path)
-    }
 }
 
 /// The permission bits of `path`, nil when it does not exist.

@@ -2,12 +2,13 @@ import DiligenceCore
 import Glibc
 import Testing
 @testable import DiligenceStore
+import DiligenceTestSupport
 
 // Store.transaction: the daemon writes a phase end's session and saved timer in one commit
 // (one disk flush), so both must be seen together or not at all.
 
 @Test func aSessionAndTheSavedTimerCommitTogether() throws {
-    let dir = TempDir()
+    let dir = TemporaryDirectory()
     defer { dir.remove() }
     let store = try Store(location: .path(dir.database))
     let reader = try Store(location: .path(dir.database))
@@ -48,7 +49,7 @@ import Testing
 // the disk flush, so the commit must already be what every reader sees.
 
 @Test func aCommitFlushedByTheCallerIsVisibleAtOnceAndTheConnectionStaysFullySynchronous() throws {
-    let dir = TempDir()
+    let dir = TemporaryDirectory()
     defer { dir.remove() }
     let db = try SQLite(location: .path(dir.database))
     let reader = try SQLite(location: .path(dir.database))
@@ -71,7 +72,7 @@ import Testing
 }
 
 @Test func checkpointsRunWhereTheyAreScheduledNotInsideTheCommitThatFilledTheLog() throws {
-    let dir = TempDir()
+    let dir = TemporaryDirectory()
     defer { dir.remove() }
     let db = try SQLite(location: .path(dir.database))
     var scheduled: [() -> Void] = []
