@@ -292,7 +292,6 @@ public final class Daemon {
     /// (docs/performance.md, phase-end lateness; docs/reliability.md).
     func apply(_ events: [TimerEvent], at now: Now) {
         guard !events.isEmpty else { return }
-        let delayed = retryUnsaved()
         let ended = events.compactMap { event -> WorkSession? in
             if case let .sessionEnded(session) = event { return session }
             return nil
@@ -301,19 +300,27 @@ public final class Daemon {
         var unflushed = false
         do {
             // One transaction: a phase end's session and the saved timer are committed together.
-            recorded = try store.transaction(flush: .byCaller) { () throws(DiligenceError) -> [WorkSession?] in
+            recorded = try store.transaction(flush: .byCaller, lockWaitMilliseconds: Self.phaseEndLockWait) { () throws(DiligenceError) -> [WorkSession?] in
                 var stored: [WorkSession?] = []
                 for session in ended { stored.append(try recordOnce(session)) }
                 try writeTimer(at: now)
                 return stored
             }
             unflushed = true
+        } catch where error.code == "database_locked" {
+            // Another process holds the database: each write on its own would wait for it
+            // again. The retry timer writes the sessions once it lets go.
+            Log.error("Could not record \(ended.count) session(s); will retry: \(error.message)")
+            unsaved += ended
+            recorded = ended.map { _ in nil }
         } catch {
             // Nothing of it was written: write each on its own, so what can be stored is, and a
             // session that cannot waits in `unsaved`.
             recorded = ended.map(record)
             saveTimer(at: now)
         }
+        // Sessions a failed write left waiting go in once the database takes writes again.
+        let delayed = unflushed ? retryUnsaved() : []
         for session in delayed { broadcast("session_recorded", now: now, extra: [("session", session.json)]) }
         var sessions = recorded.makeIterator()
         var reported: [TimerEvent] = []
@@ -337,6 +344,11 @@ public final class Daemon {
         scheduleRetryIfNeeded()
         react(to: events, at: now)
     }
+
+    /// How long a phase end waits for another process's lock on the database (instead of the
+    /// store's 2 s): its events must not wait behind, say, a `sqlite3` shell left in a
+    /// transaction. Its sessions then wait in `unsaved` for the retry timer.
+    static let phaseEndLockWait: Int32 = 100
 
     private func record(_ session: WorkSession) -> WorkSession? {
         do {

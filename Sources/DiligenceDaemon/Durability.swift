@@ -39,7 +39,11 @@ extension Daemon {
         for session in written {
             broadcast("session_recorded", now: now, extra: [("session", session.json)])
         }
-        if !written.isEmpty { Systemd.notify("STATUS=\(statusLine(at: now))") }
+        if !written.isEmpty {
+            // The phase end that could not write them could not save the timer either.
+            saveTimer(at: now)
+            Systemd.notify("STATUS=\(statusLine(at: now))")
+        }
         scheduleRetryIfNeeded()
     }
 

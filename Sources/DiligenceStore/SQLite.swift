@@ -236,10 +236,15 @@ public final class SQLite {
     /// Runs `body` in a write transaction: `BEGIN IMMEDIATE` (taking the write lock up front,
     /// so a busy database fails here, through the busy timeout, rather than half way), `COMMIT`
     /// on return, `ROLLBACK` when `body` throws. Inside an open transaction, `body` simply joins it.
-    public func transaction<T>(flush: Flush = .onCommit, _ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
+    /// `lockWaitMilliseconds` replaces the busy timeout for this transaction: how long to wait
+    /// for another process's lock before `database_locked`.
+    public func transaction<T>(flush: Flush = .onCommit, lockWaitMilliseconds: Int32? = nil,
+                               _ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
         if sqlite3_get_autocommit(handle) == 0 {
             return try body()
         }
+        if let wait = lockWaitMilliseconds { sqlite3_busy_timeout(handle, wait) }
+        defer { if lockWaitMilliseconds != nil { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) } }
         if flush == .byCaller {
             // In WAL mode, NORMAL writes the commit's frames without an fsync (a checkpoint
             // still syncs first); the pragma is per connection and costs no I/O.

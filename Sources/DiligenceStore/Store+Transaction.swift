@@ -5,8 +5,9 @@ extension Store {
     /// disk flush with `synchronous=FULL`) or, when it throws, not at all. Nested calls join the
     /// open transaction. The daemon writes a phase end's session and saved timer this way,
     /// with `flush: .byCaller`: its events go out first, then `flushJournal()`.
-    public func transaction<T>(flush: SQLite.Flush = .onCommit, _ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
-        try connection.transaction(flush: flush, body)
+    public func transaction<T>(flush: SQLite.Flush = .onCommit, lockWaitMilliseconds: Int32? = nil,
+                               _ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
+        try connection.transaction(flush: flush, lockWaitMilliseconds: lockWaitMilliseconds, body)
     }
 
     /// Waits until every committed write is on disk (see `SQLite.flushJournal`).

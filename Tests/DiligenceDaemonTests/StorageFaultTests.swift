@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Testing
 import DiligenceCore
 import DiligenceProtocol
@@ -59,6 +60,32 @@ import DiligenceStore
         #expect(eventually { d.sessions().count == 1 })
         #expect(d.sessions().map(\.outcome) == [.completed])
         #expect(d.daemon.queue.sync { d.daemon.unsaved.isEmpty })
+    }
+
+    @Test func aLockedDatabaseDoesNotHoldUpThePhaseEnd() throws {
+        let clock = FakeClock()
+        let d = try InProcessDaemon(clocks: clock.clocks)
+        defer { d.stop() }
+        _ = try d.request("{\"command\":\"start\",\"task\":\"Work\"}")
+        let other = try SQLite(location: .path(d.daemon.paths.database), busyTimeoutMilliseconds: 100)
+        try other.exec("BEGIN EXCLUSIVE")
+        // The lock goes 1 s from now; the store alone would wait 2 s for it.
+        let released = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let holder = other  // used by that one block alone from here on
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
+            try? holder.exec("COMMIT")
+            released.signal()
+        }
+        clock.advance(1500)
+        let status = try d.status()  // reads the clocks: the work phase ends here
+        #expect(released.wait(timeout: .now()) == .timedOut, "the phase end waited for the other process's lock")
+        #expect(status["state"] == .string("pending"))
+        #expect(d.daemon.queue.sync { d.daemon.unsaved.count } == 1)
+        // Written by the retry timer once the lock is gone, with the timer state.
+        #expect(released.wait(timeout: .now() + 10) == .success)
+        #expect(eventually { d.sessions().count == 1 })
+        let saved = try Store(location: .path(d.daemon.paths.database)).loadTimer()
+        #expect(saved?.saved.state == .pending)
     }
 
     @Test(.enabled(if: geteuid() == 0, "mounting a small tmpfs needs root"))
