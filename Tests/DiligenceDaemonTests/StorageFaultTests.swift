@@ -76,18 +76,12 @@ import DiligenceStore
     @Test(.enabled(if: geteuid() == 0, "mounting a small tmpfs needs root"))
     func aFullDiskDelaysTheSessionUntilSpaceReturns() throws {
         let clock = FakeClock()
-        var dataDir = ""
-        let d = try InProcessDaemon(clocks: clock.clocks) { paths in
-            dataDir = Files.directory(of: paths.database)
-            try #require(mount("tmpfs", dataDir, "tmpfs", 0, "size=512k,mode=0700") == 0, "mount: \(String(cString: strerror(errno)))")
-        }
+        let (d, dataDir, filler) = try workRunningOnAFullDisk(clock)
         defer {
             d.daemon.queue.sync { d.daemon.stop() }
             umount2(dataDir, Int32(MNT_DETACH))
             d.directory.remove()
         }
-        _ = try d.request("{\"command\":\"start\",\"task\":\"Work\"}")
-        let filler = fillFileSystem(dataDir)
         clock.advance(1500)
         #expect(try d.status()["state"] == .string("pending"))
         #expect(d.daemon.queue.sync { d.daemon.unsaved.count } == 1)
@@ -106,17 +100,11 @@ import DiligenceStore
     @Test(.enabled(if: geteuid() == 0, "mounting a small tmpfs needs root"))
     func sessionsStillUnsavedAtExitAreRecordedByTheNextStartOnce() throws {
         let clock = FakeClock()
-        var dataDir = ""
-        let d = try InProcessDaemon(clocks: clock.clocks) { paths in
-            dataDir = Files.directory(of: paths.database)
-            try #require(mount("tmpfs", dataDir, "tmpfs", 0, "size=512k,mode=0700") == 0)
-        }
+        let (d, dataDir, filler) = try workRunningOnAFullDisk(clock)
         defer {
             umount2(dataDir, Int32(MNT_DETACH))
             d.directory.remove()
         }
-        _ = try d.request("{\"command\":\"start\",\"task\":\"Work\"}")
-        let filler = fillFileSystem(dataDir)
         clock.advance(1500)
         #expect(try d.status()["state"] == .string("pending"))
         // The daemon exits with the disk still full: the session goes to the spill file.
@@ -167,6 +155,18 @@ import DiligenceStore
         #expect(d.daemon.config.problems.count == 1)
         #expect(try d.request("{\"command\":\"status\"}")["ok"] == .bool(true))
     }
+}
+
+/// A daemon whose data directory is a 512 KiB tmpfs (the caller unmounts `dataDir`), with a
+/// work phase of `Work` running and that file system then filled (unlink `filler` to free it).
+private func workRunningOnAFullDisk(_ clock: FakeClock) throws -> (d: InProcessDaemon, dataDir: String, filler: String) {
+    var dataDir = ""
+    let d = try InProcessDaemon(clocks: clock.clocks) { paths in
+        dataDir = Files.directory(of: paths.database)
+        try #require(mount("tmpfs", dataDir, "tmpfs", 0, "size=512k,mode=0700") == 0, "mount: \(String(cString: strerror(errno)))")
+    }
+    _ = try d.request("{\"command\":\"start\",\"task\":\"Work\"}")
+    return (d, dataDir, fillFileSystem(dataDir))
 }
 
 /// Fills the file system holding `directory` to its last byte; returns the filler's path
