@@ -47,7 +47,7 @@ extension Command {
                 options: [Option("pauses", .count, "N", key: "pauses", "pauses taken (default 0)"), json],
                 wire: "history_add", output: .report,
                 summary: "record a completed session the timer missed",
-                notes: "A session that overlaps a recorded one is refused; the message names it."),
+                notes: "HH:MM is a moment of today (days start at day_starts_at). A session that overlaps a recorded one is refused; the message names it. A local time a DST change skips or repeats is refused: give its offset, e.g. 2026-10-25 02:30+02:00."),
         Command(words: ["history", "remove"], arguments: [sessionID], options: [json], wire: "history_remove", output: .report,
                 summary: "delete a recorded session"),
         Command(words: ["history", "edit"], arguments: [sessionID],
