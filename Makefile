@@ -27,6 +27,8 @@ TEST_PACKAGES = sqlite3 tzdata systemd dbus
 # Status bars and completions (Tests/EndToEndTests/StatusBarTests.swift):
 # a real tmux, the shells that check the completions, man to render the man pages.
 TEST_PACKAGES += tmux zsh fish man-db
+# The simulated-suspend tests build an LD_PRELOAD library with the system's cc (Tests/FakeClock).
+TEST_PACKAGES += gcc libc6-dev
 # Debian packages `make bench` uses (the references and the runner).
 BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
