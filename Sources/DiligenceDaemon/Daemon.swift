@@ -15,7 +15,9 @@ public final class Daemon {
     let clocks: Clocks
     var config: DaemonConfig
     let store: Store
-    var machine = TimerMachine()
+    /// The timer. Only `changeTimer` changes it (private(set): other files cannot), so every
+    /// change is recorded, saved and pushed the same way.
+    private(set) var machine = TimerMachine()
     private var listener: ListeningSocket!
     private(set) var server: ControlServer!
 
@@ -232,15 +234,13 @@ public final class Daemon {
         let slept = clocks.slept
         let delta = slept - lastSlept
         lastSlept = slept
-        var events: [TimerEvent] = []
-        if delta > 0.5 {
-            Log.info("The machine slept for \(Int(delta)) s; applying the \(config.suspend.rawValue) policy.", fields: [("EVENT", "resumed_from_suspend")])
-            events += machine.suspended(for: delta, policy: config.suspend, at: now)
-        }
-        events += machine.tick(at: now)
-        if !events.isEmpty {
-            apply(events, at: now)
-            rearm()
+        changeTimer(at: now) { machine in
+            var events: [TimerEvent] = []
+            if delta > 0.5 {
+                Log.info("The machine slept for \(Int(delta)) s; applying the \(config.suspend.rawValue) policy.", fields: [("EVENT", "resumed_from_suspend")])
+                events += machine.suspended(for: delta, policy: config.suspend, at: now)
+            }
+            return events + machine.tick(at: now)
         }
         return now
     }
@@ -283,15 +283,32 @@ public final class Daemon {
         }
     }
 
-    // MARK: Applying events
+    // MARK: Changing the timer
+
+    /// The one path for every change of the timer, whatever its cause (a command, a deadline, a
+    /// suspend, a notification button, a task edited or removed, the restore at start-up): runs
+    /// `change` on the machine, then records its sessions, saves the timer, pushes its events to
+    /// the watchers, updates STATUS= and reacts (`apply`), and re-arms the timers. A change with
+    /// no event of its own (a pending phase taking its task's new length) is pushed as `status`.
+    @discardableResult
+    func changeTimer<Failure: Error>(
+        at now: Now, _ change: (inout TimerMachine) throws(Failure) -> [TimerEvent]
+    ) throws(Failure) -> [TimerEvent] {
+        let before = machine
+        let events = try change(&machine)
+        // Nothing changed (most `status` requests): no write, no timer re-armed.
+        guard !events.isEmpty || machine != before else { return events }
+        apply(events, at: now)
+        rearm()
+        return events
+    }
 
     /// Records, saves, broadcasts and notifies what the machine did. Every session is committed
     /// before any answer or event reports it. The disk flush of that commit follows the events
     /// (a millisecond later, before anything else runs on the queue), so a phase end reaches
     /// the watchers as soon as it is recorded, not after the disk's slowest fsync
     /// (docs/performance.md, phase-end lateness; docs/reliability.md).
-    func apply(_ events: [TimerEvent], at now: Now) {
-        guard !events.isEmpty else { return }
+    private func apply(_ events: [TimerEvent], at now: Now) {
         let ended = events.compactMap { event -> WorkSession? in
             if case let .sessionEnded(session) = event { return session }
             return nil
@@ -334,6 +351,7 @@ public final class Daemon {
             broadcast(event.name, now: now, extra: extra)
             reported.append(event)
         }
+        if events.isEmpty { broadcast("status", now: now) }
         if unflushed {
             do { try store.flushJournal() } catch {
                 Log.error("Recorded sessions may not be on disk yet: \(error.message)", fields: [("EVENT", "flush_failed")])
@@ -430,7 +448,7 @@ public final class Daemon {
         let downtime = max(0, sameBoot ? now.steady - loaded.boottime : now.wall - loaded.wall)
         machine = TimerMachine(restoring: saved, downtime: downtime, at: now)
         Log.info("Restored the \(machine.state.rawValue) \(machine.phase?.label ?? "") of \(current.name) after \(Int(downtime)) s away.")
-        apply(machine.tick(at: now), at: now)
+        changeTimer(at: now) { $0.tick(at: now) }
     }
 
     // MARK: Status
