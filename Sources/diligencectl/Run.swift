@@ -41,15 +41,20 @@ struct Terminal: Sendable {
     static let none = Terminal(isInteractive: false) { _ in nil }
 }
 
-/// Writes `text` whole to file descriptor `fd` (1 stdout, 2 stderr), retrying short writes and EINTR.
-func writeAll(_ text: String, to fd: Int32) {
+/// Writes `text` whole to file descriptor `fd` (1 stdout, 2 stderr), retrying short writes and
+/// EINTR. Returns 0, or the errno of the write that failed (EPIPE: the reader is gone; SIGPIPE
+/// is ignored, main.swift).
+@discardableResult
+func writeAll(_ text: String, to fd: Int32) -> Int32 {
     var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {
         let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return }
+        if n < 0 { return errno }
+        if n == 0 { return EIO }
         bytes = bytes.dropFirst(n)
     }
+    return 0
 }
 
 /// The whole client, as a function: arguments in, texts and exit code out.
