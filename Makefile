@@ -66,11 +66,20 @@ release: deps
 run: release
 	exec $$($(SWIFT) build -c release --show-bin-path)/diligenced $(ARGS)
 
-# Every test: unit tests of each module and end-to-end tests of the built binaries.
+# Every test: unit tests of each module and end-to-end tests of the built binaries. The run has
+# an id that every process it starts carries (DILIGENCE_TEST_RUN) and a temporary directory of
+# its own; once `swift test` has ended, a second one checks that no process of the run is alive
+# and nothing of it is left in /tmp or /var/lib (Tests/EndToEndTests/LeftoverTests.swift).
 test: test-deps
 	$(MAKE) -s verify-units
 	$(SWIFT) build $(SWIFT_FLAGS)
-	DILIGENCE_BIN_DIR=$$($(SWIFT) build --show-bin-path) $(SWIFT) test $(SWIFT_FLAGS)
+	@run=$$$$-$$(date +%s); tmp=/tmp/diligence-test-$$run; mkdir -m 700 $$tmp || exit 1; \
+	export DILIGENCE_BIN_DIR=$$($(SWIFT) build --show-bin-path) DILIGENCE_TEST_TMP=$$tmp; \
+	echo "$(SWIFT) test (run $$run)"; \
+	DILIGENCE_TEST_RUN=$$run $(SWIFT) test $(SWIFT_FLAGS); status=$$?; \
+	echo "Checking what the run left behind"; \
+	DILIGENCE_CHECK_LEFTOVERS_OF=$$run $(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter Leftovers || status=1; \
+	rm -rf $$tmp; exit $$status
 
 man: $(MANPAGES)
 

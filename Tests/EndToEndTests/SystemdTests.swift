@@ -12,6 +12,7 @@ import Glibc
 import Foundation
 import Testing
 import DiligenceProtocol
+import DiligenceTestSupport
 
 // MARK: - Running a program
 
@@ -83,7 +84,7 @@ final class UserManager {
         }
         guard let unshare = findProgram("/usr/bin/unshare", "/bin/unshare") else { return "unshare(1) is missing" }
         guard access(systemdBinary, X_OK) == 0 else { return "\(systemdBinary) is missing" }
-        let probe = try? runProgram([unshare, "--mount", "--propagation", "private", "true"], environment: [:], directory: "/tmp")
+        let probe = try? runProgram([unshare, "--mount", "--propagation", "private", "true"], environment: [:], directory: TestRun.temporaryBase)
         guard let probe, probe.succeeded else {
             return "cannot make a mount namespace (unshare --mount failed: \(probe?.stderr.trimmingWhitespace() ?? "?"))"
         }
@@ -104,9 +105,8 @@ final class UserManager {
     init() throws {
         // Not under /tmp or /var/tmp: the service runs with PrivateTmp=yes and would not see
         // them. Not under the package either: a checkout may itself live in /tmp (CI's does).
-        let base = "/var/lib/diligence-e2e"
-        mkdir(base, 0o700)
-        daemon = try DaemonUnderTest(launch: false, base: base)
+        // /var/lib/diligence-test-<run>-XXXXXX, removed with the daemon's directory.
+        daemon = try DaemonUnderTest(launch: false, base: "/var/lib", prefix: "diligence-test-\(TestRun.id)")
         let root = daemon.root
         destdir = root + "/dest"
         serviceLog = root + "/service.log"
