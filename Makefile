@@ -24,9 +24,10 @@ BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config scdoc
 # Debian packages the tests use (systemd: the private `systemd --user` of the service tests;
 # dbus: the private session bus of the notification tests).
 TEST_PACKAGES = sqlite3 tzdata systemd dbus
-# Status bars and completions (Tests/EndToEndTests/StatusBarTests.swift):
-# a real tmux, the shells that check the completions, man to render the man pages.
-TEST_PACKAGES += tmux zsh fish man-db
+# Status bars and completions (Tests/EndToEndTests/StatusBarTests.swift, ShellCompletionTests.swift):
+# a real tmux, the shells that check the completions (bash with and without bash-completion),
+# man to render the man pages.
+TEST_PACKAGES += tmux bash bash-completion zsh fish man-db
 # Debian packages `make bench` uses (the references and the runner).
 BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
