@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceTime
 
 /// Protocol constants (docs/protocol.md).
 public enum ProtocolInfo {
@@ -149,7 +150,7 @@ extension TaskConfig {
             ("autostart", .string(autostart.rawValue)),
             ("focus_mode", .bool(focusMode)),
             ("goal", .int(goal)),
-            ("reminder", .string(reminderMinute.map(TaskConfig.formatReminder))),
+            ("reminder", .string(reminderMinute.map(TimeOfDay.format))),
             ("sound", .string(sound)),
         ])
     }
@@ -183,7 +184,7 @@ extension TaskConfig {
             let v = try request.string("reminder")
             if v == nil || v == "off" {
                 reminderMinute = nil
-            } else if let m = TaskConfig.parseReminder(v!) {
+            } else if let m = TimeOfDay.parse(v!) {
                 reminderMinute = m
             } else {
                 throw DiligenceError("invalid_value", "reminder must be a time HH:MM (24-hour) or \"off\"; got \(v!.debugDescription).")
