@@ -74,7 +74,7 @@ run: release
 test: test-deps
 	$(MAKE) -s verify-units
 	$(SWIFT) build $(SWIFT_FLAGS)
-	@run=$$$$-$$(date +%s); tmp=/tmp/diligence-test-$$run; mkdir -m 700 $$tmp || exit 1; \
+	@run=$$$$-$$(date +%s); tmp=/tmp/diligence-test-$$run; mkdir -m 755 $$tmp || exit 1; \
 	export DILIGENCE_BIN_DIR=$$($(SWIFT) build --show-bin-path) DILIGENCE_TEST_TMP=$$tmp; \
 	echo "$(SWIFT) test (run $$run)"; \
 	DILIGENCE_TEST_RUN=$$run $(SWIFT) test $(SWIFT_FLAGS); status=$$?; \

@@ -6,6 +6,7 @@ import Testing
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceStore
+import DiligenceTestSupport
 @testable import DiligenceDaemon
 
 /// Storage faults (issue item 5) done for real: garbage bytes, a second process's lock, a full
@@ -143,6 +144,8 @@ import DiligenceStore
             return e?.code == "storage_error" && e?.message.contains(dataDir) == true
         }
         umount2(dataDir, Int32(MNT_DETACH))
+        // The refused daemon's directory could not be removed while the mount stood.
+        TemporaryDirectory(adopting: Files.directory(of: dataDir)).remove()
     }
 }
 

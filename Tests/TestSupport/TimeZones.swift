@@ -42,6 +42,11 @@ public struct TemporaryDirectory: Sendable {
         path = TestRun.makeDirectory(in: TestRun.temporaryBase, prefix: prefix)
     }
 
+    /// A directory made elsewhere, to be removed the same way.
+    public init(adopting path: String) {
+        self.path = path
+    }
+
     public func remove() {
         var pid: pid_t = 0
         var argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/rm"), strdup("-rf"), strdup(path), nil]
