@@ -123,6 +123,7 @@ func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal) -> Out
         }
         let answer = parsed.command.wire == "import" ? try importFile(parsed, send: send) : try send(parsed.request)
         outcome = Outcome(stdout: show(answer, for: parsed, colors: terminal.colors))
+        if case .status = parsed.command.output { outcome.stderr = configWarnings(answer) }
     } catch {
         switch error {
         case let .connection(.unreachable(path, reason)):
@@ -139,6 +140,13 @@ func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal) -> Out
     }
     outcome.stdout = prefix + outcome.stdout
     return outcome
+}
+
+/// `status` warns on stderr (stdout stays what scripts and bars read) while the daemon runs
+/// without its config file: one line per problem it reports in `config_problems`.
+func configWarnings(_ status: JSON) -> String {
+    let problems = status["config_problems"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    return problems.map { "diligencectl: warning: the daemon's configuration: \($0)\n" }.joined()
 }
 
 /// The result of an `ok: true` response; the error message otherwise.

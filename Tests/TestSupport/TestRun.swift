@@ -88,3 +88,12 @@ public enum TestRun {
         }
     }
 }
+
+/// Writes `text` to `path` (created or truncated, 0600); traps when it cannot.
+public func writeTextFile(_ text: String, to path: String) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    precondition(fd >= 0, "cannot write \(path): \(String(cString: strerror(errno)))")
+    defer { close(fd) }
+    let bytes = Array(text.utf8)
+    precondition(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count, "short write to \(path)")
+}
