@@ -152,9 +152,9 @@ uninstall:
 verify-units:
 	@dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
 	for unit in diligenced.service diligenced.socket; do \
-		sed -e 's|@BINDIR@|/bin|g' -e 's|@DOCDIR@|/usr/share/doc/diligence|g' systemd/$$unit > $$dir/$$unit; \
+		sed -e "s|@BINDIR@|$$dir|g" -e 's|@DOCDIR@|/usr/share/doc/diligence|g' systemd/$$unit > $$dir/$$unit; \
 	done; \
-	cp /bin/true $$dir/diligenced; sed -i "s|^ExecStart=.*|ExecStart=$$dir/diligenced|" $$dir/diligenced.service; \
+	cp /bin/true $$dir/diligenced; cp /bin/true $$dir/diligencectl; \
 	out=$$(XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-$$dir} systemd-analyze --user verify --man=no \
 		$$dir/diligenced.socket $$dir/diligenced.service 2>&1); rc=$$?; \
 	if [ $$rc -ne 0 ] || [ -n "$$out" ]; then echo "$$out"; echo "verify-units: systemd-analyze verify complained"; exit 1; fi; \
