@@ -39,8 +39,8 @@ BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config scdoc
 TEST_PACKAGES = sqlite3 tzdata systemd dbus
 # Status bars and completions (Tests/EndToEndTests/StatusBarTests.swift, ShellCompletionTests.swift):
 # a real tmux, the shells that check the completions (bash with and without bash-completion),
-# man to render the man pages.
-TEST_PACKAGES += tmux bash bash-completion zsh fish man-db
+# man, groff and mandoc to render and lint the man pages.
+TEST_PACKAGES += tmux bash bash-completion zsh fish man-db groff-base mandoc
 # Debian packages `make bench` uses (the references and the runner).
 BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
@@ -97,9 +97,18 @@ test: test-deps
 
 man: $(MANPAGES)
 
+# scdoc writes a paragraph macro after each heading and before each heading, where no
+# paragraph follows, and one at the end of each indented block: the first are dropped, the
+# last becomes a blank line after the block, so that `mandoc -T lint` has nothing to say.
+# Tests/EndToEndTests/StatusBarTests.swift renders each page with groff -ww and mandoc.
 .build/man/%: docs/%.scd
 	@mkdir -p .build/man
-	scdoc < $< > $@
+	scdoc < $< | awk '{ line[NR] = $$0 } END { \
+		for (i = 1; i <= NR; i++) { \
+			if (line[i] == ".P" && (last ~ /^\.(SH|SS|TH|P)( |$$)/ || line[i + 1] ~ /^\.(SH|SS)( |$$)/ || i == NR)) continue; \
+			if (line[i] == ".P" && line[i + 1] ~ /^\.RE( |$$)/) { print line[i + 1]; line[i + 1] = ".sp" } \
+			else print line[i]; \
+			last = line[i] } }' > $@
 
 # 100 000 random and mutated requests against a daemon (docs/reliability.md); `make test` runs
 # 5 000 at the same fixed seed. FUZZ_SEED=<n> tries another seed.
