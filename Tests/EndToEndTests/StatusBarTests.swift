@@ -159,26 +159,24 @@ extension EndToEnd {
             // A second tmux attaches to the first in its pane, so the first one draws its status
             // line into a terminal whose screen capture-pane can read.
             try bar.run("tmux -S \(outer) -f /dev/null new-session -d -x 100 -y 8 'tmux -S \(inner) attach'")
-            var screen = ""
-            let deadline = monotonicNow() + 10
-            while monotonicNow() < deadline {
-                screen = try bar.run("tmux -S \(outer) capture-pane -p")
-                if screen.contains("▶ Study 2") { break }
-                sleepFor(0.2)
+            /// The bottom line of the screen once it shows `text` (10 s at most), and the screen.
+            func statusLine(showing text: String) throws -> (line: String, screen: String) {
+                var screen = ""
+                let deadline = monotonicNow() + 10
+                while monotonicNow() < deadline {
+                    screen = try bar.run("tmux -S \(outer) capture-pane -p")
+                    if screen.contains(text) { break }
+                    sleepFor(0.2)
+                }
+                return (screen.split(separator: "\n").last.map(String.init) ?? "", screen)
             }
-            let statusLine = screen.split(separator: "\n").last.map(String.init) ?? ""
-            #expect(statusLine.contains("▶ Study 2"), "the tmux screen:\n\(screen)")
-            #expect(statusLine.range(of: #"Study \d+:\d\d \| \d\d:\d\d"#, options: .regularExpression) != nil, "\(statusLine)")
+            let (running, screen) = try statusLine(showing: "▶ Study 2")
+            #expect(running.contains("▶ Study 2"), "the tmux screen:\n\(screen)")
+            #expect(running.range(of: #"Study \d+:\d\d \| \d\d:\d\d"#, options: .regularExpression) != nil, "\(running)")
             // The daemon goes away: an offline mark, not an empty space.
             bar.d.kill()
-            let offlineBy = monotonicNow() + 10
-            while monotonicNow() < offlineBy {
-                screen = try bar.run("tmux -S \(outer) capture-pane -p")
-                if screen.contains("⊘ offline") { break }
-                sleepFor(0.2)
-            }
-            let offlineLine = screen.split(separator: "\n").last.map(String.init) ?? ""
-            #expect(offlineLine.range(of: #"⊘ offline \| \d\d:\d\d"#, options: .regularExpression) != nil, "the tmux screen:\n\(screen)")
+            let (offlineLine, offlineScreen) = try statusLine(showing: "⊘ offline")
+            #expect(offlineLine.range(of: #"⊘ offline \| \d\d:\d\d"#, options: .regularExpression) != nil, "the tmux screen:\n\(offlineScreen)")
         }
     }
 }
