@@ -2,8 +2,10 @@
 import PackageDescription
 
 // Layout (see docs/architecture.md):
+//   DiligenceTime      every date rule: calendar days, RFC 3339, local days under day_starts_at,
+//                      dates and times as people type them. Used by every module and the client.
 //   DiligenceCore      pure logic: tasks, durations, the timer state machine. No I/O, no clock.
-//   DiligenceProtocol  JSON, requests/responses, socket paths, dates: shared by daemon and client.
+//   DiligenceProtocol  JSON, requests/responses, socket paths: shared by daemon and client.
 //   DiligenceStore     SQLite: schema, tasks, sessions, the saved timer (kept as the protocol's JSON).
 //   DiligenceDaemon    the I/O shell: control server, timer driver, systemd glue.
 //   diligenced / diligencectl  thin executables.
@@ -24,26 +26,29 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The one home of date rules (docs/architecture.md, "Dates"); Glibc only, no Foundation.
+        .target(name: "DiligenceTime"),
         // Rounding in the core calls libm; nothing else links it without Glibc.
-        .target(name: "DiligenceCore", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "DiligenceCore", dependencies: ["DiligenceTime"], linkerSettings: [.linkedLibrary("m")]),
         // Linux headers the Glibc module leaves out (signalfd).
         .systemLibrary(name: "CLinux"),
-        .target(name: "DiligenceProtocol", dependencies: ["DiligenceCore"]),
-        .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "DiligenceProtocol", "CSQLite"]),
+        .target(name: "DiligenceProtocol", dependencies: ["DiligenceCore", "DiligenceTime"]),
+        .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceTime", "CSQLite"]),
         .target(
             name: "DiligenceDaemon",
-            dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceStore", "CSystemd", "CLinux"]
+            dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceStore", "DiligenceTime", "CSystemd", "CLinux"]
         ),
         .executableTarget(name: "diligenced", dependencies: ["DiligenceDaemon"]),
-        .executableTarget(name: "diligencectl", dependencies: ["DiligenceProtocol"]),
+        .executableTarget(name: "diligencectl", dependencies: ["DiligenceProtocol", "DiligenceTime"]),
         // Helpers shared by the test targets (time zones, temporary directories), written once.
         .target(name: "DiligenceTestSupport", dependencies: ["DiligenceCore"], path: "Tests/TestSupport"),
-        .testTarget(name: "DiligenceCoreTests", dependencies: ["DiligenceCore", "DiligenceTestSupport"]),
-        .testTarget(name: "DiligenceProtocolTests", dependencies: ["DiligenceProtocol", "DiligenceTestSupport"]),
-        .testTarget(name: "DiligenceStoreTests", dependencies: ["DiligenceStore", "DiligenceProtocol", "DiligenceTestSupport"]),
-        .testTarget(name: "DiligenceDaemonTests", dependencies: ["DiligenceDaemon", "DiligenceTestSupport"]),
+        .testTarget(name: "DiligenceTimeTests", dependencies: ["DiligenceTime", "DiligenceTestSupport"]),
+        .testTarget(name: "DiligenceCoreTests", dependencies: ["DiligenceCore", "DiligenceTime", "DiligenceTestSupport"]),
+        .testTarget(name: "DiligenceProtocolTests", dependencies: ["DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport"]),
+        .testTarget(name: "DiligenceStoreTests", dependencies: ["DiligenceStore", "DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport"]),
+        .testTarget(name: "DiligenceDaemonTests", dependencies: ["DiligenceDaemon", "DiligenceTime", "DiligenceTestSupport"]),
         // CSystemd: the end-to-end tests run a notification server of their own on a real session bus.
-        .testTarget(name: "EndToEndTests", dependencies: ["DiligenceProtocol", "DiligenceTestSupport", "CSystemd"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport", "CSystemd"]),
         .testTarget(name: "DiligencectlTests", dependencies: ["diligencectl", "DiligenceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

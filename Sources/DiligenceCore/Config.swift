@@ -1,3 +1,5 @@
+import DiligenceTime
+
 /// The daemon's configuration file (`diligenced.conf`, docs/configuration.md): INI-style
 /// `[section]` headers and `key = value` lines; `#` or `;` start a comment line.
 /// Every error names the line and says what is allowed.
@@ -115,7 +117,7 @@ public struct DaemonConfig: Equatable, Sendable {
             }
             suspend = policy
         case ("stats", "day_starts_at"):
-            guard let minute = TaskConfig.parseReminder(entry.value) else {
+            guard let minute = TimeOfDay.parse(entry.value) else {
                 throw DiligenceError("invalid_config", "\(place): day_starts_at is a time HH:MM such as 04:00; got \(entry.value.debugDescription).")
             }
             dayStartsAt = minute

@@ -122,24 +122,6 @@ public struct TaskConfig: Equatable, Sendable {
             throw DiligenceError("invalid_value", "sound must be a name of at most \(Self.maxNameLength) characters, or off.")
         }
     }
-
-    // MARK: Text forms of fields
-
-    /// `HH:MM` → minutes after midnight.
-    public static func parseReminder(_ text: String) -> Int? {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        // Exactly two ASCII digits each: `Int("+9")` would accept a sign.
-        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
-              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m) else { return nil }
-        return h * 60 + m
-    }
-
-    /// Minutes after midnight → `HH:MM`.
-    public static func formatReminder(_ minute: Int) -> String {
-        let h = minute / 60, m = minute % 60
-        return (h < 10 ? "0\(h)" : "\(h)") + ":" + (m < 10 ? "0\(m)" : "\(m)")
-    }
 }
 
 /// A phase of the cycle.

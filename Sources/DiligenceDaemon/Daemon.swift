@@ -6,6 +6,7 @@ import DiligenceCore
 import DiligenceProtocol
 import DiligenceStore
 import CLinux
+import DiligenceTime
 
 /// The running daemon: owns the timer machine, the store and the control server, and drives
 /// the machine from one serial queue (no locks anywhere: every handler runs on `queue`).
@@ -492,7 +493,7 @@ public final class Daemon {
 extension DaemonConfig {
     /// The settings in effect, for log lines: `suspend=pause day_starts_at=00:00 allow_root=false`.
     var summary: String {
-        "suspend=\(suspend.rawValue) day_starts_at=\(TaskConfig.formatReminder(dayStartsAt)) allow_root=\(allowRoot)"
+        "suspend=\(suspend.rawValue) day_starts_at=\(TimeOfDay.format(dayStartsAt)) allow_root=\(allowRoot)"
     }
 }
 

@@ -5,6 +5,7 @@ import Dispatch
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceStore
+import DiligenceTime
 
 // What the daemon does when storage fails (docs/reliability.md): it keeps timing, keeps the
 // sessions it could not write in memory, retries them with back-off, and never overwrites a
@@ -110,7 +111,7 @@ extension Daemon {
         do {
             return (try Store(location: .path(path)), nil)
         } catch where error.code == "database_corrupt" {
-            let aside = path + ".corrupt-" + timestamp(wall)
+            let aside = path + ".corrupt-" + RFC3339.compactUTC(wall)
             guard rename(path, aside) == 0 else {
                 throw DiligenceError("database_corrupt", "\(error.message) Moving it aside to \(aside) failed too: \(String(cString: strerror(errno))).")
             }
@@ -123,15 +124,6 @@ extension Daemon {
                 fields: [("EVENT", "database_corrupt"), ("KEPT_AS", aside)])
             return (try Store(location: .path(path)), aside)
         }
-    }
-
-    /// `20261129T184900Z`: UTC, sortable, safe in a file name.
-    static func timestamp(_ wall: Double) -> String {
-        var t = time_t(wall.rounded(.down))
-        var parts = tm()
-        gmtime_r(&t, &parts)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
     }
 }
 

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import DiligenceCore
 import DiligenceProtocol
+import DiligenceTime
 
 /// The formats of `export` (docs/statistics.md): sessions in, one text out.
 extension ExportFormat {
@@ -59,13 +60,13 @@ extension ExportFormat {
         line("VERSION:2.0")
         line("PRODID:-//diligence//diligence \(ProtocolInfo.release)//EN")
         line("CALSCALE:GREGORIAN")
-        let dtstamp = utc(stamp)
+        let dtstamp = RFC3339.compactUTC(stamp)
         for s in sessions {
             line("BEGIN:VEVENT")
             line("UID:session-\(s.id)@diligence")
             line("DTSTAMP:\(dtstamp)")
-            line("DTSTART:\(utc(s.start))")
-            line("DTEND:\(utc(max(s.end, s.start)))")
+            line("DTSTART:\(RFC3339.compactUTC(s.start))")
+            line("DTEND:\(RFC3339.compactUTC(max(s.end, s.start)))")
             line("SUMMARY:" + icsText(s.taskName))
             let detail = "\(s.outcome.rawValue), focused \(DurationText.format(s.focusedSeconds)) of \(DurationText.format(s.plannedSeconds)), \(s.pauses) pause\(s.pauses == 1 ? "" : "s")"
             line("DESCRIPTION:" + icsText(detail))
@@ -74,18 +75,6 @@ extension ExportFormat {
         }
         line("END:VCALENDAR")
         return out
-    }
-
-    /// `20260610T090000Z`.
-    static func utc(_ wall: Double) -> String {
-        var t = time_t(wall.rounded(.down))
-        var u = tm()
-        gmtime_r(&t, &u)
-        func pad(_ n: Int32, _ width: Int = 2) -> String {
-            let s = String(n)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
-        return pad(u.tm_year + 1900, 4) + pad(u.tm_mon + 1) + pad(u.tm_mday) + "T" + pad(u.tm_hour) + pad(u.tm_min) + pad(u.tm_sec) + "Z"
     }
 
     /// TEXT value escaping: backslash, semicolon, comma and line breaks.

@@ -80,32 +80,3 @@ enum Files {
         return text
     }
 }
-
-/// Local calendar days, honouring the time zone (TZ) and `day_starts_at`.
-enum LocalDay {
-    /// Wall-clock bounds [start, end) of the statistics day that contains `wall`.
-    static func bounds(containing wall: Double, dayStartsAt minute: Int) -> (start: Double, end: Double) {
-        var t = time_t(wall.rounded(.down))
-        var today = Glibc.tm()
-        localtime_r(&t, &today)
-        var start = at(today, minute: minute, dayOffset: 0)
-        if start > wall { start = at(today, minute: minute, dayOffset: -1) }
-        // The next day's start, through mktime so a DST change makes the day 23 or 25 hours long.
-        var startTm = Glibc.tm()
-        var s = time_t(start)
-        localtime_r(&s, &startTm)
-        return (start, at(startTm, minute: minute, dayOffset: 1))
-    }
-
-    /// Wall-clock seconds of `minute` after midnight on the day `dayOffset` days after `day`
-    /// (mktime with tm_isdst = -1: the local time as the zone has it that day).
-    static func at(_ day: tm, minute: Int, dayOffset: Int32) -> Double {
-        var t = day
-        t.tm_mday += dayOffset
-        t.tm_hour = Int32(minute / 60)
-        t.tm_min = Int32(minute % 60)
-        t.tm_sec = 0
-        t.tm_isdst = -1
-        return Double(mktime(&t))
-    }
-}

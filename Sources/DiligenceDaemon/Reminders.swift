@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import DiligenceCore
+import DiligenceTime
 
 /// Daily task reminders (a task's `reminder = HH:MM`): at that local time each day, the daemon
 /// shows a notification, sends a `reminder` event to watchers and runs the `on_reminder` hook.
@@ -31,23 +32,6 @@ final class Reminders {
         timer.activate()
     }
 
-    /// The next local `minute`-after-midnight strictly after `wall`: today's if still ahead,
-    /// else tomorrow's. On a spring-forward day a time in the skipped hour comes an hour later
-    /// (02:30 → 03:30); on a fall-back day a repeated time comes once.
-    static func nextOccurrence(minute: Int, after wall: Double) -> Double {
-        var t = time_t(wall.rounded(.down))
-        var today = tm()
-        localtime_r(&t, &today)
-        let candidate = LocalDay.at(today, minute: minute, dayOffset: 0)
-        if candidate > wall { return candidate }
-        var next = LocalDay.at(today, minute: minute, dayOffset: 1)
-        // A fall-back day repeats an hour: mktime may answer the second 02:30 of the same day.
-        if LocalDay.bounds(containing: next, dayStartsAt: 0).start == LocalDay.bounds(containing: wall, dayStartsAt: 0).start {
-            next = LocalDay.at(today, minute: minute, dayOffset: 2)
-        }
-        return next
-    }
-
     /// Re-reads the tasks' reminders (start, task add/edit/remove, config reload) and re-arms.
     func update(tasks all: [TaskConfig], now: Double) {
         tasks = [:]
@@ -56,22 +40,15 @@ final class Reminders {
             guard let minute = task.reminderMinute else { continue }
             tasks[task.id] = task
             // Keep an occurrence already armed (a suspend may be about to fire it late) unless the time changed.
-            if let old = due[task.id], old > now - 3600, Self.minute(of: old) == minute {
+            if let old = due[task.id], old > now - 3600, LocalDay.minuteOfDay(old) == minute {
                 next[task.id] = old
             } else {
-                next[task.id] = Self.nextOccurrence(minute: minute, after: now)
+                next[task.id] = LocalDay.nextOccurrence(minute: minute, after: now)
             }
         }
         due = next
         firedDay = firedDay.filter { tasks[$0.key] != nil }
         arm()
-    }
-
-    private static func minute(of wall: Double) -> Int {
-        var t = time_t(wall.rounded(.down))
-        var local = tm()
-        localtime_r(&t, &local)
-        return Int(local.tm_hour) * 60 + Int(local.tm_min)
     }
 
     /// Fires every reminder due by `now` that has not fired today, then re-arms.
@@ -86,7 +63,7 @@ final class Reminders {
             } else if !sameDay {
                 Log.info("Skipped the reminder of \(task.name) for a day the machine was off or asleep.")
             }
-            due[id] = Self.nextOccurrence(minute: minute, after: max(now, at))
+            due[id] = LocalDay.nextOccurrence(minute: minute, after: max(now, at))
         }
         arm()
     }

@@ -1,6 +1,7 @@
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceStore
+import DiligenceTime
 
 // The statistics commands of the protocol (docs/protocol.md, docs/statistics.md): reports, the
 // weekly plan, history corrections, export and import. Figures come from DiligenceCore's
@@ -215,12 +216,8 @@ extension Daemon {
                 ("tasks", .array(done)),
             ])
         }
-        // ISO week number: the week belongs to the year of its Thursday.
-        let thursday = monday.adding(days: 3)
-        let week = (thursday.daysSince1970 - CalendarDay(year: thursday.year, month: 1, day: 1)!.daysSince1970) / 7 + 1
-        let label = "\(thursday.year)-W" + (week < 10 ? "0" : "") + String(week)
         return .object([
-            ("week", .string(label)), ("offset", .int(offset)),
+            ("week", .string(monday.isoWeekName)), ("offset", .int(offset)),
             ("from", .string(monday.description)), ("to", .string(sunday.description)),
             ("completed", .int(acc.total.completed)), ("focused_seconds", .int(acc.total.seconds)),
             ("days", .array(days)),
@@ -230,18 +227,10 @@ extension Daemon {
     /// `day`: `YYYY-MM-DD`, `today`, `tomorrow`, `yesterday`, or a weekday (`monday`, `mon`) of
     /// the week `offset` weeks from this one.
     private func planDay(_ text: String, offset: Int) throws(DiligenceError) -> CalendarDay {
-        if let date = CalendarDay(text) { return date }
-        let word = text.lowercased()
-        switch word {
-        case "today": return today
-        case "tomorrow": return today.adding(days: 1)
-        case "yesterday": return today.adding(days: -1)
-        default: break
+        guard let day = DateText.day(text, today: today, weekOffset: offset) else {
+            throw DiligenceError("invalid_date", "\(text.debugDescription) is not a day: give YYYY-MM-DD, today, tomorrow, or a weekday such as monday.")
         }
-        if word.count >= 3, let index = CalendarDay.weekdayNames.firstIndex(where: { $0.hasPrefix(word) }) {
-            return today.monday.adding(days: 7 * offset + index)
-        }
-        throw DiligenceError("invalid_date", "\(text.debugDescription) is not a day: give YYYY-MM-DD, today, tomorrow, or a weekday such as monday.")
+        return day
     }
 
     // MARK: history
@@ -250,11 +239,10 @@ extension Daemon {
     /// or an RFC 3339 time.
     private func timeBound(_ text: String?, _ key: String, endOfDay: Bool) throws(DiligenceError) -> Double? {
         guard let text else { return nil }
-        if let day = CalendarDay(text) {
-            return LocalDay.start(of: endOfDay ? day.adding(days: 1) : day, dayStartsAt: config.dayStartsAt)
+        guard let wall = DateText.bound(text, endOfDay: endOfDay, dayStartsAt: config.dayStartsAt) else {
+            throw DiligenceError("invalid_date", "\"\(key)\": \(text.debugDescription) is not a date YYYY-MM-DD (or an RFC 3339 time).")
         }
-        if let wall = RFC3339.parse(text) { return wall }
-        throw DiligenceError("invalid_date", "\"\(key)\": \(text.debugDescription) is not a date YYYY-MM-DD (or an RFC 3339 time).")
+        return wall
     }
 
     private func history(task name: String?, since: String?, until: String?, limit: Int?) throws(DiligenceError) -> JSON {
@@ -265,24 +253,12 @@ extension Daemon {
         return .object([("sessions", .array(sessions.map(\.json)))])
     }
 
-    /// A moment given as RFC 3339, or local `YYYY-MM-DDTHH:MM[:SS]` / `YYYY-MM-DD HH:MM`, or
-    /// `HH:MM` (today's calendar date).
+    /// A moment (`DateText.moment`); `HH:MM` is on today's calendar date.
     private func moment(_ text: String, _ key: String) throws(DiligenceError) -> Double {
-        if let wall = RFC3339.parse(text) { return wall }
-        let parts = text.split(whereSeparator: { $0 == "T" || $0 == " " })
-        var date = LocalDay.date(containing: clocks.now.wall, dayStartsAt: 0)
-        var time = Substring(text)
-        if parts.count == 2, let d = CalendarDay(String(parts[0])) {
-            date = d
-            time = parts[1]
+        guard let wall = DateText.moment(text, today: LocalDay.date(containing: clocks.now.wall, dayStartsAt: 0)) else {
+            throw DiligenceError("invalid_date", "\"\(key)\": \(text.debugDescription) is not a time: give HH:MM (today), YYYY-MM-DD HH:MM, or RFC 3339.")
         }
-        let fields = time.split(separator: ":")
-        if (2...3).contains(fields.count), fields.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
-           let h = Int(fields[0]), let m = Int(fields[1]), let s = fields.count == 3 ? Int(fields[2]) : 0,
-           h < 24, m < 60, s < 60 {
-            return LocalDay.wall(of: date, hour: h, minute: m, second: s)
-        }
-        throw DiligenceError("invalid_date", "\"\(key)\": \(text.debugDescription) is not a time: give HH:MM (today), YYYY-MM-DD HH:MM, or RFC 3339.")
+        return wall
     }
 
     private func addSession(task name: String, start startText: String, end endText: String, pauses: Int) throws(DiligenceError) -> JSON {

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceTime
 
 /// Protocol constants (docs/protocol.md).
 public enum ProtocolInfo {
@@ -102,7 +103,7 @@ extension TaskConfig {
             ("autostart", .string(autostart.rawValue)),
             ("focus_mode", .bool(focusMode)),
             ("goal", .int(goal)),
-            ("reminder", .string(reminderMinute.map(TaskConfig.formatReminder))),
+            ("reminder", .string(reminderMinute.map(TimeOfDay.format))),
             ("sound", .string(sound)),
         ])
     }

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceTime
 
 // The schema of the control protocol: what each field of a request may hold. Every command's
 // fields are declared once (Commands.swift); the daemon checks each request against them before
@@ -111,10 +112,10 @@ public struct FieldSpec: Sendable, Equatable {
             if value.isNull { return .null }
             guard let text = value.stringValue else { throw wrongType("a time \"HH:MM\", \"off\" or null") }
             if text == "off" { return .null }
-            guard let minute = TaskConfig.parseReminder(text) else {
+            guard let minute = TimeOfDay.parse(text) else {
                 throw DiligenceError("invalid_value", "\(label) must be a time HH:MM (24-hour) or \"off\"; got \(text.debugDescription).")
             }
-            return .string(TaskConfig.formatReminder(minute))
+            return .string(TimeOfDay.format(minute))
         case let .nameOrOff(maxLength):
             if value.isNull { return .null }
             guard let text = value.stringValue else { throw wrongType("a name, \"off\" or null") }
@@ -284,7 +285,7 @@ extension Field where Value == Setting<Int>? {
     static func timeOfDay(_ name: String, _ doc: String) -> Field {
         Field(FieldSpec(name, .timeOfDay, .optional, doc)) { json in
             guard let json else { return nil }
-            return json.stringValue.flatMap(TaskConfig.parseReminder).map(Setting.on) ?? .off
+            return json.stringValue.flatMap(TimeOfDay.parse).map(Setting.on) ?? .off
         }
     }
 }

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceTime
 
 // Queries behind the reports, the plan, history corrections, export and import.
 // Aggregates are never stored: every figure is computed from `sessions` when asked.

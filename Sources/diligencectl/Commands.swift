@@ -1,5 +1,6 @@
 import DiligenceCore
 import DiligenceProtocol
+import DiligenceTime
 
 // The one table of commands and options. Parsing, request building and help all read it.
 
@@ -65,7 +66,7 @@ enum ValueKind: Sendable {
             return .string(raw)
         case .timeOfDay:
             if raw == "off" { return .null }
-            guard TaskConfig.parseReminder(raw) != nil else { throw bad("a time HH:MM (24-hour) or off") }
+            guard TimeOfDay.parse(raw) != nil else { throw bad("a time HH:MM (24-hour) or off") }
             return .string(raw)
         case .nameOrOff:
             guard !raw.isEmpty else { throw bad("a name or off") }

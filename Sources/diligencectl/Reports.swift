@@ -3,6 +3,7 @@ import Glibc
 #endif
 import DiligenceCore
 import DiligenceProtocol
+import DiligenceTime
 
 // Statistics, the week and its plan, history, export and import: their commands, and the
 // reports a person reads. Pure functions of the daemon's JSON (docs/statistics.md).
@@ -204,16 +205,8 @@ func visibleWidth(_ text: String) -> Int {
     return width
 }
 
-/// `HH:MM` of an RFC 3339 time (the daemon's local time).
-private func clock(_ rfc3339: String) -> String {
-    let b = Array(rfc3339)
-    return b.count >= 16 ? String(b[11..<16]) : rfc3339
-}
-
-private func date(_ rfc3339: String) -> String { String(rfc3339.prefix(10)) }
-
 private func sessionLine(_ s: JSON) -> String {
-    "\(str(s, "task")), \(date(str(s, "start"))) \(clock(str(s, "start")))–\(clock(str(s, "end"))) (\(hoursMinutes(num(s, "focused_seconds"))))"
+    "\(str(s, "task")), \(RFC3339.dateText(str(s, "start"))) \(RFC3339.clockText(str(s, "start")))–\(RFC3339.clockText(str(s, "end"))) (\(hoursMinutes(num(s, "focused_seconds"))))"
 }
 
 private func weekdayShort(_ name: String) -> String { name.prefix(1).uppercased() + name.dropFirst().prefix(2) }
@@ -230,7 +223,7 @@ private func todayReport(_ r: JSON, _ paint: Paint) -> String {
     let sessions = r["sessions"]?.arrayValue ?? []
     if !sessions.isEmpty {
         out += "\nSessions\n" + columns(sessions.map { s in
-            [clock(str(s, "start")) + "–" + clock(str(s, "end")), str(s, "task"), hoursMinutes(num(s, "focused_seconds")),
+            [RFC3339.clockText(str(s, "start")) + "–" + RFC3339.clockText(str(s, "end")), str(s, "task"), hoursMinutes(num(s, "focused_seconds")),
              str(s, "outcome") + (num(s, "pauses") > 0 ? ", \(plural(num(s, "pauses"), "pause"))" : "")]
         }, right: [2])
     }
@@ -334,7 +327,7 @@ private func historyTable(_ sessions: [JSON]) -> String {
     guard !sessions.isEmpty else { return "No sessions recorded.\n" }
     let header = ["ID", "DATE", "TIME", "TASK", "FOCUSED", "PAUSES", "OUTCOME"]
     let rows = sessions.map { s in
-        [String(num(s, "id")), date(str(s, "start")), clock(str(s, "start")) + "–" + clock(str(s, "end")), str(s, "task"),
+        [String(num(s, "id")), RFC3339.dateText(str(s, "start")), RFC3339.clockText(str(s, "start")) + "–" + RFC3339.clockText(str(s, "end")), str(s, "task"),
          hoursMinutes(num(s, "focused_seconds")), String(num(s, "pauses")), str(s, "outcome")]
     }
     return columns([header] + rows, right: [0, 4, 5], indent: "")

@@ -1,6 +1,7 @@
 import Testing
 import DiligenceTestSupport
 import DiligenceCore
+import DiligenceTime
 
 /// The streak's fast path (completed sessions only) against the full accumulator.
 @Suite struct GoalDayCounterTests {

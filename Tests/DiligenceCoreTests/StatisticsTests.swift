@@ -1,5 +1,6 @@
 import Testing
 import DiligenceCore
+import DiligenceTime
 
 /// Pure figures: days given as plain boundaries (no time zone), sessions as plain values.
 @Suite struct StatisticsTests {
@@ -8,19 +9,6 @@ import DiligenceCore
         let first = CalendarDay(year: 2026, month: 6, day: 8)!
         return DayGrid(dates: (0..<count).map { first.adding(days: $0) },
                        boundaries: (0...count).map { Double($0 * 86400) }, dayStartMinute: dayStartMinute)
-    }
-
-    @Test func calendarDays() {
-        let day = CalendarDay(year: 2026, month: 6, day: 10)!
-        #expect(day.weekday == 3)  // a Wednesday
-        #expect(day.monday.description == "2026-06-08")
-        #expect(CalendarDay("2026-02-29") == nil)
-        #expect(CalendarDay("2024-02-29")?.adding(days: 1).description == "2024-03-01")
-        #expect(CalendarDay("2026-1-01") == nil)
-        #expect(CalendarDay(daysSince1970: 0).description == "1970-01-01")
-        #expect(CalendarDay(year: 2026, month: 1, day: 31)!.firstOfMonth(adding: -1).description == "2025-12-01")
-        #expect(CalendarDay(year: 2026, month: 12, day: 5)!.firstOfMonth(adding: 1).description == "2027-01-01")
-        #expect(CalendarDay("2026-06-10")!.daysSince1970 == day.daysSince1970)
     }
 
     @Test func sessionAcrossMidnightIsSplitBetweenItsDays() {

@@ -84,17 +84,6 @@ struct TaskConfigTests {
         try TaskConfig(name: "T", longBreakEvery: 100, reminderMinute: 0).validate()
     }
 
-    @Test(arguments: [("00:00", 0), ("09:05", 545), ("12:30", 750), ("23:59", 1439)])
-    func reminders(_ text: String, _ minute: Int) {
-        #expect(TaskConfig.parseReminder(text) == minute)
-        #expect(TaskConfig.formatReminder(minute) == text)
-    }
-
-    @Test(arguments: ["", "9:05", "09:5", "24:00", "12:60", "12-30", "12:30:00", "ab:cd", "+9:05", "-1:30", "09:+5", " 9:05", "12:30 "])
-    func badReminders(_ text: String) {
-        #expect(TaskConfig.parseReminder(text) == nil)
-    }
-
     @Test func autostartStarts() {
         #expect(Phase.allCases.map(Autostart.none.starts) == [false, false, false])
         #expect(Phase.allCases.map(Autostart.breaks.starts) == [false, true, true])

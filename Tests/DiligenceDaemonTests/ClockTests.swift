@@ -7,6 +7,7 @@ import DiligenceCore
 import DiligenceProtocol
 @testable import DiligenceDaemon
 import DiligenceTestSupport
+import DiligenceTime
 
 /// Clock readings a test moves by hand: a suspend moves BOOTTIME and the wall clock but not
 /// MONOTONIC, an NTP or manual step moves only the wall clock. The daemon reads them through

@@ -4,43 +4,6 @@ import DiligenceTestSupport
 import DiligenceCore
 import Dispatch
 
-@Suite struct ReminderTests {
-    @Test func todayWhenAheadElseTomorrow() {
-        withTimeZone("Europe/Berlin") {
-            let morning = localTime(2025, 6, 10, 8, 0)
-            #expect(Reminders.nextOccurrence(minute: 9 * 60, after: morning) == localTime(2025, 6, 10, 9, 0))
-            #expect(Reminders.nextOccurrence(minute: 9 * 60, after: localTime(2025, 6, 10, 9, 0)) == localTime(2025, 6, 11, 9, 0))
-            #expect(Reminders.nextOccurrence(minute: 0, after: localTime(2025, 12, 31, 23, 59)) == localTime(2026, 1, 1, 0, 0))
-        }
-    }
-
-    @Test func acrossSpringForward() {
-        withTimeZone("Europe/Berlin") {
-            // 30 March 2025: 02:00 CET jumps to 03:00 CEST; the day has 23 hours.
-            let next = Reminders.nextOccurrence(minute: 9 * 60, after: localTime(2025, 3, 29, 9, 0))
-            #expect(next == localTime(2025, 3, 30, 9, 0))
-            #expect(next - localTime(2025, 3, 29, 9, 0) == 23 * 3600)
-            // 02:30 does not exist that day: the reminder comes at 03:30 CEST, once.
-            let skipped = Reminders.nextOccurrence(minute: 2 * 60 + 30, after: localTime(2025, 3, 30, 0, 0))
-            #expect(skipped == localTime(2025, 3, 30, 3, 30))
-            #expect(Reminders.nextOccurrence(minute: 2 * 60 + 30, after: skipped) == localTime(2025, 3, 31, 2, 30))
-        }
-    }
-
-    @Test func acrossFallBack() {
-        withTimeZone("Europe/Berlin") {
-            // 26 October 2025: 03:00 CEST falls back to 02:00 CET; the day has 25 hours.
-            let next = Reminders.nextOccurrence(minute: 9 * 60, after: localTime(2025, 10, 25, 9, 0))
-            #expect(next - localTime(2025, 10, 25, 9, 0) == 25 * 3600)
-            // 02:30 happens twice: after the first one fired, the next is the 27th's, not the repeat.
-            let first = Reminders.nextOccurrence(minute: 2 * 60 + 30, after: localTime(2025, 10, 26, 0, 0))
-            let after = Reminders.nextOccurrence(minute: 2 * 60 + 30, after: first)
-            #expect(after == localTime(2025, 10, 27, 2, 30))
-            #expect(Reminders.nextOccurrence(minute: 2 * 60 + 30, after: first + 3600) == localTime(2025, 10, 27, 2, 30))
-        }
-    }
-}
-
 @Suite struct ReminderFiringTests {
     @Test func firesOncePerDayAndLateOnlyOnTheSameDay() {
         withTimeZone("Europe/Berlin") {

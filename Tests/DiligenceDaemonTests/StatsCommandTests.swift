@@ -6,6 +6,7 @@ import Testing
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceTestSupport
+import DiligenceTime
 
 /// The statistics commands through the control socket of an in-process daemon, in fixed time
 /// zones (the daemon computes days in local time, so each test holds the time-zone lock).

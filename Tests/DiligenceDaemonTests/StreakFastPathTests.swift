@@ -6,6 +6,7 @@ import Testing
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceTestSupport
+import DiligenceTime
 
 /// The current streak and the report grid are computed by fast paths (completed sessions only;
 /// day starts 24 hours apart where no clock change is near): they must agree with the full

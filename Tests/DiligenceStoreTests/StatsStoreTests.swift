@@ -1,6 +1,7 @@
 import Testing
 import DiligenceCore
 @testable import DiligenceStore
+import DiligenceTime
 
 @Suite struct StatsStoreTests {
     func store() throws -> Store { try Store(location: .memory) }

@@ -1,14 +1,39 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import DiligenceCore
 
 /// Statistics days in local time (TZ) with `day_starts_at`: which date a moment belongs to, when a
 /// date's day begins, and the grid of days a report covers. DST-correct through mktime.
-extension LocalDay {
+public enum LocalDay {
+    /// Wall-clock bounds [start, end) of the statistics day that contains `wall`.
+    public static func bounds(containing wall: Double, dayStartsAt minute: Int) -> (start: Double, end: Double) {
+        var t = time_t(wall.rounded(.down))
+        var today = Glibc.tm()
+        localtime_r(&t, &today)
+        var start = at(today, minute: minute, dayOffset: 0)
+        if start > wall { start = at(today, minute: minute, dayOffset: -1) }
+        // The next day's start, through mktime so a DST change makes the day 23 or 25 hours long.
+        var startTm = Glibc.tm()
+        var s = time_t(start)
+        localtime_r(&s, &startTm)
+        return (start, at(startTm, minute: minute, dayOffset: 1))
+    }
+
+    /// Wall-clock seconds of `minute` after midnight on the day `dayOffset` days after `day`
+    /// (mktime with tm_isdst = -1: the local time as the zone has it that day).
+    private static func at(_ day: tm, minute: Int, dayOffset: Int32) -> Double {
+        var t = day
+        t.tm_mday += dayOffset
+        t.tm_hour = Int32(minute / 60)
+        t.tm_min = Int32(minute % 60)
+        t.tm_sec = 0
+        t.tm_isdst = -1
+        return Double(mktime(&t))
+    }
+
     /// The date of the statistics day holding `wall` (with days starting at 04:00, 01:30 on the
     /// 11th belongs to the 10th).
-    static func date(containing wall: Double, dayStartsAt minute: Int) -> CalendarDay {
+    public static func date(containing wall: Double, dayStartsAt minute: Int) -> CalendarDay {
         let start = bounds(containing: wall, dayStartsAt: minute).start
         var t = time_t(start)
         var local = tm()
@@ -17,7 +42,7 @@ extension LocalDay {
     }
 
     /// The wall-clock instant at which `day`'s statistics day begins.
-    static func start(of day: CalendarDay, dayStartsAt minute: Int) -> Double {
+    public static func start(of day: CalendarDay, dayStartsAt minute: Int) -> Double {
         var t = tm()
         t.tm_year = Int32(day.year - 1900)
         t.tm_mon = Int32(day.month - 1)
@@ -34,7 +59,7 @@ extension LocalDay {
     /// call): each next start is tried as 24 hours later, kept when the UTC offset is the same at
     /// both ends and through the day after (no clock change near it, so the time is unique and
     /// it is what mktime gives) and it falls at `day_starts_at`; otherwise mktime decides.
-    static func grid(from first: CalendarDay, through last: CalendarDay, dayStartsAt minute: Int) -> DayGrid {
+    public static func grid(from first: CalendarDay, through last: CalendarDay, dayStartsAt minute: Int) -> DayGrid {
         let count = max(0, last.daysSince1970 - first.daysSince1970 + 1)
         var dates: [CalendarDay] = []
         var boundaries: [Double] = []
@@ -92,7 +117,7 @@ extension LocalDay {
     }
 
     /// The wall-clock instant of a local civil time (mktime normalises a time inside a DST gap).
-    static func wall(of day: CalendarDay, hour: Int, minute: Int, second: Int) -> Double {
+    public static func wall(of day: CalendarDay, hour: Int, minute: Int, second: Int) -> Double {
         var t = tm()
         t.tm_year = Int32(day.year - 1900)
         t.tm_mon = Int32(day.month - 1)
@@ -102,5 +127,30 @@ extension LocalDay {
         t.tm_sec = Int32(second)
         t.tm_isdst = -1
         return Double(mktime(&t))
+    }
+
+    /// The next local `minute`-after-midnight strictly after `wall`: today's if still ahead,
+    /// else tomorrow's. On a spring-forward day a time in the skipped hour comes an hour later
+    /// (02:30 → 03:30); on a fall-back day a repeated time comes once.
+    public static func nextOccurrence(minute: Int, after wall: Double) -> Double {
+        var t = time_t(wall.rounded(.down))
+        var today = tm()
+        localtime_r(&t, &today)
+        let candidate = at(today, minute: minute, dayOffset: 0)
+        if candidate > wall { return candidate }
+        var next = at(today, minute: minute, dayOffset: 1)
+        // A fall-back day repeats an hour: mktime may answer the second 02:30 of the same day.
+        if bounds(containing: next, dayStartsAt: 0).start == bounds(containing: wall, dayStartsAt: 0).start {
+            next = at(today, minute: minute, dayOffset: 2)
+        }
+        return next
+    }
+
+    /// The local time of `wall` as minutes after midnight.
+    public static func minuteOfDay(_ wall: Double) -> Int {
+        var t = time_t(wall.rounded(.down))
+        var local = tm()
+        localtime_r(&t, &local)
+        return Int(local.tm_hour) * 60 + Int(local.tm_min)
     }
 }

@@ -75,6 +75,14 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
     /// The Monday of this date's ISO week.
     public var monday: CalendarDay { adding(days: 1 - weekday) }
 
+    /// The ISO 8601 week of this date as `2026-W05`: weeks begin on Monday, and a week belongs
+    /// to the year of its Thursday (so 2027-01-01 is in 2026-W53).
+    public var isoWeekName: String {
+        let thursday = monday.adding(days: 3)
+        let week = (thursday.daysSince1970 - CalendarDay(year: thursday.year, month: 1, day: 1)!.daysSince1970) / 7 + 1
+        return "\(thursday.year)-W" + (week < 10 ? "0" : "") + String(week)
+    }
+
     /// The first day of this date's month, `months` months later (negative: earlier).
     public func firstOfMonth(adding months: Int = 0) -> CalendarDay {
         let index = year * 12 + (month - 1) + months

@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Dates on the wire: RFC 3339 in the local time zone with its offset, e.g. `2026-11-29T18:30:00+01:00`.
+public enum RFC3339 {
+    public static func format(_ wall: Double) -> String {
+        var t = time_t(wall.rounded(.down))
+        var tm = tm()
+        localtime_r(&t, &tm)
+        let offset = tm.tm_gmtoff / 60
+        let sign = offset < 0 ? "-" : "+"
+        return "\(pad(Int(tm.tm_year) + 1900, 4))-\(pad(Int(tm.tm_mon) + 1))-\(pad(Int(tm.tm_mday)))T"
+            + "\(pad(Int(tm.tm_hour))):\(pad(Int(tm.tm_min))):\(pad(Int(tm.tm_sec)))"
+            + "\(sign)\(pad(abs(offset) / 60)):\(pad(abs(offset) % 60))"
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)` to seconds since 1970; nil when malformed or impossible.
+    public static func parse(_ text: String) -> Double? {
+        let b = Array(text.utf8)
+        guard b.count >= 20 else { return nil }
+        func num(_ r: Range<Int>) -> Int? {
+            guard r.upperBound <= b.count else { return nil }
+            var v = 0
+            for i in r {
+                guard (48...57).contains(b[i]) else { return nil }
+                v = v * 10 + Int(b[i] - 48)
+            }
+            return v
+        }
+        guard let year = num(0..<4), b[4] == 45, let month = num(5..<7), b[7] == 45, let day = num(8..<10),
+              b[10] == 84 || b[10] == 116 || b[10] == 32,
+              let hour = num(11..<13), b[13] == 58, let minute = num(14..<16), b[16] == 58, let second = num(17..<19)
+        else { return nil }
+        var i = 19
+        var fraction = 0.0
+        if i < b.count, b[i] == 46 {
+            i += 1
+            var scale = 0.1
+            let start = i
+            while i < b.count, (48...57).contains(b[i]) { fraction += Double(b[i] - 48) * scale; scale /= 10; i += 1 }
+            guard i > start else { return nil }
+        }
+        guard i < b.count else { return nil }
+        var offsetSeconds = 0
+        if b[i] == 90 || b[i] == 122 {
+            i += 1
+        } else if b[i] == 43 || b[i] == 45 {
+            guard let oh = num((i + 1)..<(i + 3)), i + 3 < b.count, b[i + 3] == 58, let om = num((i + 4)..<(i + 6)),
+                  oh < 24, om < 60 else { return nil }
+            offsetSeconds = (oh * 3600 + om * 60) * (b[i] == 45 ? -1 : 1)
+            i += 6
+        } else {
+            return nil
+        }
+        guard i == b.count, (1...12).contains(month), day >= 1, day <= CalendarDay.daysInMonth(year, month),
+              hour < 24, minute < 60, second < 61 else { return nil }
+        let days = CalendarDay(year: year, month: month, day: day)!.daysSince1970
+        return Double(days * 86400 + hour * 3600 + minute * 60 + second - offsetSeconds) + fraction
+    }
+
+    /// `20261129T184900Z`: the ISO 8601 basic format in UTC (iCalendar's DATE-TIME; sortable,
+    /// and safe in a file name).
+    public static func compactUTC(_ wall: Double) -> String {
+        var t = time_t(wall.rounded(.down))
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        return pad(Int(parts.tm_year) + 1900, 4) + pad(Int(parts.tm_mon) + 1) + pad(Int(parts.tm_mday)) + "T"
+            + pad(Int(parts.tm_hour)) + pad(Int(parts.tm_min)) + pad(Int(parts.tm_sec)) + "Z"
+    }
+
+    /// `YYYY-MM-DD` of an RFC 3339 text: the date in the offset it was written with (the
+    /// daemon writes its local time).
+    public static func dateText(_ text: String) -> String { String(text.prefix(10)) }
+
+    /// `HH:MM` of an RFC 3339 text, in the offset it was written with.
+    public static func clockText(_ text: String) -> String {
+        let b = Array(text)
+        return b.count >= 16 ? String(b[11..<16]) : text
+    }
+
+    private static func pad(_ n: Int, _ width: Int = 2) -> String {
+        let s = String(n)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+}
