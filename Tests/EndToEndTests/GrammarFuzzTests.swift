@@ -84,12 +84,12 @@ extension EndToEnd {
     }
 }
 
-/// The codes of docs/protocol.md's error table.
+/// The codes of docs/protocol.md's table of errors a request can be answered with.
 func documentedErrorCodes() throws -> Set<String> {
     let text = readTextFile(Binaries.packageRoot + "/docs/protocol.md")
-    guard let start = text.range(of: "## Error codes") else { throw HarnessError("docs/protocol.md has no \"## Error codes\" section") }
+    guard let start = text.range(of: "## Error codes\n\n### Answers\n") else { throw HarnessError("docs/protocol.md has no \"### Answers\" error table") }
     var codes: Set<String> = []
-    for line in text[start.upperBound...].split(separator: "\n") where line.hasPrefix("| `") {
+    for line in text[start.upperBound...].split(separator: "\n").prefix(while: { !$0.hasPrefix("#") }) where line.hasPrefix("| `") {
         let cell = line.dropFirst(3).prefix { $0 != "`" }
         codes.insert(String(cell))
     }
