@@ -24,9 +24,10 @@ BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config scdoc
 # Debian packages the tests use (systemd: the private `systemd --user` of the service tests;
 # dbus: the private session bus of the notification tests).
 TEST_PACKAGES = sqlite3 tzdata systemd dbus
-# Status bars and completions (Tests/EndToEndTests/StatusBarTests.swift):
-# a real tmux, the shells that check the completions, man to render the man pages.
-TEST_PACKAGES += tmux zsh fish man-db
+# Status bars and completions (Tests/EndToEndTests/StatusBarTests.swift, ShellCompletionTests.swift):
+# a real tmux, the shells that check the completions (bash with and without bash-completion),
+# man to render the man pages.
+TEST_PACKAGES += tmux bash bash-completion zsh fish man-db
 # Debian packages `make bench` uses (the references and the runner).
 BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
@@ -66,11 +67,20 @@ release: deps
 run: release
 	exec $$($(SWIFT) build -c release --show-bin-path)/diligenced $(ARGS)
 
-# Every test: unit tests of each module and end-to-end tests of the built binaries.
+# Every test: unit tests of each module and end-to-end tests of the built binaries. The run has
+# an id that every process it starts carries (DILIGENCE_TEST_RUN) and a temporary directory of
+# its own; once `swift test` has ended, a second one checks that no process of the run is alive
+# and nothing of it is left in /tmp or /var/lib (Tests/EndToEndTests/LeftoverTests.swift).
 test: test-deps
 	$(MAKE) -s verify-units
 	$(SWIFT) build $(SWIFT_FLAGS)
-	DILIGENCE_BIN_DIR=$$($(SWIFT) build --show-bin-path) $(SWIFT) test $(SWIFT_FLAGS)
+	@run=$$$$-$$(date +%s); tmp=/tmp/diligence-test-$$run; mkdir -m 755 $$tmp || exit 1; \
+	export DILIGENCE_BIN_DIR=$$($(SWIFT) build --show-bin-path) DILIGENCE_TEST_TMP=$$tmp; \
+	echo "$(SWIFT) test (run $$run)"; \
+	DILIGENCE_TEST_RUN=$$run $(SWIFT) test $(SWIFT_FLAGS); status=$$?; \
+	echo "Checking what the run left behind"; \
+	DILIGENCE_CHECK_LEFTOVERS_OF=$$run $(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter Leftovers || status=1; \
+	rm -rf $$tmp; exit $$status
 
 man: $(MANPAGES)
 
@@ -142,9 +152,9 @@ uninstall:
 verify-units:
 	@dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
 	for unit in diligenced.service diligenced.socket; do \
-		sed -e 's|@BINDIR@|/bin|g' -e 's|@DOCDIR@|/usr/share/doc/diligence|g' systemd/$$unit > $$dir/$$unit; \
+		sed -e "s|@BINDIR@|$$dir|g" -e 's|@DOCDIR@|/usr/share/doc/diligence|g' systemd/$$unit > $$dir/$$unit; \
 	done; \
-	cp /bin/true $$dir/diligenced; sed -i "s|^ExecStart=.*|ExecStart=$$dir/diligenced|" $$dir/diligenced.service; \
+	cp /bin/true $$dir/diligenced; cp /bin/true $$dir/diligencectl; \
 	out=$$(XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-$$dir} systemd-analyze --user verify --man=no \
 		$$dir/diligenced.socket $$dir/diligenced.service 2>&1); rc=$$?; \
 	if [ $$rc -ne 0 ] || [ -n "$$out" ]; then echo "$$out"; echo "verify-units: systemd-analyze verify complained"; exit 1; fi; \

@@ -71,7 +71,10 @@ extension Daemon {
             changes.apply(to: &task)
             if let newName { task.name = newName }
             let updated = try store.updateTask(task)
-            machine.taskChanged(updated)
+            changeTimer(at: observeClocks()) { machine in
+                machine.taskChanged(updated)
+                return []
+            }
             taskChanged(updated, change: "edited")
             return updated.json
         case let .taskRemove(name, confirm):
@@ -82,9 +85,10 @@ extension Daemon {
             let removed = try store.removeTask(id: task.id)
             if machine.task?.id == task.id {
                 // Its sessions are gone with it: drop the phase without recording it.
-                machine.reset()
-                saveTimer(at: clocks.now)
-                rearm()
+                changeTimer(at: clocks.now) { machine in
+                    machine.reset()
+                    return []
+                }
             }
             taskChanged(task, change: "removed")
             return .object([("removed", .string(task.name)), ("sessions_removed", .int(removed))])
@@ -96,9 +100,7 @@ extension Daemon {
     /// Runs a timer command at this moment and answers the new status.
     func timerCommand(_ body: (inout TimerMachine, Now) throws(DiligenceError) -> [TimerEvent]) throws(DiligenceError) -> JSON {
         let now = observeClocks()
-        let events = try body(&machine, now)
-        apply(events, at: now)
-        rearm()
+        try changeTimer(at: now) { machine throws(DiligenceError) in try body(&machine, now) }
         return statusJSON(at: now)
     }
 

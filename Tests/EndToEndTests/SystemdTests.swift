@@ -12,6 +12,7 @@ import Glibc
 import Foundation
 import Testing
 import DiligenceProtocol
+import DiligenceTestSupport
 
 // MARK: - Running a program
 
@@ -83,7 +84,7 @@ final class UserManager {
         }
         guard let unshare = findProgram("/usr/bin/unshare", "/bin/unshare") else { return "unshare(1) is missing" }
         guard access(systemdBinary, X_OK) == 0 else { return "\(systemdBinary) is missing" }
-        let probe = try? runProgram([unshare, "--mount", "--propagation", "private", "true"], environment: [:], directory: "/tmp")
+        let probe = try? runProgram([unshare, "--mount", "--propagation", "private", "true"], environment: [:], directory: TestRun.temporaryBase)
         guard let probe, probe.succeeded else {
             return "cannot make a mount namespace (unshare --mount failed: \(probe?.stderr.trimmingWhitespace() ?? "?"))"
         }
@@ -104,9 +105,8 @@ final class UserManager {
     init() throws {
         // Not under /tmp or /var/tmp: the service runs with PrivateTmp=yes and would not see
         // them. Not under the package either: a checkout may itself live in /tmp (CI's does).
-        let base = "/var/lib/diligence-e2e"
-        mkdir(base, 0o700)
-        daemon = try DaemonUnderTest(launch: false, base: base)
+        // /var/lib/diligence-test-<run>-XXXXXX, removed with the daemon's directory.
+        daemon = try DaemonUnderTest(launch: false, base: "/var/lib", prefix: "diligence-test-\(TestRun.id)")
         let root = daemon.root
         destdir = root + "/dest"
         serviceLog = root + "/service.log"
@@ -245,7 +245,8 @@ extension EndToEnd {
             let units = "/usr/local/lib/systemd/user"
             let service = readTextFile(m.destdir + units + "/diligenced.service")
             #expect(service.contains("ExecStart=/usr/local/bin/diligenced\n"), "ExecStart not rewritten:\n\(service)")
-            #expect(!service.contains("@"), "an @PLACEHOLDER@ is left in the installed unit:\n\(service)")
+            #expect(service.range(of: "@[A-Z]+@", options: .regularExpression) == nil,
+                    "an @PLACEHOLDER@ is left in the installed unit:\n\(service)")
             let verify = try m.inNamespace(["/usr/bin/systemd-analyze", "--user", "verify", "--man=no",
                                             units + "/diligenced.socket", units + "/diligenced.service"])
             #expect(verify.succeeded && verify.stdout.isEmpty && verify.stderr.isEmpty,
@@ -258,7 +259,26 @@ extension EndToEnd {
             }
         }
 
-        @Test("socket activation, STATUS= in systemctl status, reload through systemd, bad config kept out")
+        /// The unit as installed scores ≤ 3.0 (it was 7.9, EXPOSED) — and every other test of this
+        /// suite runs the daemon under exactly that unit: the test drop-in only moves the log to a
+        /// file and shortens the watchdog.
+        @Test("the installed service scores 3.0 or better in systemd-analyze security --offline=true")
+        func hardened() throws {
+            let m = try UserManager()
+            let unit = m.destdir + "/usr/local/lib/systemd/user/diligenced.service"
+            let analysis = try runProgram(["/usr/bin/systemd-analyze", "security", "--offline=true", "--no-pager", unit],
+                                          environment: m.daemon.environment, directory: m.daemon.root)
+            let line = analysis.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") }.map(String.init) ?? ""
+            // "→ Overall exposure level for diligenced.service: 2.7 OK :-)"
+            let score = line.range(of: #"service: [0-9.]+"#, options: .regularExpression)
+                .flatMap { Double(line[$0].dropFirst("service: ".count)) }
+            #expect(score != nil && score! <= 3.0, "\(line.isEmpty ? "\(analysis)" : line)")
+            let dropIn = readTextFile(m.daemon.configHome + "/systemd/user/diligenced.service.d/test.conf")
+            let keys = dropIn.split(separator: "\n").compactMap { $0.split(separator: "=").first.map(String.init) }.filter { $0 != "[Service]" }
+            #expect(Set(keys) == ["StandardOutput", "StandardError", "WatchdogSec", "LimitCORE"], "the test drop-in must not loosen the sandbox: \(keys)")
+        }
+
+        @Test("socket activation, STATUS= in systemctl status, reload through systemd, a refused file fails the reload")
         func socketActivationStatusAndReload() throws {
             let m = try UserManager()
             try m.mustSystemctl("enable", "--now", "diligenced.socket")
@@ -296,13 +316,21 @@ extension EndToEnd {
             }
             try expectStillRunning(m, startedAt: startedAt, "after systemctl --user reload")
 
-            // A bad config: reported with its line, the previous settings kept, by both paths.
+            // A bad config: `systemctl --user reload` fails, the reason shows in `systemctl status`,
+            // the daemon keeps running on the previous settings.
             try "[timer]\n\nsuspend = sometimes\n".write(toFile: config, atomically: true, encoding: .utf8)
-            try m.mustSystemctl("reload", "diligenced.service")
+            let refused = try m.systemctl("reload", "diligenced.service")
+            #expect(!refused.succeeded, "systemctl --user reload of a refused file should fail: \(refused)")
             try waitUntil("the refused config logged", timeout: 5, diagnostics: m.diagnostics) {
                 readTextFile(m.serviceLog).contains("<3>Configuration not reloaded, keeping the previous one (suspend=continue ")
             }
             #expect(readTextFile(m.serviceLog).contains("line 3"), "the log should name line 3\n\(m.diagnostics)")
+            let afterRefusal = try m.systemctl("status", "--no-pager", "diligenced.service")
+            #expect(afterRefusal.stdout.contains("Status: \"Focus · Long · ") && afterRefusal.stdout.contains("line 3 ([timer] suspend)"),
+                    "systemctl status should show why: \(afterRefusal)")
+            #expect(try m.property("ActiveState") == "active" && (try m.mainPID()) == pid, "\(m.diagnostics)")
+            let warned = try m.daemon.ctl(arguments: ["status"], socketFlag: false)
+            #expect(warned.exitCode == 0 && warned.stderr.contains("line 3"), "diligencectl status should warn: \(warned)")
             let viaCtl = try m.daemon.ctl(arguments: ["reload"], socketFlag: false)
             #expect(viaCtl.exitCode == 1 && viaCtl.stderr.contains("line 3") && viaCtl.stderr.contains("sometimes"),
                     "diligencectl reload with a bad config: \(viaCtl)")
@@ -310,6 +338,7 @@ extension EndToEnd {
             let good = try m.daemon.ctl(arguments: ["reload"], socketFlag: false)
             #expect(good.exitCode == 0 && good.stdout == "Reloaded the configuration from \(config).\n", "\(good)")
             #expect(readTextFile(m.serviceLog).contains("suspend=abandon"), "\(m.diagnostics)")
+            #expect(try !m.property("StatusText").contains("⚠"), "the warning should go with a good file\n\(m.diagnostics)")
             #expect(try m.property("ActiveState") == "active")
             try expectStillRunning(m, startedAt: startedAt, "after the reloads")
         }
@@ -344,11 +373,57 @@ extension EndToEnd {
             #expect(try m.mainPID() == pid, "the watchdog restarted a healthy daemon\n\(m.diagnostics)")
         }
 
-        @Test("systemctl --user stop saves the running phase in the database")
+        @Test("started with a refused config file: the service stays up on the defaults and says why")
+        func badConfigAtStart() throws {
+            let m = try UserManager()
+            try FileManager.default.createDirectory(atPath: m.daemon.configHome + "/diligence", withIntermediateDirectories: true)
+            try "[timer]\nsuspend = sometimes\n".write(toFile: m.daemon.configHome + "/diligence/diligenced.conf", atomically: true, encoding: .utf8)
+            try m.mustSystemctl("enable", "--now", "diligenced.socket")
+            let status = try m.daemon.ctl(arguments: ["status"], socketFlag: false)
+            #expect(status.exitCode == 0 && status.stdout.hasPrefix("Idle"), "\(status)\n\(m.diagnostics)")
+            #expect(status.stderr.contains("warning") && status.stderr.contains("line 2"), "\(status)")
+            #expect(try m.property("ActiveState") == "active", "\(m.diagnostics)")
+            #expect(try m.property("NRestarts") == "0", "\(m.diagnostics)")
+            #expect(try m.property("ActiveState", of: "diligenced.socket") == "active")
+            let shown = try m.systemctl("status", "--no-pager", "diligenced.service")
+            #expect(shown.stdout.contains("Status: \"Idle · ⚠ Refused the config file") && shown.stdout.contains("line 2"), "\(shown)")
+            // It works on the defaults meanwhile.
+            #expect(try m.daemon.ctl(arguments: ["start", "Work"], socketFlag: false).exitCode == 0)
+        }
+
+        /// A hook that needs the network (it connects to a TCP port of the test's) and the
+        /// sound player run inside the hardened service, as they do for a user.
+        @Test("a hook reaches the network and the sound player plays, inside the hardened unit")
+        func hookAndSoundInsideTheSandbox() throws {
+            let m = try UserManager()
+            let listener = try TCPListener()
+            let played = m.daemon.root + "/played"
+            let player = try m.daemon.writeScript("player", "#!/bin/sh\necho \"$@\" >> '\(played)'\n")
+            let chime = m.daemon.root + "/chime.oga"
+            try "not really ogg".write(toFile: chime, atomically: true, encoding: .utf8)
+            try m.daemon.writeConfig("""
+                [hooks]
+                on_work_start = /bin/bash -c "echo work_start $DILIGENCE_TASK > /dev/tcp/127.0.0.1/\(listener.port)"
+                [sound]
+                player = \(player)
+                end_of_phase = \(chime)
+
+                """)
+            try m.mustSystemctl("start", "diligenced.socket")
+            #expect(try m.daemon.ctl(arguments: ["task", "add", "Net", "--work", "1s"], socketFlag: false).exitCode == 0)
+            #expect(try m.daemon.ctl(arguments: ["start", "Net"], socketFlag: false).exitCode == 0)
+            let received = listener.accept(timeout: 10)
+            #expect(received == "work_start Net\n", "the hook's connection brought \(received.debugDescription)\n\(m.diagnostics)")
+            try waitUntil("the player played the end-of-phase sound", timeout: 10, diagnostics: m.diagnostics) {
+                readTextFile(played) == chime + "\n"
+            }
+        }
+
+        @Test("systemctl --user stop saves the running phase; start resumes it with the right time")
         func stopSavesState() throws {
             let m = try UserManager()
             try m.mustSystemctl("start", "diligenced.socket")
-            _ = try startLongPhase(m)
+            let startedAt = try startLongPhase(m)
             try m.mustSystemctl("stop", "diligenced.service", "diligenced.socket")
             #expect(try m.property("ActiveState") == "inactive")
             #expect(try m.property("Result") == "success", "SIGTERM should end diligenced cleanly\n\(m.diagnostics)")
@@ -356,6 +431,55 @@ extension EndToEnd {
             let json = try #require(saved.first?.first, "no saved timer after stop\n\(m.diagnostics)")
             #expect(json.contains("\"running\"") && json.contains("Long"), "saved timer: \(json)")
             #expect(readTextFile(m.serviceLog).contains("<6>Stopped; timer state saved (running)."), "\(m.diagnostics)")
+            try m.mustSystemctl("start", "diligenced.socket", "diligenced.service")
+            try expectStillRunning(m, startedAt: startedAt, "after systemctl --user stop and start")
         }
     }
+}
+
+/// A TCP listener on 127.0.0.1 (a port the kernel picks): what a hook that posts to a web
+/// service would reach. `accept` takes one connection and returns what it sent.
+final class TCPListener {
+    let fd: Int32
+    let port: UInt16
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard fd >= 0, bound else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw HarnessError("TCP listener: \(reason)")
+        }
+        self.fd = fd
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    /// What the first connection sent until it closed; nil when none came within `timeout` s.
+    func accept(timeout: Double) -> String? {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, Int32(timeout * 1000)) == 1 else { return nil }
+        let connection = Glibc.accept(fd, nil, nil)
+        guard connection >= 0 else { return nil }
+        defer { close(connection) }
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1024)
+        var reader = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+        while poll(&reader, 1, 5000) == 1 {
+            let n = chunk.withUnsafeMutableBytes { read(connection, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            received += chunk[..<n]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    deinit { close(fd) }
 }
