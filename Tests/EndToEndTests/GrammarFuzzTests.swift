@@ -29,7 +29,8 @@ extension EndToEnd {
         @Test("100 000 seeded requests from the schema: each answered ok or with a documented code; the daemon lives and stays small")
         func generatedRequests() throws {
             // tmpfs: every write is fsynced, and 100 000 requests write thousands of times.
-            let d = try DaemonUnderTest(base: access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp")
+            let onTmpfs = access("/dev/shm", W_OK) == 0
+            let d = try onTmpfs ? DaemonUnderTest(base: "/dev/shm", prefix: "diligence-test-\(TestRun.id)") : DaemonUnderTest()
             let documented = try documentedErrorCodes()
             var generator = SchemaRequestGenerator(seed: Self.seed)
             let connection = try PipelinedConnection(path: d.socketPath)
