@@ -83,7 +83,7 @@ run: release
 # Every test: unit tests of each module and end-to-end tests of the built binaries. The run has
 # an id that every process it starts carries (DILIGENCE_TEST_RUN) and a temporary directory of
 # its own; once `swift test` has ended, a second one checks that no process of the run is alive
-# and nothing of it is left in /tmp or /var/lib (Tests/EndToEndTests/LeftoverTests.swift).
+# and nothing of it is left in /tmp, /var/lib or /dev/shm (Tests/EndToEndTests/LeftoverTests.swift).
 test: test-deps
 	$(MAKE) -s verify-units
 	$(SWIFT) build $(SWIFT_FLAGS)

@@ -264,7 +264,7 @@ public struct TimerMachine: Sendable, Equatable {
             throw DiligenceError("not_running", "Only a running or paused phase can be extended.")
         }
         guard seconds > 0, duration + Double(seconds) <= Double(DurationText.maxSeconds) else {
-            throw DiligenceError("invalid_duration", "Extend by a positive duration; a phase lasts at most 168h.")
+            throw DiligenceError("invalid_duration", "Extend by a positive duration; a phase lasts at most \(DurationText.format(DurationText.maxSeconds)).")
         }
         duration += Double(seconds)
         return [.extended(phase, seconds: seconds)]

@@ -51,13 +51,15 @@ struct Leftovers {
         for process in alive { kill(process.pid, SIGKILL) }
     }
 
-    @Test("its temporary directory is empty, and nothing of it is left in /var/lib")
+    @Test("its temporary directory is empty, and nothing of it is left in /var/lib or /dev/shm")
     func noFiles() throws {
         let tmp = try #require(ProcessInfo.processInfo.environment["DILIGENCE_TEST_TMP"])
         let inTmp = (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []
         #expect(inTmp.isEmpty, "left in \(tmp): \(inTmp.sorted())")
         let prefix = "diligence-test-\(Self.run)-"
-        let inVarLib = ((try? FileManager.default.contentsOfDirectory(atPath: "/var/lib")) ?? []).filter { $0.hasPrefix(prefix) }
-        #expect(inVarLib.isEmpty, "left in /var/lib: \(inVarLib.sorted())")
+        for directory in ["/var/lib", "/dev/shm"] {
+            let left = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix(prefix) }
+            #expect(left.isEmpty, "left in \(directory): \(left.sorted())")
+        }
     }
 }
