@@ -2,11 +2,13 @@
 /// a bare number means minutes.
 public enum DurationText {
     /// Seconds for `text`, or nil when it is not a duration (the caller says what was expected).
+    /// Any size up to 9 digits per number is read: whether it is in range is the caller's
+    /// rule (`maxSeconds` for phases), so a too-long duration is told apart from a malformed one.
     public static func parse(_ text: String) -> Int? {
         let s = text.trimmingWhitespace()
         guard !s.isEmpty else { return nil }
         if s.allSatisfy({ $0.isASCII && $0.isNumber }) {
-            guard let minutes = Int(s), minutes <= maxSeconds / 60 else { return nil }
+            guard s.count <= 9, let minutes = Int(s) else { return nil }
             return minutes * 60
         }
         var total = 0
@@ -27,7 +29,6 @@ public enum DurationText {
             guard !digits.isEmpty, lastUnitRank == 0 || rank < lastUnitRank,
                   digits.count <= 9, let value = Int(digits) else { return nil }
             total += value * factor
-            guard total <= maxSeconds else { return nil }
             digits = ""
             lastUnitRank = rank
         }
@@ -38,8 +39,9 @@ public enum DurationText {
     /// What `parse` accepts, for error messages.
     public static let expected = "a duration such as 90s, 25m, 1h or 1h30m (a bare number means minutes)"
 
-    /// The longest duration accepted anywhere: one week.
-    public static let maxSeconds = 7 * 24 * 3600
+    /// The longest phase: one day. A work session is at most this long (the session rules,
+    /// docs/protocol.md), so no phase may be longer.
+    public static let maxSeconds = 24 * 3600
 
     /// `25m`, `1h30m`, `90s` → the shortest text that parses back to `seconds`.
     public static func format(_ seconds: Int) -> String {

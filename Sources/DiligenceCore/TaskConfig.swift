@@ -92,32 +92,21 @@ public struct TaskConfig: Equatable, Sendable {
 
     // MARK: Validation
 
-    public static let maxNameLength = 64
+    public static let maxNameLength = TaskName.maxLength
     public static let maxDescriptionLength = 1000
     public static let maxLongBreakEvery = 100
     public static let maxGoal = 1000
 
-    /// Checks every field against SPEC.md's rules; the error names the field and what is allowed.
+    /// Checks every field but the name against its documented range; the error names the field
+    /// and what is allowed. The name has rules of its own (`TaskName.normalize`), applied when
+    /// a name is set, so a task whose name predates them can still be edited.
     public func validate() throws(DiligenceError) {
-        let trimmed = name.trimmingWhitespace()
-        if trimmed.isEmpty {
-            throw DiligenceError("invalid_name", "A task name cannot be empty.")
-        }
-        if trimmed != name {
-            throw DiligenceError("invalid_name", "A task name cannot start or end with spaces.")
-        }
-        if name.count > Self.maxNameLength {
-            throw DiligenceError("invalid_name", "A task name has at most \(Self.maxNameLength) characters; this one has \(name.count).")
-        }
-        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw DiligenceError("invalid_name", "A task name cannot contain control characters.")
-        }
         if description.count > Self.maxDescriptionLength {
             throw DiligenceError("invalid_value", "A description has at most \(Self.maxDescriptionLength) characters.")
         }
         for (field, value, minimum) in [("work", workSeconds, 1), ("short_break", shortBreakSeconds, 1), ("long_break", longBreakSeconds, 1)] {
             if value < minimum || value > DurationText.maxSeconds {
-                throw DiligenceError("invalid_duration", "\(field) must be between 1s and 168h; got \(value) seconds.")
+                throw DiligenceError("invalid_duration", "\(field) must be between 1s and \(DurationText.format(DurationText.maxSeconds)); got \(value) seconds.")
             }
         }
         if longBreakEvery < 0 || longBreakEvery > Self.maxLongBreakEvery {

@@ -238,14 +238,14 @@ public struct TimerMachine: Sendable, Equatable {
         }
     }
 
-    /// Gives up the current phase: a work phase is recorded as abandoned; the timer goes idle.
+    /// Gives up the current phase: a work phase that ran is recorded as abandoned; the timer goes
+    /// idle. A pending phase is dropped without a record, but still `stopped`: every change has
+    /// an event.
     public mutating func stop(at now: Now) throws(DiligenceError) -> [TimerEvent] {
         guard state != .idle, let phase else { throw DiligenceError("not_running", "The timer is idle: nothing to stop.") }
         var events: [TimerEvent] = []
-        if state != .pending {
-            events += endPhase(.abandoned, at: now)
-            events.append(.stopped(phase))
-        }
+        if state != .pending { events += endPhase(.abandoned, at: now) }
+        events.append(.stopped(phase))
         reset()
         return events
     }
@@ -267,7 +267,7 @@ public struct TimerMachine: Sendable, Equatable {
             throw DiligenceError("not_running", "Only a running or paused phase can be extended.")
         }
         guard seconds > 0, duration + Double(seconds) <= Double(DurationText.maxSeconds) else {
-            throw DiligenceError("invalid_duration", "Extend by a positive duration; a phase lasts at most 168h.")
+            throw DiligenceError("invalid_duration", "Extend by a positive duration; a phase lasts at most \(DurationText.format(DurationText.maxSeconds)).")
         }
         duration += Double(seconds)
         return [.extended(phase, seconds: seconds)]

@@ -15,8 +15,13 @@ public final class Daemon {
     let queue = DispatchQueue(label: "diligenced")
     let clocks: Clocks
     var config: DaemonConfig
+    /// What is wrong with the config file (ConfigFile.swift): why it was refused, or the lines
+    /// `on_bad_config = defaults` skipped. Reported in every status until a good file is loaded.
+    var configProblems: [String]
     let store: Store
-    var machine = TimerMachine()
+    /// The timer. Only `changeTimer` changes it (private(set): other files cannot), so every
+    /// change is recorded, saved and pushed the same way.
+    private(set) var machine = TimerMachine()
     private var listener: ListeningSocket!
     private(set) var server: ControlServer!
 
@@ -65,8 +70,11 @@ public final class Daemon {
     public init(paths: DaemonPaths, clocks: Clocks = Clocks()) throws(DiligenceError) {
         self.paths = paths
         self.clocks = clocks
-        self.config = try Self.loadConfig(paths)
+        let loaded = Self.startupConfig(paths)
+        self.config = loaded.config
+        self.configProblems = loaded.problems
         try Files.makeDirectories(Files.directory(of: paths.database))
+        if case let .some(text) = loaded.accepted { Self.keepLastGood(text, paths) }
         (self.store, self.databaseKeptAside) = try Self.openStore(paths.database, wall: clocks.wall)
         // A checkpoint runs after the work item whose commit filled the log (a phase end's
         // events, a command's answer), not inside that commit.
@@ -80,24 +88,6 @@ public final class Daemon {
         self.tickTimer = DispatchSource.makeTimerSource(queue: queue)
         self.retryTimer = DispatchSource.makeTimerSource(queue: queue)
         self.lastReading = clocks.reading
-    }
-
-    static func loadConfig(_ paths: DaemonPaths) throws(DiligenceError) -> DaemonConfig {
-        guard let text = try Files.read(paths.config) else {
-            if paths.configRequired {
-                throw DiligenceError("missing_config", "The config file \(paths.config) does not exist.")
-            }
-            return DaemonConfig()
-        }
-        do {
-            let config = try DaemonConfig.parse(text)
-            for problem in config.problems {
-                Log.warning("\(paths.config): \(problem)", fields: [("EVENT", "config_problem")])
-            }
-            return config
-        } catch {
-            throw DiligenceError(error.code, "\(paths.config): \(error.message)")
-        }
     }
 
     // MARK: Start and stop
@@ -200,14 +190,17 @@ public final class Daemon {
         Log.info("Stopped; timer state saved (\(machine.state.rawValue)).")
     }
 
-    /// Re-reads the config file (SIGHUP, `reload`): a bad file is reported and the old one kept;
-    /// the running phase is untouched.
+    /// Re-reads the config file (SIGHUP, `reload`): a bad file is reported and the settings in
+    /// force kept; the running phase is untouched.
     func reload() -> Result<Void, DiligenceError> {
         let usec = UInt64(clocks.monotonic * 1e6)
         Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(usec)")
         defer { Systemd.notify("READY=1\nSTATUS=\(statusLine(at: clocks.now))") }
         do {
-            config = try Self.loadConfig(paths)
+            let (new, text) = try Self.readConfig(paths)
+            config = new
+            configProblems = new.problems.map { "\(paths.config): \($0)" }
+            Self.keepLastGood(text, paths)
             server.allowRoot = config.allowRoot
             sound.reset()
             updateReminders()
@@ -216,6 +209,7 @@ public final class Daemon {
             broadcast("config_reloaded", now: observeClocks())
             return .success(())
         } catch {
+            configProblems = ["Refused the config file, keeping the settings in force (\(config.summary)) until it is fixed and reloaded: \(error.message)"]
             Log.error("Configuration not reloaded, keeping the previous one (\(config.summary)): \(error.message)",
                       fields: [("EVENT", "config_refused"), ("CODE", error.code)])
             return .failure(error)
@@ -259,21 +253,23 @@ public final class Daemon {
                      fields: [("EVENT", "wall_clock_set"), ("SECONDS", String(Int(step.rounded())))])
         }
         lastReading = reading
-        var events: [TimerEvent] = []
+        var began: Now?
         if slept > 0.5 {
-            var began = Now(steady: now.steady - slept, wall: now.wall - slept)
+            var start = Now(steady: now.steady - slept, wall: now.wall - slept)
             // logind's announcement dates this sleep unless it is stale (a sleep that failed
             // without a PrepareForSleep(false)): logind waits seconds, not minutes, after it.
-            if let announced = sleepAnnounced, began.steady - announced.steady < Self.announcedSleepWindow { began = announced }
+            if let announced = sleepAnnounced, start.steady - announced.steady < Self.announcedSleepWindow { start = announced }
             sleepAnnounced = nil
-            Log.info("The machine slept for \(DurationText.format(Int(slept.rounded()))) from \(RFC3339.format(began.wall)); applying the \(config.suspend.rawValue) policy.",
+            began = start
+            Log.info("The machine slept for \(DurationText.format(Int(slept.rounded()))) from \(RFC3339.format(start.wall)); applying the \(config.suspend.rawValue) policy.",
                      fields: [("EVENT", "resumed_from_suspend"), ("SLEPT_SECONDS", String(Int(slept.rounded())))])
-            events += machine.suspended(for: slept, began: began, policy: config.suspend, at: now)
         }
-        events += machine.tick(at: now)
-        if !events.isEmpty {
-            apply(events, at: now)
-            rearm()
+        changeTimer(at: now) { machine in
+            var events: [TimerEvent] = []
+            if let began {
+                events += machine.suspended(for: slept, began: began, policy: config.suspend, at: now)
+            }
+            return events + machine.tick(at: now)
         }
         return now
     }
@@ -320,15 +316,32 @@ public final class Daemon {
         }
     }
 
-    // MARK: Applying events
+    // MARK: Changing the timer
+
+    /// The one path for every change of the timer, whatever its cause (a command, a deadline, a
+    /// suspend, a notification button, a task edited or removed, the restore at start-up): runs
+    /// `change` on the machine, then records its sessions, saves the timer, pushes its events to
+    /// the watchers, updates STATUS= and reacts (`apply`), and re-arms the timers. A change with
+    /// no event of its own (a pending phase taking its task's new length) is pushed as `status`.
+    @discardableResult
+    func changeTimer<Failure: Error>(
+        at now: Now, _ change: (inout TimerMachine) throws(Failure) -> [TimerEvent]
+    ) throws(Failure) -> [TimerEvent] {
+        let before = machine
+        let events = try change(&machine)
+        // Nothing changed (most `status` requests): no write, no timer re-armed.
+        guard !events.isEmpty || machine != before else { return events }
+        apply(events, at: now)
+        rearm()
+        return events
+    }
 
     /// Records, saves, broadcasts and notifies what the machine did. Every session is committed
     /// before any answer or event reports it. The disk flush of that commit follows the events
     /// (a millisecond later, before anything else runs on the queue), so a phase end reaches
     /// the watchers as soon as it is recorded, not after the disk's slowest fsync
     /// (docs/performance.md, phase-end lateness; docs/reliability.md).
-    func apply(_ events: [TimerEvent], at now: Now) {
-        guard !events.isEmpty else { return }
+    private func apply(_ events: [TimerEvent], at now: Now) {
         let ended = events.compactMap { event -> WorkSession? in
             if case let .sessionEnded(session) = event { return session }
             return nil
@@ -371,6 +384,7 @@ public final class Daemon {
             broadcast(event.name, now: now, extra: extra)
             reported.append(event)
         }
+        if events.isEmpty { broadcast("status", now: now) }
         if unflushed {
             do { try store.flushJournal() } catch {
                 Log.error("Recorded sessions may not be on disk yet: \(error.message)", fields: [("EVENT", "flush_failed")])
@@ -467,7 +481,7 @@ public final class Daemon {
         let downtime = max(0, sameBoot ? now.steady - loaded.boottime : now.wall - loaded.wall)
         machine = TimerMachine(restoring: saved, downtime: downtime, at: now)
         Log.info("Restored the \(machine.state.rawValue) \(machine.phase?.label ?? "") of \(current.name) after \(Int(downtime)) s away.")
-        apply(machine.tick(at: now), at: now)
+        changeTimer(at: now) { $0.tick(at: now) }
     }
 
     // MARK: Status
@@ -511,11 +525,23 @@ public final class Daemon {
     }
 
     func statusJSON(at now: Now) -> JSON {
-        machine.status(at: now).json(todayCompleted: todayCompleted(at: now))
+        var status = machine.status(at: now).json(todayCompleted: todayCompleted(at: now))
+        if case var .object(members) = status {
+            members.append(("config_problems", .array(configProblems.map(JSON.string))))
+            status = .object(members)
+        }
+        return status
     }
 
-    /// The one-line STATUS= text: `Focus · Writing · 12:34 left`, `Idle`.
+    /// The one-line STATUS= text: `Focus · Writing · 12:34 left`, `Idle`; a config problem
+    /// follows it (`… · ⚠ Refused the config file, …`) until a good file is loaded.
     func statusLine(at now: Now) -> String {
+        let line = timerLine(at: now)
+        guard let problem = configProblems.first else { return line }
+        return "\(line) · ⚠ \(problem)"
+    }
+
+    private func timerLine(at now: Now) -> String {
         let s = machine.status(at: now)
         guard let task = s.task, let phase = s.phase else {
             let done = todayCompleted(at: now)

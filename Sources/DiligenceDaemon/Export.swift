@@ -6,9 +6,7 @@ import DiligenceProtocol
 import DiligenceTime
 
 /// The formats of `export` (docs/statistics.md): sessions in, one text out.
-enum ExportFormat: String, CaseIterable {
-    case csv, jsonl, ics
-
+extension ExportFormat {
     func render(_ sessions: [WorkSession], stamp: Double) -> String {
         switch self {
         case .csv: Self.csv(sessions)

@@ -4,8 +4,8 @@ import Glibc
 import CSystemd
 
 /// Log lines: structured journal entries through `sd_journal_sendv` when stderr goes to the
-/// journal (systemd sets `JOURNAL_STREAM`), else stderr lines with a `<N>` priority prefix that
-/// systemd and `journalctl` understand too.
+/// journal (systemd sets `JOURNAL_STREAM`) and the journal really takes them, else stderr lines
+/// with a `<N>` priority prefix that systemd and `journalctl` understand too.
 public final class Log: @unchecked Sendable {
     public enum Priority: Int32 {
         case error = 3, warning = 4, notice = 5, info = 6, debug = 7
@@ -32,11 +32,23 @@ public final class Log: @unchecked Sendable {
         return "<\(priority.rawValue)>\(message)\(extra)\n"
     }
 
+    /// The socket `sd_journal_sendv` writes to. The call reports success when it is missing
+    /// (journald not running, a container, a namespace without /run/systemd), so a line would
+    /// vanish: each write checks that it is there.
+    static let journalSocket = "/run/systemd/journal/socket"
+
+    static func journalReachable() -> Bool {
+        var st = stat()
+        return stat(journalSocket, &st) == 0 && (st.st_mode & S_IFMT) == S_IFSOCK
+    }
+
     /// Writes one entry; `fields` are extra journal fields such as `TASK`, `PHASE`, `EVENT`.
+    /// To the journal when stderr is its stream and its socket is there and takes the entry;
+    /// to stderr otherwise, so no line is lost.
     public static func write(_ priority: Priority, _ message: String, fields: [(String, String)] = [],
                              file: String = #fileID, line: Int = #line) {
         if priority == .debug && !verbose { return }
-        if toJournal {
+        if toJournal && journalReachable() {
             var entries = ["MESSAGE=\(message)", "PRIORITY=\(priority.rawValue)", "SYSLOG_IDENTIFIER=diligenced",
                            "CODE_FILE=\(file)", "CODE_LINE=\(line)"]
             entries += fields.map { "\($0.0)=\($0.1)" }

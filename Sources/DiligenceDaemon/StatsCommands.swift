@@ -8,47 +8,34 @@ import DiligenceTime
 // StatsAccumulator over the sessions SQLite selects by time range; days are local days.
 
 extension Daemon {
-    /// The commands of this file and their arguments (merged into `commands`).
-    static let statsCommands: [String: Set<String>] = [
-        "stats": ["period", "offset", "task"],
-        "week": ["offset"],
-        "plan_set": ["day", "task", "offset"],
-        "plan_clear": ["day", "offset"],
-        "history": ["task", "since", "until", "limit"],
-        "history_add": ["task", "start", "end", "pauses"],
-        "history_remove": ["id"],
-        "history_edit": ["id", "task"],
-        "export": ["format", "since", "until", "task"],
-        "import": ["content", "import_id", "more"],
-    ]
-
-    /// Serves a command of `statsCommands`; nil for any other command.
-    func performStats(_ request: Request) throws(DiligenceError) -> JSON? {
-        switch request.command {
-        case "stats": return try statsReport(request)
-        case "week": return try weekView(offset: request.int("offset") ?? 0)
-        case "plan_set":
-            let day = try planDay(request)
-            let task = try store.findTask(request.requiredString("task"))
+    /// Serves the statistics, plan, history, export and import commands.
+    func performStats(_ command: ControlCommand) throws(DiligenceError) -> JSON {
+        switch command {
+        case let .stats(period, offset, task): return try statsReport(period: period, offset: offset, task: task)
+        case let .week(offset): return try weekView(offset: offset)
+        case let .planSet(dayText, name, offset):
+            let day = try planDay(dayText, offset: offset)
+            let task = try store.findTask(name)
             try store.setPlan(day: day, taskID: task.id)
             return .object([("day", .string(day.description)), ("task", .string(task.name))])
-        case "plan_clear":
-            let day = try planDay(request)
+        case let .planClear(dayText, offset):
+            let day = try planDay(dayText, offset: offset)
             let cleared = try store.clearPlan(day: day)
             return .object([("day", .string(day.description)), ("cleared", .bool(cleared))])
-        case "history": return try history(request)
-        case "history_add": return try addSession(request)
-        case "history_remove":
-            let removed = try store.removeSession(id: Int64(try requiredInt(request, "id")))
+        case let .history(task, since, until, limit): return try history(task: task, since: since, until: until, limit: limit)
+        case let .historyAdd(task, start, end, pauses): return try addSession(task: task, start: start, end: end, pauses: pauses)
+        case let .historyRemove(id):
+            let removed = try store.removeSession(id: id)
             Log.info("Removed session \(removed.id) of \(removed.taskName).", fields: [("EVENT", "session_removed")])
             return .object([("removed", removed.json)])
-        case "history_edit":
-            let task = try store.findTask(request.requiredString("task"))
-            let changed = try store.changeSessionTask(id: Int64(try requiredInt(request, "id")), taskID: task.id)
+        case let .historyEdit(id, name):
+            let task = try store.findTask(name)
+            let changed = try store.changeSessionTask(id: id, taskID: task.id)
             return changed.json
-        case "export": return try export(request)
-        case "import": return try importChunk(request)
-        default: return nil
+        case let .export(format, task, since, until): return try export(format: format, task: task, since: since, until: until)
+        case let .importChunk(content, importID, more): return try importChunk(content: content, importID: importID, more: more)
+        default:
+            throw DiligenceError("unknown_command", "Not a statistics command: \(command).")
         }
     }
 
@@ -119,34 +106,30 @@ extension Daemon {
 
     // MARK: stats
 
-    private func statsReport(_ request: Request) throws(DiligenceError) -> JSON {
-        let period = try request.string("period") ?? "today"
-        let offset = try request.int("offset") ?? 0
-        let only = try request.string("task").map { name throws(DiligenceError) in try store.findTask(name) }
+    private func statsReport(period: StatsPeriod, offset: Int, task: String?) throws(DiligenceError) -> JSON {
+        let only = try task.map { name throws(DiligenceError) in try store.findTask(name) }
         let tasks = if let only { [only] } else { try store.tasks() }
         let now = todayDate
         let first: CalendarDay
         let last: CalendarDay
         switch period {
-        case "today":
+        case .today:
             first = now.adding(days: offset)
             last = first
-        case "week":
+        case .week:
             first = now.monday.adding(days: 7 * offset)
             last = first.adding(days: 6)
-        case "month":
+        case .month:
             first = now.firstOfMonth(adding: offset)
             last = now.firstOfMonth(adding: offset + 1).adding(days: -1)
-        case "year":
+        case .year:
             first = CalendarDay(year: now.year + offset, month: 1, day: 1)!
             last = CalendarDay(year: now.year + offset, month: 12, day: 31)!
-        case "all":
+        case .all:
             guard offset == 0 else { throw DiligenceError("invalid_argument", "\"offset\" does not apply to the period \"all\".") }
             let start = try store.firstSessionStart(taskID: only?.id)
             first = start.map { min(LocalDay.date(containing: $0, dayStartsAt: config.dayStartsAt), now) } ?? now
             last = now
-        default:
-            throw DiligenceError("invalid_period", "Unknown period \(period.debugDescription); periods: today, week, month, year, all.")
         }
         let acc = try accumulate(grid(first, last), tasks: tasks, only: only)
         var result = summary(acc, tasks: tasks)
@@ -160,10 +143,10 @@ extension Daemon {
         let withinPeriod = Statistics.streaks(periodGoalDays).longest
         let longest = holdsToday ? max(withinPeriod, current) : withinPeriod
         result = [
-            ("period", .string(period)), ("offset", .int(offset)), ("task", .string(only?.name)),
+            ("period", .string(period.rawValue)), ("offset", .int(offset)), ("task", .string(only?.name)),
             ("from", .string(first.description)), ("to", .string(last.description)),
         ] + result + [("streak", .object([("current", .int(current)), ("longest", .int(longest))]))]
-        if period == "today" {
+        if period == .today {
             let day = acc.grid
             let sessions = try store.history(taskID: only?.id, from: day.start - Store.longestSessionSpan, to: day.end)
                 .filter { $0.end > day.start }  // one ending at today's start is yesterday's
@@ -245,9 +228,8 @@ extension Daemon {
 
     /// `day`: `YYYY-MM-DD`, `today`, `tomorrow`, `yesterday`, or a weekday (`monday`, `mon`) of
     /// the week `offset` weeks from this one.
-    private func planDay(_ request: Request) throws(DiligenceError) -> CalendarDay {
-        let text = try request.requiredString("day")
-        guard let day = DateText.day(text, today: todayDate, weekOffset: try request.int("offset") ?? 0) else {
+    private func planDay(_ text: String, offset: Int) throws(DiligenceError) -> CalendarDay {
+        guard let day = DateText.day(text, today: todayDate, weekOffset: offset) else {
             throw DiligenceError("invalid_date", "\(text.debugDescription) is not a day: give YYYY-MM-DD, today, tomorrow, or a weekday such as monday.")
         }
         return day
@@ -257,34 +239,24 @@ extension Daemon {
 
     /// `since`/`until`: a date `YYYY-MM-DD` (its whole statistics day; `until` includes it),
     /// or an RFC 3339 time.
-    private func timeBound(_ request: Request, _ key: String, endOfDay: Bool) throws(DiligenceError) -> Double? {
-        guard let text = try request.string(key) else { return nil }
+    private func timeBound(_ text: String?, _ key: String, endOfDay: Bool) throws(DiligenceError) -> Double? {
+        guard let text else { return nil }
         guard let wall = DateText.bound(text, endOfDay: endOfDay, dayStartsAt: config.dayStartsAt) else {
             throw DiligenceError("invalid_date", "\"\(key)\": \(text.debugDescription) is not a date YYYY-MM-DD (or an RFC 3339 time).")
         }
         return wall
     }
 
-    private func requiredInt(_ request: Request, _ key: String) throws(DiligenceError) -> Int {
-        guard let value = try request.int(key) else {
-            throw DiligenceError("missing_argument", "\"\(request.command)\" needs the argument \"\(key)\".")
-        }
-        return value
-    }
-
-    private func history(_ request: Request) throws(DiligenceError) -> JSON {
-        let task = try request.string("task").map { name throws(DiligenceError) in try store.findTask(name) }
-        let limit = try request.int("limit")
-        if let limit, limit < 1 { throw DiligenceError("invalid_value", "\"limit\" must be 1 or more; got \(limit).") }
+    private func history(task name: String?, since: String?, until: String?, limit: Int?) throws(DiligenceError) -> JSON {
+        let task = try name.map { name throws(DiligenceError) in try store.findTask(name) }
         let sessions = try store.history(
-            taskID: task?.id, from: try timeBound(request, "since", endOfDay: false),
-            to: try timeBound(request, "until", endOfDay: true), limit: limit)
+            taskID: task?.id, from: try timeBound(since, "since", endOfDay: false),
+            to: try timeBound(until, "until", endOfDay: true), limit: limit)
         return .object([("sessions", .array(sessions.map(\.json)))])
     }
 
     /// A moment (`DateText.moment`): `HH:MM` is the moment of today's statistics day that reads so.
-    private func moment(_ request: Request, _ key: String) throws(DiligenceError) -> Double {
-        let text = try request.requiredString(key)
+    private func moment(_ text: String, _ key: String) throws(DiligenceError) -> Double {
         do {
             return try DateText.moment(text, today: today(at: clocks.now), dayStartsAt: config.dayStartsAt)
         } catch {
@@ -292,11 +264,10 @@ extension Daemon {
         }
     }
 
-    private func addSession(_ request: Request) throws(DiligenceError) -> JSON {
-        let task = try store.findTask(request.requiredString("task"))
-        let start = try moment(request, "start")
-        let end = try moment(request, "end")
-        let pauses = try request.int("pauses") ?? 0
+    private func addSession(task name: String, start startText: String, end endText: String, pauses: Int) throws(DiligenceError) -> JSON {
+        let task = try store.findTask(name)
+        let start = try moment(startText, "start")
+        let end = try moment(endText, "end")
         guard end > start else {
             throw DiligenceError("invalid_session", "The session ends (\(RFC3339.format(end))) before it starts (\(RFC3339.format(start))).")
         }
@@ -306,7 +277,6 @@ extension Daemon {
         guard end <= clocks.now.wall + 60 else {
             throw DiligenceError("invalid_session", "The session ends in the future (\(RFC3339.format(end))); enter sessions that have happened.")
         }
-        guard pauses >= 0 else { throw DiligenceError("invalid_value", "\"pauses\" must be 0 or more; got \(pauses).") }
         let seconds = Int((end - start).rounded())
         let session = WorkSession(taskID: task.id, taskName: task.name, start: start, end: end,
                                   plannedSeconds: seconds, focusedSeconds: seconds, pauses: pauses, outcome: .completed)
@@ -319,15 +289,11 @@ extension Daemon {
 
     // MARK: export and import
 
-    private func export(_ request: Request) throws(DiligenceError) -> JSON {
-        let name = try request.string("format") ?? "jsonl"
-        guard let format = ExportFormat(rawValue: name) else {
-            throw DiligenceError("unknown_format", "Unknown export format \(name.debugDescription); formats: csv, jsonl, ics.")
-        }
-        let task = try request.string("task").map { name throws(DiligenceError) in try store.findTask(name) }
+    private func export(format: ExportFormat, task name: String?, since: String?, until: String?) throws(DiligenceError) -> JSON {
+        let task = try name.map { name throws(DiligenceError) in try store.findTask(name) }
         let sessions = try store.sessions(
-            taskID: task?.id, from: try timeBound(request, "since", endOfDay: false),
-            to: try timeBound(request, "until", endOfDay: true))
+            taskID: task?.id, from: try timeBound(since, "since", endOfDay: false),
+            to: try timeBound(until, "until", endOfDay: true))
         return .object([
             ("format", .string(format.rawValue)), ("count", .int(sessions.count)),
             ("content", .string(format.render(sessions, stamp: clocks.now.wall))),
@@ -337,12 +303,10 @@ extension Daemon {
     /// One chunk of a JSON-lines import: the first chunk has no `import_id`; `more: true` says
     /// another chunk follows (answer: `import_id`, `received`); the last one commits all chunks in
     /// one transaction (answer: `imported`, `skipped`). A bad line discards the whole import.
-    private func importChunk(_ request: Request) throws(DiligenceError) -> JSON {
-        let content = try request.requiredString("content")
-        let more = try request.bool("more") ?? false
+    private func importChunk(content: String, importID: Int64?, more: Bool) throws(DiligenceError) -> JSON {
         let id: Int64
-        if let given = try request.int("import_id") {
-            id = Int64(given)
+        if let given = importID {
+            id = given
         } else {
             id = try store.beginImport()
         }

@@ -55,53 +55,6 @@ public struct Request: Sendable {
     }
 
     public var line: String { body.serialized + "\n" }
-
-    // MARK: Typed arguments
-
-    /// A string argument; nil when absent or null.
-    public func string(_ key: String) throws(DiligenceError) -> String? {
-        guard let v = body[key], !v.isNull else { return nil }
-        guard let s = v.stringValue else { throw Self.wrongType(key, "a string", v) }
-        return s
-    }
-
-    public func requiredString(_ key: String) throws(DiligenceError) -> String {
-        guard let s = try string(key) else {
-            throw DiligenceError("missing_argument", "\"\(command)\" needs the argument \"\(key)\".")
-        }
-        return s
-    }
-
-    public func bool(_ key: String) throws(DiligenceError) -> Bool? {
-        guard let v = body[key], !v.isNull else { return nil }
-        guard let b = v.boolValue else { throw Self.wrongType(key, "true or false", v) }
-        return b
-    }
-
-    public func int(_ key: String) throws(DiligenceError) -> Int? {
-        guard let v = body[key], !v.isNull else { return nil }
-        guard let i = v.intValue, let small = Int(exactly: i), small.magnitude <= 1 << 40 else { throw Self.wrongType(key, "a whole number", v) }
-        return small
-    }
-
-    /// A duration given as whole seconds (number) or as text (`25m`, `1h30m`, `90s`; bare number = minutes).
-    public func duration(_ key: String) throws(DiligenceError) -> Int? {
-        guard let v = body[key], !v.isNull else { return nil }
-        if let text = v.stringValue {
-            guard let seconds = DurationText.parse(text) else {
-                throw DiligenceError("invalid_duration", "\"\(key)\": \(text.debugDescription) is not \(DurationText.expected).")
-            }
-            return seconds
-        }
-        guard let i = v.intValue, i >= 0, i <= DurationText.maxSeconds else {
-            throw DiligenceError("invalid_duration", "\"\(key)\" must be whole seconds between 0 and \(DurationText.maxSeconds), or text such as \"25m\".")
-        }
-        return Int(i)
-    }
-
-    static func wrongType(_ key: String, _ expected: String, _ got: JSON) -> DiligenceError {
-        DiligenceError("invalid_argument", "\"\(key)\" must be \(expected); got \(got.typeName.withArticle).")
-    }
 }
 
 /// A request that could not be served, with the id to echo.
@@ -153,47 +106,6 @@ extension TaskConfig {
             ("reminder", .string(reminderMinute.map(TimeOfDay.format))),
             ("sound", .string(sound)),
         ])
-    }
-
-    /// Applies the task fields present in `request` (task_add and task_edit), checking each type.
-    /// Durations: `work`, `short_break`, `long_break` as seconds or text (`25m`), or `work_seconds` ...
-    /// Reminder: `"HH:MM"` or `"off"`/null; sound: a name or `"off"`/null.
-    public mutating func apply(_ request: Request) throws(DiligenceError) {
-        if let v = try request.string("description") { description = v }
-        if let v = try request.string("color") {
-            guard let c = TaskColor(rawValue: v) else {
-                throw DiligenceError("invalid_value", "color must be one of \(TaskColor.allCases.map(\.rawValue).joined(separator: ", ")); got \(v.debugDescription).")
-            }
-            color = c
-        }
-        for (key, path) in [("work", \TaskConfig.workSeconds), ("short_break", \.shortBreakSeconds), ("long_break", \.longBreakSeconds)] {
-            if let v = try request.duration(key) { self[keyPath: path] = v }
-            if let v = try request.duration(key + "_seconds") { self[keyPath: path] = v }
-        }
-        if let v = try request.int("long_break_every") { longBreakEvery = v }
-        if let v = try request.bool("breaks") { breaks = v }
-        if let v = try request.string("autostart") {
-            guard let a = Autostart(rawValue: v) else {
-                throw DiligenceError("invalid_value", "autostart must be one of none, breaks, work, all; got \(v.debugDescription).")
-            }
-            autostart = a
-        }
-        if let v = try request.bool("focus_mode") { focusMode = v }
-        if let v = try request.int("goal") { goal = v }
-        if request.body["reminder"] != nil {
-            let v = try request.string("reminder")
-            if v == nil || v == "off" {
-                reminderMinute = nil
-            } else if let m = TimeOfDay.parse(v!) {
-                reminderMinute = m
-            } else {
-                throw DiligenceError("invalid_value", "reminder must be a time HH:MM (24-hour) or \"off\"; got \(v!.debugDescription).")
-            }
-        }
-        if request.body["sound"] != nil {
-            let v = try request.string("sound")
-            sound = v == nil || v == "off" ? nil : v
-        }
     }
 }
 

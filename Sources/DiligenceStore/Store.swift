@@ -201,10 +201,12 @@ public final class Store {
         throw DiligenceError("unknown_task", "No task named \"\(name)\". Tasks: \(names)")
     }
 
-    /// Stores a new task (its `id` is ignored) and returns it with its new id.
-    /// Throws the `validate()` codes, or `duplicate_name` for a name that an existing task has
-    /// ignoring case.
-    public func addTask(_ task: TaskConfig) throws(DiligenceError) -> TaskConfig {
+    /// Stores a new task (its `id` is ignored) and returns it with its new id and its name as
+    /// stored (`TaskName.normalize`). Throws `invalid_name`, the `validate()` codes, or
+    /// `duplicate_name` for a name that an existing task has ignoring case.
+    public func addTask(_ new: TaskConfig) throws(DiligenceError) -> TaskConfig {
+        var task = new
+        task.name = try TaskName.normalize(task.name)
         try task.validate()
         return try db.transaction { () throws(DiligenceError) -> TaskConfig in
             try checkNameFree(task.name, except: nil)
@@ -213,11 +215,17 @@ public final class Store {
     }
 
     /// Replaces the stored task with `task.id` by `task` (a rename keeps its sessions: they refer
-    /// to the id). Throws the `validate()` codes, `duplicate_name`, or `unknown_task`.
-    public func updateTask(_ task: TaskConfig) throws(DiligenceError) -> TaskConfig {
+    /// to the id). A new name is normalized (`TaskName`); an unchanged one is kept as it is, so
+    /// a task named before today's rules can still be edited. Throws `invalid_name`, the
+    /// `validate()` codes, `duplicate_name`, or `unknown_task`.
+    public func updateTask(_ changed: TaskConfig) throws(DiligenceError) -> TaskConfig {
+        var task = changed
         try task.validate()
         return try db.transaction { () throws(DiligenceError) -> TaskConfig in
-            guard try self.task(id: task.id) != nil else { throw unknownID(task.id) }
+            guard let stored = try self.task(id: task.id) else { throw unknownID(task.id) }
+            if !task.name.utf8.elementsEqual(stored.name.utf8) {
+                task.name = try TaskName.normalize(task.name)
+            }
             try checkNameFree(task.name, except: task.id)
             try db.run(
                 """

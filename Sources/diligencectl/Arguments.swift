@@ -27,7 +27,7 @@ struct ParsedCommand {
 
     /// The request line for the daemon: arguments, then options in table order, then fixed members.
     var request: Request {
-        var members = zip(command.arguments, arguments).map { ($0.key, $1) }
+        var members = zip(command.arguments, arguments).compactMap { argument, value in argument.key.map { ($0, value) } }
         for option in command.options {
             if let key = option.key, let value = options[option.name] { members.append((key, value)) }
         }
@@ -133,7 +133,7 @@ func parseCommand(_ command: Command, _ args: [String]) throws(UsageError) -> Pa
         } else if let inline {
             raw = inline
         } else {
-            guard i < args.count else { throw fail("--\(name) needs a value (\(option.placeholder)).") }
+            guard i < args.count else { throw fail("--\(name) needs a value (\(option.valuePlaceholder)).") }
             raw = args[i]
             i += 1
         }

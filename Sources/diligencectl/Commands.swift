@@ -8,68 +8,83 @@ import DiligenceTime
 enum ValueKind: Sendable {
     /// A switch such as `--json`: no value.
     case none
-    /// Any text, sent as a string.
-    case text
-    /// `90s`, `25m`, `1h30m`, a bare number of minutes: sent as whole seconds.
-    case duration
-    /// A whole number ≥ 0.
-    case count
-    /// A whole number, negative allowed (`--offset -1`).
-    case integer
-    /// `on` or `off`: sent as a boolean.
-    case onOff
-    /// One of a fixed list of words.
-    case choice([String])
-    /// `HH:MM` or `off` (sent as null).
-    case reminder
-    /// A name or `off` (sent as null).
-    case nameOrOff
+    /// Text the client keeps for itself (`import FILE`).
+    case localText
     /// A `--format` template, checked before the daemon is asked.
     case template
+    /// A field of the wire command: its type, range, default and doc come from the protocol's
+    /// schema (DiligenceProtocol's `CommandSpec`), and its value is checked against it here,
+    /// before the daemon is asked, with the daemon's own rule.
+    case field(FieldSpec)
 
     /// The JSON for `raw`, or a usage error naming `label` (the flag or argument) and what it expected.
     func parse(_ raw: String, label: String) throws(UsageError) -> JSON {
-        func bad(_ expected: String) -> UsageError {
-            UsageError("\(label) expects \(expected); got \(raw.debugDescription).")
-        }
         switch self {
         case .none:
             return .bool(true)
-        case .text:
+        case .localText:
             return .string(raw)
-        case .duration:
-            guard let seconds = DurationText.parse(raw) else { throw bad(DurationText.expected) }
-            return .int(seconds)
-        case .count:
-            guard !raw.isEmpty, raw.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(raw) else {
-                throw bad("a whole number (0 or more)")
+        case .template:
+            _ = try renderTemplate(raw, status: .object([]))
+            return .string(raw)
+        case let .field(spec):
+            let value = try commandLineValue(raw, of: spec.type, label: label)
+            do {
+                return try spec.check(value, label: label)
+            } catch {
+                throw UsageError(error.message)
             }
-            return .int(n)
+        }
+    }
+
+    /// The JSON a person means by `raw` for a field of `type` (`on` for true, `25m` for 1500
+    /// seconds, `off` for null); its range is the schema's to check.
+    private func commandLineValue(_ raw: String, of type: FieldType, label: String) throws(UsageError) -> JSON {
+        func bad(_ expected: String) -> UsageError {
+            UsageError("\(label) expects \(expected); got \(raw.debugDescription).")
+        }
+        switch type {
+        case .text, .taskName:
+            return .string(raw)
         case .integer:
             let digits = raw.hasPrefix("-") || raw.hasPrefix("+") ? raw.dropFirst() : Substring(raw)
-            guard !digits.isEmpty, digits.count < 10, digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(digits) else {
-                throw bad("a whole number such as -1 or 2")
+            guard !digits.isEmpty, digits.count <= 18, digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int64(digits) else {
+                throw bad("a whole number such as 3")
             }
             return .int(raw.hasPrefix("-") ? -n : n)
-        case .onOff:
+        case .boolean:
             switch raw {
             case "on", "true", "yes": return .bool(true)
             case "off", "false", "no": return .bool(false)
             default: throw bad("on or off")
             }
-        case let .choice(words):
+        case .duration:
+            guard let seconds = DurationText.parse(raw) else { throw bad(DurationText.expected) }
+            return .int(seconds)
+        case let .choice(words, _):
             guard words.contains(raw) else { throw bad("one of " + words.joined(separator: ", ")) }
             return .string(raw)
-        case .reminder:
+        case .timeOfDay:
             if raw == "off" { return .null }
             guard TimeOfDay.parse(raw) != nil else { throw bad("a time HH:MM (24-hour) or off") }
             return .string(raw)
         case .nameOrOff:
             guard !raw.isEmpty else { throw bad("a name or off") }
             return raw == "off" ? .null : .string(raw)
-        case .template:
-            _ = try renderTemplate(raw, status: .object([]))
-            return .string(raw)
+        }
+    }
+
+    /// What help shows after the flag when the table gives no placeholder.
+    var placeholder: String {
+        guard case let .field(spec) = self else { return "" }
+        switch spec.type {
+        case .text, .taskName: return "TEXT"
+        case .integer: return "N"
+        case .boolean: return "on|off"
+        case .duration: return "D"
+        case let .choice(words, _): return words.joined(separator: "|")
+        case .timeOfDay: return "HH:MM|off"
+        case .nameOrOff: return "NAME|off"
         }
     }
 }
@@ -83,31 +98,76 @@ struct Option: Sendable {
     var placeholder: String
     /// The request member it sets; nil for options that only shape the output (`--json`).
     var key: String?
-    var help: String
+    /// nil: the field's doc line from the schema.
+    var ownHelp: String?
 
-    init(_ name: String, _ kind: ValueKind, _ placeholder: String = "", key: String? = nil, _ help: String) {
+    /// An option the client handles itself (`--json`, `--format`, `--yes`).
+    init(_ name: String, _ kind: ValueKind, _ placeholder: String = "", _ help: String) {
         self.name = name
         self.kind = kind
         self.placeholder = placeholder
-        self.key = key
-        self.help = help
+        self.key = nil
+        self.ownHelp = help
     }
 
+    /// An option that sets the wire command's field `key` (`Command` looks it up in the schema).
+    init(_ name: String, key: String, _ placeholder: String = "", help: String? = nil) {
+        self.name = name
+        self.kind = .localText
+        self.placeholder = placeholder
+        self.key = key
+        self.ownHelp = help
+    }
+
+    /// What help shows for the value: the table's placeholder, else one for the field's type.
+    var valuePlaceholder: String { placeholder.isEmpty ? kind.placeholder : placeholder }
+
     /// `--work D`, or `--json` for a switch.
-    var synopsis: String { placeholder.isEmpty ? "--\(name)" : "--\(name) \(placeholder)" }
+    var synopsis: String { valuePlaceholder.isEmpty ? "--\(name)" : "--\(name) \(valuePlaceholder)" }
+
+    /// The help line: the table's own, else the field's doc with its default.
+    var help: String { ownHelp ?? kind.fieldHelp }
 }
 
 /// A positional argument.
 struct Argument: Sendable {
     /// Shown in help: `TASK`.
     var name: String
-    /// The request member it sets.
-    var key: String
+    /// The request member it sets; nil for one the client keeps (`import FILE`).
+    var key: String?
     var kind: ValueKind
     var required: Bool
-    var help: String
+    /// nil: the field's doc line from the schema.
+    var ownHelp: String?
+
+    /// An argument that sets the wire command's field `key`; required when the field is.
+    init(_ name: String, key: String, help: String? = nil) {
+        self.name = name
+        self.key = key
+        self.kind = .localText
+        self.required = false
+        self.ownHelp = help
+    }
+
+    /// An argument the client keeps for itself.
+    init(local name: String, required: Bool, help: String) {
+        self.name = name
+        self.key = nil
+        self.kind = .localText
+        self.required = required
+        self.ownHelp = help
+    }
 
     var synopsis: String { required ? name : "[\(name)]" }
+    var help: String { ownHelp ?? kind.fieldHelp }
+}
+
+extension ValueKind {
+    /// The schema's doc line, with the default when there is one.
+    var fieldHelp: String {
+        guard case let .field(spec) = self else { return "" }
+        return spec.doc + (spec.defaultText.map { " (default \($0))" } ?? "")
+    }
 }
 
 /// How a command's result is shown to a person.
@@ -147,6 +207,32 @@ struct Command: Sendable {
     /// Paragraphs after the options in the command's help.
     var notes: String = ""
 
+    init(words: [String], arguments: [Argument] = [], options: [Option] = [], wire: String, fixed: [(String, JSON)] = [],
+         output: OutputKind = .status, exclusive: [String] = [], needsAChange: Bool = false, summary: String, notes: String = "") {
+        let schema = CommandSpec.named(wire)
+        self.words = words
+        self.arguments = arguments.map { argument in
+            guard let key = argument.key, let field = schema?.field(key) else { return argument }
+            var resolved = argument
+            resolved.kind = .field(field)
+            resolved.required = field.isRequired
+            return resolved
+        }
+        self.options = options.map { option in
+            guard let key = option.key, let field = schema?.field(key) else { return option }
+            var resolved = option
+            resolved.kind = .field(field)
+            return resolved
+        }
+        self.wire = wire
+        self.fixed = fixed
+        self.output = output
+        self.exclusive = exclusive
+        self.needsAChange = needsAChange
+        self.summary = summary
+        self.notes = notes
+    }
+
     var name: String { words.joined(separator: " ") }
 
     /// `usage` without the program name: `task add NAME [OPTIONS]`.
@@ -178,26 +264,18 @@ extension Command {
         Option("format", .template, "TEMPLATE", "print TEMPLATE with the placeholders below filled in"),
     ]
 
-    /// The fields of a task, shared by `task add` and `task edit`.
+    /// The fields of a task, shared by `task add` and `task edit`; type, range and help come
+    /// from the protocol's schema.
     static let taskFields: [Option] = [
-        Option("work", .duration, "D", key: "work", "work phase length (default 25m)"),
-        Option("short-break", .duration, "D", key: "short_break", "short break length (default 5m)"),
-        Option("long-break", .duration, "D", key: "long_break", "long break length (default 15m)"),
-        Option("long-break-every", .count, "N", key: "long_break_every", "work rounds before a long break; 0 = never (default 4)"),
-        Option("breaks", .onOff, "on|off", key: "breaks", "off: work follows work (default on)"),
-        Option("autostart", .choice(Autostart.allCases.map(\.rawValue)), "none|breaks|work|all", key: "autostart",
-               "which phases start by themselves (default none)"),
-        Option("focus-mode", .onOff, "on|off", key: "focus_mode", "strict: no pause during work (default off)"),
-        Option("color", .choice(TaskColor.allCases.map(\.rawValue)), "C", key: "color",
-               "one of " + TaskColor.allCases.map(\.rawValue).joined(separator: " ") + " (default blue)"),
-        Option("goal", .count, "N", key: "goal", "completed work sessions per day; 0 = none"),
-        Option("reminder", .reminder, "HH:MM|off", key: "reminder", "daily reminder time"),
-        Option("sound", .nameOrOff, "NAME|off", key: "sound", "ambient sound"),
-        Option("description", .text, "TEXT", key: "description", "free text"),
+        Option("work", key: "work"), Option("short-break", key: "short_break"), Option("long-break", key: "long_break"),
+        Option("long-break-every", key: "long_break_every"), Option("breaks", key: "breaks"),
+        Option("autostart", key: "autostart"), Option("focus-mode", key: "focus_mode"),
+        Option("color", key: "color", "C", help: "one of " + TaskColor.allCases.map(\.rawValue).joined(separator: " ") + " (new task: blue)"),
+        Option("goal", key: "goal"), Option("reminder", key: "reminder"), Option("sound", key: "sound"),
+        Option("description", key: "description"),
     ]
 
-    static let task = Argument(name: "TASK", key: "task", kind: .text, required: true,
-                               help: "a task name (exact, or a unique case-insensitive match)")
+    static let task = Argument("TASK", key: "task")
 
     static func simple(_ word: String, _ summary: String) -> Command {
         Command(words: [word], wire: word, summary: summary)
@@ -205,19 +283,13 @@ extension Command {
 
     /// Every command, in the order help lists them.
     static let all: [Command] = [
-        Command(words: ["start"],
-                arguments: [Argument(name: "TASK", key: "task", kind: .text, required: false,
-                                     help: "the task to work on (default: the pending phase, else the last task)")],
-                wire: "start", summary: "start TASK's work phase, or the pending phase"),
+        Command(words: ["start"], arguments: [task], wire: "start", summary: "start TASK's work phase, or the pending phase"),
         simple("pause", "pause the running phase"),
         simple("resume", "resume the paused phase"),
         simple("toggle", "pause when running, resume when paused, start otherwise"),
         simple("stop", "give up the current phase (work is recorded as abandoned)"),
         simple("skip", "end the phase now and move on (work is recorded as skipped)"),
-        Command(words: ["extend"],
-                arguments: [Argument(name: "DURATION", key: "duration", kind: .duration, required: false,
-                                     help: "how much to add (default 5m)")],
-                wire: "extend", summary: "add DURATION (default 5m) to the running or paused phase"),
+        Command(words: ["extend"], arguments: [Argument("DURATION", key: "duration")], wire: "extend", summary: "add DURATION (default 5m) to the running or paused phase"),
         Command(words: ["status"], options: statusFormats, wire: "status", exclusive: ["json", "waybar", "format"],
                 summary: "show what the timer is doing", notes: templateHelp),
         Command(words: ["watch"],
@@ -230,11 +302,11 @@ extension Command {
         Command(words: ["task", "show"], arguments: [task], options: [json], wire: "task_show",
                 output: .task(heading: nil), summary: "show one task's settings"),
         Command(words: ["task", "add"],
-                arguments: [Argument(name: "NAME", key: "name", kind: .text, required: true, help: "the new task's name")],
+                arguments: [Argument("NAME", key: "name")],
                 options: taskFields, wire: "task_add", output: .task(heading: "Added task"),
                 summary: "add a task", notes: durationHelp),
         Command(words: ["task", "edit"], arguments: [task],
-                options: taskFields + [Option("name", .text, "NEW", key: "new_name", "rename the task")],
+                options: taskFields + [Option("name", key: "new_name", "NEW")],
                 wire: "task_edit", output: .task(heading: "Changed task"), needsAChange: true,
                 summary: "change a task's settings",
                 notes: "A changed duration applies from the next phase, never to the running one.\n" + durationHelp),

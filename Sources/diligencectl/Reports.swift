@@ -11,18 +11,16 @@ import DiligenceTime
 // MARK: Commands
 
 extension Command {
-    static let offset = Option("offset", .integer, "N", key: "offset", "periods from this one: -1 the previous, 1 the next (default 0)")
-    static let taskFilter = Option("task", .text, "TASK", key: "task", "only this task")
-    static let since = Option("since", .text, "DATE", key: "since", "from this day (YYYY-MM-DD) on")
-    static let until = Option("until", .text, "DATE", key: "until", "up to and including this day (YYYY-MM-DD)")
-    static let day = Argument(name: "DAY", key: "day", kind: .text, required: true,
-                              help: "YYYY-MM-DD, today, tomorrow, or a weekday (monday, mon) of the shown week")
-    static let sessionID = Argument(name: "ID", key: "id", kind: .count, required: true, help: "the session's id, as history lists it")
+    static let offset = Option("offset", key: "offset")
+    static let taskFilter = Option("task", key: "task", "TASK")
+    static let since = Option("since", key: "since", "DATE")
+    static let until = Option("until", key: "until", "DATE")
+    static let day = Argument("DAY", key: "day")
+    static let sessionID = Argument("ID", key: "id")
 
     static let statsCommands: [Command] = [
         Command(words: ["stats"],
-                arguments: [Argument(name: "PERIOD", key: "period", kind: .choice(["today", "week", "month", "year", "all"]),
-                                     required: false, help: "today (default), week, month, year or all")],
+                arguments: [Argument("PERIOD", key: "period")],
                 options: [taskFilter, offset, json], wire: "stats", output: .report,
                 summary: "statistics of a day, week, month, year or everything",
                 notes: """
@@ -38,28 +36,25 @@ extension Command {
         Command(words: ["plan", "clear"], arguments: [day], options: [offset], wire: "plan_clear", output: .report,
                 summary: "forget DAY's plan"),
         Command(words: ["history"],
-                options: [taskFilter, since, until, Option("limit", .count, "N", key: "limit", "only the most recent N"), json],
+                options: [taskFilter, since, until, Option("limit", key: "limit"), json],
                 wire: "history", output: .report, summary: "list recorded work sessions"),
         Command(words: ["history", "add"],
-                arguments: [task,
-                            Argument(name: "START", key: "start", kind: .text, required: true, help: "HH:MM (today), YYYY-MM-DD HH:MM, or RFC 3339"),
-                            Argument(name: "END", key: "end", kind: .text, required: true, help: "as START")],
-                options: [Option("pauses", .count, "N", key: "pauses", "pauses taken (default 0)"), json],
+                arguments: [task, Argument("START", key: "start"), Argument("END", key: "end")],
+                options: [Option("pauses", key: "pauses"), json],
                 wire: "history_add", output: .report,
                 summary: "record a completed session the timer missed",
                 notes: "HH:MM is a moment of today (days start at day_starts_at). A session that overlaps a recorded one is refused; the message names it. A local time a DST change skips or repeats is refused: give its offset, e.g. 2026-10-25 02:30+02:00."),
         Command(words: ["history", "remove"], arguments: [sessionID], options: [json], wire: "history_remove", output: .report,
                 summary: "delete a recorded session"),
         Command(words: ["history", "edit"], arguments: [sessionID],
-                options: [Option("task", .text, "TASK", key: "task", "move the session to TASK"), json],
+                options: [Option("task", key: "task", "TASK"), json],
                 wire: "history_edit", output: .report, needsAChange: true, summary: "change a session's task"),
         Command(words: ["export"],
-                options: [Option("format", .choice(["csv", "jsonl", "ics"]), "csv|jsonl|ics", key: "format", "default jsonl"),
-                          taskFilter, since, until],
+                options: [Option("format", key: "format"), taskFilter, since, until],
                 wire: "export", output: .report, summary: "print sessions as CSV, JSON lines or iCalendar",
                 notes: "jsonl writes every field and is what import reads; csv has a header row (RFC 4180); ics has one event per session."),
         Command(words: ["import"],
-                arguments: [Argument(name: "FILE", key: "file", kind: .text, required: true, help: "what export --format jsonl wrote (- for standard input)")],
+                arguments: [Argument(local: "FILE", required: true, help: "what export --format jsonl wrote (- for standard input)")],
                 wire: "import", output: .report, summary: "add the sessions of a JSON-lines file",
                 notes: "All or nothing: one bad line rejects the file, naming the line. Sessions already recorded are skipped."),
     ]

@@ -41,15 +41,20 @@ struct Terminal: Sendable {
     static let none = Terminal(isInteractive: false) { _ in nil }
 }
 
-/// Writes `text` whole to file descriptor `fd` (1 stdout, 2 stderr), retrying short writes and EINTR.
-func writeAll(_ text: String, to fd: Int32) {
+/// Writes `text` whole to file descriptor `fd` (1 stdout, 2 stderr), retrying short writes and
+/// EINTR. Returns 0, or the errno of the write that failed (EPIPE: the reader is gone; SIGPIPE
+/// is ignored, main.swift).
+@discardableResult
+func writeAll(_ text: String, to fd: Int32) -> Int32 {
     var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {
         let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return }
+        if n < 0 { return errno }
+        if n == 0 { return EIO }
         bytes = bytes.dropFirst(n)
     }
+    return 0
 }
 
 /// The whole client, as a function: arguments in, texts and exit code out.
@@ -118,6 +123,7 @@ func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal) -> Out
         }
         let answer = parsed.command.wire == "import" ? try importFile(parsed, send: send) : try send(parsed.request)
         outcome = Outcome(stdout: show(answer, for: parsed, colors: terminal.colors))
+        if case .status = parsed.command.output { outcome.stderr = configWarnings(answer) }
     } catch {
         switch error {
         case let .connection(.unreachable(path, reason)):
@@ -134,6 +140,13 @@ func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal) -> Out
     }
     outcome.stdout = prefix + outcome.stdout
     return outcome
+}
+
+/// `status` warns on stderr (stdout stays what scripts and bars read) while the daemon runs
+/// without its config file: one line per problem it reports in `config_problems`.
+func configWarnings(_ status: JSON) -> String {
+    let problems = status["config_problems"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    return problems.map { "diligencectl: warning: the daemon's configuration: \($0)\n" }.joined()
 }
 
 /// The result of an `ok: true` response; the error message otherwise.

@@ -103,17 +103,30 @@ struct Backoff: Equatable {
     mutating func reset() { next = Self.first }
 }
 
+/// What became of a line `watch` printed.
+enum Delivery: Equatable {
+    case delivered
+    /// Nobody reads any more (EPIPE): `watch` ends with status 0.
+    case readerGone
+    /// Any other write error: `watch` ends with status 1 and the reason.
+    case failed(String)
+}
+
 /// Where `watch` sends its lines and how it waits; tests pass their own.
 struct WatchIO {
-    /// Prints one line (the newline is added by the caller). Returns false to stop watching.
-    var emit: (String) -> Bool
+    /// Prints one line (the newline is added by the caller). Anything but `.delivered` stops
+    /// watching.
+    var emit: (String) -> Delivery
     /// Sleeps between reconnection attempts. Returns false to stop watching.
     var sleep: (Double) -> Bool
 
     static var standard: WatchIO { WatchIO(
         emit: { line in
-            writeAll(line, to: 1)
-            return true
+            switch writeAll(line, to: 1) {
+            case 0: .delivered
+            case EPIPE: .readerGone
+            case let code: .failed("cannot write to standard output: \(String(cString: strerror(code)))")
+            }
         },
         sleep: { seconds in
             var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
@@ -132,11 +145,16 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard) -> 
     let reconnect = !parsed.has("no-reconnect")
     var backoff = Backoff()
     var last: String?
-    /// Prints `text` unless it repeats the last line; false when the consumer wants no more.
-    func emit(_ text: String) -> Bool {
-        guard text != last else { return true }
+    /// Prints `text` unless it repeats the last line.
+    func emit(_ text: String) -> Delivery {
+        guard text != last else { return .delivered }
         last = text
         return io.emit(text + "\n")
+    }
+    /// How `watch` ends when a line could not be delivered.
+    func ending(_ delivery: Delivery) -> Outcome {
+        if case let .failed(reason) = delivery { return Outcome(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError) }
+        return Outcome()
     }
     while true {
         let ended: ConnectionError
@@ -150,7 +168,8 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard) -> 
             backoff.reset()
             while let line = try connection.readLine() {
                 guard let event = try? JSON.parse(line) else { continue }
-                if !emit(formatEvent(event, for: parsed)) { return Outcome() }
+                let delivery = emit(formatEvent(event, for: parsed))
+                if delivery != .delivered { return ending(delivery) }
             }
             ended = .broken("the daemon closed the watch stream")
         } catch {
@@ -165,7 +184,8 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard) -> 
             }
             return Outcome(code: ExitCode.daemonError)
         }
-        if !emit(offlineLine(for: parsed, socket: socket)) { return Outcome() }
+        let delivery = emit(offlineLine(for: parsed, socket: socket))
+        if delivery != .delivered { return ending(delivery) }
         if !io.sleep(backoff.take()) { return Outcome() }
     }
 }

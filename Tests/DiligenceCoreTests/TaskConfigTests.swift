@@ -8,6 +8,8 @@ struct DurationTextTests {
         ("90s", 90), ("25m", 1500), ("1h", 3600), ("1h30m", 5400), ("1h30m15s", 5415),
         ("25", 1500), ("0", 0), ("1m30s", 90), ("2h15s", 7215), (" 5m ", 300),
         ("168h", 604_800), ("10080", 604_800), ("007m", 420),
+        // Longer than a phase may be, but a duration: the range is the caller's to check.
+        ("169h", 608_400), ("10081", 604_860), ("999999999h", 3_599_999_996_400),
     ])
     func parses(_ text: String, _ seconds: Int) {
         #expect(DurationText.parse(text) == seconds)
@@ -15,7 +17,7 @@ struct DurationTextTests {
 
     @Test(arguments: [
         "", " ", "abc", "1m1h", "1h1h", "30s1m", "-5", "5x", "1.5h", "h", "m5", "5m5", "1h 30m", "+5",
-        "169h", "604801s", "10081", "99999999999999999999", "9999999999h", "1000000000s", "٥",
+        "99999999999999999999", "9999999999h", "1000000000s", "1000000000", "٥",
     ])
     func rejects(_ text: String) {
         #expect(DurationText.parse(text) == nil)
@@ -44,17 +46,10 @@ struct TaskConfigTests {
         #expect(work.longBreakEvery == 4 && work.breaks && work.autostart == .none && !work.focusMode)
     }
 
-    @Test(arguments: [
-        "", " ", "   ", " Work", "Work ", "\tWork", String(repeating: "x", count: 65),
-        "Wo\nrk", "Wo\u{7}rk", "Wo\u{7F}rk", "Wo\u{0}rk", "Wo\u{85}rk",
-    ])
-    func invalidNames(_ name: String) {
-        #expect(errorCode { try TaskConfig(name: name).validate() } == "invalid_name")
-    }
-
-    @Test(arguments: ["W", String(repeating: "x", count: 64), "Deep work", "Écrire ✍️", String(repeating: "é", count: 64)])
-    func validNames(_ name: String) throws {
-        try TaskConfig(name: name).validate()
+    /// The name is checked when it is set (TaskName), not by validate(): a task whose name
+    /// predates today's rules can still be edited.
+    @Test func validateLeavesTheNameAlone() throws {
+        try TaskConfig(name: "Old\u{200B}name").validate()
     }
 
     @Test(arguments: [

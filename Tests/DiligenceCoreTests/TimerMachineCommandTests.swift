@@ -219,6 +219,8 @@ struct TimerMachineCommandTests {
         #expect(machine.state == .pending)
         let events = try machine.stop(at: clock.advance(100))
         #expect(sessions(events).isEmpty)
+        // Recorded nothing, but changed the timer: watchers hear of it.
+        #expect(events == [.stopped(.shortBreak)])
         #expect(machine.state == .idle)
         #expect(machine.phase == nil)
         #expect(machine.round == 1)

@@ -97,14 +97,6 @@ import DiligenceTestSupport
         #expect(throws: DiligenceError.self) { _ = try ListeningSocket.open(path: run + "/d.sock") }
     }
 
-    @Test func aBadConfigStopsTheStartWithItsLine() throws {
-        #expect {
-            _ = try InProcessDaemon(config: "[timer]\nsuspend = sometimes\n")
-        } throws: { error in
-            let e = error as? DiligenceError
-            return e?.code == "invalid_config" && e?.message.contains("line 2") == true
-        }
-    }
 }
 
 /// Opening the control socket leaves the process's umask alone: it once set 0177 around

@@ -31,9 +31,15 @@ final class InProcessDaemon {
         _ = (config ?? "").withCString { write(fd, $0, strlen($0)) }
         close(fd)
         mkdir(directory.path + "/data", 0o700)
-        try prepare(paths)
-        daemon = try Daemon(paths: paths, clocks: clocks)
-        try daemon.queue.sync { Result { () throws(DiligenceError) in try daemon.start() } }.get()
+        do {
+            try prepare(paths)
+            daemon = try Daemon(paths: paths, clocks: clocks)
+            try daemon.queue.sync { Result { () throws(DiligenceError) in try daemon.start() } }.get()
+        } catch {
+            // A daemon that refused to start leaves nothing behind either.
+            directory.remove()
+            throw error
+        }
     }
 
     func connect() throws -> ControlConnection { try ControlConnection(path: socketPath) }

@@ -6,6 +6,7 @@ import Testing
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceStore
+import DiligenceTestSupport
 @testable import DiligenceDaemon
 
 /// Storage faults (issue item 5) done for real: garbage bytes, a second process's lock, a full
@@ -143,11 +144,61 @@ import DiligenceStore
             return e?.code == "storage_error" && e?.message.contains(dataDir) == true
         }
         umount2(dataDir, Int32(MNT_DETACH))
+        // The refused daemon's directory could not be removed while the mount stood.
+        TemporaryDirectory(adopting: Files.directory(of: dataDir)).remove()
     }
 }
 
-/// Config errors at start (issue item 6), through the daemon.
+/// Config errors at start and on reload, through the daemon: a bad file never stops it.
 @Suite struct BadConfigStartTests {
+    /// The problems as `status` reports them.
+    static func problems(_ d: InProcessDaemon) throws -> [String] {
+        let status = try d.request("{\"command\":\"status\"}")["result"]
+        return status?["config_problems"]?.arrayValue?.compactMap(\.stringValue) ?? ["(no config_problems in status)"]
+    }
+
+    @Test func aRefusedFileAtStartRunsOnTheDefaultsAndSaysWhy() throws {
+        let d = try InProcessDaemon(config: "[timer]\nsuspend = sometimes\n")
+        defer { d.stop() }
+        #expect(d.daemon.config == DaemonConfig())
+        let problems = try Self.problems(d)
+        #expect(problems.count == 1 && problems[0].contains("line 2") && problems[0].contains("the default settings"), "\(problems)")
+        #expect(d.daemon.queue.sync { d.daemon.statusLine(at: d.daemon.clocks.now) }.contains("line 2"))
+        #expect(try d.request("{\"command\":\"start\",\"task\":\"Work\"}")["ok"] == .bool(true))
+    }
+
+    @Test func aRefusedFileAtStartRunsOnTheLastGoodOne() throws {
+        // A first daemon accepts a file and keeps it beside its database.
+        let first = try InProcessDaemon(config: "[timer]\nsuspend = abandon\n")
+        let lastGood = Files.directory(of: first.daemon.paths.database) + "/diligenced.conf.last-good"
+        #expect(try Files.read(lastGood) == "[timer]\nsuspend = abandon\n")
+        first.daemon.queue.sync { first.daemon.stop() }
+        // The file goes bad; the next daemon on the same directory runs on what was accepted.
+        writeTextFile("[timer]\nsuspend = sometimes\n", to: first.daemon.paths.config)
+        let next = try Daemon(paths: first.daemon.paths)
+        try next.queue.sync { Result { () throws(DiligenceError) in try next.start() } }.get()
+        #expect(next.config.suspend == .abandon)
+        #expect(next.configProblems.count == 1 && next.configProblems[0].contains(lastGood), "\(next.configProblems)")
+        next.queue.sync { next.stop() }
+        first.directory.remove()
+    }
+
+    @Test func aRefusedReloadKeepsTheSettingsAndReportsUntilAGoodOne() throws {
+        let d = try InProcessDaemon(config: "[timer]\nsuspend = continue\n")
+        defer { d.stop() }
+        #expect(try Self.problems(d) == [])
+        writeTextFile("[timer]\n\nsuspend = sometimes\n", to: d.daemon.paths.config)
+        let refused = try d.request("{\"command\":\"reload\"}")
+        #expect(refused["ok"] == .bool(false))
+        #expect(d.daemon.config.suspend == .continue)
+        let problems = try Self.problems(d)
+        #expect(problems.count == 1 && problems[0].contains("line 3"), "\(problems)")
+        writeTextFile("[timer]\nsuspend = abandon\n", to: d.daemon.paths.config)
+        #expect(try d.request("{\"command\":\"reload\"}")["ok"] == .bool(true))
+        #expect(try Self.problems(d) == [])
+        #expect(d.daemon.config.suspend == .abandon)
+    }
+
     @Test func onBadConfigDefaultsStartsWithTheDefaultValue() throws {
         let d = try InProcessDaemon(config: "[daemon]\non_bad_config = defaults\n[timer]\nsuspend = sometimes\n")
         defer { d.stop() }

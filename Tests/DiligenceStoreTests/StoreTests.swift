@@ -110,7 +110,7 @@ import DiligenceTime
     let store = try Store(location: .memory)
     let cases: [(TaskConfig, String)] = [
         (TaskConfig(name: ""), "invalid_name"),
-        (TaskConfig(name: " padded"), "invalid_name"),
+        (TaskConfig(name: " \u{200B}"), "invalid_name"),
         (TaskConfig(name: "tab\there"), "invalid_name"),
         (TaskConfig(name: String(repeating: "x", count: 65)), "invalid_name"),
         (TaskConfig(name: "Zero", workSeconds: 0), "invalid_duration"),
@@ -124,6 +124,20 @@ import DiligenceTime
         #expect(error { () throws(DiligenceError) in try store.updateTask(edited) }?.code == code)
     }
     #expect(try store.tasks().map { var t = $0; t.id = 0; return t } == TaskConfig.defaults)
+}
+
+@Test func namesAreStoredNormalizedAndOldNamesSurviveEdits() throws {
+    let store = try Store(location: .memory)
+    let added = try store.addTask(TaskConfig(name: " Cafe\u{301}\u{A0}"))
+    #expect(Array(added.name.unicodeScalars) == Array("Caf\u{E9}".unicodeScalars))
+    #expect(Array(try store.findTask("café").name.unicodeScalars) == Array("Caf\u{E9}".unicodeScalars))
+    // A name stored before the rules (here written straight into the table) keeps working.
+    try store.connection.run("UPDATE tasks SET name = ? WHERE id = ?", [.text("Old\u{200B}"), .integer(added.id)])
+    var old = try store.findTask("Old\u{200B}")
+    old.goal = 3
+    #expect(try store.updateTask(old).name == "Old\u{200B}")
+    old.name = "New\u{200B}"
+    #expect(error { () throws(DiligenceError) in try store.updateTask(old) }?.code == "invalid_name")
 }
 
 @Test func editAndRenameKeepTheSessions() throws {

@@ -1,4 +1,5 @@
 import Testing
+import DiligenceProtocol
 @testable import diligencectl
 
 @Suite struct RequestTests {
@@ -48,5 +49,57 @@ import Testing
         let line = try parse(["task", "add", "X", "--description", "two\nlines"]).request.line
         #expect(line.filter { $0 == "\n" }.count == 1)
         #expect(line.hasSuffix("\n"))
+    }
+}
+
+/// The client's command table takes every value-carrying option and argument from the
+/// protocol's schema: its type, range and help are the daemon's, and what it sends passes the
+/// daemon's check.
+@Suite struct SchemaLinkTests {
+    @Test func everyOptionAndArgumentWithAKeyIsAFieldOfItsWireCommand() throws {
+        for command in Command.all {
+            let spec = try #require(CommandSpec.named(command.wire), "\(command.name): no protocol command \(command.wire)")
+            for option in command.options {
+                guard let key = option.key else { continue }
+                guard case let .field(field) = option.kind else {
+                    Issue.record("\(command.name) --\(option.name): \(key) is not a field of \(command.wire)"); continue
+                }
+                #expect(field == spec.field(key), "\(command.name) --\(option.name)")
+            }
+            for argument in command.arguments {
+                guard let key = argument.key else { continue }
+                guard case let .field(field) = argument.kind else {
+                    Issue.record("\(command.name) \(argument.name): \(key) is not a field of \(command.wire)"); continue
+                }
+                #expect(field == spec.field(key), "\(command.name) \(argument.name)")
+                #expect(argument.required == field.isRequired, "\(command.name) \(argument.name)")
+            }
+            for (key, _) in command.fixed { #expect(spec.field(key) != nil, "\(command.name): fixed \(key)") }
+            // Every required field of the wire command is given by an argument or a fixed member.
+            for field in spec.fields where field.isRequired {
+                let given = command.arguments.contains { $0.key == field.name } || command.fixed.contains { $0.0 == field.name }
+                    || command.wire == "import"
+                    // `history edit ID --task T`: the one change it can make must be given.
+                    || (command.needsAChange && command.options.compactMap(\.key) == [field.name])
+                #expect(given, "\(command.name) never sends the required \(field.name)")
+            }
+        }
+    }
+
+    @Test(arguments: [
+        ["stats", "week", "--offset", "-3", "--task", "Work"], ["week", "--offset", "2"], ["plan", "set", "mon", "Work", "--offset", "1"],
+        ["history", "--since", "2026-01-01", "--limit", "5"], ["history", "add", "Work", "09:00", "09:25", "--pauses", "2"],
+        ["history", "remove", "3"], ["history", "edit", "3", "--task", "Study"], ["export", "--format", "csv"],
+        ["task", "edit", "Work", "--reminder", "off", "--sound", "rain", "--work", "1h", "--name", "Deep"], ["extend", "90s"],
+    ])
+    func requestsPassTheDaemonsCheck(args: [String]) throws {
+        let request = try parse(args).request
+        _ = try ControlCommand(request)
+    }
+
+    @Test func helpComesFromTheSchema() {
+        let help = run(["task", "add", "--help"]).stdout
+        #expect(help.contains("work phase length (new task: 25m)"), "\(help)")
+        #expect(run(["stats", "--help"]).stdout.contains("periods from this one: -1 the previous, 1 the next (default 0)"))
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import DiligenceProtocol
+import DiligenceTestSupport
 import Synchronization
 @testable import diligencectl
 
@@ -61,8 +62,7 @@ final class FakeDaemon: @unchecked Sendable {
     private var thread = pthread_t()
 
     init(responses: [String]) {
-        var template = Array("/tmp/diligencectl-test-XXXXXX".utf8CString)
-        directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        directory = TemporaryDirectory("diligencectl-test").path
         path = directory + "/d.sock"
         self.responses = responses
         listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)

@@ -14,6 +14,7 @@ import Glibc
 #endif
 import Foundation
 import DiligenceProtocol
+import DiligenceTestSupport
 
 // MARK: - Errors and small helpers
 
@@ -133,10 +134,18 @@ enum ExitStatus: Equatable, CustomStringConvertible {
 
 /// A process started with posix_spawn: stdin from /dev/null, stdout and stderr to files,
 /// signal dispositions and mask reset to the defaults (the test runner's must not leak in).
+///
+/// The harness owns it and everything it starts: it leads a process group of its own, which
+/// `killAndReap` (and deinit, and the test process's exit) kills whole — a `sh -c` pipeline, the
+/// daemon behind `runuser`. The leader is not reaped before that (`poll` looks with WNOWAIT),
+/// so the group id cannot be reused by an unrelated process meanwhile. Its environment carries
+/// `DILIGENCE_TEST_RUN`, which finds whatever left the group (a daemonized tmux server).
 final class ChildProcess {
+    /// The pid, which is also the process group id.
     let pid: pid_t
     let executable: String
     private(set) var status: ExitStatus?
+    private var reaped = false
 
     init(executable: String, arguments: [String], environment: [String: String],
          stdoutPath: String, stderrPath: String) throws {
@@ -158,8 +167,11 @@ final class ChildProcess {
         var mask = sigset_t()
         sigemptyset(&mask)
         posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
 
+        var environment = environment
+        environment[TestRun.variable] = TestRun.id
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -172,15 +184,19 @@ final class ChildProcess {
             throw HarnessError("posix_spawn \(executable) failed: \(String(cString: strerror(rc)))")
         }
         self.pid = pid
+        ProcessGroups.shared.add(pid)
     }
 
-    /// The exit status if the process has ended (reaps it), else nil.
+    /// The exit status if the process has ended, else nil. Leaves it unreaped (see above).
     @discardableResult
     func poll() -> ExitStatus? {
         if let status { return status }
-        var raw: Int32 = 0
-        let rc = waitpid(pid, &raw, WNOHANG)
-        if rc == pid { status = ExitStatus(waitStatus: raw) }
+        var info = siginfo_t()
+        guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info._sifields._sigchld.si_pid == pid else {
+            return nil
+        }
+        let value = info._sifields._sigchld.si_status
+        status = info.si_code == Int32(CLD_EXITED) ? .exited(value) : .signaled(value)
         return status
     }
 
@@ -200,14 +216,39 @@ final class ChildProcess {
         if isRunning { kill(pid, signal) }
     }
 
-    /// SIGKILL and reap (cleanup; never leaves a process behind).
+    /// SIGKILL to the whole group, then reap the leader (cleanup; never leaves a process behind,
+    /// and does nothing the second time).
     func killAndReap() {
-        guard isRunning else { return }
-        kill(pid, SIGKILL)
-        _ = wait(timeout: 5)
+        guard !reaped else { return }
+        kill(-pid, SIGKILL)
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+        if status == nil { status = ExitStatus(waitStatus: raw) }
+        reaped = true
+        ProcessGroups.shared.remove(pid)
     }
 
     deinit { killAndReap() }
+}
+
+/// The process groups of every ChildProcess not yet reaped. When the test process exits (all
+/// tests done, or a test crashed it) they are killed, and so is any process of the run that left
+/// its group: no test leaves a process behind, failing or not.
+final class ProcessGroups: @unchecked Sendable {
+    static let shared = ProcessGroups()
+    private let lock = NSLock()
+    private var groups: Set<pid_t> = []
+
+    private init() {
+        atexit {
+            for group in ProcessGroups.shared.snapshot { kill(-group, SIGKILL) }
+            for process in TestRun.processes() { kill(process.pid, SIGKILL) }
+        }
+    }
+
+    var snapshot: Set<pid_t> { lock.withLock { groups } }
+    func add(_ group: pid_t) { lock.withLock { _ = groups.insert(group) } }
+    func remove(_ group: pid_t) { lock.withLock { _ = groups.remove(group) } }
 }
 
 /// What a run of `diligencectl` printed and how it exited.
@@ -488,12 +529,8 @@ final class DaemonUnderTest {
     /// Makes the directories under `base` and (unless `launch` is false) starts the daemon and
     /// waits for READY=1. A systemd service with PrivateTmp= cannot see /tmp: those tests pass
     /// another `base`.
-    init(launch: Bool = true, arguments: [String] = [], base: String = "/tmp") throws {
-        var template = Array("\(base)/dlg-e2e-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw HarnessError("mkdtemp failed: \(String(cString: strerror(errno)))")
-        }
-        root = String(cString: made)
+    init(launch: Bool = true, arguments: [String] = [], base: String = TestRun.temporaryBase, prefix: String = "dlg-e2e") throws {
+        root = TestRun.makeDirectory(in: base, prefix: prefix)
         runtimeDir = root + "/run"
         dataHome = root + "/data"
         configHome = root + "/config"

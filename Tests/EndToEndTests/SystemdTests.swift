@@ -12,6 +12,7 @@ import Glibc
 import Foundation
 import Testing
 import DiligenceProtocol
+import DiligenceTestSupport
 
 // MARK: - Running a program
 
@@ -73,7 +74,7 @@ func waitUntil(_ what: String, timeout: Double, diagnostics: @autoclosure () -> 
 let mountNamespaceUnavailable: String? = {
     if getuid() != 0 { return "needs root to make a mount namespace (CI runs as root)" }
     guard let unshare = findProgram("/usr/bin/unshare", "/bin/unshare") else { return "unshare(1) is missing" }
-    let probe = try? runProgram([unshare, "--mount", "--propagation", "private", "true"], environment: [:], directory: "/tmp")
+    let probe = try? runProgram([unshare, "--mount", "--propagation", "private", "true"], environment: [:], directory: TestRun.temporaryBase)
     guard let probe, probe.succeeded else {
         return "cannot make a mount namespace (unshare --mount failed: \(probe?.stderr.trimmingWhitespace() ?? "?"))"
     }
@@ -105,12 +106,13 @@ final class UserManager {
     let managerLog: String
     private let manager: ChildProcess
 
-    init() throws {
+    /// `systemWide`: install the units and programs as `sudo make install` would (over
+    /// /usr/local); without it the test installs what it needs itself.
+    init(systemWide: Bool = true) throws {
         // Not under /tmp or /var/tmp: the service runs with PrivateTmp=yes and would not see
         // them. Not under the package either: a checkout may itself live in /tmp (CI's does).
-        let base = "/var/lib/diligence-e2e"
-        mkdir(base, 0o700)
-        daemon = try DaemonUnderTest(launch: false, base: base)
+        // /var/lib/diligence-test-<run>-XXXXXX, removed with the daemon's directory.
+        daemon = try DaemonUnderTest(launch: false, base: "/var/lib", prefix: "diligence-test-\(TestRun.id)")
         let root = daemon.root
         destdir = root + "/dest"
         serviceLog = root + "/service.log"
@@ -121,7 +123,7 @@ final class UserManager {
         let install = try runProgram(
             [make, "-s", "-C", Binaries.packageRoot, "install-files", "DESTDIR=\(destdir)", "PREFIX=/usr/local",
              "BIN_DIR=\(Binaries.directory)"],
-            environment: daemon.environment, directory: root)
+            environment: daemon.environment, directory: root, timeout: 120)
         guard install.succeeded else { throw HarnessError("make install-files failed: \(install)") }
 
         let dropIn = daemon.configHome + "/systemd/user/diligenced.service.d"
@@ -137,7 +139,7 @@ final class UserManager {
 
         let script = """
             mkdir -p /run/systemd && mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/system \
-            && mount --bind '\(destdir)/usr/local' /usr/local \
+            \(systemWide ? "&& mount --bind '\(destdir)/usr/local' /usr/local" : "") \
             && exec \(Self.systemdBinary) --user
             """
         manager = try ChildProcess(
@@ -165,6 +167,12 @@ final class UserManager {
         let nsenter = try requireProgram("util-linux", "/usr/bin/nsenter", "/bin/nsenter")
         return try runProgram([nsenter, "--mount", "--target", "\(manager.pid)"] + command,
                               environment: clientEnvironment, directory: daemon.root, timeout: timeout)
+    }
+
+    /// `make -s -C <package> ARGS` inside the namespace, as the user (systemctl --user reaches this manager).
+    func make(_ arguments: String...) throws -> ProgramRun {
+        try inNamespace([try requireProgram("make", "/usr/bin/make", "/bin/make"), "-s", "-C", Binaries.packageRoot] + arguments,
+                        timeout: 60)
     }
 
     /// `systemctl --user ARGS` against this manager.
@@ -249,7 +257,8 @@ extension EndToEnd {
             let units = "/usr/local/lib/systemd/user"
             let service = readTextFile(m.destdir + units + "/diligenced.service")
             #expect(service.contains("ExecStart=/usr/local/bin/diligenced\n"), "ExecStart not rewritten:\n\(service)")
-            #expect(!service.contains("@"), "an @PLACEHOLDER@ is left in the installed unit:\n\(service)")
+            #expect(service.range(of: "@[A-Z]+@", options: .regularExpression) == nil,
+                    "an @PLACEHOLDER@ is left in the installed unit:\n\(service)")
             let verify = try m.inNamespace(["/usr/bin/systemd-analyze", "--user", "verify", "--man=no",
                                             units + "/diligenced.socket", units + "/diligenced.service"])
             #expect(verify.succeeded && verify.stdout.isEmpty && verify.stderr.isEmpty,
@@ -260,9 +269,83 @@ extension EndToEnd {
                 let st = try #require(fileStatus(m.destdir + "/usr/local/" + name), "make install left out \(name)")
                 #expect(Int(st.st_mode & 0o777) == mode, "\(name) has mode \(String(st.st_mode & 0o777, radix: 8))")
             }
+            // Stripped, the debug info kept the Debian way: by build id, linked from the program.
+            for program in ["diligenced", "diligencectl"] {
+                let installed = m.destdir + "/usr/local/bin/" + program
+                let sections = try runProgram(["/usr/bin/readelf", "-S", "-W", installed], environment: [:], directory: m.daemon.root).stdout
+                #expect(!sections.contains(".debug_") && !sections.contains(" .symtab") && sections.contains(".gnu_debuglink"),
+                        "\(program) is not stripped with a debuglink:\n\(sections)")
+                let notes = try runProgram(["/usr/bin/readelf", "-n", installed], environment: [:], directory: m.daemon.root).stdout
+                let id = try #require(notes.split(separator: "\n").first { $0.contains("Build ID:") }?
+                    .split(separator: " ").last.map(String.init), "\(program) has no build id")
+                let debug = m.destdir + "/usr/local/lib/debug/.build-id/\(id.prefix(2))/\(id.dropFirst(2)).debug"
+                let debugSections = try runProgram(["/usr/bin/readelf", "-S", "-W", debug], environment: [:], directory: m.daemon.root)
+                #expect(debugSections.succeeded && debugSections.stdout.contains(".debug_info"), "no debug info at \(debug): \(debugSections)")
+                let link = try runProgram(["/usr/bin/readelf", "-p", ".gnu_debuglink", installed], environment: [:], directory: m.daemon.root).stdout
+                #expect(link.contains("\(id.dropFirst(2)).debug"), "the debuglink names \(link)")
+                let original = try #require(fileStatus(Binaries.directory + "/" + program)).st_size
+                let stripped = try #require(fileStatus(installed)).st_size
+                #expect(stripped < original, "\(program): \(stripped) bytes installed, \(original) built")
+            }
+            let version = try runProgram([m.destdir + "/usr/local/bin/diligencectl", "--version"], environment: [:], directory: m.daemon.root)
+            #expect(version.succeeded && version.stdout.hasPrefix("diligencectl "), "the stripped client does not run: \(version)")
         }
 
-        @Test("socket activation, STATUS= in systemctl status, reload through systemd, bad config kept out")
+        /// A distcheck: `make install` into a home prefix given as zsh and fish pass it (a literal
+        /// `~`, a trailing slash), run by the user manager, then `make uninstall`: the units are
+        /// turned off first and nothing of the install is left.
+        @Test("make install PREFIX='~/.local/', enable and run under systemd --user, make uninstall: nothing left")
+        func installRunUninstall() throws {
+            let m = try UserManager(systemWide: false)
+            let d = m.daemon
+            let prefix = d.home + "/.local"
+            let install = try m.make("install-files", "PREFIX=~/.local/", "BIN_DIR=\(Binaries.directory)")
+            #expect(install.succeeded, "\(install)")
+            let units = d.dataHome + "/systemd/user"
+            let service = readTextFile(units + "/diligenced.service")
+            #expect(service.contains("ExecStart=\(prefix)/bin/diligenced\n"), "ExecStart for a home install:\n\(service)")
+            try m.mustSystemctl("daemon-reload")
+            try m.mustSystemctl("enable", "--now", "diligenced.socket")
+            #expect(try m.property("FragmentPath") == units + "/diligenced.service")
+            let started = try runProgram([prefix + "/bin/diligencectl", "start", "Work"], environment: d.environment, directory: d.root)
+            #expect(started.succeeded, "the installed client through the socket unit: \(started)\n\(m.diagnostics)")
+            #expect(try m.property("ActiveState") == "active")
+            let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(try m.mainPID())/exe")) ?? "?"
+            #expect(exe == prefix + "/bin/diligenced", "the service runs \(exe)")
+
+            let uninstall = try m.make("uninstall", "PREFIX=~/.local")
+            #expect(uninstall.succeeded && uninstall.stdout.contains("systemctl --user disable --now"), "\(uninstall)")
+            #expect(try m.property("ActiveState") == "inactive", "\(m.diagnostics)")
+            #expect(try m.property("LoadState") == "not-found", "\(m.diagnostics)")
+            #expect(try m.property("LoadState", of: "diligenced.socket") == "not-found")
+            // Nothing of the install is left: no file, no directory it made, no enablement symlink.
+            let left = try runProgram(["/usr/bin/find", prefix], environment: [:], directory: d.root).stdout
+            #expect(fileStatus(prefix) == nil, "left in \(prefix): \(left)")
+            #expect(fileStatus(d.dataHome + "/systemd") == nil, "\(d.dataHome)/systemd is left")
+            let links = try runProgram(["/usr/bin/find", d.configHome + "/systemd/user", "-name", "*.wants"], environment: [:], directory: d.root)
+            #expect(links.stdout.isEmpty, "enablement left behind: \(links.stdout)")
+        }
+
+        /// The unit as installed scores ≤ 3.0 (it was 7.9, EXPOSED) — and every other test of this
+        /// suite runs the daemon under exactly that unit: the test drop-in only moves the log to a
+        /// file and shortens the watchdog.
+        @Test("the installed service scores 3.0 or better in systemd-analyze security --offline=true")
+        func hardened() throws {
+            let m = try UserManager()
+            let unit = m.destdir + "/usr/local/lib/systemd/user/diligenced.service"
+            let analysis = try runProgram(["/usr/bin/systemd-analyze", "security", "--offline=true", "--no-pager", unit],
+                                          environment: m.daemon.environment, directory: m.daemon.root)
+            let line = analysis.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") }.map(String.init) ?? ""
+            // "→ Overall exposure level for diligenced.service: 2.7 OK :-)"
+            let score = line.range(of: #"service: [0-9.]+"#, options: .regularExpression)
+                .flatMap { Double(line[$0].dropFirst("service: ".count)) }
+            #expect(score != nil && score! <= 3.0, "\(line.isEmpty ? "\(analysis)" : line)")
+            let dropIn = readTextFile(m.daemon.configHome + "/systemd/user/diligenced.service.d/test.conf")
+            let keys = dropIn.split(separator: "\n").compactMap { $0.split(separator: "=").first.map(String.init) }.filter { $0 != "[Service]" }
+            #expect(Set(keys) == ["StandardOutput", "StandardError", "WatchdogSec", "LimitCORE"], "the test drop-in must not loosen the sandbox: \(keys)")
+        }
+
+        @Test("socket activation, STATUS= in systemctl status, reload through systemd, a refused file fails the reload")
         func socketActivationStatusAndReload() throws {
             let m = try UserManager()
             try m.mustSystemctl("enable", "--now", "diligenced.socket")
@@ -300,13 +383,21 @@ extension EndToEnd {
             }
             try expectStillRunning(m, startedAt: startedAt, "after systemctl --user reload")
 
-            // A bad config: reported with its line, the previous settings kept, by both paths.
+            // A bad config: `systemctl --user reload` fails, the reason shows in `systemctl status`,
+            // the daemon keeps running on the previous settings.
             try "[timer]\n\nsuspend = sometimes\n".write(toFile: config, atomically: true, encoding: .utf8)
-            try m.mustSystemctl("reload", "diligenced.service")
+            let refused = try m.systemctl("reload", "diligenced.service")
+            #expect(!refused.succeeded, "systemctl --user reload of a refused file should fail: \(refused)")
             try waitUntil("the refused config logged", timeout: 5, diagnostics: m.diagnostics) {
                 readTextFile(m.serviceLog).contains("<3>Configuration not reloaded, keeping the previous one (suspend=continue ")
             }
             #expect(readTextFile(m.serviceLog).contains("line 3"), "the log should name line 3\n\(m.diagnostics)")
+            let afterRefusal = try m.systemctl("status", "--no-pager", "diligenced.service")
+            #expect(afterRefusal.stdout.contains("Status: \"Focus · Long · ") && afterRefusal.stdout.contains("line 3 ([timer] suspend)"),
+                    "systemctl status should show why: \(afterRefusal)")
+            #expect(try m.property("ActiveState") == "active" && (try m.mainPID()) == pid, "\(m.diagnostics)")
+            let warned = try m.daemon.ctl(arguments: ["status"], socketFlag: false)
+            #expect(warned.exitCode == 0 && warned.stderr.contains("line 3"), "diligencectl status should warn: \(warned)")
             let viaCtl = try m.daemon.ctl(arguments: ["reload"], socketFlag: false)
             #expect(viaCtl.exitCode == 1 && viaCtl.stderr.contains("line 3") && viaCtl.stderr.contains("sometimes"),
                     "diligencectl reload with a bad config: \(viaCtl)")
@@ -314,6 +405,7 @@ extension EndToEnd {
             let good = try m.daemon.ctl(arguments: ["reload"], socketFlag: false)
             #expect(good.exitCode == 0 && good.stdout == "Reloaded the configuration from \(config).\n", "\(good)")
             #expect(readTextFile(m.serviceLog).contains("suspend=abandon"), "\(m.diagnostics)")
+            #expect(try !m.property("StatusText").contains("⚠"), "the warning should go with a good file\n\(m.diagnostics)")
             #expect(try m.property("ActiveState") == "active")
             try expectStillRunning(m, startedAt: startedAt, "after the reloads")
         }
@@ -348,11 +440,57 @@ extension EndToEnd {
             #expect(try m.mainPID() == pid, "the watchdog restarted a healthy daemon\n\(m.diagnostics)")
         }
 
-        @Test("systemctl --user stop saves the running phase in the database")
+        @Test("started with a refused config file: the service stays up on the defaults and says why")
+        func badConfigAtStart() throws {
+            let m = try UserManager()
+            try FileManager.default.createDirectory(atPath: m.daemon.configHome + "/diligence", withIntermediateDirectories: true)
+            try "[timer]\nsuspend = sometimes\n".write(toFile: m.daemon.configHome + "/diligence/diligenced.conf", atomically: true, encoding: .utf8)
+            try m.mustSystemctl("enable", "--now", "diligenced.socket")
+            let status = try m.daemon.ctl(arguments: ["status"], socketFlag: false)
+            #expect(status.exitCode == 0 && status.stdout.hasPrefix("Idle"), "\(status)\n\(m.diagnostics)")
+            #expect(status.stderr.contains("warning") && status.stderr.contains("line 2"), "\(status)")
+            #expect(try m.property("ActiveState") == "active", "\(m.diagnostics)")
+            #expect(try m.property("NRestarts") == "0", "\(m.diagnostics)")
+            #expect(try m.property("ActiveState", of: "diligenced.socket") == "active")
+            let shown = try m.systemctl("status", "--no-pager", "diligenced.service")
+            #expect(shown.stdout.contains("Status: \"Idle · ⚠ Refused the config file") && shown.stdout.contains("line 2"), "\(shown)")
+            // It works on the defaults meanwhile.
+            #expect(try m.daemon.ctl(arguments: ["start", "Work"], socketFlag: false).exitCode == 0)
+        }
+
+        /// A hook that needs the network (it connects to a TCP port of the test's) and the
+        /// sound player run inside the hardened service, as they do for a user.
+        @Test("a hook reaches the network and the sound player plays, inside the hardened unit")
+        func hookAndSoundInsideTheSandbox() throws {
+            let m = try UserManager()
+            let listener = try TCPListener()
+            let played = m.daemon.root + "/played"
+            let player = try m.daemon.writeScript("player", "#!/bin/sh\necho \"$@\" >> '\(played)'\n")
+            let chime = m.daemon.root + "/chime.oga"
+            try "not really ogg".write(toFile: chime, atomically: true, encoding: .utf8)
+            try m.daemon.writeConfig("""
+                [hooks]
+                on_work_start = /bin/bash -c "echo work_start $DILIGENCE_TASK > /dev/tcp/127.0.0.1/\(listener.port)"
+                [sound]
+                player = \(player)
+                end_of_phase = \(chime)
+
+                """)
+            try m.mustSystemctl("start", "diligenced.socket")
+            #expect(try m.daemon.ctl(arguments: ["task", "add", "Net", "--work", "1s"], socketFlag: false).exitCode == 0)
+            #expect(try m.daemon.ctl(arguments: ["start", "Net"], socketFlag: false).exitCode == 0)
+            let received = listener.accept(timeout: 10)
+            #expect(received == "work_start Net\n", "the hook's connection brought \(received.debugDescription)\n\(m.diagnostics)")
+            try waitUntil("the player played the end-of-phase sound", timeout: 10, diagnostics: m.diagnostics) {
+                readTextFile(played) == chime + "\n"
+            }
+        }
+
+        @Test("systemctl --user stop saves the running phase; start resumes it with the right time")
         func stopSavesState() throws {
             let m = try UserManager()
             try m.mustSystemctl("start", "diligenced.socket")
-            _ = try startLongPhase(m)
+            let startedAt = try startLongPhase(m)
             try m.mustSystemctl("stop", "diligenced.service", "diligenced.socket")
             #expect(try m.property("ActiveState") == "inactive")
             #expect(try m.property("Result") == "success", "SIGTERM should end diligenced cleanly\n\(m.diagnostics)")
@@ -360,6 +498,55 @@ extension EndToEnd {
             let json = try #require(saved.first?.first, "no saved timer after stop\n\(m.diagnostics)")
             #expect(json.contains("\"running\"") && json.contains("Long"), "saved timer: \(json)")
             #expect(readTextFile(m.serviceLog).contains("<6>Stopped; timer state saved (running)."), "\(m.diagnostics)")
+            try m.mustSystemctl("start", "diligenced.socket", "diligenced.service")
+            try expectStillRunning(m, startedAt: startedAt, "after systemctl --user stop and start")
         }
     }
+}
+
+/// A TCP listener on 127.0.0.1 (a port the kernel picks): what a hook that posts to a web
+/// service would reach. `accept` takes one connection and returns what it sent.
+final class TCPListener {
+    let fd: Int32
+    let port: UInt16
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard fd >= 0, bound else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw HarnessError("TCP listener: \(reason)")
+        }
+        self.fd = fd
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    /// What the first connection sent until it closed; nil when none came within `timeout` s.
+    func accept(timeout: Double) -> String? {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, Int32(timeout * 1000)) == 1 else { return nil }
+        let connection = Glibc.accept(fd, nil, nil)
+        guard connection >= 0 else { return nil }
+        defer { close(connection) }
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1024)
+        var reader = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+        while poll(&reader, 1, 5000) == 1 {
+            let n = chunk.withUnsafeMutableBytes { read(connection, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            received += chunk[..<n]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    deinit { close(fd) }
 }

@@ -175,6 +175,36 @@ extension EndToEnd {
             #expect(lines().last == "paused Study")
         }
 
+        /// A status bar that goes away leaves `watch` writing into a pipe nobody reads: it must
+        /// end (status 0: the reader is gone, nothing went wrong), also under a bar that started
+        /// it with SIGPIPE ignored (waybar does), where the write fails with EPIPE instead.
+        @Test("diligencectl watch exits 0 once its reader is gone, SIGPIPE ignored or not", arguments: [false, true])
+        func readerGone(sigpipeIgnored: Bool) throws {
+            let d = try DaemonUnderTest()
+            try d.call("start", [("task", .string("Study"))])
+            let client = try Binaries.client
+            let script = """
+                \(sigpipeIgnored ? "trap '' PIPE;" : "") '\(client)' --socket '\(d.socketPath)' watch | head -n 1 > '\(d.root)/first'
+                echo "${PIPESTATUS[0]}" > '\(d.root)/status'
+                """
+            let bash = try ChildProcess(executable: "/bin/bash", arguments: ["-c", script], environment: d.environment,
+                                        stdoutPath: d.root + "/bash.out", stderrPath: d.root + "/bash.err")
+            // head takes the first line and leaves; the next tick (a second later) finds no reader.
+            let ended = bash.wait(timeout: 8)
+            #expect(ended == .exited(0), "watch did not end without its reader (\(ended.map { "\($0)" } ?? "still running"))")
+            #expect(readTextFile(d.root + "/first").contains("Study"), "\(readTextFile(d.root + "/first"))")
+            #expect(readTextFile(d.root + "/status") == "0\n", "watch's exit status: \(readTextFile(d.root + "/status")) \(readTextFile(d.root + "/bash.err"))")
+        }
+
+        @Test("diligencectl watch exits 1 with the reason on any other write error (a full disk)")
+        func writeError() throws {
+            let d = try DaemonUnderTest()
+            let client = try ChildProcess(executable: try Binaries.client, arguments: ["--socket", d.socketPath, "watch"],
+                                          environment: d.environment, stdoutPath: "/dev/full", stderrPath: d.root + "/w.err")
+            #expect(client.wait(timeout: 5) == .exited(1), "watch went on writing into /dev/full")
+            #expect(readTextFile(d.root + "/w.err").contains("No space left on device"), "\(readTextFile(d.root + "/w.err"))")
+        }
+
         @Test("diligencectl watch --no-reconnect exits 1 when the daemon goes away")
         func noReconnect() throws {
             let d = try DaemonUnderTest()

@@ -34,15 +34,17 @@ public func localTime(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ 
     return Double(mktime(&t))
 }
 
-/// A fresh private directory under /tmp, removed by `remove()`.
+/// A fresh private directory under `TestRun.temporaryBase`, removed by `remove()`.
 public struct TemporaryDirectory: Sendable {
     public let path: String
 
     public init(_ prefix: String = "diligence-test") {
-        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed")
-        path = String(cString: made!)
+        path = TestRun.makeDirectory(in: TestRun.temporaryBase, prefix: prefix)
+    }
+
+    /// A directory made elsewhere, to be removed the same way.
+    public init(adopting path: String) {
+        self.path = path
     }
 
     public func remove() {

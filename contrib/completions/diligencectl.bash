@@ -1,8 +1,36 @@
 # bash completion for diligencectl. Install to /usr/share/bash-completion/completions/diligencectl
 # (make install does). Task names come from the running daemon: `diligencectl task list --names`.
+# Works with bash-completion loaded (_init_completion) and without it.
 
-_diligencectl_tasks() {
-    diligencectl "${socket[@]}" task list --names 2>/dev/null
+# Completes the names of the daemon's tasks that begin with the word being typed ($cur). Task
+# names are data: read line by line, compared as text and quoted for the command line the way
+# the word was begun — never handed to `compgen -W`, which would expand `$(...)` in them.
+_diligencectl_complete_tasks() {
+    local typed=$cur quote="" prefix="" name c
+    case $typed in
+        \'*) quote="'" typed=${typed:1} ;;
+        \"*) quote='"' typed=${typed:1} ;;
+    esac
+    # What the word stands for so far: a backslash escapes the next character, outside quotes
+    # any, inside "..." only $ ` " and \; inside '...' nothing.
+    while [[ -n $typed ]]; do
+        c=${typed:0:1} typed=${typed:1}
+        if [[ $c == \\ && -n $typed && ( -z $quote || ( $quote == '"' && ${typed:0:1} == [\$\`\"\\] ) ) ]]; then
+            c=${typed:0:1} typed=${typed:1}
+        fi
+        prefix+=$c
+    done
+    COMPREPLY=()
+    while IFS= read -r name; do
+        [[ $name == "$prefix"* ]] || continue
+        # Readline replaces what follows an opening quote and closes the quote itself.
+        case $quote in
+            "'") COMPREPLY+=("${name//\'/\'\\\'\'}") ;;
+            '"') name=${name//\\/\\\\} name=${name//\$/\\\$} name=${name//\`/\\\`}
+                 COMPREPLY+=("${name//\"/\\\"}") ;;
+            *) printf -v name '%q' "$name"; COMPREPLY+=("$name") ;;
+        esac
+    done < <(diligencectl "${socket[@]}" task list --names 2>/dev/null)
 }
 
 _diligencectl() {
@@ -47,7 +75,7 @@ _diligencectl() {
         --sound) COMPREPLY=($(compgen -W "off" -- "$cur")); return ;;
         --format) if [[ $command == export ]]; then COMPREPLY=($(compgen -W "csv jsonl ics" -- "$cur"))
                   else COMPREPLY=("'{icon} {task} {remaining}'"); fi; return ;;
-        --task) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_diligencectl_tasks)" -- "$cur")); return ;;
+        --task) _diligencectl_complete_tasks; return ;;
         --work|--short-break|--long-break|--long-break-every|--goal|--description|--name) return ;;
         --offset|--since|--until|--limit|--pauses) return ;;
     esac
@@ -60,7 +88,7 @@ _diligencectl() {
     case $command in
         start)
             [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "--help" -- "$cur")); return; }
-            COMPREPLY=($(compgen -W "$(_diligencectl_tasks)" -- "$cur")) ;;
+            _diligencectl_complete_tasks ;;
         status) COMPREPLY=($(compgen -W "${formats// /$'\n'}"$'\n'--help -- "$cur")) ;;
         watch) COMPREPLY=($(compgen -W "${formats// /$'\n'}"$'\n'--no-reconnect$'\n'--help -- "$cur")) ;;
         help) COMPREPLY=($(compgen -W "${commands// /$'\n'}" -- "$cur")) ;;
@@ -72,14 +100,14 @@ _diligencectl() {
                 "") COMPREPLY=($(compgen -W "${plan_commands// /$'\n'}" -- "$cur")) ;;
                 *) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W $'--offset\n--help' -- "$cur"))
                    elif (( nargs == 0 )); then COMPREPLY=($(compgen -W "${days// /$'\n'}" -- "$cur"))
-                   elif [[ $sub == set ]] && (( nargs == 1 )); then COMPREPLY=($(compgen -W "$(_diligencectl_tasks)" -- "$cur")); fi ;;
+                   elif [[ $sub == set ]] && (( nargs == 1 )); then _diligencectl_complete_tasks; fi ;;
             esac ;;
         history)
             case $sub in
                 "") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W $'--task\n--since\n--until\n--limit\n--json\n--help' -- "$cur"))
                     elif (( cword == command_at + 1 )); then COMPREPLY=($(compgen -W "${history_commands// /$'\n'}" -- "$cur")); fi ;;
                 add) [[ $cur == -* ]] && COMPREPLY=($(compgen -W $'--pauses\n--json\n--help' -- "$cur")) \
-                     || { (( nargs == 0 )) && COMPREPLY=($(compgen -W "$(_diligencectl_tasks)" -- "$cur")); } ;;
+                     || { (( nargs == 0 )) && _diligencectl_complete_tasks; } ;;
                 remove) COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")) ;;
                 edit) COMPREPLY=($(compgen -W $'--task\n--json\n--help' -- "$cur")) ;;
             esac ;;
@@ -93,12 +121,12 @@ _diligencectl() {
                 "") COMPREPLY=($(compgen -W "${task_commands// /$'\n'}" -- "$cur")) ;;
                 list) COMPREPLY=($(compgen -W $'--json\n--names\n--help' -- "$cur")) ;;
                 show) [[ $cur == -* ]] && COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")) \
-                      || COMPREPLY=($(compgen -W "$(_diligencectl_tasks)" -- "$cur")) ;;
+                      || _diligencectl_complete_tasks ;;
                 add) [[ $cur == -* ]] && COMPREPLY=($(compgen -W "${task_fields// /$'\n'}"$'\n'--help -- "$cur")) ;;
                 edit) [[ $cur == -* ]] && COMPREPLY=($(compgen -W "${task_fields// /$'\n'}"$'\n'--name$'\n'--help -- "$cur")) \
-                      || COMPREPLY=($(compgen -W "$(_diligencectl_tasks)" -- "$cur")) ;;
+                      || _diligencectl_complete_tasks ;;
                 remove) [[ $cur == -* ]] && COMPREPLY=($(compgen -W $'--yes\n--help' -- "$cur")) \
-                        || COMPREPLY=($(compgen -W "$(_diligencectl_tasks)" -- "$cur")) ;;
+                        || _diligencectl_complete_tasks ;;
             esac ;;
         *) COMPREPLY=($(compgen -W "--help" -- "$cur")) ;;
     esac

@@ -5,8 +5,20 @@ set -l commands start pause resume toggle stop skip extend status watch task sta
 set -l task_commands list show add edit remove
 set -l days today tomorrow monday tuesday wednesday thursday friday saturday sunday
 
+# The daemon's task names, one a line (fish inserts them escaped; nothing in them is run).
+# Asks the daemon at the line's --socket, if it names one.
 function __diligencectl_tasks
-    diligencectl task list --names 2>/dev/null
+    set -l socket
+    set -l words (commandline -opc)
+    for i in (seq (count $words))
+        switch $words[$i]
+            case --socket
+                set socket --socket $words[(math $i + 1)]
+            case '--socket=*'
+                set socket $words[$i]
+        end
+    end
+    diligencectl $socket task list --names 2>/dev/null
 end
 
 # Whether the command is `task` with one of the given subcommands.

@@ -1,0 +1,259 @@
+import DiligenceCore
+
+// Every command of the control protocol, declared once: its fields (name, type, range, default,
+// one line of doc) and the typed value a handler receives. docs/protocol.md shows these tables;
+// `DocumentationTests` keeps it in step.
+
+/// The fields of the protocol's commands. A field used by several commands with the same meaning
+/// is declared once (`task fields`); the same name with another meaning or range is another field.
+public enum Fields {
+    /// Longest text accepted where a task is named (a name has at most 64 characters; this
+    /// leaves room for any spelling of an existing one).
+    static let referenceLength = 256
+
+    // MARK: Naming a task
+
+    static let task = Field<String>.text("task", maxLength: referenceLength, "the task: its exact name, else a unique case-insensitive match")
+    static let taskToStart = Field<String?>.text(
+        "task", maxLength: referenceLength, "the task to start (default: the pending phase, else today's planned task, else the last task used, else the first)")
+    static let taskFilter = Field<String?>.text("task", maxLength: referenceLength, "only this task's sessions")
+
+    // MARK: Timer
+
+    static let extendBy = Field<Int>.duration("duration", default: 300, "how much to add to the phase")
+
+    // MARK: Task fields (task_add, task_edit)
+
+    static let name = Field<String>.taskName("name", "the new task's name (see Task names)")
+    static let newName = Field<String?>.taskName("new_name", "rename the task (see Task names)")
+    static let description = Field<String?>.text("description", maxLength: TaskConfig.maxDescriptionLength, "free text (new task: empty)")
+    static let color = Field<TaskColor?>.choice("color", optional: TaskColor.self, "the task's colour (new task: blue)")
+    static let work = Field<Int?>.duration("work", "work phase length (new task: 25m)")
+    static let workSeconds = Field<Int?>.duration("work_seconds", "the same as work")
+    static let shortBreak = Field<Int?>.duration("short_break", "short break length (new task: 5m)")
+    static let shortBreakSeconds = Field<Int?>.duration("short_break_seconds", "the same as short_break")
+    static let longBreak = Field<Int?>.duration("long_break", "long break length (new task: 15m)")
+    static let longBreakSeconds = Field<Int?>.duration("long_break_seconds", "the same as long_break")
+    static let longBreakEvery = Field<Int?>.integer(
+        "long_break_every", 0...Int64(TaskConfig.maxLongBreakEvery), "work rounds before a long break; 0 = never (new task: 4)")
+    static let breaks = Field<Bool?>.boolean("breaks", "false: work follows work (new task: true)")
+    static let autostart = Field<Autostart?>.choice("autostart", optional: Autostart.self, "which phases start by themselves (new task: none)")
+    static let focusMode = Field<Bool?>.boolean("focus_mode", "strict: pause refused during work, a suspend abandons it (new task: false)")
+    static let goal = Field<Int?>.integer("goal", 0...Int64(TaskConfig.maxGoal), "completed work sessions per day; 0 = none (new task: 0)")
+    static let reminder = Field<Setting<Int>?>.timeOfDay("reminder", "a daily reminder at this local time (new task: off)")
+    static let sound = Field<Setting<String>?>.nameOrOff("sound", maxLength: TaskConfig.maxNameLength, "ambient sound during work (new task: off)")
+
+    /// Every task field, in the order help and docs list them.
+    static let taskFields: [any FieldDeclaration] = [
+        description, color, work, workSeconds, shortBreak, shortBreakSeconds, longBreak, longBreakSeconds,
+        longBreakEvery, breaks, autostart, focusMode, goal, reminder, sound,
+    ]
+
+    static let confirm = Field<Bool>.boolean("confirm", default: false, "must be true: the task's sessions are removed too")
+
+    // MARK: Statistics and the plan
+
+    /// Periods away from this one, for every period kind; the date window bounds the result.
+    static let offsetRange: ClosedRange<Int64> = -100_000...100_000
+    static let period = Field<StatsPeriod>.choice("period", default: .today, code: "invalid_period", "which period")
+    static let statsOffset = Field<Int>.integer("offset", offsetRange, default: 0, "periods from this one: -1 the previous, 1 the next")
+    static let weekOffset = Field<Int>.integer("offset", offsetRange, default: 0, "weeks from this one: -1 the previous, 1 the next")
+    static let day = Field<String>.text("day", maxLength: 32, "YYYY-MM-DD, today, tomorrow, yesterday, or a weekday (monday, mon) of the week offset")
+    static let planOffset = Field<Int>.integer("offset", offsetRange, default: 0, "the week a weekday in day belongs to: -1 the previous, 1 the next")
+    static let plannedTask = Field<String>.text("task", maxLength: referenceLength, "the task to plan")
+
+    // MARK: History
+
+    static let since = Field<String?>.text("since", maxLength: 64, "from this day (YYYY-MM-DD, its whole day) or moment (RFC 3339) on")
+    static let until = Field<String?>.text("until", maxLength: 64, "up to and including this day (YYYY-MM-DD), or up to this moment (RFC 3339)")
+    static let limit = Field<Int?>.integer("limit", 1...1_000_000, "only the most recent N sessions")
+    static let start = Field<String>.text("start", maxLength: 64, "when it started: RFC 3339, local YYYY-MM-DD HH:MM[:SS], or HH:MM today; a local time may end in its offset (+02:00, Z)")
+    static let end = Field<String>.text("end", maxLength: 64, "when it ended: as start")
+    static let pauses = Field<Int>.integer("pauses", 0...1_000, default: 0, "pauses taken")
+    static let sessionID = Field<Int64>.id("id", 1...Int64.max, "the session's id, as history lists it")
+    static let newTask = Field<String>.text("task", maxLength: referenceLength, "the task the session moves to")
+
+    // MARK: Export and import
+
+    static let format = Field<ExportFormat>.choice("format", default: .jsonl, code: "unknown_format", "the file format")
+    static let content = Field<String>.text("content", maxLength: ProtocolInfo.maxLineBytes, "whole lines of a JSON-lines export")
+    static let importID = Field<Int64?>.id("import_id", 1...(1 << 40), "the import_id the first chunk answered; absent in the first chunk")
+    static let more = Field<Bool>.boolean("more", default: false, "true: another chunk follows")
+}
+
+/// The periods of `stats`.
+public enum StatsPeriod: String, CaseIterable, Sendable {
+    case today, week, month, year, all
+}
+
+/// The formats of `export`.
+public enum ExportFormat: String, CaseIterable, Sendable {
+    case jsonl, csv, ics
+}
+
+/// The task fields a `task_add` or `task_edit` carries; nil leaves a field as it is (a new task
+/// starts from `TaskConfig`'s defaults).
+public struct TaskChanges: Sendable, Equatable {
+    public var description: String?
+    public var color: TaskColor?
+    public var workSeconds: Int?
+    public var shortBreakSeconds: Int?
+    public var longBreakSeconds: Int?
+    public var longBreakEvery: Int?
+    public var breaks: Bool?
+    public var autostart: Autostart?
+    public var focusMode: Bool?
+    public var goal: Int?
+    public var reminder: Setting<Int>?
+    public var sound: Setting<String>?
+
+    public init() {}
+
+    init(_ a: Arguments) {
+        description = a[Fields.description]
+        color = a[Fields.color]
+        // `work_seconds` is the older spelling; when both are given it wins, as it always did.
+        workSeconds = a[Fields.workSeconds] ?? a[Fields.work]
+        shortBreakSeconds = a[Fields.shortBreakSeconds] ?? a[Fields.shortBreak]
+        longBreakSeconds = a[Fields.longBreakSeconds] ?? a[Fields.longBreak]
+        longBreakEvery = a[Fields.longBreakEvery]
+        breaks = a[Fields.breaks]
+        autostart = a[Fields.autostart]
+        focusMode = a[Fields.focusMode]
+        goal = a[Fields.goal]
+        reminder = a[Fields.reminder]
+        sound = a[Fields.sound]
+    }
+
+    public func apply(to task: inout TaskConfig) {
+        if let description { task.description = description }
+        if let color { task.color = color }
+        if let workSeconds { task.workSeconds = workSeconds }
+        if let shortBreakSeconds { task.shortBreakSeconds = shortBreakSeconds }
+        if let longBreakSeconds { task.longBreakSeconds = longBreakSeconds }
+        if let longBreakEvery { task.longBreakEvery = longBreakEvery }
+        if let breaks { task.breaks = breaks }
+        if let autostart { task.autostart = autostart }
+        if let focusMode { task.focusMode = focusMode }
+        if let goal { task.goal = goal }
+        if let reminder { task.reminderMinute = reminder.value }
+        if let sound { task.sound = sound.value }
+    }
+}
+
+/// A request, checked against its command's schema: what the daemon's handlers receive.
+public enum ControlCommand: Sendable, Equatable {
+    case status
+    case start(task: String?)
+    case pause
+    case resume
+    case toggle(task: String?)
+    case stop
+    case skip
+    case extend(seconds: Int)
+    case version
+    case reload
+    case watch
+    case taskList
+    case taskShow(task: String)
+    case taskAdd(name: String, changes: TaskChanges)
+    case taskEdit(task: String, newName: String?, changes: TaskChanges)
+    case taskRemove(task: String, confirm: Bool)
+    case stats(period: StatsPeriod, offset: Int, task: String?)
+    case week(offset: Int)
+    case planSet(day: String, task: String, offset: Int)
+    case planClear(day: String, offset: Int)
+    case history(task: String?, since: String?, until: String?, limit: Int?)
+    case historyAdd(task: String, start: String, end: String, pauses: Int)
+    case historyRemove(id: Int64)
+    case historyEdit(id: Int64, task: String)
+    case export(format: ExportFormat, task: String?, since: String?, until: String?)
+    case importChunk(content: String, importID: Int64?, more: Bool)
+
+    /// The typed command of a parsed request: its command must exist and every member must
+    /// pass its field's check. The error is what the daemon answers.
+    public init(_ request: Request) throws(DiligenceError) {
+        guard let spec = CommandSpec.named(request.command) else {
+            throw DiligenceError("unknown_command", "Unknown command \(request.command.debugDescription). Commands: \(CommandSpec.all.map(\.name).joined(separator: ", ")).")
+        }
+        self = try spec.command(request.body)
+    }
+}
+
+extension CommandSpec {
+    /// The command called `name`, nil when there is none.
+    public static func named(_ name: String) -> CommandSpec? { byName[name] }
+
+    private static let byName: [String: CommandSpec] = Dictionary(all.map { ($0.name, $0) }) { first, _ in first }
+
+    /// Every command, in the order docs/protocol.md lists them.
+    public static let all: [CommandSpec] = [
+        CommandSpec("status", "what the timer is doing", result: "the status object") { _ in .status },
+        CommandSpec("start", "from idle: start a task's work phase; from pending: start the pending phase (or the named task's work); from paused: resume",
+                    result: "the status object", fields: [Fields.taskToStart], writes: true) { .start(task: $0[Fields.taskToStart]) },
+        CommandSpec("pause", "pause the running phase (refused in strict focus mode during work)", result: "the status object", writes: true) { _ in .pause },
+        CommandSpec("resume", "resume the paused phase", result: "the status object", writes: true) { _ in .resume },
+        CommandSpec("toggle", "pause when running, resume when paused, start when pending or idle",
+                    result: "the status object", fields: [Fields.taskToStart], writes: true) { .toggle(task: $0[Fields.taskToStart]) },
+        CommandSpec("stop", "give up the phase; work is recorded as abandoned", result: "the status object (idle)", writes: true) { _ in .stop },
+        CommandSpec("skip", "end the phase now and move on; work is recorded as skipped", result: "the status object", writes: true) { _ in .skip },
+        CommandSpec("extend", "add time to the running or paused phase (a phase lasts at most 24h)",
+                    result: "the status object", fields: [Fields.extendBy], writes: true) { .extend(seconds: $0[Fields.extendBy]) },
+        CommandSpec("version", "the protocol and release", result: "{\"protocol\": 1, \"version\": \"0.1.0\"}") { _ in .version },
+        CommandSpec("reload", "re-read the config file, as SIGHUP does; a bad file is refused and the old settings stay",
+                    result: "{\"reloaded\": true, \"config\": PATH}") { _ in .reload },
+        CommandSpec("watch", "turn the connection into an event stream", result: "{\"watching\": true}, then events") { _ in .watch },
+        CommandSpec("task_list", "every task, in creation order", result: "{\"tasks\": [task, ...]}") { _ in .taskList },
+        CommandSpec("task_show", "one task", result: "the task object", fields: [Fields.task]) { .taskShow(task: $0[Fields.task]) },
+        CommandSpec("task_add", "add a task", result: "the new task object", fields: [Fields.name] + Fields.taskFields, writes: true) {
+            .taskAdd(name: $0[Fields.name], changes: TaskChanges($0))
+        },
+        CommandSpec("task_edit", "change a task; a changed duration applies from the next phase",
+                    result: "the changed task object", fields: [Fields.task, Fields.newName] + Fields.taskFields, writes: true) {
+            .taskEdit(task: $0[Fields.task], newName: $0[Fields.newName], changes: TaskChanges($0))
+        },
+        CommandSpec("task_remove", "remove a task and its recorded sessions (the last task cannot be removed)",
+                    result: "{\"removed\": NAME, \"sessions_removed\": N}", fields: [Fields.task, Fields.confirm], writes: true) {
+            .taskRemove(task: $0[Fields.task], confirm: $0[Fields.confirm])
+        },
+        CommandSpec("stats", "statistics of a day, week, month, year or everything (docs/statistics.md)",
+                    result: "the statistics object", fields: [Fields.period, Fields.statsOffset, Fields.taskFilter]) {
+            .stats(period: $0[Fields.period], offset: $0[Fields.statsOffset], task: $0[Fields.taskFilter])
+        },
+        CommandSpec("week", "one ISO week, Monday to Sunday: plan and done per day", result: "the week object", fields: [Fields.weekOffset]) {
+            .week(offset: $0[Fields.weekOffset])
+        },
+        CommandSpec("plan_set", "plan a task for a day (starting from idle without a task starts it that day)",
+                    result: "{\"day\": \"YYYY-MM-DD\", \"task\": NAME}", fields: [Fields.day, Fields.plannedTask, Fields.planOffset], writes: true) {
+            .planSet(day: $0[Fields.day], task: $0[Fields.plannedTask], offset: $0[Fields.planOffset])
+        },
+        CommandSpec("plan_clear", "forget a day's plan", result: "{\"day\": \"YYYY-MM-DD\", \"cleared\": true or false}",
+                    fields: [Fields.day, Fields.planOffset], writes: true) {
+            .planClear(day: $0[Fields.day], offset: $0[Fields.planOffset])
+        },
+        CommandSpec("history", "recorded work sessions, oldest first by start", result: "{\"sessions\": [session, ...]}",
+                    fields: [Fields.taskFilter, Fields.since, Fields.until, Fields.limit]) {
+            .history(task: $0[Fields.taskFilter], since: $0[Fields.since], until: $0[Fields.until], limit: $0[Fields.limit])
+        },
+        CommandSpec("history_add", "record a completed session the timer missed (focused = planned = its length)",
+                    result: "the new session", fields: [Fields.task, Fields.start, Fields.end, Fields.pauses], writes: true) {
+            .historyAdd(task: $0[Fields.task], start: $0[Fields.start], end: $0[Fields.end], pauses: $0[Fields.pauses])
+        },
+        CommandSpec("history_remove", "delete a recorded session", result: "{\"removed\": session}", fields: [Fields.sessionID], writes: true) {
+            .historyRemove(id: $0[Fields.sessionID])
+        },
+        CommandSpec("history_edit", "move a session to another task", result: "the changed session",
+                    fields: [Fields.sessionID, Fields.newTask], writes: true) {
+            .historyEdit(id: $0[Fields.sessionID], task: $0[Fields.newTask])
+        },
+        CommandSpec("export", "recorded sessions as a file", result: "{\"format\": ..., \"count\": N, \"content\": \"...\"}",
+                    fields: [Fields.format, Fields.taskFilter, Fields.since, Fields.until]) {
+            .export(format: $0[Fields.format], task: $0[Fields.taskFilter], since: $0[Fields.since], until: $0[Fields.until])
+        },
+        CommandSpec("import", "add the sessions of a JSON-lines export, in chunks (see Import)",
+                    result: "the last chunk: {\"imported\": N, \"skipped\": M}; another: {\"import_id\": ID, \"received\": N}",
+                    fields: [Fields.content, Fields.importID, Fields.more], writes: true) {
+            .importChunk(content: $0[Fields.content], importID: $0[Fields.importID], more: $0[Fields.more])
+        },
+    ]
+}

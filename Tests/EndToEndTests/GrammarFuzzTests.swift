@@ -1,0 +1,288 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import DiligenceProtocol
+import DiligenceTestSupport
+
+/// The grammar-based fuzzer (docs/reliability.md): requests generated from the protocol's own
+/// command schema, every field at the values where code breaks — 0, ±1, ±2^31, ±2^53, ±2^63,
+/// 1e308, -0, the ends of its range and one past them, huge and hidden strings, dates at and
+/// past the date window, wrong types, missing and extra members — sent to the real
+/// `diligenced`. Every answer must be `ok` or an error code docs/protocol.md lists, the daemon
+/// must never die, and its memory must stay bounded.
+///
+/// `DILIGENCE_GRAMMAR_FUZZ_COUNT` (default 100 000) and `DILIGENCE_FUZZ_SEED` change the run;
+/// a failure names the seed and the request.
+extension EndToEnd {
+    @Suite("Grammar fuzzing: requests generated from the command schema")
+    struct GrammarFuzz {
+        static var count: Int { ProcessInfo.processInfo.environment["DILIGENCE_GRAMMAR_FUZZ_COUNT"].flatMap { Int($0) } ?? 100_000 }
+        static var seed: UInt64 { ProcessInfo.processInfo.environment["DILIGENCE_FUZZ_SEED"].flatMap { UInt64($0) } ?? 0x5EED_D111_6E4C_E001 }
+        /// Growth of the daemon's resident memory the whole run may cause, after a warm-up.
+        static let memoryGrowthBound = 32 * 1024 * 1024
+        /// Requests per write: pipelined, answered in order.
+        static let batch = 50
+        static let okPrefix = Array(#"{"ok":true,"result":"#.utf8)
+
+        @Test("100 000 seeded requests from the schema: each answered ok or with a documented code; the daemon lives and stays small")
+        func generatedRequests() throws {
+            // tmpfs: every write is fsynced, and 100 000 requests write thousands of times.
+            let onTmpfs = access("/dev/shm", W_OK) == 0
+            let d = try onTmpfs ? DaemonUnderTest(base: "/dev/shm", prefix: "diligence-test-\(TestRun.id)") : DaemonUnderTest()
+            let documented = try documentedErrorCodes()
+            var generator = SchemaRequestGenerator(seed: Self.seed)
+            let connection = try PipelinedConnection(path: d.socketPath)
+            let warmUp = min(2_000, Self.count / 5)
+            var rssAfterWarmUp = 0
+            var sent = 0
+            var ok = 0
+            var codes: [String: Int] = [:]
+            var undocumented = 0
+            while sent < Self.count {
+                if sent >= warmUp && rssAfterWarmUp == 0 { rssAfterWarmUp = residentBytes(of: d.process?.pid) }
+                let lines = (0..<min(Self.batch, Self.count - sent)).map { _ in generator.next() }
+                let answers: [[UInt8]]
+                do {
+                    answers = try connection.exchange(lines)
+                } catch {
+                    let status = d.process?.poll().map { "\($0)" } ?? "still running"
+                    Issue.record("seed \(Self.seed): a batch after request \(sent) was not answered (daemon \(status)): \(error)\nbatch: \(lines.map { $0.prefix(200) })\n\(d.diagnostics)")
+                    return
+                }
+                for (line, bytes) in zip(lines, answers) {
+                    // An answer is the daemon's own serialization: `{"ok":true,"result":...`
+                    // needs no parsing to count (a large report parsed in a debug build costs
+                    // more than the daemon took to write it); every 64th is parsed in full.
+                    if bytes.starts(with: Self.okPrefix) && (sent + ok) % 64 != 0 {
+                        ok += 1
+                        continue
+                    }
+                    guard let answer = try? JSON.parse(bytes) else {
+                        Issue.record("seed \(Self.seed): not JSON in answer to \(line.prefix(300)): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+                        return
+                    }
+                    if answer.isOK {
+                        ok += 1
+                    } else {
+                        let code = answer.errorCode ?? "(none)"
+                        codes[code, default: 0] += 1
+                        if !documented.contains(code) {
+                            undocumented += 1
+                            if undocumented > 20 { return }
+                            Issue.record("seed \(Self.seed): undocumented error code \(code) for \(line.prefix(300)): \(answer.serialized.prefix(300))")
+                        }
+                    }
+                }
+                sent += lines.count
+                if let status = d.process?.poll() {
+                    Issue.record("seed \(Self.seed): the daemon died (\(status)) after request \(sent)\n\(d.diagnostics)")
+                    return
+                }
+            }
+            #expect(d.process?.isRunning == true)
+            #expect(try d.status()["state"] != nil)
+            let growth = residentBytes(of: d.process?.pid) - rssAfterWarmUp
+            #expect(growth < Self.memoryGrowthBound, "seed \(Self.seed): the daemon's memory grew \(growth / 1024) KiB over \(Self.count) requests")
+            // The generator reaches the handlers, not only the schema's refusals.
+            #expect(ok > Self.count / 20, "only \(ok) of \(Self.count) requests were served")
+            let summary = codes.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            print("grammar fuzz: seed \(Self.seed), \(Self.count) requests, \(ok) ok; refused: \(summary); RSS growth \(growth / 1024) KiB")
+        }
+    }
+}
+
+/// The codes of docs/protocol.md's table of errors a request can be answered with.
+func documentedErrorCodes() throws -> Set<String> {
+    let text = readTextFile(Binaries.packageRoot + "/docs/protocol.md")
+    guard let start = text.range(of: "## Error codes\n\n### Answers\n") else { throw HarnessError("docs/protocol.md has no \"### Answers\" error table") }
+    var codes: Set<String> = []
+    for line in text[start.upperBound...].split(separator: "\n").prefix(while: { !$0.hasPrefix("#") }) where line.hasPrefix("| `") {
+        let cell = line.dropFirst(3).prefix { $0 != "`" }
+        codes.insert(String(cell))
+    }
+    return codes
+}
+
+/// VmRSS of process `pid`, in bytes (0 when it cannot be read).
+func residentBytes(of pid: pid_t?) -> Int {
+    guard let pid else { return 0 }
+    for line in readTextFile("/proc/\(pid)/status").split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+    }
+    return 0
+}
+
+/// One connection that writes a batch of request lines and reads their answers at the same time
+/// (a large answer must not wait for the rest of the batch to be written), with a timeout, so a
+/// daemon that hangs fails the test instead of hanging it.
+final class PipelinedConnection {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard rc == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw HarnessError("cannot connect to \(path): \(reason)")
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Sends `lines` (a newline after each) and returns one answer line per line, in order.
+    func exchange(_ lines: [String], timeout: Double = 60) throws -> [[UInt8]] {
+        var out = Array(lines.map { $0 + "\n" }.joined().utf8)[...]
+        var answers: [[UInt8]] = []
+        let deadline = monotonicNow() + timeout
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while answers.count < lines.count {
+            while let newline = buffer.firstIndex(of: 0x0A), answers.count < lines.count {
+                answers.append(Array(buffer[..<newline]))
+                buffer.removeSubrange(...newline)
+            }
+            if answers.count == lines.count { break }
+            let left = deadline - monotonicNow()
+            guard left > 0 else { throw HarnessError("timed out after \(answers.count) of \(lines.count) answers") }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN) | (out.isEmpty ? 0 : Int16(POLLOUT)), revents: 0)
+            guard poll(&poller, 1, Int32(min(left, 1) * 1000)) >= 0 || errno == EINTR else { throw HarnessError("poll: \(String(cString: strerror(errno)))") }
+            if poller.revents & Int16(POLLOUT) != 0, !out.isEmpty {
+                let n = out.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if n > 0 { out = out.dropFirst(n) } else if errno != EAGAIN && errno != EINTR {
+                    throw HarnessError("send: \(String(cString: strerror(errno)))")
+                }
+            }
+            if poller.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n == 0 { throw HarnessError("the daemon closed the connection after \(answers.count) of \(lines.count) answers") }
+                if n > 0 { buffer += chunk[..<n] } else if errno != EAGAIN && errno != EINTR {
+                    throw HarnessError("read: \(String(cString: strerror(errno)))")
+                }
+            }
+        }
+        return answers
+    }
+}
+
+/// Request lines built from `CommandSpec.all`: a command, then each of its fields absent, at a
+/// value of its own type (mostly at a boundary), of another type, or null; now and then a
+/// required member dropped, an unknown member added, or an `id`.
+struct SchemaRequestGenerator {
+    var random: SeededRandom
+    /// `watch` turns the connection into an event stream; every other command is generated.
+    let commands = CommandSpec.all.filter { $0.name != "watch" }
+
+    init(seed: UInt64) { random = SeededRandom(seed: seed) }
+
+    mutating func int(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
+    mutating func chance(_ percent: Int) -> Bool { int(100) < percent }
+    mutating func pick<T>(_ items: [T]) -> T { items[int(items.count)] }
+
+    /// Numbers where conversions trap, written as JSON text.
+    static let numbers: [String] = [
+        "0", "1", "-1", "2", "2147483647", "2147483648", "-2147483648", "-2147483649", "4294967296",
+        "9007199254740992", "9007199254740993", "-9007199254740992", "1099511627776", "-1099511627776",
+        "9223372036854775807", "-9223372036854775808", "9223372036854775808", "-9223372036854775809",
+        "18446744073709551616", "1e308", "-1e308", "1.7976931348623157e308", "5e-324", "-0", "-0.0", "0.5", "-0.5",
+        "1E2", "1e19", "-1e19", "100000", "100001", "-100000", "-100001", "86400", "86401", "1e400",
+    ]
+
+    /// Strings that break text handling and date arithmetic.
+    static let strings: [String] = [
+        "", " ", "Work", "work", "Study", "WORK", "Exercise", "Fuzz", "x",
+        "Work\\u200b", "\\u202eWork", "Work\\u00a0", "Caf\\u00e9", "Cafe\\u0301", "\\u0000", "a\\u0000b", "\\ud83d\\ude00",
+        "\\ue000", "\\n", "\\t", "\\u2028", "0", "-1", "1e308", "null", "true",
+        "today", "tomorrow", "yesterday", "monday", "sun", "mo",
+        "1990-01-01", "1989-12-31", "0001-01-01", "0000-01-01", "9999-12-31", "2099-01-01", "2026-02-30", "2024-02-29",
+        "1970-01-01T00:00:00Z", "0001-01-01T00:00:00Z", "0000-01-01T00:00:00+00:00", "9999-12-31T23:59:59+23:59",
+        "2099-06-01T12:00:00Z", "1990-01-01T00:00:00Z", "2026-06-10T09:00:00+02:00", "2026-06-10T09:00:00.5-14:00",
+        "00:00", "23:59", "24:00", "09:00", "9:00", "2026-06-10 09:00", "1990-01-01 00:00:00",
+        "25m", "0s", "1s", "24h", "24h1s", "999999999h", "1h30m", "-5m", "25",
+        "off", "rain", "csv", "jsonl", "ics", "xml", "all", "year", "month", "week", "decade",
+    ]
+
+    /// The same, longer than any limit: 1 000, 64 characters and one more, most of a line.
+    mutating func hugeString() -> String {
+        switch int(4) {
+        case 0: return String(repeating: "x", count: 65)
+        case 1: return String(repeating: "é", count: 1001)
+        case 2: return String(repeating: "\\u200b", count: 300)
+        default: return String(repeating: "y", count: 15_000)
+        }
+    }
+
+    /// A JSON value of the wrong kind for most fields.
+    mutating func anyValue() -> String {
+        pick(["null", "true", "false", "[]", "{}", "[1,2]", "{\"a\":1}", "\"\"", "0", "[[[[[[]]]]]]", pick(Self.numbers), quoted(pick(Self.strings))])
+    }
+
+    func quoted(_ escaped: String) -> String { "\"" + escaped + "\"" }
+
+    /// A value for `field`: mostly of its own type at a boundary, sometimes anything.
+    mutating func value(for field: FieldSpec) -> String {
+        if chance(15) { return anyValue() }
+        switch field.type {
+        case let .integer(range):
+            switch int(4) {
+            case 0: return String(range.lowerBound)
+            case 1: return String(range.upperBound)
+            case 2: return pick([String(range.lowerBound &- 1), String(range.upperBound &+ 1)])
+            default: return pick(Self.numbers)
+            }
+        case .duration:
+            return chance(50) ? pick(Self.numbers) : quoted(pick(Self.strings))
+        case .boolean:
+            return pick(["true", "false", "\"true\"", "1"])
+        case let .choice(words, _):
+            return chance(80) ? quoted(pick(words)) : quoted(pick(Self.strings))
+        case .timeOfDay, .nameOrOff:
+            return chance(20) ? "null" : quoted(pick(Self.strings))
+        case .text, .taskName:
+            if field.name == "content" { return quoted(importContent()) }
+            return chance(5) ? quoted(hugeString()) : quoted(pick(Self.strings))
+        }
+    }
+
+    /// A few lines of an import: sessions with fields at their edges, duplicates, garbage.
+    mutating func importContent() -> String {
+        var lines: [String] = []
+        for _ in 0..<(1 + int(4)) {
+            if chance(10) { lines.append(pick(["", "x", "{}", "[]", "{\\\"task\\\":1}"])); continue }
+            let task = pick(["Work", "Study", "work", "Nope", ""])
+            let start = pick(["2026-06-01T09:00:00Z", "0001-01-01T00:00:00Z", "2099-01-01T00:00:00Z", "1990-01-01T00:00:00Z", "2026-06-01T09:10:00Z", "bad"])
+            let end = pick(["2026-06-01T09:25:00Z", "2026-06-03T09:25:00Z", "0001-01-01T00:25:00Z", "2099-01-01T00:25:00Z", "2026-06-01T09:00:00Z", "1990-01-01T00:25:00Z"])
+            let planned = pick(["1500", "0", "-1", "1e308", "9223372036854775807", "86400", "\\\"x\\\""])
+            let focused = pick(["1500", "86400", "0", "-1", "1e308", "9223372036854775808", "1500.5"])
+            let pauses = pick(["0", "3", "-1", "1e9", "2147483648"])
+            let outcome = pick(["completed", "skipped", "abandoned", "won"])
+            let line = "{\\\"task\\\":\\\"\(task)\\\",\\\"start\\\":\\\"\(start)\\\",\\\"end\\\":\\\"\(end)\\\",\\\"planned_seconds\\\":\(planned),"
+                + "\\\"focused_seconds\\\":\(focused),\\\"pauses\\\":\(pauses),\\\"outcome\\\":\\\"\(outcome)\\\"}"
+            lines.append(line)
+            if chance(20) { lines.append(line) }
+        }
+        return lines.joined(separator: "\\n") + (chance(50) ? "\\n" : "")
+    }
+
+    /// One request line.
+    mutating func next() -> String {
+        let spec = pick(commands)
+        var members: [String] = ["\"command\":\"\(spec.name)\""]
+        for field in spec.fields {
+            if field.isRequired && chance(3) { continue }
+            if !field.isRequired && chance(40) { continue }
+            members.append("\"\(field.name)\":" + (chance(5) ? "null" : value(for: field)))
+        }
+        if chance(3) { members.append("\"\(pick(["wrok", "offset", "task", "Task", ""]))\":\(anyValue())") }
+        if chance(10) && spec.field("id") == nil { members.append("\"id\":\(anyValue())") }
+        if chance(5) { members.swapAt(0, members.count - 1) }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+}
