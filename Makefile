@@ -41,6 +41,8 @@ TEST_PACKAGES = sqlite3 tzdata systemd dbus
 # a real tmux, the shells that check the completions (bash with and without bash-completion),
 # man, groff and mandoc to render and lint the man pages.
 TEST_PACKAGES += tmux bash bash-completion zsh fish man-db groff-base mandoc
+# dunst, a real notification server, on a display of its own (NotificationTests.swift).
+TEST_PACKAGES += dunst xvfb
 # Debian packages `make bench` uses (the references and the runner).
 BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
