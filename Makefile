@@ -43,6 +43,8 @@ TEST_PACKAGES = sqlite3 tzdata systemd dbus
 TEST_PACKAGES += tmux bash bash-completion zsh fish man-db groff-base mandoc
 # The simulated-suspend tests build an LD_PRELOAD library with the system's cc (Tests/FakeClock).
 TEST_PACKAGES += gcc libc6-dev
+# dunst, a real notification server, on a display of its own (NotificationTests.swift).
+TEST_PACKAGES += dunst xvfb
 # Debian packages `make bench` uses (the references and the runner).
 BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
