@@ -40,7 +40,7 @@ final class ZoneWatch {
     }
 
     /// Reads what inotify has (never blocks) and calls `changed` once when the zone's entry
-    /// changed. Also called before "today" is used, so an answer right after a change follows it.
+    /// changed (the read source's handler; tests call it to look at once).
     func check() {
         var buffer = [UInt8](repeating: 0, count: 4096)
         var zoneChanged = false

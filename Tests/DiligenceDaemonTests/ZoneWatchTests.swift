@@ -26,7 +26,7 @@ import DiligenceTestSupport
         queue.sync { watch.check() }
         #expect(changes.withLock { $0 } == 0)
 
-        // timedatectl: a new link renamed over the old one. check() sees it before the source does.
+        // timedatectl: a new link renamed over the old one (seen by check() or the read source, once).
         #expect(symlink("/usr/share/zoneinfo/Asia/Tokyo", dir.path + "/.localtime.new") == 0)
         #expect(rename(dir.path + "/.localtime.new", link) == 0)
         queue.sync { watch.check() }
