@@ -153,7 +153,8 @@ check-prefix:
 # The systemd end-to-end tests install the debug build this way (`swift test` holds the build
 # directory, so it cannot run `swift build` itself, and a release build would take minutes).
 # Each program is stripped as Debian's dh_strip does, its debug info kept by build id in
-# $(DEBUGDIR)/.build-id/xx/rest.debug (gdb and coredumpctl look there) with a debuglink to it.
+# $(DEBUGDIR)/.build-id/xx/rest.debug with a debuglink to it (gdb finds it there for PREFIX=/usr;
+# for another prefix: gdb -iex 'set debug-file-directory $(DEBUGDIR)').
 install-files: check-prefix man
 	@test -x "$(BIN_DIR)/diligenced" -a -x "$(BIN_DIR)/diligencectl" || \
 		{ echo "install-files: BIN_DIR=$(BIN_DIR) holds no diligenced and diligencectl"; exit 2; }
