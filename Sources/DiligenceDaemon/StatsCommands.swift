@@ -11,7 +11,7 @@ extension Daemon {
     /// Serves the statistics, plan, history, export and import commands.
     func performStats(_ command: ControlCommand) throws(DiligenceError) -> JSON {
         switch command {
-        case let .stats(period, offset, task): return try statsReport(period: period, offset: offset, task: task)
+        case let .stats(period, offset, task, date): return try statsReport(period: period, offset: offset, task: task, date: date)
         case let .week(offset): return try weekView(offset: offset)
         case let .planSet(dayText, name, offset):
             let day = try planDay(dayText, offset: offset)
@@ -106,36 +106,45 @@ extension Daemon {
 
     // MARK: stats
 
-    private func statsReport(period: StatsPeriod, offset: Int, task: String?) throws(DiligenceError) -> JSON {
+    /// The first and last day of `period`, `offset` periods from the one holding `anchor`.
+    private func periodDays(_ period: StatsPeriod, offset: Int, anchor: CalendarDay) -> (first: CalendarDay, last: CalendarDay) {
+        switch period {
+        case .today, .day:
+            return (anchor.adding(days: offset), anchor.adding(days: offset))
+        case .week:
+            let monday = anchor.monday.adding(days: 7 * offset)
+            return (monday, monday.adding(days: 6))
+        case .month:
+            return (anchor.firstOfMonth(adding: offset), anchor.firstOfMonth(adding: offset + 1).adding(days: -1))
+        case .year, .all:
+            return (CalendarDay(year: anchor.year + offset, month: 1, day: 1)!, CalendarDay(year: anchor.year + offset, month: 12, day: 31)!)
+        }
+    }
+
+    private func statsReport(period: StatsPeriod, offset: Int, task: String?, date: String?) throws(DiligenceError) -> JSON {
         let only = try task.map { name throws(DiligenceError) in try store.findTask(name) }
         let tasks = if let only { [only] } else { try store.tasks() }
         let now = todayDate
-        let first: CalendarDay
-        let last: CalendarDay
-        switch period {
-        case .today:
-            first = now.adding(days: offset)
-            last = first
-        case .week:
-            first = now.monday.adding(days: 7 * offset)
-            last = first.adding(days: 6)
-        case .month:
-            first = now.firstOfMonth(adding: offset)
-            last = now.firstOfMonth(adding: offset + 1).adding(days: -1)
-        case .year:
-            first = CalendarDay(year: now.year + offset, month: 1, day: 1)!
-            last = CalendarDay(year: now.year + offset, month: 12, day: 31)!
-        case .all:
+        var anchor = now
+        if let date {
+            guard period != .all else { throw DiligenceError("invalid_argument", "\"date\" does not apply to the period \"all\".") }
+            guard let day = DateText.day(date, today: now) else {
+                throw DiligenceError("invalid_date", "\"date\": \(date.debugDescription) is not a day: give YYYY-MM-DD, today, yesterday, tomorrow, or a weekday such as monday.")
+            }
+            anchor = day
+        }
+        var (first, last) = periodDays(period, offset: offset, anchor: anchor)
+        if period == .all {
             guard offset == 0 else { throw DiligenceError("invalid_argument", "\"offset\" does not apply to the period \"all\".") }
             let start = try store.firstSessionStart(taskID: only?.id)
             first = start.map { min(LocalDay.date(containing: $0, dayStartsAt: config.dayStartsAt), now) } ?? now
             last = now
         }
         let acc = try accumulate(grid(first, last), tasks: tasks, only: only)
-        var result = summary(acc, tasks: tasks)
         // Longest streak among the period's days up to today; the current one runs up to today.
         let elapsed = acc.grid.dates.prefix { $0 <= now }.count
         let periodGoalDays = Array(goalDays(acc, tasks: tasks).prefix(elapsed))
+        var result = summary(acc, tasks: tasks, elapsedDays: elapsed)
         let holdsToday = first <= now && now <= last
         let current = try currentStreak(tasks: tasks, only: only, known: holdsToday ? periodGoalDays : [])
         // The current streak reaches into a period that holds today (it may have begun before
@@ -146,10 +155,12 @@ extension Daemon {
             ("period", .string(period.rawValue)), ("offset", .int(offset)), ("task", .string(only?.name)),
             ("from", .string(first.description)), ("to", .string(last.description)),
         ] + result + [("streak", .object([("current", .int(current)), ("longest", .int(longest))]))]
-        if period == .today {
+        result.append(("days", .array(try dayRows(acc, tasks: tasks))))
+        result.append(("previous", period == .all ? .null : try previousTotals(period, offset: offset, anchor: anchor, tasks: tasks, only: only)))
+        if period == .today || period == .day {
             let day = acc.grid
             let sessions = try store.history(taskID: only?.id, from: day.start - Store.longestSessionSpan, to: day.end)
-                .filter { $0.end > day.start }  // one ending at today's start is yesterday's
+                .filter { $0.end > day.start }  // one ending at the day's start is the day before's
             result.append(("sessions", .array(sessions.map(\.json))))
             result.append(("goals", .array(tasks.indices.filter { tasks[$0].goal > 0 }.map { i in
                 .object([("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)),
@@ -159,16 +170,45 @@ extension Daemon {
         return .object(result)
     }
 
+    /// The totals of the period before (for a report's change against it), the whole of it.
+    private func previousTotals(
+        _ period: StatsPeriod, offset: Int, anchor: CalendarDay, tasks: [TaskConfig], only: TaskConfig?
+    ) throws(DiligenceError) -> JSON {
+        let (first, last) = periodDays(period, offset: offset - 1, anchor: anchor)
+        let acc = try accumulate(grid(first, last), tasks: tasks, only: only)
+        return .object([
+            ("from", .string(first.description)), ("to", .string(last.description)),
+            ("completed", .int(acc.total.completed)), ("focused_seconds", .int(acc.total.seconds)),
+            ("active_days", .int(acc.activeDays)),
+        ])
+    }
+
+    /// One row per day of `acc`: its tally, and its plan with what was done of the planned task
+    /// (a plan for a task other than the report's `--task` is left out).
+    private func dayRows(_ acc: StatsAccumulator, tasks: [TaskConfig]) throws(DiligenceError) -> [JSON] {
+        let grid = acc.grid
+        let plans = grid.count == 0 ? [:] : try store.plans(from: grid.dates[0], through: grid.dates[grid.count - 1])
+        let taskIndex = Dictionary(tasks.indices.map { (tasks[$0].id, $0) }, uniquingKeysWith: { a, _ in a })
+        return grid.dates.indices.map { i in
+            let date = grid.dates[i]
+            let planned = plans[date].flatMap { taskIndex[$0] }
+            return .object([
+                ("date", .string(date.description)), ("weekday", .string(CalendarDay.weekdayNames[date.weekday - 1])),
+                ("completed", .int(acc.days[i].completed)), ("focused_seconds", .int(acc.days[i].seconds)),
+                ("planned", .string(planned.map { tasks[$0].name })),
+                ("planned_completed", planned.map { .int(acc.tally(day: i, task: $0).completed) } ?? .null),
+            ])
+        }
+    }
+
     /// The figures every report has (docs/statistics.md).
-    private func summary(_ acc: StatsAccumulator, tasks: [TaskConfig]) -> [(String, JSON)] {
+    private func summary(_ acc: StatsAccumulator, tasks: [TaskConfig], elapsedDays: Int) -> [(String, JSON)] {
         let total = acc.total
         let active = acc.activeDays
-        func tally(_ t: Tally) -> [(String, JSON)] { [("completed", .int(t.completed)), ("focused_seconds", .int(t.seconds))] }
         let taskRows: [JSON] = tasks.indices.map { i in
-            .object([("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)), ("goal", .int(tasks[i].goal))] + tally(acc.tasks[i]))
-        }
-        let days: [JSON] = acc.grid.dates.indices.map { i in
-            .object([("date", .string(acc.grid.dates[i].description)), ("weekday", .string(CalendarDay.weekdayNames[acc.grid.dates[i].weekday - 1]))] + tally(acc.days[i]))
+            let goalDays = (0..<elapsedDays).count { Statistics.reachesGoal(acc.tally(day: $0, task: i).completed, goal: tasks[i].goal) }
+            return .object([("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)), ("goal", .int(tasks[i].goal))]
+                + tally(acc.tasks[i]) + [("goal_days", .int(goalDays))])
         }
         let weekdays: [JSON] = (0..<7).map { i in .object([("weekday", .string(CalendarDay.weekdayNames[i]))] + tally(acc.weekdays[i])) }
         let hours: [JSON] = (0..<24).map { h in .object([("hour", .int(h)), ("focused_seconds", .int(Int(acc.hours[h].rounded())))]) }
@@ -182,13 +222,33 @@ extension Daemon {
             ("average_seconds_per_active_day", .int(active == 0 ? 0 : Int((total.focusedSeconds / Double(active)).rounded()))),
             ("focus_score", .int(acc.focusScore)),
             ("tasks", .array(taskRows)),
-            ("days", .array(days)),
+            ("months", .array(monthRows(acc))),
             ("weekdays", .array(weekdays)),
             ("hours", .array(hours)),
             ("best_task", best(acc.tasks.map(\.focusedSeconds)) { ("task", .string(tasks[$0].name)) }),
             ("best_weekday", best(acc.weekdays.map(\.focusedSeconds)) { ("weekday", .string(CalendarDay.weekdayNames[$0])) }),
             ("best_hour", best(acc.hours) { ("hour", .int($0)) }),
         ]
+    }
+
+    /// Per calendar month the period touches: its tally and active days.
+    private func monthRows(_ acc: StatsAccumulator) -> [JSON] {
+        var rows: [JSON] = []
+        var i = 0
+        while i < acc.grid.count {
+            let month = acc.grid.dates[i]
+            var total = Tally()
+            var active = 0
+            while i < acc.grid.count, acc.grid.dates[i].year == month.year, acc.grid.dates[i].month == month.month {
+                let day = acc.days[i]
+                total.completed += day.completed
+                total.focusedSeconds += day.focusedSeconds
+                if day.completed > 0 || day.focusedSeconds > 0 { active += 1 }
+                i += 1
+            }
+            rows.append(.object([("month", .string(String(month.description.prefix(7))))] + tally(total) + [("active_days", .int(active))]))
+        }
+        return rows
     }
 
     // MARK: week and plan
@@ -380,3 +440,6 @@ extension Daemon {
         return (sessions, lines.count)
     }
 }
+
+/// A tally's members in a report: `completed` and `focused_seconds`.
+private func tally(_ t: Tally) -> [(String, JSON)] { [("completed", .int(t.completed)), ("focused_seconds", .int(t.seconds))] }
