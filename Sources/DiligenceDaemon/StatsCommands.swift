@@ -153,7 +153,7 @@ extension Daemon {
         let longest = holdsToday ? max(withinPeriod, current) : withinPeriod
         result = [
             ("period", .string(period.rawValue)), ("offset", .int(offset)), ("task", .string(only?.name)),
-            ("from", .string(first.description)), ("to", .string(last.description)),
+            ("from", .string(first.description)), ("to", .string(last.description)), ("today", .string(now.description)),
         ] + result + [("streak", .object([("current", .int(current)), ("longest", .int(longest))]))]
         result.append(("days", .array(try dayRows(acc, tasks: tasks))))
         result.append(("previous", period == .all ? .null : try previousTotals(period, offset: offset, anchor: anchor, tasks: tasks, only: only)))
@@ -161,6 +161,8 @@ extension Daemon {
             let day = acc.grid
             let sessions = try store.history(taskID: only?.id, from: day.start - Store.longestSessionSpan, to: day.end)
                 .filter { $0.end > day.start }  // one ending at the day's start is the day before's
+            result.append(("starts_at", .string(RFC3339.format(day.start))))
+            result.append(("ends_at", .string(RFC3339.format(day.end))))
             result.append(("sessions", .array(sessions.map(\.json))))
             result.append(("goals", .array(tasks.indices.filter { tasks[$0].goal > 0 }.map { i in
                 .object([("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)),

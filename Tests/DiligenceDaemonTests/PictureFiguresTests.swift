@@ -47,6 +47,8 @@ import DiligenceTime
             try d.addSession("Study", "2025-03-30 14:00", "2025-03-30 14:50")
             let day = try d.call("stats", [("period", .string("day")), ("date", .string("2025-03-30"))])
             #expect(day["period"]?.stringValue == "day")
+            #expect(day["starts_at"]?.stringValue == "2025-03-30T00:00:00+00:00" && day["ends_at"]?.stringValue == "2025-03-31T00:00:00+00:00")
+            #expect(day["today"]?.stringValue == LocalDay.date(containing: Double(time(nil)), dayStartsAt: 0).description)
             #expect(day["from"]?.stringValue == "2025-03-30" && day["to"]?.stringValue == "2025-03-30")
             let sessions = day["sessions"]?.arrayValue ?? []
             #expect(sessions.map { $0["start"]?.stringValue ?? "" } == ["2025-03-30T08:00:00+00:00", "2025-03-30T14:00:00+00:00"])
