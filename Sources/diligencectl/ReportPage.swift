@@ -1,0 +1,3 @@
+import DiligenceProtocol
+// placeholder, filled below
+func reportPage(_ parsed: ParsedCommand, send: (Request) throws(Failure) -> JSON) throws(Failure) -> String { "" }
