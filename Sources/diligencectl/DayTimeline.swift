@@ -79,6 +79,6 @@ func dayTimelineText(_ view: StatsView, screen: Screen, paint: Paint) -> String 
         }.joined()
         out += "  " + row.task.truncated(toWidth: labelWidth).padded(toWidth: labelWidth) + " " + line.trimmingTrailingSpaces() + "\n"
     }
-    out += indent + "█ focused  ▒ paused  · break  (\(perHour == 1 ? "1 hour" : "\(60 / perHour) minutes") a column)\n"
+    out += wrappedItems(["█ focused", "▒ paused", "· break", "(\(perHour == 1 ? "1 hour" : "\(60 / perHour) minutes") a column)"], screen: screen)
     return out
 }

@@ -39,13 +39,21 @@ struct HeatScale {
         }
     }
 
-    /// `· none  ░ to 1h  ▒ to 2h  ▓ to 3h  █ to 4h`.
-    func legend(color: String?, paint: Paint) -> String {
-        guard maximum > 0 else { return "\(cell(0, color: color, paint: paint)) no focused time" }
+    /// `· none`, `░ to 1h00m`, … `█ to 4h00m`.
+    func legendItems(color: String?, paint: Paint) -> [String] {
+        guard maximum > 0 else { return ["\(cell(0, color: color, paint: paint)) no focused time"] }
         return (0...4).map { level in
             let sample = cell(level == 0 ? 0 : max(1, upperBound(level)), color: color, paint: paint)
             return sample + (level == 0 ? " none" : " to " + hoursMinutes(upperBound(level)))
-        }.joined(separator: "  ")
+        }
+    }
+
+    /// The legend on one line.
+    func legend(color: String?, paint: Paint) -> String { legendItems(color: color, paint: paint).joined(separator: "  ") }
+
+    /// The legend as lines that fit the screen.
+    func legend(color: String?, screen: Screen, paint: Paint) -> String {
+        wrappedItems(legendItems(color: color, paint: paint), screen: screen)
     }
 }
 
@@ -111,7 +119,9 @@ func heatMapText(_ days: [StatsView.DayFigures], scale: HeatScale, color: String
         var labels = ""
         for (week, month) in starts where band.contains(week) {
             let at = (week - band.lowerBound) * cellWidth
-            if labels.count <= at { labels += String(repeating: " ", count: at - labels.count) + monthNames[month - 1] + " " }
+            if labels.count <= at, at + 3 <= band.count * cellWidth {
+                labels += String(repeating: " ", count: at - labels.count) + monthNames[month - 1] + " "
+            }
         }
         out += "  " + String(repeating: " ", count: labelWidth) + labels.trimmingTrailingSpaces() + "\n"
         for weekday in 0..<7 {

@@ -25,6 +25,6 @@ func hourHistogramText(_ hours: [Int], color: String?, screen: Screen, paint: Pa
         labels += String(repeating: " ", count: max(0, at - labels.count)) + twoDigits(h)
     }
     out += labels + "\n"
-    out += "  the tallest bar: \(hoursMinutes(maximum)) (\(hourRange(hours.firstIndex(of: maximum) ?? 0)))\n"
+    out += "  tallest: \(hoursMinutes(maximum)), \(hourRange(hours.firstIndex(of: maximum) ?? 0))\n"
     return out
 }

@@ -41,14 +41,11 @@ func monthCalendarText(_ view: StatsView, scale: HeatScale, screen: Screen, pain
 }
 
 /// The line under the calendar: the shades, and the plan marks when a day of the month has a plan.
-func monthLegend(_ view: StatsView, scale: HeatScale, paint: Paint) -> String {
-    var out = "  " + scale.legend(color: view.color, paint: paint) + "\n"
-    if view.days.contains(where: { $0.planned != nil }) {
-        let planned = view.days.filter { $0.planned != nil }
-        let done = planned.count { $0.plannedCompleted > 0 }
-        out += "  ▸ today  plan: ✓ done  ✗ missed  ○ to come — \(done) of \(planned.count) planned days done\n"
-    } else {
-        out += "  ▸ today\n"
+func monthLegend(_ view: StatsView, scale: HeatScale, screen: Screen, paint: Paint) -> String {
+    var items = scale.legendItems(color: view.color, paint: paint) + ["▸ today"]
+    let planned = view.days.filter { $0.planned != nil }
+    if !planned.isEmpty {
+        items += ["plan: ✓ done", "✗ missed", "○ to come", "\(planned.count { $0.plannedCompleted > 0 }) of \(planned.count) planned days done"]
     }
-    return out
+    return wrappedItems(items, screen: screen)
 }

@@ -36,7 +36,7 @@ func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
             out += "\nSessions\n" + columns(view.sessions.map { s in
                 [RFC3339.clockText(s.start) + "–" + RFC3339.clockText(s.end), s.task.truncated(toWidth: nameWidth(screen)), hoursMinutes(s.focused),
                  s.outcome + (s.pauses > 0 ? ", \(plural(s.pauses, "pause"))" : "")]
-            }, right: [2])
+            }, right: [2], width: screen.columns)
         }
         if !view.goals.isEmpty {
             out += "\nGoals\n" + columns(view.goals.map { g in
@@ -44,7 +44,7 @@ func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
                 let filled = g.goal == 0 ? 0 : min(cells, g.completed * cells / g.goal)
                 return [g.task.truncated(toWidth: nameWidth(screen)), paint(String(repeating: "█", count: filled), g.color) + String(repeating: "░", count: cells - filled),
                         "\(g.completed)/\(g.goal)" + (g.completed >= g.goal ? " ✓" : "")]
-            })
+            }, width: screen.columns)
         }
         return out
     case "week":
@@ -52,12 +52,12 @@ func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
             [weekdayShort(CalendarDay.weekdayNames[d.date.weekday - 1]) + " " + String(d.date.description.suffix(5)), hoursMinutes(d.focused)]
         }, values: view.days.map(\.focused), colors: { _ in view.color }, screen: screen, paint: paint)
     case "month":
-        out += "\nCalendar\n" + monthCalendarText(view, scale: scale, screen: screen, paint: paint) + monthLegend(view, scale: scale, paint: paint)
+        out += "\nCalendar\n" + monthCalendarText(view, scale: scale, screen: screen, paint: paint) + monthLegend(view, scale: scale, screen: screen, paint: paint)
     default:
         for year in splitByYear(view.days) {
             out += "\nFocus in \(year[0].date.year)\n" + heatMapText(year, scale: scale, color: view.color, screen: screen, paint: paint)
         }
-        out += "  " + scale.legend(color: view.color, paint: paint) + "\n"
+        out += scale.legend(color: view.color, screen: screen, paint: paint)
         let months = view.months.count > 24 ? Array(view.months.suffix(24)) : view.months
         out += "\nPer month" + (months.count < view.months.count ? " (the last 24)" : "") + "\n" + barRows(months.map { m in
             [(Int(m.month.suffix(2)).map { monthNames[$0 - 1] } ?? m.month) + (view.period == "all" ? " " + m.month.prefix(4) : ""), hoursMinutes(m.focused), plural(m.completed, "session")]
@@ -78,18 +78,36 @@ func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
     if let b = view.bestTask { bests.append(["Best task", paint(b.label.truncated(toWidth: nameWidth(screen)), view.color(of: b.label)), above(b)]) }
     if let b = view.bestWeekday { bests.append(["Best weekday", b.label, above(b)]) }
     if let b = view.bestHour { bests.append(["Best hour", b.label, above(b)]) }
-    if !bests.isEmpty { out += "\n" + columns(bests) }
+    if !bests.isEmpty { out += "\n" + columns(bests, width: screen.columns) }
     return out
 }
 
 /// The widest a task name is shown in a report's rows.
 func nameWidth(_ screen: Screen) -> Int { max(8, screen.columns / 4) }
 
+/// `items` on lines of at most `screen.columns`, two spaces apart, each line indented by two.
+func wrappedItems(_ items: [String], screen: Screen) -> String {
+    var lines: [String] = []
+    var line = ""
+    for item in items {
+        if line.isEmpty {
+            line = item
+        } else if 2 + line.displayWidth + 2 + item.displayWidth <= screen.columns {
+            line += "  " + item
+        } else {
+            lines.append(line)
+            line = item
+        }
+    }
+    return (lines + [line]).map { "  " + $0 + "\n" }.joined()
+}
+
 /// `rows` as `columns` with a bar of `values[i]` after each row, as long as the screen leaves
-/// room for (5 to 30 cells), in `colors(i)`.
+/// room for (5 to 30 cells; less room: no bars, the numbers stay), in `colors(i)`.
 func barRows(_ rows: [[String]], values: [Int], right: Set<Int> = [1], colors: (Int) -> String?, screen: Screen, paint: Paint) -> String {
     let used = columns(rows).split(separator: "\n").map { String($0).displayWidth }.max() ?? 0
-    let width = min(30, max(5, screen.columns - used - 3))
+    let width = min(30, screen.columns - used - 2)
+    guard width >= 5 else { return columns(rows, right: right, width: screen.columns) }
     let maximum = values.max() ?? 0
     return columns(rows.indices.map { i in rows[i] + [paint(bar(values[i], of: maximum, width: width), colors(i))] }, right: right)
 }
