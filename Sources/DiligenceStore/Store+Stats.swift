@@ -60,6 +60,27 @@ extension Store {
         }
     }
 
+    /// Completed sessions and focused seconds of [`from`, `to`) by the rules of
+    /// `StatsAccumulator` (focus split in proportion to the wall-clock time inside; a completed
+    /// session counts when it ended after `from` and by `to`), summed by SQLite without a row
+    /// per session: the totals of a report's previous period.
+    public func totals(from: Double, to: Double, taskID: Int64? = nil) throws(DiligenceError) -> Tally {
+        var sql = """
+            SELECT
+                coalesce(sum(outcome = 'completed' AND end > ?1 AND end <= ?2), 0),
+                coalesce(sum(CASE WHEN end > start THEN focused_seconds * (min(end, ?2) - max(start, ?1)) / (end - start)
+                                  WHEN end <= ?2 THEN focused_seconds ELSE 0 END), 0.0)
+            FROM sessions WHERE start >= ?3 AND start <= ?2 AND end > ?1
+            """
+        var values: [SQLite.Value] = [.real(from), .real(to), .real(from - Self.longestSessionSpan)]
+        if let taskID {
+            sql += " AND task_id = ?4"
+            values.append(.integer(taskID))
+        }
+        guard let row = try connection.query(sql, values).first else { return Tally() }
+        return Tally(completed: row.int(0), focusedSeconds: row.double(1))
+    }
+
     /// The start of the earliest recorded session (of `taskID`), nil when there is none.
     public func firstSessionStart(taskID: Int64? = nil) throws(DiligenceError) -> Double? {
         let row = if let taskID {
