@@ -62,23 +62,28 @@ extension Store {
 
     /// Completed sessions and focused seconds of [`from`, `to`) by the rules of
     /// `StatsAccumulator` (focus split in proportion to the wall-clock time inside; a completed
-    /// session counts when it ended after `from` and by `to`), summed by SQLite without a row
-    /// per session: the totals of a report's previous period.
+    /// session counts when it ended after `from` and by `to`): the totals of a report's previous
+    /// period. SQLite sums the sessions wholly inside and counts the completed ones on their
+    /// index; only the few that cross `from` or `to` come up as rows.
     public func totals(from: Double, to: Double, taskID: Int64? = nil) throws(DiligenceError) -> Tally {
-        var sql = """
-            SELECT
-                coalesce(sum(outcome = 'completed' AND end > ?1 AND end <= ?2), 0),
-                coalesce(sum(CASE WHEN end > start THEN focused_seconds * (min(end, ?2) - max(start, ?1)) / (end - start)
-                                  WHEN end <= ?2 THEN focused_seconds ELSE 0 END), 0.0)
-            FROM sessions WHERE start >= ?3 AND start <= ?2 AND end > ?1
-            """
-        var values: [SQLite.Value] = [.real(from), .real(to), .real(from - Self.longestSessionSpan)]
-        if let taskID {
-            sql += " AND task_id = ?4"
-            values.append(.integer(taskID))
+        let task = taskID.map { _ in " AND task_id = ?" } ?? ""
+        func values(_ v: [Double]) -> [SQLite.Value] { v.map { .real($0) } + (taskID.map { [.integer($0)] } ?? []) }
+        var completed = 0
+        try connection.cached(
+            "SELECT count(*) FROM sessions WHERE outcome = 'completed' AND end > ? AND end <= ? AND start >= ? AND start <= ?" + task
+        ).forEachRow(values([from, to, from - Self.longestSessionSpan, to])) { row throws(DiligenceError) in completed = row.int(0) }
+        var focused = 0.0
+        try connection.cached(
+            "SELECT coalesce(sum(focused_seconds), 0) FROM sessions WHERE start >= ? AND start <= ? AND end <= ? AND end > ?" + task
+        ).forEachRow(values([from, to, to, from])) { row throws(DiligenceError) in focused = Double(row.int(0)) }
+        // The sessions that reach past `from` or `to`: their share inside.
+        try connection.cached(
+            "SELECT start, end, focused_seconds FROM sessions WHERE start >= ? AND start < ? AND end > ? AND (start < ? OR end > ?)" + task
+        ).forEachRow(values([from - Self.longestSessionSpan, to, from, from, to])) { row throws(DiligenceError) in
+            let start = row.double(0), end = row.double(1)
+            focused += Double(row.int(2)) * (min(end, to) - max(start, from)) / (end - start)
         }
-        guard let row = try connection.query(sql, values).first else { return Tally() }
-        return Tally(completed: row.int(0), focusedSeconds: row.double(1))
+        return Tally(completed: completed, focusedSeconds: focused)
     }
 
     /// The start of the earliest recorded session (of `taskID`), nil when there is none.

@@ -5,11 +5,12 @@ import DiligenceTime
 // when the pauses were is not recorded), `·` the break after it (a gap of at most an hour
 // before the next session), blank where nothing ran.
 
-/// What a cell of the timeline shows, in order of precedence (the highest present wins).
+/// What a cell of the timeline shows, in order of precedence (the highest present wins: a
+/// pause shows even when it is shorter than a cell).
 enum TimelineMark: Int, Comparable {
-    case empty, pauseBreak, paused, focused
+    case empty, pauseBreak, focused, paused
     static func < (a: TimelineMark, b: TimelineMark) -> Bool { a.rawValue < b.rawValue }
-    var glyph: String { [" ", "·", "▒", "█"][rawValue] }
+    var glyph: String { [" ", "·", "█", "▒"][rawValue] }
 }
 
 /// Gaps between two sessions up to this long are drawn as a break.
@@ -44,8 +45,8 @@ func timelineRows(_ sessions: [StatsView.Session], dayStart: Double, dayEnd: Dou
         }
         let span = s.end - s.start
         let focusedEnd = span > 0 ? s.start + min(span, s.focused) : s.end
-        mark(s.task, focusedEnd, s.end, .paused)
         mark(s.task, s.start, focusedEnd, .focused)
+        if s.end > focusedEnd { mark(s.task, focusedEnd, s.end, .paused) }
     }
     return order.map { ($0, rows[$0]!) }
 }

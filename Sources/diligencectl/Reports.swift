@@ -199,7 +199,7 @@ func columns(_ rows: [[String]], right: Set<Int> = [], indent: String = "  ", wi
         let line = indent + cells.joined(separator: "  ")
         guard let width, line.displayWidth > width, let last = row.last, row.count > 1 else { return line }
         let lead = indent + cells.dropLast().joined(separator: "  ") + "  "
-        let room = max(10, width - lead.displayWidth)
+        let room = max(1, width - lead.displayWidth)
         return wrapped(last, width: room).enumerated().map { i, part in
             (i == 0 ? lead : String(repeating: " ", count: lead.displayWidth)) + part
         }.joined(separator: "\n")

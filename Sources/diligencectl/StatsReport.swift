@@ -83,7 +83,7 @@ func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
 }
 
 /// The widest a task name is shown in a report's rows.
-func nameWidth(_ screen: Screen) -> Int { max(8, screen.columns / 4) }
+func nameWidth(_ screen: Screen) -> Int { max(6, screen.columns / 5) }
 
 /// `items` on lines of at most `screen.columns`, two spaces apart, each line indented by two.
 func wrappedItems(_ items: [String], screen: Screen) -> String {
