@@ -30,7 +30,7 @@ enum Palette {
     /// Each task colour (`TaskColor`); these hold 3:1 contrast against both page backgrounds.
     static let tasks: [String: RGB] = [
         "red": RGB(r: 0xd7, g: 0x3a, b: 0x49), "orange": RGB(r: 0xe0, g: 0x6c, b: 0x1f),
-        "yellow": RGB(r: 0xc0, g: 0x96, b: 0x00), "green": RGB(r: 0x2d, g: 0xa4, b: 0x4e),
+        "yellow": RGB(r: 0xa6, g: 0x7c, b: 0x00), "green": RGB(r: 0x2d, g: 0xa4, b: 0x4e),
         "cyan": RGB(r: 0x10, g: 0x9a, b: 0xad), "blue": RGB(r: 0x2f, g: 0x81, b: 0xf7),
         "purple": RGB(r: 0x89, g: 0x57, b: 0xe5),
     ]
@@ -40,6 +40,9 @@ enum Palette {
     ]
     /// The colour of pictures of all tasks together (a heat-map without `--task`).
     static let allTasks = "green"
+    /// The report page's backgrounds, light and dark, and its text on each.
+    static let pageLight = (background: RGB(r: 0xff, g: 0xff, b: 0xff), text: RGB(r: 0x1f, g: 0x23, b: 0x28), muted: RGB(r: 0x57, g: 0x60, b: 0x6a))
+    static let pageDark = (background: RGB(r: 0x0d, g: 0x11, b: 0x17), text: RGB(r: 0xe6, g: 0xed, b: 0xf3), muted: RGB(r: 0x9d, g: 0xa7, b: 0xb3))
     /// What an empty cell fades from on a terminal (most are dark).
     static let terminalBase = RGB(r: 0x30, g: 0x36, b: 0x3d)
 

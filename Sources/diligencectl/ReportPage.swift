@@ -265,8 +265,8 @@ private func pageStyle(color: String?) -> String {
     let dark = RGB(r: 0x21, g: 0x26, b: 0x2d)
     func shades(_ base: RGB) -> String { (0...4).map { "--l\($0):\(HeatScale.rgb($0, color, base: base).hex);" }.joined() }
     return """
-        :root{--bg:#ffffff;--fg:#1f2328;--muted:#57606a;--line:#d0d7de;\(shades(light))}
-        @media (prefers-color-scheme: dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9da7b3;--line:#30363d;\(shades(dark))}}
+        :root{--bg:\(Palette.pageLight.background.hex);--fg:\(Palette.pageLight.text.hex);--muted:\(Palette.pageLight.muted.hex);--line:#d0d7de;\(shades(light))}
+        @media (prefers-color-scheme: dark){:root{--bg:\(Palette.pageDark.background.hex);--fg:\(Palette.pageDark.text.hex);--muted:\(Palette.pageDark.muted.hex);--line:#30363d;\(shades(dark))}}
         html{background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,sans-serif}
         body{margin:0}
         main{max-width:60rem;margin:0 auto;padding:1rem}

@@ -79,6 +79,42 @@ import DiligenceProtocol
         }
     }
 
+    /// WCAG 2 contrast ratio of two colours.
+    static func contrast(_ a: RGB, _ b: RGB) -> Double {
+        func luminance(_ c: RGB) -> Double {
+            func channel(_ v: Int) -> Double {
+                let x = Double(v) / 255
+                return x <= 0.03928 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4)
+            }
+            return 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b)
+        }
+        let (l1, l2) = (luminance(a), luminance(b))
+        return (max(l1, l2) + 0.05) / (min(l1, l2) + 0.05)
+    }
+
+    @Test("the page's text has 4.5:1 contrast and every task colour 3:1, in light and dark")
+    func contrast() {
+        for page in [Palette.pageLight, Palette.pageDark] {
+            #expect(Self.contrast(page.text, page.background) >= 4.5)
+            #expect(Self.contrast(page.muted, page.background) >= 4.5)
+            for (name, color) in Palette.tasks {
+                #expect(Self.contrast(color, page.background) >= 3, "\(name) on \(page.background.hex)")
+            }
+        }
+    }
+
+    @Test("the page holds no script and fetches nothing; its SVG cells are the period's days")
+    func pageIsSelfContained() throws {
+        let view = StatsView(try Self.fixture("month"))
+        let page = reportHTML(view, week: .object([]))
+        #expect(!page.contains("<script") && !page.contains("href=") && !page.contains("src=") && !page.contains("url("))
+        #expect(page.contains("Content-Security-Policy") && page.contains("prefers-color-scheme: dark"))
+        #expect(page.components(separatedBy: "<rect class=\"day ").count - 1 == 31)
+        #expect(page.components(separatedBy: "<title").count - 1 >= 31 + 4, "a title on every chart and cell")
+        #expect(page.contains("日本語の勉強"))
+        #expect(xmlEscaped("a<b & \"c\"") == "a&lt;b &amp; &quot;c&quot;")
+    }
+
     @Test("heat levels are quarters of the busiest day; the legend names them")
     func heatScale() {
         let scale = HeatScale([0, 3600, 7200])
