@@ -45,12 +45,14 @@ TEST_PACKAGES += tmux bash bash-completion zsh fish man-db groff-base mandoc
 TEST_PACKAGES += gcc libc6-dev
 # dunst, a real notification server, on a display of its own (NotificationTests.swift).
 TEST_PACKAGES += dunst xvfb
+# The report page in a real browser, and its HTML and SVG checked as XML (ReportPageTests.swift).
+TEST_PACKAGES += chromium libxml2-utils
 # Debian packages `make bench` uses (the references and the runner).
 BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all build release run test fuzz deps test-deps bench bench-deps install install-files uninstall check-prefix verify-units clean man
+.PHONY: all build release run test fuzz golden deps test-deps bench bench-deps install install-files uninstall check-prefix verify-units clean man
 
 all: build
 
@@ -100,6 +102,11 @@ test: test-deps
 	rm -rf $$tmp; exit $$status
 
 man: $(MANPAGES)
+
+# Rewrites the golden files of the terminal pictures (Tests/DiligencectlTests/Pictures/*.txt)
+# from the code as it is; review the diff before committing it.
+golden:
+	DILIGENCE_UPDATE_GOLDEN=1 $(SWIFT) test $(SWIFT_FLAGS) --filter PictureTests
 
 # scdoc writes a paragraph macro after each heading and before each heading, where no
 # paragraph follows, and one at the end of each indented block: the first are dropped, the
