@@ -31,6 +31,13 @@ import DiligenceTime
             let previous = year["previous"]
             #expect(previous?["from"]?.stringValue == "2024-01-01" && previous?["to"]?.stringValue == "2024-12-31")
             #expect(int(previous, "focused_seconds") == 1800 && int(previous, "completed") == 1)
+            // Kept totals are not kept past a write: a session added to last year shows.
+            try d.addSession("Study", "2024-08-01 09:00", "2024-08-01 09:25")
+            let again = try d.call("stats", [("period", .string("year")), ("date", .string("2025-06-10"))])
+            #expect(int(again["previous"], "focused_seconds") == 3300 && int(again["previous"], "completed") == 2)
+            _ = try d.call("history_remove", [("id", .int(5))])
+            let removed = try d.call("stats", [("period", .string("year")), ("date", .string("2025-06-10"))])
+            #expect(int(removed["previous"], "focused_seconds") == 1800)
             // offset counts from the period of `date`.
             let before = try d.call("stats", [("period", .string("year")), ("date", .string("2025-06-10")), ("offset", .int(-1))])
             #expect(before["from"]?.stringValue == "2024-01-01" && int(before, "focused_seconds") == 1800)
