@@ -50,6 +50,10 @@ TEST_PACKAGES = sqlite3 tzdata systemd dbus
 # a real tmux, the shells that check the completions (bash with and without bash-completion),
 # man, groff and mandoc to render and lint the man pages.
 TEST_PACKAGES += tmux bash bash-completion zsh fish man-db groff-base mandoc
+# The simulated-suspend tests build an LD_PRELOAD library with the system's cc (Tests/FakeClock).
+TEST_PACKAGES += gcc libc6-dev
+# dunst, a real notification server, on a display of its own (NotificationTests.swift).
+TEST_PACKAGES += dunst xvfb
 # The package test (Tests/EndToEndTests/PackageTests.swift) checks the .deb with Debian's lintian.
 TEST_PACKAGES += lintian
 # Debian packages `make deb` uses: dpkg-shlibdeps, dpkg-gencontrol, dpkg-parsechangelog; readelf,
@@ -164,7 +168,8 @@ check-prefix:
 # The systemd end-to-end tests install the debug build this way (`swift test` holds the build
 # directory, so it cannot run `swift build` itself, and a release build would take minutes).
 # Each program is stripped as Debian's dh_strip does, its debug info kept by build id in
-# $(DEBUGDIR)/.build-id/xx/rest.debug (gdb and coredumpctl look there) with a debuglink to it.
+# $(DEBUGDIR)/.build-id/xx/rest.debug with a debuglink to it (gdb finds it there for PREFIX=/usr;
+# for another prefix: gdb -iex 'set debug-file-directory $(DEBUGDIR)').
 install-files: check-prefix man
 	@test -x "$(BIN_DIR)/diligenced" -a -x "$(BIN_DIR)/diligencectl" || \
 		{ echo "install-files: BIN_DIR=$(BIN_DIR) holds no diligenced and diligencectl"; exit 2; }

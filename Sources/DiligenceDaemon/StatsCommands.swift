@@ -41,14 +41,15 @@ extension Daemon {
 
     /// The task to start from idle when none is named: today's planned one, if any.
     func plannedTaskToday() throws(DiligenceError) -> TaskConfig? {
-        let today = LocalDay.date(containing: clocks.now.wall, dayStartsAt: config.dayStartsAt)
+        let today = todayDate
         guard let id = try store.plans(from: today, through: today)[today] else { return nil }
         return try store.task(id: id)
     }
 
     // MARK: Days
 
-    var today: CalendarDay { LocalDay.date(containing: clocks.now.wall, dayStartsAt: config.dayStartsAt) }
+    /// The date of today's statistics day (`today(at:)`, the one "today" of every command).
+    var todayDate: CalendarDay { today(at: clocks.now).date }
 
     func grid(_ first: CalendarDay, _ last: CalendarDay) -> DayGrid {
         LocalDay.grid(from: first, through: last, dayStartsAt: config.dayStartsAt)
@@ -89,7 +90,7 @@ extension Daemon {
         if !known.isEmpty, case let current = Statistics.streaks(known).current, current < known.count - 1 {
             return current
         }
-        let end = today
+        let end = todayDate
         var window = max(32, known.count * 2)
         let first = try store.firstSessionStart(taskID: task?.id).map { LocalDay.date(containing: $0, dayStartsAt: config.dayStartsAt) }
         while true {
@@ -108,7 +109,7 @@ extension Daemon {
     private func statsReport(period: StatsPeriod, offset: Int, task: String?) throws(DiligenceError) -> JSON {
         let only = try task.map { name throws(DiligenceError) in try store.findTask(name) }
         let tasks = if let only { [only] } else { try store.tasks() }
-        let now = today
+        let now = todayDate
         let first: CalendarDay
         let last: CalendarDay
         switch period {
@@ -148,7 +149,7 @@ extension Daemon {
         if period == .today {
             let day = acc.grid
             let sessions = try store.history(taskID: only?.id, from: day.start - Store.longestSessionSpan, to: day.end)
-                .filter { $0.end >= day.start }
+                .filter { $0.end > day.start }  // one ending at today's start is yesterday's
             result.append(("sessions", .array(sessions.map(\.json))))
             result.append(("goals", .array(tasks.indices.filter { tasks[$0].goal > 0 }.map { i in
                 .object([("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)),
@@ -193,6 +194,7 @@ extension Daemon {
     // MARK: week and plan
 
     private func weekView(offset: Int) throws(DiligenceError) -> JSON {
+        let today = todayDate
         let monday = today.monday.adding(days: 7 * offset)
         let sunday = monday.adding(days: 6)
         let tasks = try store.tasks()
@@ -227,7 +229,7 @@ extension Daemon {
     /// `day`: `YYYY-MM-DD`, `today`, `tomorrow`, `yesterday`, or a weekday (`monday`, `mon`) of
     /// the week `offset` weeks from this one.
     private func planDay(_ text: String, offset: Int) throws(DiligenceError) -> CalendarDay {
-        guard let day = DateText.day(text, today: today, weekOffset: offset) else {
+        guard let day = DateText.day(text, today: todayDate, weekOffset: offset) else {
             throw DiligenceError("invalid_date", "\(text.debugDescription) is not a day: give YYYY-MM-DD, today, tomorrow, or a weekday such as monday.")
         }
         return day
@@ -253,12 +255,13 @@ extension Daemon {
         return .object([("sessions", .array(sessions.map(\.json)))])
     }
 
-    /// A moment (`DateText.moment`); `HH:MM` is on today's calendar date.
+    /// A moment (`DateText.moment`): `HH:MM` is the moment of today's statistics day that reads so.
     private func moment(_ text: String, _ key: String) throws(DiligenceError) -> Double {
-        guard let wall = DateText.moment(text, today: LocalDay.date(containing: clocks.now.wall, dayStartsAt: 0)) else {
-            throw DiligenceError("invalid_date", "\"\(key)\": \(text.debugDescription) is not a time: give HH:MM (today), YYYY-MM-DD HH:MM, or RFC 3339.")
+        do {
+            return try DateText.moment(text, today: today(at: clocks.now), dayStartsAt: config.dayStartsAt)
+        } catch {
+            throw DiligenceError(error.code, "\"\(key)\": \(error.message)")
         }
-        return wall
     }
 
     private func addSession(task name: String, start startText: String, end endText: String, pauses: Int) throws(DiligenceError) -> JSON {

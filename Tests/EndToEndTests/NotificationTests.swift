@@ -115,6 +115,26 @@ extension EndToEnd {
             #expect(server.waitForClose(of: first.id, timeout: 5), "CloseNotification(\(first.id)) never came: \(server.closed)\n\(d.diagnostics)")
         }
 
+        /// The same with dunst as the server: its "Start break / Skip break" notification leaves
+        /// the screen when the break is skipped from the command line (it would stay: `timeout =
+        /// never`, as for a user who wants to see every phase end).
+        @Test("dunst: after skip, the notification offering the skipped break leaves the screen",
+              .enabled(if: Dunst.unavailable == nil, "\(Dunst.unavailable ?? "")"))
+        func dunstClosesTheStaleNotification() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let bus = try SessionBus(directory: d.root)
+            let dunst = try Dunst(directory: d.root, busAddress: bus.address)
+            defer { withExtendedLifetime((bus, dunst)) {} }
+            d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+            try d.writeConfig("[notifications]\ntimeout = never\n")
+            try d.start()
+            try d.addTask("Quick", [("work", .string("1s"))])
+            try d.call("start", [("task", .string("Quick"))])
+            try waitUntil("dunst shows the work end", timeout: 10, diagnostics: d.diagnostics) { dunst.displayed == 1 }
+            try d.call("skip")
+            try waitUntil("the notification leaves dunst's screen", timeout: 5, diagnostics: d.diagnostics) { dunst.displayed == 0 }
+        }
+
         @Test("phases that start by themselves: each phase notification replaces the previous one, none is closed")
         func nextReplacesPrevious() throws {
             let (d, bus, server) = try Self.daemonWithNotificationServer()

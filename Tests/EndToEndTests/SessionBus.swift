@@ -257,3 +257,52 @@ final class NotificationServer: @unchecked Sendable {
         sd_bus_send(bus, signal, nil)
     }
 }
+
+/// dunst, the notification server many tiling-desktop users run, on `busAddress`, drawing on a
+/// display of its own (Xvfb; no socket in /tmp: it listens on the abstract socket only).
+/// `displayed` asks it through `dunstctl` how many notifications it shows.
+final class Dunst {
+    static let unavailable: String? = {
+        let programs: [String] = ["/usr/bin/dunst", "/usr/bin/dunstctl", "/usr/bin/Xvfb"]
+        return programs.first { access($0, X_OK) != 0 }.map { "\($0) is missing: apt-get install -y dunst xvfb (make test-deps)" }
+    }()
+
+    private let xvfb: ChildProcess
+    private let dunst: ChildProcess
+    private let environment: [String: String]
+    private let directory: String
+
+    init(directory: String, busAddress: String) throws {
+        self.directory = directory
+        let displayFile = directory + "/xvfb.display"
+        xvfb = try ChildProcess(executable: "/usr/bin/Xvfb",
+                                arguments: ["-displayfd", "1", "-nolisten", "tcp", "-nolisten", "unix", "-screen", "0", "640x480x24"],
+                                environment: ["PATH": "/usr/bin:/bin"], stdoutPath: displayFile, stderrPath: directory + "/xvfb.stderr")
+        var display = ""
+        try waitUntil("Xvfb names its display", timeout: 10, diagnostics: readTextFile(directory + "/xvfb.stderr")) {
+            display = readTextFile(displayFile).trimmingWhitespace()
+            return !display.isEmpty
+        }
+        environment = ["PATH": "/usr/bin:/bin", "HOME": directory, "XDG_CONFIG_HOME": directory + "/config",
+                       "DISPLAY": ":" + display, "DBUS_SESSION_BUS_ADDRESS": busAddress]
+        dunst = try ChildProcess(executable: "/usr/bin/dunst", arguments: [], environment: environment,
+                                 stdoutPath: directory + "/dunst.log", stderrPath: directory + "/dunst.log")
+        try waitUntil("dunst answers on the bus", timeout: 10, diagnostics: readTextFile(directory + "/dunst.log")) {
+            displayed != nil
+        }
+    }
+
+    /// How many notifications dunst shows now; nil when it does not answer.
+    var displayed: Int? {
+        let run = try? runProgram(["/usr/bin/dunstctl", "count", "displayed"], environment: environment, directory: directory, timeout: 10)
+        return run.flatMap { $0.succeeded ? Int($0.output) : nil }
+    }
+
+    deinit {
+        dunst.killAndReap()
+        // SIGTERM first: Xvfb removes its lock file in /tmp when it ends by a signal it handles.
+        xvfb.signal(SIGTERM)
+        _ = xvfb.wait(timeout: 5)
+        xvfb.killAndReap()
+    }
+}

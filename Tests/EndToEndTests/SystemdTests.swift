@@ -70,6 +70,17 @@ func waitUntil(_ what: String, timeout: Double, diagnostics: @autoclosure () -> 
     }
 }
 
+/// Why this machine cannot give a process a private mount namespace (`unshare --mount`), or nil.
+let mountNamespaceUnavailable: String? = {
+    if getuid() != 0 { return "needs root to make a mount namespace (CI runs as root)" }
+    guard let unshare = findProgram("/usr/bin/unshare", "/bin/unshare") else { return "unshare(1) is missing" }
+    let probe = try? runProgram([unshare, "--mount", "--propagation", "private", "true"], environment: [:], directory: TestRun.temporaryBase)
+    guard let probe, probe.succeeded else {
+        return "cannot make a mount namespace (unshare --mount failed: \(probe?.stderr.trimmingWhitespace() ?? "?"))"
+    }
+    return nil
+}()
+
 // MARK: - A private systemd user manager
 
 /// A `systemd --user` in a private mount namespace, serving this test's XDG directories, with the
@@ -79,15 +90,8 @@ func waitUntil(_ what: String, timeout: Double, diagnostics: @autoclosure () -> 
 final class UserManager {
     /// Why these tests cannot run here, or nil.
     static let unavailable: String? = {
-        if getuid() != 0 {
-            return "needs root to make a mount namespace for a private systemd --user (CI runs as root)"
-        }
-        guard let unshare = findProgram("/usr/bin/unshare", "/bin/unshare") else { return "unshare(1) is missing" }
+        if let why = mountNamespaceUnavailable { return why + " for a private systemd --user" }
         guard access(systemdBinary, X_OK) == 0 else { return "\(systemdBinary) is missing" }
-        let probe = try? runProgram([unshare, "--mount", "--propagation", "private", "true"], environment: [:], directory: TestRun.temporaryBase)
-        guard let probe, probe.succeeded else {
-            return "cannot make a mount namespace (unshare --mount failed: \(probe?.stderr.trimmingWhitespace() ?? "?"))"
-        }
         return nil
     }()
 
