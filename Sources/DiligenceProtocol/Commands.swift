@@ -204,7 +204,7 @@ extension CommandSpec {
         CommandSpec("skip", "end the phase now and move on; work is recorded as skipped", result: "the status object", writes: true) { _ in .skip },
         CommandSpec("extend", "add time to the running or paused phase (a phase lasts at most 24h)",
                     result: "the status object", fields: [Fields.extendBy], writes: true) { .extend(seconds: $0[Fields.extendBy]) },
-        CommandSpec("version", "the protocol and release", result: "{\"protocol\": 1, \"version\": \"0.1.0\"}") { _ in .version },
+        CommandSpec("version", "the protocol and release", result: "{\"protocol\": 1, \"version\": RELEASE}") { _ in .version },
         CommandSpec("reload", "re-read the config file, as SIGHUP does; a bad file is refused and the old settings stay",
                     result: "{\"reloaded\": true, \"config\": PATH}") { _ in .reload },
         CommandSpec("watch", "turn the connection into an event stream", result: "{\"watching\": true}, then events") { _ in .watch },
