@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import DiligenceProtocol
+import DiligenceTestSupport
 
 /// `diligencectl report --html` in a real browser: Debian's headless chromium loads the page
 /// offline, and the test reads back what it rendered (docs/statistics.md, "The page").
@@ -26,22 +27,41 @@ struct ReportPageTests {
 
     /// Runs headless chromium on `file` in `dir` with the network unreachable (every host name
     /// resolves to nothing) and a NetLog of every request; its home, profile and temporary
-    /// files stay in `dir`, and the harness ends whatever it leaves running.
+    /// files stay in a directory of the run, removed after, and the harness ends whatever it
+    /// leaves running. That directory sits right under the run's temporary base: chromium's
+    /// socket in it must fit a socket address (108 bytes).
     static func chromium(_ action: [String], file: String, in dir: String, width: Int = 1000, height: Int = 1400) throws -> ProgramRun {
         let program = try requireProgram("chromium", "/usr/bin/chromium")
-        let profile = dir + "/chromium-\(UUID().uuidString.prefix(8))"
-        mkdir(profile, 0o700)
+        let profile = TestRun.makeDirectory(in: TestRun.temporaryBase, prefix: "cr")
+        defer { try? FileManager.default.removeItem(atPath: profile) }
         let run = try runProgram([
             program, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
             "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
+            "--disable-crash-reporter", "--disable-breakpad",
             "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=\(profile)/profile", "--enable-logging=stderr", "--v=0",
             "--log-net-log=\(dir)/netlog.json", "--window-size=\(width),\(height)", "--hide-scrollbars",
         ] + action + ["file://" + file], environment: [
             "PATH": "/usr/bin:/bin", "HOME": profile, "TMPDIR": profile, "XDG_CONFIG_HOME": profile, "XDG_CACHE_HOME": profile,
             "LANG": "C.UTF-8",
         ], directory: dir, timeout: 90)
+        // Its crash handler leaves the process group and outlives it a moment: wait for every
+        // process that names the profile to end (ending it by pid after 10 s), then remove it.
+        let helpers = { processes(naming: profile) }
+        if (try? waitUntil("chromium's helper processes exit", timeout: 10, { helpers().isEmpty })) == nil {
+            for pid in helpers() { kill(pid, SIGKILL) }
+        }
         try? FileManager.default.removeItem(atPath: profile)
         return run
+    }
+
+    /// The processes whose command line holds `text`.
+    static func processes(naming text: String) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry in
+            guard let pid = pid_t(entry), pid != getpid(),
+                  let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+            return String(decoding: data, as: UTF8.self).contains(text) ? pid : nil
+        }
     }
 
     /// Lines chromium logs for the page's console (errors, warnings, CSP refusals).
@@ -92,7 +112,7 @@ struct ReportPageTests {
         #expect(!report.stdout.contains("<script"), "no script")
 
         let dom = try Self.chromium(["--dump-dom"], file: page, in: d.root)
-        #expect(dom.succeeded, "\(dom)")
+        try #require(dom.succeeded, "\(dom)")
         #expect(Self.consoleLines(dom.stderr).isEmpty, "console: \(Self.consoleLines(dom.stderr))")
         #expect(Self.pageRequests(netlog: d.root + "/netlog.json") == 0, "the page fetched something")
         let cells = Self.dayCells(dom.stdout)
