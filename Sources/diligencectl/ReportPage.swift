@@ -71,7 +71,7 @@ func heatMapSVG(_ view: StatsView, standalone: Bool = false) -> String {
     let width = left + columns * (cell + gap) + 10
     let height = max(1, years.count) * yearHeight + legendHeight
     let scale = HeatScale(view.days.map(\.focused))
-    let title = "Focused time per day, \(view.from) to \(view.to)" + (view.task.map { ", \($0)" } ?? "")
+    let title = "Focused time per day, \(view.totals.from) to \(view.totals.to)" + (view.task.map { ", \($0)" } ?? "")
     var svg = svgOpen(id: "heatmap", title: title, width: width, height: height, standalone: standalone)
     if standalone {
         let base = RGB(r: 0xeb, g: 0xed, b: 0xf0)
@@ -165,7 +165,7 @@ private func taskChart(_ tasks: [StatsView.TaskFigures]) -> String {
 
 func reportHTML(_ view: StatsView, week: JSON) -> String {
     let noun = view.isDay ? "day" : view.period
-    let heading = (view.isDay ? "\(view.from)" : "\(capitalized(view.period)) \(view.from) – \(view.to)") + (view.task.map { " · \($0)" } ?? "")
+    let heading = (view.isDay ? "\(view.totals.from)" : "\(capitalized(view.period)) \(view.totals.from) – \(view.totals.to)") + (view.task.map { " · \($0)" } ?? "")
     var body = "<header><h1>Focus · \(xmlEscaped(heading))</h1></header>\n"
 
     // Totals with their change against the previous period.

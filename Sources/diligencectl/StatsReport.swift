@@ -7,8 +7,8 @@ import DiligenceTime
 
 func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
     let noun = view.isDay ? "day" : view.period
-    var title = view.isDay ? (view.period == "today" && view.from == view.today ? "Today" : "Day") + " · \(view.from)"
-        : "\(capitalized(view.period)) · \(view.from) – \(view.to)"
+    var title = view.isDay ? (view.period == "today" && view.from == view.today ? "Today" : "Day") + " · \(view.totals.from)"
+        : "\(capitalized(view.period)) · \(view.totals.from) – \(view.totals.to)"
     if let task = view.task { title += " · " + task }
     var out = paint.bold(title.truncated(toWidth: screen.columns - 1)) + "\n"
     let focusChange = view.previous.map { " " + changeText(view.totals.focused, $0.focused, previousNoun: noun) } ?? ""

@@ -6,6 +6,8 @@ import DiligenceTime
 
 struct StatsView {
     struct Totals {
+        /// As the daemon wrote them (`from`, `to`: shown as given, also past the years a
+        /// `CalendarDay` holds).
         var from: String
         var to: String
         var completed: Int

@@ -46,6 +46,13 @@ import DiligenceProtocol
         for line in text.split(separator: "\n") { #expect(String(line).displayWidth <= width, "\(line)") }
     }
 
+    @Test("a period far from now keeps its dates in the title, whatever CalendarDay can hold")
+    func farPeriodTitle() throws {
+        let json = try JSON.parse(#"{"period":"year","offset":100000,"from":"102026-01-01","to":"102026-12-31","today":"2026-12-01","days":[]}"#)
+        let text = statsReport(StatsView(json), screen: .plain, paint: Paint(.none))
+        #expect(text.hasPrefix("Year · 102026-01-01 – 102026-12-31\n"), "\(text)")
+    }
+
     @Test func sparklineScalesToTheBusiestDay() {
         #expect(sparkline([0, 100, 200, 300, 400]) == "▁▂▃▅▇")
         #expect(sparkline([0, 0, 0]) == "▁▁▁")
