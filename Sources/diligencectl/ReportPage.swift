@@ -189,6 +189,14 @@ func reportHTML(_ view: StatsView, week: JSON) -> String {
             + columnChart(id: "days", title: "Focused time per day", labels: labels, values: view.days.map(\.focused), color: view.color)
             + "</div></section>\n"
     } else {
+        // A longer period: its last 31 days up to today as day bars, then the months.
+        let recent = Array(view.days.filter { $0.date <= view.today }.suffix(31))
+        if !recent.isEmpty {
+            body += "<section><h2>The last \(recent.count) days</h2><div class=\"chart\">"
+                + columnChart(id: "days", title: "Focused time per day, \(recent[0].date) to \(recent[recent.count - 1].date)",
+                              labels: recent.map { "\($0.date.day)" }, values: recent.map(\.focused), color: view.color)
+                + "</div></section>\n"
+        }
         let months = view.months.suffix(24)
         body += "<section><h2>Month by month</h2><div class=\"chart\">"
             + columnChart(id: "months", title: "Focused time per month", labels: months.map { Int($0.month.suffix(2)).map { monthNames[$0 - 1] } ?? $0.month },
