@@ -50,6 +50,19 @@ extension Daemon {
 
     var today: CalendarDay { LocalDay.date(containing: clocks.now.wall, dayStartsAt: config.dayStartsAt) }
 
+    /// The day of the first recorded session (of `taskID`), inside the date window: a session
+    /// dated before 1990 (written by an older diligence) is not reported, and no report reaches
+    /// back to it. Nil when nothing is recorded.
+    func firstRecordedDay(taskID: Int64?) throws(DiligenceError) -> CalendarDay? {
+        guard let start = try store.firstSessionStart(taskID: taskID) else { return nil }
+        return min(max(LocalDay.date(containing: start, dayStartsAt: config.dayStartsAt), DateWindow.firstDay), today)
+    }
+
+    /// `out_of_range` for a day outside the date window that `field` led to.
+    func outsideWindow(_ field: String, _ what: String) -> DiligenceError {
+        DiligenceError("out_of_range", "\"\(field)\": \(what) is outside the dates diligence keeps, \(DateWindow.description(today: today)) (from 1990 to a year ahead).")
+    }
+
     func grid(_ first: CalendarDay, _ last: CalendarDay) -> DayGrid {
         LocalDay.grid(from: first, through: last, dayStartsAt: config.dayStartsAt)
     }
@@ -91,7 +104,7 @@ extension Daemon {
         }
         let end = today
         var window = max(32, known.count * 2)
-        let first = try store.firstSessionStart(taskID: task?.id).map { LocalDay.date(containing: $0, dayStartsAt: config.dayStartsAt) }
+        let first = try firstRecordedDay(taskID: task?.id)
         while true {
             var from = end.adding(days: 1 - window)
             let reachedFirst = first.map { from <= $0 } ?? true
@@ -111,23 +124,14 @@ extension Daemon {
         let now = today
         let first: CalendarDay
         let last: CalendarDay
-        switch period {
-        case .today:
-            first = now.adding(days: offset)
-            last = first
-        case .week:
-            first = now.monday.adding(days: 7 * offset)
-            last = first.adding(days: 6)
-        case .month:
-            first = now.firstOfMonth(adding: offset)
-            last = now.firstOfMonth(adding: offset + 1).adding(days: -1)
-        case .year:
-            first = CalendarDay(year: now.year + offset, month: 1, day: 1)!
-            last = CalendarDay(year: now.year + offset, month: 12, day: 31)!
-        case .all:
+        if let kind = period.reportPeriod {
+            guard let span = DateWindow.period(kind, offset: offset, today: now) else {
+                throw outsideWindow("offset", "the \(period.rawValue) \(offset) from this one")
+            }
+            (first, last) = span
+        } else {
             guard offset == 0 else { throw DiligenceError("invalid_argument", "\"offset\" does not apply to the period \"all\".") }
-            let start = try store.firstSessionStart(taskID: only?.id)
-            first = start.map { min(LocalDay.date(containing: $0, dayStartsAt: config.dayStartsAt), now) } ?? now
+            first = try firstRecordedDay(taskID: only?.id) ?? now
             last = now
         }
         let acc = try accumulate(grid(first, last), tasks: tasks, only: only)
@@ -170,15 +174,15 @@ extension Daemon {
             .object([("date", .string(acc.grid.dates[i].description)), ("weekday", .string(CalendarDay.weekdayNames[acc.grid.dates[i].weekday - 1]))] + tally(acc.days[i]))
         }
         let weekdays: [JSON] = (0..<7).map { i in .object([("weekday", .string(CalendarDay.weekdayNames[i]))] + tally(acc.weekdays[i])) }
-        let hours: [JSON] = (0..<24).map { h in .object([("hour", .int(h)), ("focused_seconds", .int(Int(acc.hours[h].rounded())))]) }
+        let hours: [JSON] = (0..<24).map { h in .object([("hour", .int(h)), ("focused_seconds", .int(Int(saturating: acc.hours[h].rounded())))]) }
         func best(_ values: [Double], _ name: (Int) -> (String, JSON)) -> JSON {
             guard let b = Statistics.best(values) else { return .null }
-            return .object([name(b.index), ("focused_seconds", .int(Int(b.value.rounded()))), ("above_average_percent", .int(b.aboveAveragePercent))])
+            return .object([name(b.index), ("focused_seconds", .int(Int(saturating: b.value.rounded()))), ("above_average_percent", .int(b.aboveAveragePercent))])
         }
         return tally(total) + [
             ("recorded", .int(acc.recorded)),
             ("active_days", .int(active)),
-            ("average_seconds_per_active_day", .int(active == 0 ? 0 : Int((total.focusedSeconds / Double(active)).rounded()))),
+            ("average_seconds_per_active_day", .int(active == 0 ? 0 : Int(saturating: (total.focusedSeconds / Double(active)).rounded()))),
             ("focus_score", .int(acc.focusScore)),
             ("tasks", .array(taskRows)),
             ("days", .array(days)),
@@ -193,8 +197,9 @@ extension Daemon {
     // MARK: week and plan
 
     private func weekView(offset: Int) throws(DiligenceError) -> JSON {
-        let monday = today.monday.adding(days: 7 * offset)
-        let sunday = monday.adding(days: 6)
+        guard let (monday, sunday) = DateWindow.period(.week, offset: offset, today: today) else {
+            throw outsideWindow("offset", "the week \(offset) from this one")
+        }
         let tasks = try store.tasks()
         let acc = try accumulate(grid(monday, sunday), tasks: tasks)
         let plans = try store.plans(from: monday, through: sunday)
@@ -230,6 +235,7 @@ extension Daemon {
         guard let day = DateText.day(text, today: today, weekOffset: offset) else {
             throw DiligenceError("invalid_date", "\(text.debugDescription) is not a day: give YYYY-MM-DD, today, tomorrow, or a weekday such as monday.")
         }
+        guard DateWindow.contains(day, today: today) else { throw outsideWindow("day", day.description) }
         return day
     }
 
@@ -242,6 +248,8 @@ extension Daemon {
         guard let wall = DateText.bound(text, endOfDay: endOfDay, dayStartsAt: config.dayStartsAt) else {
             throw DiligenceError("invalid_date", "\"\(key)\": \(text.debugDescription) is not a date YYYY-MM-DD (or an RFC 3339 time).")
         }
+        let day = CalendarDay(text) ?? LocalDay.date(containing: wall, dayStartsAt: config.dayStartsAt)
+        guard DateWindow.contains(day, today: today) else { throw outsideWindow(key, text) }
         return wall
     }
 

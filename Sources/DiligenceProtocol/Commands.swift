@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceTime
 
 // Every command of the control protocol, declared once: its fields (name, type, range, default,
 // one line of doc) and the typed value a handler receives. docs/protocol.md shows these tables;
@@ -84,6 +85,17 @@ public enum Fields {
 /// The periods of `stats`.
 public enum StatsPeriod: String, CaseIterable, Sendable {
     case today, week, month, year, all
+
+    /// The calendar period it names; nil for `all` (from the first session to today).
+    public var reportPeriod: ReportPeriod? {
+        switch self {
+        case .today: .day
+        case .week: .week
+        case .month: .month
+        case .year: .year
+        case .all: nil
+        }
+    }
 }
 
 /// The formats of `export`.

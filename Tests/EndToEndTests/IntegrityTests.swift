@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import DiligenceProtocol
+
+/// The findings of the integrity review (issue 11), each reproduced against the real daemon
+/// through the protocol alone, so the same tests run against an older build
+/// (`DILIGENCE_BIN_DIR=<old build> swift test --filter Integrity`) and fail there.
+extension EndToEnd {
+    @Suite("Integrity: no request, file or second instance can crash the daemon or corrupt a statistic")
+    struct Integrity {
+        /// `line` on `d`'s shared connection; the answer, or a failure naming what happened to the daemon.
+        static func ask(_ d: DaemonUnderTest, _ line: String) throws -> JSON {
+            do {
+                return try d.request(line)
+            } catch {
+                let state = d.process?.poll().map { "the daemon ended: \($0)" } ?? "the daemon still runs"
+                throw HarnessError("no answer to \(line) (\(state)): \(error)\n\(d.diagnostics)")
+            }
+        }
+
+        @Test("finding 1: an offset far outside the dates kept is refused, naming the field; the daemon lives")
+        func extremeOffsets() throws {
+            let d = try DaemonUnderTest()
+            // Past the protocol's range (±100 000), and inside it but outside the date window.
+            let offsets = ["1099511627776", "-1099511627776", "2147483648", "-2147483649", "9223372036854775807",
+                           "-9223372036854775808", "1e308", "100000", "-100000"]
+            for offset in offsets {
+                var lines = [#"{"command":"week","offset":\#(offset)}"#, #"{"command":"plan_set","day":"monday","task":"Work","offset":\#(offset)}"#]
+                for period in ["today", "week", "month", "year"] {
+                    lines.append(#"{"command":"stats","period":"\#(period)","offset":\#(offset)}"#)
+                }
+                for line in lines {
+                    let answer = try Self.ask(d, line)
+                    #expect(answer.errorCode == "out_of_range", "\(line) → \(answer.serialized)")
+                    // The message names the field: the offset, or for a plan the day it led to.
+                    let message = answer["error"]?["message"]?.stringValue ?? ""
+                    #expect(message.contains("\"offset\"") || message.contains("\"day\""), "\(line) → \(answer.serialized)")
+                }
+            }
+            // A year before 1990, two years ahead: outside the window, refused the same way.
+            for offset in [-37, -100, 2] {
+                let answer = try Self.ask(d, #"{"command":"stats","period":"year","offset":\#(offset)}"#)
+                #expect(answer.errorCode == "out_of_range", "year offset \(offset) → \(answer.serialized)")
+            }
+            #expect(d.process?.isRunning == true, "\(d.diagnostics)")
+            #expect(try d.status()["state"]?.stringValue == "idle")
+        }
+
+        @Test("finding 4: a session in year 0001 neither stretches `stats all` back to it nor bloats the daemon")
+        func ancientSessionDoesNotBloatReports() throws {
+            let d = try DaemonUnderTest()
+            // Written straight into the table, as older versions' import let it in.
+            _ = try d.sqlite("INSERT INTO sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome) "
+                + "VALUES (1, -62135596800, -62135595300, 1500, 1500, 0, 'completed')")
+            let before = residentBytes(of: d.process?.pid)
+            let connection = try d.connect()
+            try connection.write(#"{"command":"stats","period":"all"}"# + "\n")
+            guard let line = try connection.readLine() else { throw HarnessError("no answer to stats all\n\(d.diagnostics)") }
+            let answer = try JSON.parse(line)
+            #expect(answer.isOK, "\(answer.serialized.prefix(300))")
+            #expect(answer.result?["from"]?.stringValue == "1990-01-01", "\(answer.serialized.prefix(300))")
+            // One entry a day since 1990: well under 2 MB (it was 56 MB, 739 951 days).
+            #expect(line.count < 2_000_000, "stats all answered \(line.count) bytes")
+            #expect(answer.result?["completed"]?.intValue == 0, "a session before 1990 is not counted")
+            let growth = residentBytes(of: d.process?.pid) - before
+            #expect(growth < 40 * 1024 * 1024, "the daemon grew \(growth / 1024 / 1024) MiB answering stats all")
+            // The streak's look-back stops at 1990 too, and today's report still works.
+            #expect(try d.call("stats")["streak"]?["current"]?.intValue == 0)
+        }
+    }
+}
