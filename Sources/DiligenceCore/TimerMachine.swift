@@ -1,3 +1,5 @@
+import DiligenceTime
+
 /// The timer's states (SPEC.md "Timer semantics").
 public enum TimerState: String, Sendable {
     case idle, running, paused
@@ -342,7 +344,8 @@ public struct TimerMachine: Sendable, Equatable {
     private mutating func begin(_ next: Phase, at now: Now) -> [TimerEvent] {
         phase = next
         state = .running
-        duration = Double(task!.seconds(for: next))
+        // A task stored when phases could be longer runs a day at most (the session rules).
+        duration = Double(min(task!.seconds(for: next), DurationText.maxSeconds))
         elapsedBefore = 0
         stretchStart = now.steady
         phaseStartWall = now.wall
@@ -353,10 +356,19 @@ public struct TimerMachine: Sendable, Equatable {
     /// Records the end of the current phase when it is work.
     private mutating func endPhase(_ outcome: Outcome, at now: Now) -> [TimerEvent] {
         guard phase == .work, let task else { return [] }
-        let focused = outcome == .completed ? duration : min(duration, elapsed(at: now))
+        let focused = (outcome == .completed ? duration : min(duration, elapsed(at: now))).rounded()
+        // Dated by the wall clock: from when it started to now. A span the session rules would
+        // refuse — the wall clock stepped back (shorter than the focused time, past a second of
+        // rounding), or ahead past a day, or a pause over the weekend — says nothing true about
+        // when the work was done: the session is then its focused time ending now. Work given
+        // up the instant it began (no focus, no time on the wall clock) is not a session at all.
+        let end = now.wall
+        let span = end - phaseStartWall
+        let start = span.isFinite && span >= focused - 1 && span <= SessionRules.maxLength ? phaseStartWall : end - focused
+        guard end > start else { return [] }
         let session = WorkSession(
-            taskID: task.id, taskName: task.name, start: phaseStartWall, end: now.wall,
-            plannedSeconds: Int(duration.rounded()), focusedSeconds: Int(focused.rounded()),
+            taskID: task.id, taskName: task.name, start: start, end: end,
+            plannedSeconds: Int(saturating: duration.rounded()), focusedSeconds: Int(saturating: focused),
             pauses: pauses, outcome: outcome)
         return [.sessionEnded(session)]
     }

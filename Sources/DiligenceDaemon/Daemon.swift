@@ -361,6 +361,7 @@ public final class Daemon {
     /// transaction. Its sessions then wait in `unsaved` for the retry timer.
     static let phaseEndLockWait: Int32 = 100
 
+    /// A session written on its own: nil when it waits in `unsaved` or was set aside.
     private func record(_ session: WorkSession) -> WorkSession? {
         do {
             return try recordOnce(session)
@@ -377,9 +378,12 @@ public final class Daemon {
         var written: [WorkSession] = []
         while let session = unsaved.first {
             do {
-                written.append(try recordOnce(session))
+                // Set aside (nil) or written: either way it no longer waits.
+                if let stored = try recordOnce(session) {
+                    written.append(stored)
+                    Log.info("Recorded the delayed \(session.outcome.rawValue) session of \(session.taskName).", fields: [("EVENT", "session_recorded"), ("TASK", session.taskName)])
+                }
                 unsaved.removeFirst()
-                Log.info("Recorded the delayed \(session.outcome.rawValue) session of \(session.taskName).", fields: [("EVENT", "session_recorded"), ("TASK", session.taskName)])
             } catch {
                 break
             }

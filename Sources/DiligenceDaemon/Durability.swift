@@ -48,15 +48,44 @@ extension Daemon {
         scheduleRetryIfNeeded()
     }
 
-    /// Writes `session` unless the database holds it already. A work phase is one session:
-    /// same task, same start. The check matters after storage faults: a timer state that could
-    /// not be saved is restored as it was, and would otherwise complete the same phase again.
-    func recordOnce(_ session: WorkSession) throws(DiligenceError) -> WorkSession {
-        if let existing = try store.sessions(taskID: session.taskID, from: session.start, to: session.start.nextUp).first {
-            Log.info("The \(session.outcome.rawValue) session of \(session.taskName) started at \(session.start) is recorded already; not writing it twice.")
+    /// Records a session of the timer (or one an earlier run could not write) through the
+    /// store's one door (`Store.admit`, the session rules). A work phase is one session — same
+    /// task, same start — so one recorded already is not written twice (after a storage fault a
+    /// timer state that could not be saved is restored as it was, and completes the same phase
+    /// again). A session the rules refuse can never be recorded (the wall clock read 1970, or
+    /// stepped back onto a recorded session, or its task is gone): it is set aside (`setAside`)
+    /// and nil is returned. Storage errors throw: the session is then retried.
+    func recordOnce(_ session: WorkSession) throws(DiligenceError) -> WorkSession? {
+        let admission = try store.admit([session], source: .timer, window: DateWindow.sessions(now: clocks.now.wall), mode: .whatPasses)
+        if let recorded = admission.recorded[0] { return recorded }
+        if let existing = admission.alreadyRecorded[0] {
+            Log.info("The \(session.outcome.rawValue) session of \(session.taskName) started at \(RFC3339.format(session.start)) is recorded already; not writing it twice.")
             return existing
         }
-        return try store.record(session)
+        setAside(session, because: admission.refused.first?.error ?? DiligenceError("invalid_session", "refused"))
+        return nil
+    }
+
+    // MARK: Sessions set aside
+
+    /// Where sessions that can never be recorded are kept, one JSON line each (the session as
+    /// `export --format jsonl` writes it, plus `reason`): beside the database, so they outlive
+    /// a reboot; `diligencectl import` takes the file back once the reason is dealt with.
+    var setAsidePath: String { paths.database + ".set-aside.jsonl" }
+
+    /// Keeps `session` in `setAsidePath` (appended, fsynced) and logs it in full, so nothing is
+    /// lost even when the file cannot be written.
+    func setAside(_ session: WorkSession, because error: DiligenceError) {
+        var line = session.json
+        if case let .object(members) = line { line = .object(members.filter { $0.0 != "id" } + [("reason", .string(error.message))]) }
+        let text = line.serialized
+        Log.error("A session could not be recorded and was set aside in \(setAsidePath): \(error.message) Session: \(text)",
+                  fields: [("EVENT", "session_set_aside"), ("CODE", error.code), ("TASK", session.taskName)])
+        do {
+            try Files.append(text + "\n", to: setAsidePath)
+        } catch {
+            Log.error("\(setAsidePath) could not be written either (\(error)); the session is only in this log line.")
+        }
     }
 
     // MARK: Sessions unsaved at exit
@@ -70,15 +99,7 @@ extension Daemon {
     func spillUnsaved() {
         guard !unsaved.isEmpty else { return }
         do {
-            let bytes = Array(JSON.array(unsaved.map(\.storedJSON)).serialized.utf8)
-            let fd = try Sys.retrying("open \(spillPath)") { open(spillPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
-            defer { Sys.close(fd) }
-            var written = 0
-            while written < bytes.count {
-                let chunk = bytes[written...]
-                written += try Sys.retrying("write \(spillPath)") { chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
-            }
-            try Sys.retrying("fsync \(spillPath)") { fsync(fd) }
+            try Files.replace(spillPath, with: JSON.array(unsaved.map(\.storedJSON)).serialized)
             Log.error("\(unsaved.count) session(s) could not be written to \(paths.database) before exiting; kept in \(spillPath) and recorded at the next start.", fields: [("EVENT", "sessions_spilled")])
         } catch {
             Log.error("\(unsaved.count) session(s) could not be written to \(paths.database) nor kept in \(spillPath) (\(error)); they are lost.")

@@ -54,6 +54,31 @@ enum Files {
         }
     }
 
+    /// Appends `text` to `path` (created 0600) and waits until it is on disk.
+    static func append(_ text: String, to path: String) throws(Errno) {
+        try write(text, to: path, flags: O_APPEND)
+    }
+
+    /// Replaces `path` by a file holding `text` (0600, on disk before it takes the name: a
+    /// crash leaves the old file or the new one, never half of one).
+    static func replace(_ path: String, with text: String) throws(Errno) {
+        let temporary = path + ".new"
+        try write(text, to: temporary, flags: O_TRUNC)
+        try Sys.retrying("rename \(temporary)") { rename(temporary, path) }
+    }
+
+    private static func write(_ text: String, to path: String, flags: Int32) throws(Errno) {
+        let bytes = Array(text.utf8)
+        let fd = try Sys.retrying("open \(path)") { open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0o600) }
+        defer { Sys.close(fd) }
+        var written = 0
+        while written < bytes.count {
+            let chunk = bytes[written...]
+            written += try Sys.retrying("write \(path)") { chunk.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } }
+        }
+        try Sys.retrying("fsync \(path)") { fsync(fd) }
+    }
+
     /// The whole file as text, nil when it does not exist.
     static func read(_ path: String) throws(DiligenceError) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

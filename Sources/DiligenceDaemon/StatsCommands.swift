@@ -269,27 +269,32 @@ extension Daemon {
         return wall
     }
 
+    /// `history add`: a completed session whose focused and planned time is its length, through
+    /// the one door (`Store.admit`) like every other session.
     private func addSession(task name: String, start startText: String, end endText: String, pauses: Int) throws(DiligenceError) -> JSON {
         let task = try store.findTask(name)
         let start = try moment(startText, "start")
         let end = try moment(endText, "end")
-        guard end > start else {
-            throw DiligenceError("invalid_session", "The session ends (\(RFC3339.format(end))) before it starts (\(RFC3339.format(start))).")
-        }
-        guard end - start <= 86400 else {
-            throw DiligenceError("invalid_session", "A session entered by hand lasts at most 24 hours; this one lasts \(DurationText.format(Int(end - start))).")
-        }
-        guard end <= clocks.now.wall + 60 else {
-            throw DiligenceError("invalid_session", "The session ends in the future (\(RFC3339.format(end))); enter sessions that have happened.")
-        }
-        let seconds = Int((end - start).rounded())
+        let seconds = Int(saturating: (end - start).rounded())
         let session = WorkSession(taskID: task.id, taskName: task.name, start: start, end: end,
                                   plannedSeconds: seconds, focusedSeconds: seconds, pauses: pauses, outcome: .completed)
-        let added = try store.addManualSession(session) { other in
-            "\(other.taskName), \(RFC3339.format(other.start)) to \(RFC3339.format(other.end))"
+        let admission = try store.admit([session], source: .manual, window: DateWindow.sessions(now: clocks.now.wall),
+                                        reserved: runningWork(at: clocks.now), mode: .allOrNothing)
+        if let refusal = admission.refused.first { throw refusal.error }
+        guard let added = admission.recorded[0] else {
+            let existing = admission.alreadyRecorded[0]
+            throw DiligenceError("overlapping_session", "This session is recorded already\(existing.map { " (session \($0.id))" } ?? "").")
         }
         Log.info("Added a session of \(task.name) by hand.", fields: [("EVENT", "session_added"), ("TASK", task.name)])
         return added.json
+    }
+
+    /// The span of the work phase that is running or paused: no session entered by hand or
+    /// imported may overlap it (the timer records it when it ends).
+    func runningWork(at now: Now) -> (start: Double, end: Double, task: String)? {
+        let saved = machine.saved(at: now)
+        guard machine.phase == .work, machine.state == .running || machine.state == .paused, let task = saved.task else { return nil }
+        return (saved.phaseStartWall, max(now.wall, saved.phaseStartWall), task.name)
     }
 
     // MARK: export and import
@@ -306,8 +311,10 @@ extension Daemon {
     }
 
     /// One chunk of a JSON-lines import: the first chunk has no `import_id`; `more: true` says
-    /// another chunk follows (answer: `import_id`, `received`); the last one commits all chunks in
-    /// one transaction (answer: `imported`, `skipped`). A bad line discards the whole import.
+    /// another chunk follows (answer: `import_id`, `received`); the last one passes every
+    /// session of every chunk through the one door at once and writes them all in one
+    /// transaction (answer: `imported`, `skipped`), or none: every line that could not be read
+    /// or that the session rules refuse is named in one `invalid_import`.
     private func importChunk(content: String, importID: Int64?, more: Bool) throws(DiligenceError) -> JSON {
         let id: Int64
         if let given = importID {
@@ -317,12 +324,13 @@ extension Daemon {
         }
         let firstLine = try store.importNextLine(id)
         do {
-            let (sessions, lines) = try parseImport(content, firstLine: firstLine)
-            try store.stageImport(id, sessions: sessions, lines: lines)
+            let chunk = try parseImport(content, firstLine: firstLine)
+            try store.stageImport(id, sessions: chunk.sessions, rejected: chunk.rejected, lines: chunk.lines)
             if more {
-                return .object([("import_id", .int(id)), ("received", .int(sessions.count))])
+                return .object([("import_id", .int(id)), ("received", .int(chunk.sessions.count))])
             }
-            let (imported, skipped) = try store.commitImport(id)
+            let now = clocks.now
+            let (imported, skipped) = try store.commitImport(id, window: DateWindow.sessions(now: now.wall), reserved: runningWork(at: now))
             Log.info("Imported \(imported) sessions (\(skipped) already recorded).", fields: [("EVENT", "imported")])
             return .object([("imported", .int(imported)), ("skipped", .int(skipped))])
         } catch {
@@ -331,9 +339,12 @@ extension Daemon {
         }
     }
 
-    /// Parses JSON lines (what `export --format jsonl` writes); blank lines are skipped.
-    /// Throws `invalid_import` naming the line number (counted from `firstLine`).
-    private func parseImport(_ content: String, firstLine: Int) throws(DiligenceError) -> ([WorkSession], Int) {
+    /// Reads JSON lines (what `export --format jsonl` writes), numbered from `firstLine`; blank
+    /// lines are skipped. A line that is not a session object of an existing task, with RFC 3339
+    /// times, whole numbers and an outcome, is returned with why; the session rules are the
+    /// door's to apply, to every line of every chunk at once.
+    private func parseImport(_ content: String, firstLine: Int) throws(DiligenceError)
+        -> (sessions: [(line: Int, session: WorkSession)], rejected: [(line: Int, reason: String)], lines: Int) {
         let tasks = try store.tasks()
         var exact: [String: TaskConfig] = [:]
         var folded: [String: [TaskConfig]] = [:]
@@ -341,47 +352,54 @@ extension Daemon {
             exact[t.name] = t
             folded[t.name.lowercased(), default: []].append(t)
         }
-        var sessions: [WorkSession] = []
+        var sessions: [(line: Int, session: WorkSession)] = []
+        var rejected: [(line: Int, reason: String)] = []
         var number = firstLine - 1
         var lines = content.utf8.split(separator: 0x0A, omittingEmptySubsequences: false)
         if content.utf8.last == 0x0A { lines.removeLast() }
         for line in lines {
             number += 1
-            func bad(_ message: String) -> DiligenceError {
-                DiligenceError("invalid_import", "line \(number): \(message); nothing was imported.")
-            }
             var bytes = line
             if bytes.last == 0x0D { bytes = bytes.dropLast() }
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            let json: JSON
-            do { json = try JSON.parse(bytes) } catch { throw bad("not JSON (\(error.message))") }
-            guard case .object = json else { throw bad("expected a session object, got \(json.typeName.withArticle)") }
-            func text(_ key: String) throws(DiligenceError) -> String {
-                guard let v = json[key]?.stringValue else { throw bad("\"\(key)\" is missing or not a string") }
-                return v
+            switch Self.importedSession(bytes, exact: exact, folded: folded) {
+            case let .success(session): sessions.append((number, session))
+            case let .failure(problem): rejected.append((number, problem.message))
             }
-            func count(_ key: String) throws(DiligenceError) -> Int {
-                guard let v = json[key]?.intValue, v >= 0, v <= 1 << 40 else { throw bad("\"\(key)\" is missing or not a whole number ≥ 0") }
-                return Int(v)
-            }
-            let name = try text("task")
-            guard let task = exact[name] ?? folded[name.lowercased()].flatMap({ $0.count == 1 ? $0[0] : nil }) else {
-                throw bad("no task named \(name.debugDescription) (add it first: diligencectl task add \(name.debugDescription))")
-            }
-            let startText = try text("start")
-            let endText = try text("end")
-            guard let start = RFC3339.parse(startText) else { throw bad("\"start\": \(startText.debugDescription) is not an RFC 3339 time") }
-            guard let end = RFC3339.parse(endText) else { throw bad("\"end\": \(endText.debugDescription) is not an RFC 3339 time") }
-            guard end >= start else { throw bad("the session ends (\(endText)) before it starts (\(startText))") }
-            let outcomeText = try text("outcome")
-            guard let outcome = Outcome(rawValue: outcomeText) else {
-                throw bad("\"outcome\": \(outcomeText.debugDescription) is not completed, skipped or abandoned")
-            }
-            sessions.append(WorkSession(
-                taskID: task.id, taskName: task.name, start: start, end: end,
-                plannedSeconds: try count("planned_seconds"), focusedSeconds: try count("focused_seconds"),
-                pauses: try count("pauses"), outcome: outcome))
         }
-        return (sessions, lines.count)
+        return (sessions, rejected, lines.count)
+    }
+
+    /// One line of an import as a session, or why it is not one.
+    private static func importedSession(_ bytes: Substring.UTF8View.SubSequence, exact: [String: TaskConfig],
+                                        folded: [String: [TaskConfig]]) -> Result<WorkSession, DiligenceError> {
+        func bad(_ message: String) -> Result<WorkSession, DiligenceError> { .failure(DiligenceError("invalid_import", message)) }
+        let json: JSON
+        do { json = try JSON.parse(bytes) } catch { return bad("not JSON (\(error.message))") }
+        guard case .object = json else { return bad("expected a session object, got \(json.typeName.withArticle)") }
+        guard let name = json["task"]?.stringValue, let startText = json["start"]?.stringValue, let endText = json["end"]?.stringValue,
+              let outcomeText = json["outcome"]?.stringValue else {
+            return bad("\"task\", \"start\", \"end\" and \"outcome\" are each a string")
+        }
+        var numbers: [Int] = []
+        for key in ["planned_seconds", "focused_seconds", "pauses"] {
+            // Whole numbers of any size are read; whether they are in range is the session rules' say.
+            switch json[key] {
+            case let .int(number)?: numbers.append(Int(number))
+            case let .double(number)? where number.isFinite && number == number.rounded(.towardZero): numbers.append(Int(saturating: number))
+            case let value?: return bad("\"\(key)\" is \(value.serialized.prefix(40)), not a whole number")
+            case nil: return bad("\"\(key)\" is missing")
+            }
+        }
+        guard let task = exact[name] ?? folded[name.lowercased()].flatMap({ $0.count == 1 ? $0[0] : nil }) else {
+            return bad("no task named \(name.debugDescription) (add it first: diligencectl task add \(name.debugDescription))")
+        }
+        guard let start = RFC3339.parse(startText) else { return bad("\"start\": \(startText.debugDescription) is not an RFC 3339 time") }
+        guard let end = RFC3339.parse(endText) else { return bad("\"end\": \(endText.debugDescription) is not an RFC 3339 time") }
+        guard let outcome = Outcome(rawValue: outcomeText) else {
+            return bad("\"outcome\": \(outcomeText.debugDescription) is not completed, skipped or abandoned")
+        }
+        return .success(WorkSession(taskID: task.id, taskName: task.name, start: start, end: end, plannedSeconds: numbers[0],
+                                    focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome))
     }
 }

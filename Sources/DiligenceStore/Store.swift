@@ -282,25 +282,11 @@ public final class Store {
 
     // MARK: Sessions
 
-    /// Stores a finished work session and returns it with its id; committed (and, with
-    /// `synchronous=FULL`, on disk) before it returns. Throws `unknown_task` when its task is gone.
-    public func record(_ session: WorkSession) throws(DiligenceError) -> WorkSession {
-        // Checked first for a clear error; the foreign key would refuse the row anyway.
+    /// Writes `session` as it is, without the session rules: a fixture for tests (`@testable`).
+    /// Every session the daemon writes goes through `admit` (Store+Sessions.swift).
+    func record(_ session: WorkSession) throws(DiligenceError) -> WorkSession {
         guard try task(id: session.taskID) != nil else { throw unknownID(session.taskID) }
-        try db.run(
-            """
-            INSERT INTO sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .integer(session.taskID), .real(session.start), .real(session.end),
-                .int(session.plannedSeconds), .int(session.focusedSeconds), .int(session.pauses),
-                .text(session.outcome.rawValue),
-            ]
-        )
-        var stored = session
-        stored.id = db.lastInsertRowID
-        return stored
+        return try insert(session, source: .timer)
     }
 
     /// Recorded sessions ordered by start, with `taskName` filled in: all of them, or those of

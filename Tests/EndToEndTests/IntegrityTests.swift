@@ -70,5 +70,54 @@ extension EndToEnd {
             // The streak's look-back stops at 1990 too, and today's report still works.
             #expect(try d.call("stats")["streak"]?["current"]?.intValue == 0)
         }
+    
+        /// A session line as `export --format jsonl` writes it.
+        static func line(_ task: String, _ start: String, _ end: String, planned: Int = 1500, focused: Int = 1500, pauses: Int = 0,
+                         outcome: String = "completed") -> String {
+            #"{"task":"\#(task)","start":"\#(start)","end":"\#(end)","planned_seconds":\#(planned),"focused_seconds":\#(focused),"pauses":\#(pauses),"outcome":"\#(outcome)"}"#
+        }
+
+        static func importing(_ d: DaemonUnderTest, _ lines: [String]) throws -> JSON {
+            try d.send(Request(command: "import", arguments: [("content", .string(lines.joined(separator: "\n") + "\n"))]))
+        }
+
+        @Test("finding 3: import applies the session rules, all or nothing, names each refused line, and a second import adds nothing")
+        func importAppliesTheSessionRules() throws {
+            let d = try DaemonUnderTest()
+            let good = Self.line("Work", "2025-05-01T09:00:00Z", "2025-05-01T09:25:00Z")
+            let bad: [(String, String)] = [
+                (Self.line("Work", "2025-05-01T10:00:00Z", "2025-05-01T10:25:00Z", focused: 86_400), "focused time"),
+                (Self.line("Study", "2025-05-01T09:10:00Z", "2025-05-01T09:35:00Z"), "overlaps"),
+                (Self.line("Work", "2025-05-02T09:00:00Z", "2025-05-04T09:00:00Z", planned: 172_800, focused: 172_800), "lasts 48h"),
+                (Self.line("Work", "2099-01-01T09:00:00Z", "2099-01-01T09:25:00Z"), "more than a day from now"),
+                (Self.line("Work", "0001-01-01T09:00:00Z", "0001-01-01T09:25:00Z"), "before 1990-01-01"),
+                (Self.line("Work", "2025-05-05T09:00:00Z", "2025-05-05T09:00:00Z", planned: 1500, focused: 0), "lasts no time"),
+            ]
+            for (line, reason) in bad {
+                let answer = try Self.importing(d, [good, line])
+                #expect(answer.errorCode == "invalid_import", "\(line) → \(answer.serialized)")
+                let message = answer["error"]?["message"]?.stringValue ?? ""
+                #expect(message.contains("line 2: ") && message.contains(reason), "\(line) → \(message)")
+                #expect(try d.call("history")["sessions"]?.arrayValue?.isEmpty == true, "nothing imported after \(line)")
+            }
+            // Every refused line of a file is named, not only the first.
+            let many = try Self.importing(d, [good] + bad.map(\.0))
+            let message = many["error"]?["message"]?.stringValue ?? ""
+            for n in 2...7 { #expect(message.contains("line \(n): "), "line \(n) in \(message)") }
+
+            // An identical line is the same session: imported once, and the file twice adds nothing.
+            let first = try Self.importing(d, [good, good])
+            #expect(first.result?["imported"]?.intValue == 1 && first.result?["skipped"]?.intValue == 1, "\(first.serialized)")
+            let again = try Self.importing(d, [good, good])
+            #expect(again.result?["imported"]?.intValue == 0 && again.result?["skipped"]?.intValue == 2, "\(again.serialized)")
+            #expect(try d.call("history")["sessions"]?.arrayValue?.count == 1)
+            #expect(try d.call("stats", [("period", .string("all"))])["focused_seconds"]?.intValue == 1500)
+
+            // `history add` is the same door: no year 0001, no 2099.
+            for (start, end) in [("0001-01-01 09:00", "0001-01-01 09:25"), ("2099-01-01 09:00", "2099-01-01 09:25")] {
+                let added = try d.send(Request(command: "history_add", arguments: [("task", .string("Work")), ("start", .string(start)), ("end", .string(end))]))
+                #expect(added.errorCode == "invalid_session", "\(start) → \(added.serialized)")
+            }
+        }
     }
 }
