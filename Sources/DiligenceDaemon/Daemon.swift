@@ -44,6 +44,8 @@ public final class Daemon {
     /// Sessions that could not be written yet (storage error); retried until they are
     /// (Durability.swift: on every apply and on `retryTimer`, with back-off).
     var unsaved: [WorkSession] = []
+    /// Entries of the spill file that belong to other databases: kept in it, never replayed here.
+    var spilledElsewhere: [JSON] = []
     /// Where a damaged database found at start-up was moved (nil when none was).
     let databaseKeptAside: String?
     /// Fires while `unsaved` is not empty; idle otherwise.
@@ -91,8 +93,6 @@ public final class Daemon {
             self.handleLine(line, from: connection)
         }
         server.allowRoot = config.allowRoot
-        loadSpilled()
-        restoreTimer()
         for timer in [phaseTimer, wakeTimer] {
             timer.setEventHandler { [unowned self] in self.deadlineReached() }
             timer.schedule(deadline: .distantFuture)
@@ -104,6 +104,11 @@ public final class Daemon {
         retryTimer.setEventHandler { [unowned self] in self.retryTimerFired() }
         retryTimer.schedule(deadline: .distantFuture)
         retryTimer.activate()
+        // After the timers are set up: a spilled session that cannot be written yet arms
+        // `retryTimer`, which must not be reset to "never" afterwards (it was, and such a
+        // session waited for some other write to come along).
+        loadSpilled()
+        restoreTimer()
         try server.start()
         startWatchdog()
         logind.start()

@@ -24,8 +24,8 @@ extension Daemon {
         if unsaved.isEmpty {
             retryDelay = Self.firstRetryDelay
             retryTimer.schedule(deadline: .distantFuture)
-            // Everything spilled at the last exit is in the database now.
-            if access(spillPath, F_OK) == 0 { unlink(spillPath) }
+            // Everything spilled at an exit for this database is in it now.
+            spillWritten()
             return
         }
         retryTimer.schedule(deadline: .now() + retryDelay, leeway: .milliseconds(100))
@@ -93,31 +93,105 @@ extension Daemon {
     /// Where sessions still unwritten at exit wait for the next start: next to the socket, in
     /// `$XDG_RUNTIME_DIR` (a tmpfs, so not the full or broken disk the database is on). It
     /// survives a daemon restart, not a reboot.
+    ///
+    /// `{"format": 2, "entries": [{"database": IDENTITY, "session": {...}}]}`: each session as
+    /// `export --format jsonl` writes it (its task by name), with the identity of the database
+    /// it belongs to (`Store.identity`). A start replays only its own database's entries and
+    /// keeps the others in the file for theirs. The first format (a list of sessions naming
+    /// their task by id) is still read: its sessions are replayed into whatever database opens
+    /// next, by task name.
     var spillPath: String { Files.directory(of: paths.socket) + "/unsaved-sessions.json" }
 
-    /// Writes the unsaved sessions to `spillPath` (0600, fsynced). Called by `stop`.
+    static let spillFormat = 2
+
+    /// Writes the unsaved sessions, and the entries of other databases found at start, to
+    /// `spillPath` (0600, fsynced, replacing it whole). Called by `stop`.
     func spillUnsaved() {
-        guard !unsaved.isEmpty else { return }
+        guard !unsaved.isEmpty || !spilledElsewhere.isEmpty else { return }
         do {
-            try Files.replace(spillPath, with: JSON.array(unsaved.map(\.storedJSON)).serialized)
-            Log.error("\(unsaved.count) session(s) could not be written to \(paths.database) before exiting; kept in \(spillPath) and recorded at the next start.", fields: [("EVENT", "sessions_spilled")])
+            try writeSpill(unsaved)
+            if !unsaved.isEmpty {
+                Log.error("\(unsaved.count) session(s) could not be written to \(paths.database) before exiting; kept in \(spillPath) and recorded at the next start.", fields: [("EVENT", "sessions_spilled")])
+            }
         } catch {
-            Log.error("\(unsaved.count) session(s) could not be written to \(paths.database) nor kept in \(spillPath) (\(error)); they are lost.")
+            Log.error("\(unsaved.count) session(s) could not be written to \(paths.database) nor kept in \(spillPath) (\(error)); they are lost: "
+                + unsaved.map(\.json.serialized).joined(separator: " "))
         }
     }
 
-    /// Takes back what the last exit spilled. A session the database already holds (the
-    /// previous daemon wrote it after all) is not written again (`recordOnce`).
-    func loadSpilled() {
-        guard let text = try? Files.read(spillPath) else { return }
-        let items = (try? JSON.parse(text))?.arrayValue
-        let spilled = items?.compactMap(WorkSession.init(storedJSON:)) ?? []
-        guard let items, spilled.count == items.count else {
-            Log.error("\(spillPath) is not a list of sessions; left as it is.")
+    /// Replaces the spill file by `mine` (of this database) and the other databases' entries;
+    /// removes it when there are none.
+    private func writeSpill(_ mine: [WorkSession]) throws(Errno) {
+        let entries = mine.map { JSON.object([("database", .string(store.identity)), ("session", $0.json)]) } + spilledElsewhere
+        if entries.isEmpty {
+            if access(spillPath, F_OK) == 0 { unlink(spillPath) }
             return
         }
-        unsaved += spilled
-        Log.info("Took back \(unsaved.count) session(s) kept in \(spillPath) at the last exit.")
+        try Files.replace(spillPath, with: JSON.object([("format", .int(Self.spillFormat)), ("entries", .array(entries))]).serialized)
+    }
+
+    /// Once every unsaved session is in the database, the spill file keeps only other
+    /// databases' entries (or goes).
+    func spillWritten() {
+        guard access(spillPath, F_OK) == 0 else { return }
+        do { try writeSpill([]) } catch {
+            Log.warning("\(spillPath) could not be rewritten (\(error)); its sessions are recorded, and a later start skips them as recorded already.")
+        }
+    }
+
+    /// Takes back what an exit spilled for this database: each session's task is found by its
+    /// name, and it goes through the one door like any other (`recordOnce`): one the database
+    /// holds already (the previous daemon wrote it after all) is not written again, one that
+    /// can never be recorded (its task is gone, the rules refuse it) is set aside without
+    /// holding up the rest, and one that cannot be written now is retried by `retryTimer`.
+    func loadSpilled() {
+        let text: String?
+        do { text = try Files.read(spillPath) } catch {
+            Log.error("\(spillPath) cannot be read (\(error.message)); left as it is.")
+            return
+        }
+        guard let text else { return }
+        guard let spilled = try? JSON.parse(text) else {
+            Log.error("\(spillPath) is not JSON; left as it is.")
+            return
+        }
+        var taken: [JSON] = []
+        if let list = spilled.arrayValue {
+            // Format 1: sessions with their task's id, which another database gives another task.
+            taken = list.map { item in
+                guard let old = WorkSession(storedJSON: item) else { return item }
+                return old.json
+            }
+        } else if spilled["format"]?.intValue == Int64(Self.spillFormat), let entries = spilled["entries"]?.arrayValue {
+            for entry in entries {
+                if entry["database"]?.stringValue == store.identity, let session = entry["session"] {
+                    taken.append(session)
+                } else {
+                    spilledElsewhere.append(entry)
+                }
+            }
+        } else {
+            Log.error("\(spillPath) is not a spill file this diligence knows; left as it is.")
+            return
+        }
+        guard !taken.isEmpty else { return }
+        Log.info("Taking back \(taken.count) session(s) kept in \(spillPath) at an exit\(spilledElsewhere.isEmpty ? "" : "; \(spilledElsewhere.count) of other databases stay there").")
+        for item in taken {
+            switch WorkSession.exported(item) {
+            case let .success(session):
+                do {
+                    var mine = session
+                    let task = try store.findTask(session.taskName)
+                    mine.taskID = task.id
+                    unsaved.append(mine)
+                } catch {
+                    setAside(session, because: error)
+                }
+            case let .failure(problem):
+                Log.error("An entry of \(spillPath) is not a session (\(problem.message)); left out: \(item.serialized)",
+                          fields: [("EVENT", "session_set_aside")])
+            }
+        }
         for session in retryUnsaved() { broadcast("session_recorded", now: clocks.now, extra: [("session", session.json)]) }
         scheduleRetryIfNeeded()
     }

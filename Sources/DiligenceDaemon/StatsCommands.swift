@@ -370,36 +370,20 @@ extension Daemon {
         return (sessions, rejected, lines.count)
     }
 
-    /// One line of an import as a session, or why it is not one.
+    /// One line of an import as a session of an existing task, or why it is not one.
     private static func importedSession(_ bytes: Substring.UTF8View.SubSequence, exact: [String: TaskConfig],
                                         folded: [String: [TaskConfig]]) -> Result<WorkSession, DiligenceError> {
-        func bad(_ message: String) -> Result<WorkSession, DiligenceError> { .failure(DiligenceError("invalid_import", message)) }
         let json: JSON
-        do { json = try JSON.parse(bytes) } catch { return bad("not JSON (\(error.message))") }
-        guard case .object = json else { return bad("expected a session object, got \(json.typeName.withArticle)") }
-        guard let name = json["task"]?.stringValue, let startText = json["start"]?.stringValue, let endText = json["end"]?.stringValue,
-              let outcomeText = json["outcome"]?.stringValue else {
-            return bad("\"task\", \"start\", \"end\" and \"outcome\" are each a string")
-        }
-        var numbers: [Int] = []
-        for key in ["planned_seconds", "focused_seconds", "pauses"] {
-            // Whole numbers of any size are read; whether they are in range is the session rules' say.
-            switch json[key] {
-            case let .int(number)?: numbers.append(Int(number))
-            case let .double(number)? where number.isFinite && number == number.rounded(.towardZero): numbers.append(Int(saturating: number))
-            case let value?: return bad("\"\(key)\" is \(value.serialized.prefix(40)), not a whole number")
-            case nil: return bad("\"\(key)\" is missing")
+        do { json = try JSON.parse(bytes) } catch { return .failure(DiligenceError("invalid_import", "not JSON (\(error.message))")) }
+        return WorkSession.exported(json).flatMap { session in
+            let name = session.taskName
+            guard let task = exact[name] ?? folded[name.lowercased()].flatMap({ $0.count == 1 ? $0[0] : nil }) else {
+                return .failure(DiligenceError("invalid_import", "no task named \(name.debugDescription) (add it first: diligencectl task add \(name.debugDescription))"))
             }
+            var found = session
+            found.taskID = task.id
+            found.taskName = task.name
+            return .success(found)
         }
-        guard let task = exact[name] ?? folded[name.lowercased()].flatMap({ $0.count == 1 ? $0[0] : nil }) else {
-            return bad("no task named \(name.debugDescription) (add it first: diligencectl task add \(name.debugDescription))")
-        }
-        guard let start = RFC3339.parse(startText) else { return bad("\"start\": \(startText.debugDescription) is not an RFC 3339 time") }
-        guard let end = RFC3339.parse(endText) else { return bad("\"end\": \(endText.debugDescription) is not an RFC 3339 time") }
-        guard let outcome = Outcome(rawValue: outcomeText) else {
-            return bad("\"outcome\": \(outcomeText.debugDescription) is not completed, skipped or abandoned")
-        }
-        return .success(WorkSession(taskID: task.id, taskName: task.name, start: start, end: end, plannedSeconds: numbers[0],
-                                    focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome))
     }
 }

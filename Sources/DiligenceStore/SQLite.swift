@@ -120,7 +120,10 @@ public final class SQLite {
     /// A new file is created with mode 0600 whatever the umask: the database holds a record of
     /// the user's days. An existing file is not re-moded. A file that is not an SQLite database
     /// gives `database_corrupt` and is left untouched.
-    public init(location: Location, busyTimeoutMilliseconds: Int32 = 2000) throws(DiligenceError) {
+    /// `inspect` runs once the file is known to be a database and before anything could write
+    /// to it (the store refuses another program's database there, leaving it as it was).
+    public init(location: Location, busyTimeoutMilliseconds: Int32 = 2000,
+                inspect: (SQLite) throws(DiligenceError) -> Void = { _ throws(DiligenceError) in }) throws(DiligenceError) {
         self.location = location
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         let filename: String
@@ -147,10 +150,16 @@ public final class SQLite {
             throw error
         }
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
-        do {
+        do throws(DiligenceError) {
             // sqlite3_open_v2 reads nothing yet: read the header now, before any pragma that
             // could write, so a file that is not a database is reported and never modified.
             try exec("SELECT count(*) FROM sqlite_master")
+            try inspect(self)
+            // SQLite opens a file it may not write read-only without a word (a read-only
+            // directory holding the -wal and -shm files): every write would fail later instead.
+            if case let .path(p) = location, sqlite3_db_readonly(handle, "main") == 1 {
+                throw DiligenceError("storage_error", "The database \(p) can only be read (the file or its directory is read-only); diligence must write to it. Make it writable, or point --database elsewhere.")
+            }
             // WAL: readers (status, stats) never block the writer, and a crash mid-write
             // leaves the last committed state.
             try exec("PRAGMA journal_mode = WAL")

@@ -727,13 +727,31 @@ final class DaemonUnderTest {
 
     // MARK: Database
 
-    /// Rows of `sql` run by the `sqlite3` command-line tool on the daemon's database
-    /// (fields split on tabs). CI needs the `sqlite3` package.
-    func sqlite(_ sql: String) throws -> [[String]] {
+    /// The `sqlite3` command-line tool (CI needs the `sqlite3` package).
+    func sqliteTool() throws -> String {
         let paths = (environment["PATH"] ?? "").split(separator: ":").map { "\($0)/sqlite3" }
         guard let tool = paths.first(where: { access($0, X_OK) == 0 }) else {
             throw HarnessError("the sqlite3 command-line tool is needed to read the database: apt-get install -y sqlite3")
         }
+        return tool
+    }
+
+    /// Another process holding the database's write lock for `seconds` (`sqlite3` in `BEGIN
+    /// IMMEDIATE`), as a user's shell left in a transaction would; returns once it holds it.
+    /// The test ends it (killAndReap, or its deinit) if it must not run its course.
+    func holdWriteLock(for seconds: Double) throws -> ChildProcess {
+        ctlRuns += 1
+        let holder = try ChildProcess(
+            executable: try sqliteTool(), arguments: [databasePath, "BEGIN IMMEDIATE;", ".shell sleep \(seconds)", "COMMIT;"],
+            environment: environment, stdoutPath: root + "/sqlite-\(ctlRuns).stdout", stderrPath: root + "/sqlite-\(ctlRuns).stderr")
+        sleepFor(0.3)
+        return holder
+    }
+
+    /// Rows of `sql` run by the `sqlite3` command-line tool on the daemon's database
+    /// (fields split on tabs). CI needs the `sqlite3` package.
+    func sqlite(_ sql: String) throws -> [[String]] {
+        let tool = try sqliteTool()
         ctlRuns += 1
         let out = root + "/sqlite-\(ctlRuns).stdout"
         let err = root + "/sqlite-\(ctlRuns).stderr"

@@ -119,5 +119,57 @@ extension EndToEnd {
                 #expect(added.errorCode == "invalid_session", "\(start) → \(added.serialized)")
             }
         }
+    
+        /// A spill file as the first format wrote it: sessions naming their task by id.
+        static func oldSpill(_ sessions: [(taskID: Int, taskName: String, start: Double)]) -> String {
+            "[" + sessions.map { s in
+                #"{"id":0,"taskID":\#(s.taskID),"taskName":"\#(s.taskName)","start":\#(s.start),"end":\#(s.start + 1500),"plannedSeconds":1500,"focusedSeconds":1500,"pauses":0,"outcome":"completed"}"#
+            }.joined(separator: ",") + "]"
+        }
+
+        @Test("finding 2: spilled sessions go to their own task by name, in their own database; a bad one blocks nothing; no other write is needed")
+        func spilledSessionsLandWhereTheyBelong() throws {
+            let d = try DaemonUnderTest()
+            try d.addTask("Reading")  // id 8: the id a spilled "Ghost" session carries
+            try d.restart()
+            d.kill()
+            let spill = d.runtimeDir + "/diligence/unsaved-sessions.json"
+            let may1 = 1_746_090_000.0  // 2025-05-01T09:00:00Z
+            // Ghost (id 8) is gone, so its session must not become Reading's; the second names
+            // its task by an id no task has, and must not be held up by the first.
+            try Self.oldSpill([(8, "Ghost", may1), (99, "Work", may1 + 3600)]).write(toFile: spill, atomically: true, encoding: .utf8)
+            try d.start()
+            let sessions = try d.call("history")["sessions"]?.arrayValue ?? []
+            #expect(sessions.map { $0["task"]?.stringValue ?? "" } == ["Work"], "\(sessions.map(\.serialized))")
+            #expect(!FileManager.default.fileExists(atPath: spill), "the spill file is emptied once its sessions are in")
+            let setAside = readTextFile(d.databasePath + ".set-aside.jsonl")
+            #expect(setAside.contains("\"task\":\"Ghost\"") && setAside.contains("No task named"), "set aside: \(setAside)")
+
+            // An entry of another database stays in the file for it, untouched.
+            d.kill()
+            let foreign = #"{"format":2,"entries":[{"database":"0123456789abcdef0123456789abcdef","session":{"task":"Work","start":"2025-05-02T09:00:00Z","end":"2025-05-02T09:25:00Z","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}}]}"#
+            try foreign.write(toFile: spill, atomically: true, encoding: .utf8)
+            try d.start()
+            #expect(try d.call("history")["sessions"]?.arrayValue?.count == 1)
+            #expect(readTextFile(spill).contains("0123456789abcdef0123456789abcdef"), "another database's entry must stay in \(spill)")
+
+            // This database's entry, with the database locked by another process at the start:
+            // written by the retry timer once the lock goes, with no other write coming along.
+            d.kill()
+            let identity = try d.sqlite("SELECT value FROM database_info WHERE name = 'uuid'").first?.first ?? ""
+            let mine = foreign.replacing("0123456789abcdef0123456789abcdef", with: identity).replacing("2025-05-02", with: "2025-05-03")
+            try mine.write(toFile: spill, atomically: true, encoding: .utf8)
+            let holder = try d.holdWriteLock(for: 3)
+            defer { holder.killAndReap() }
+            try d.start()
+            let deadline = monotonicNow() + 10
+            var count = 0
+            while monotonicNow() < deadline {
+                count = try d.call("history")["sessions"]?.arrayValue?.count ?? 0
+                if count == 2 { break }
+                sleepFor(0.2)
+            }
+            #expect(count == 2, "the spilled session was not written after the lock went\n\(d.diagnostics)")
+        }
     }
 }
