@@ -167,7 +167,7 @@ public final class Daemon {
     /// Call on `queue`.
     public func stop() {
         let now = observeClocks()
-        saveTimer(at: now)
+        let saved = saveTimer(at: now)
         retryUnsaved()
         spillUnsaved()
         server.stop()
@@ -178,7 +178,12 @@ public final class Daemon {
         sound.stopAll()
         notifier.close()
         logind.close()
-        Log.info("Stopped; timer state saved (\(machine.state.rawValue)).")
+        // Only what happened: a timer that could not be saved is not said to be.
+        if saved {
+            Log.info("Stopped; timer state saved (\(machine.state.rawValue)).")
+        } else {
+            Log.error("Stopped; the timer state (\(machine.state.rawValue)) could not be saved: the next start restores the one saved before.")
+        }
     }
 
     /// Re-reads the config file (SIGHUP, `reload`): a bad file is reported and the settings in
@@ -415,11 +420,15 @@ public final class Daemon {
     }
 
     /// Saves the timer so a restarted daemon resumes it (a few hundred bytes, only on changes).
-    func saveTimer(at now: Now) {
+    /// Whether it was saved; a failure is logged.
+    @discardableResult
+    func saveTimer(at now: Now) -> Bool {
         do {
             try writeTimer(at: now)
+            return true
         } catch {
             Log.error("Could not save the timer state: \(error.message)")
+            return false
         }
     }
 

@@ -748,22 +748,27 @@ final class DaemonUnderTest {
         return holder
     }
 
-    /// Rows of `sql` run by the `sqlite3` command-line tool on the daemon's database
-    /// (fields split on tabs). CI needs the `sqlite3` package.
-    func sqlite(_ sql: String) throws -> [[String]] {
-        let tool = try sqliteTool()
+    /// Rows of `sql` run by the `sqlite3` command-line tool on the database file `path`.
+    func sqliteRun(_ path: String, _ sql: String) throws -> [[String]] {
         ctlRuns += 1
         let out = root + "/sqlite-\(ctlRuns).stdout"
         let err = root + "/sqlite-\(ctlRuns).stderr"
         let child = try ChildProcess(
-            executable: tool, arguments: ["-batch", "-noheader", "-separator", "\t", "-cmd", ".timeout 3000", databasePath, sql],
+            executable: try sqliteTool(), arguments: ["-batch", "-noheader", "-separator", "\t", "-cmd", ".timeout 3000", path, sql],
             environment: environment, stdoutPath: out, stderrPath: err)
         guard let status = child.wait(timeout: 10), status == .exited(0) else {
             child.killAndReap()
-            throw HarnessError("sqlite3 \(databasePath) \"\(sql)\" failed: \(readTextFile(err))\n\(diagnostics)")
+            throw HarnessError("sqlite3 \(path) \"\(sql)\" failed: \(readTextFile(err))\n\(diagnostics)")
         }
         return readTextFile(out).split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
     }
+
+    /// Rows of `sql` run by the `sqlite3` command-line tool on the daemon's database
+    /// (fields split on tabs). CI needs the `sqlite3` package.
+    func sqlite(_ sql: String) throws -> [[String]] {
+        try sqliteRun(databasePath, sql)
+    }
+
 
     deinit {
         sharedConnection = nil

@@ -171,5 +171,42 @@ extension EndToEnd {
             }
             #expect(count == 2, "the spilled session was not written after the lock went\n\(d.diagnostics)")
         }
+    
+        @Test("finding 7: another program's SQLite file is refused at start and left byte for byte as it was")
+        func foreignDatabaseIsLeftAlone() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let other = d.root + "/other.db"
+            _ = try d.sqliteRun(other, "CREATE TABLE photos (id INTEGER PRIMARY KEY, path TEXT); INSERT INTO photos (path) VALUES ('a.jpg');")
+            let before = FileManager.default.contents(atPath: other)
+            let daemon = try d.spawnDaemon(arguments: ["--database", other])
+            let status = daemon.wait(timeout: 10)
+            #expect(status == .exited(1), "\(status.map { "\($0)" } ?? "still running")\n\(d.diagnostics)")
+            #expect(d.stderr.contains("foreign_database") || d.stderr.contains("another program"), "\(d.diagnostics)")
+            #expect(d.stderr.contains(other), "the message names the file: \(d.diagnostics)")
+            #expect(FileManager.default.contents(atPath: other) == before, "the file was modified")
+            #expect(!FileManager.default.fileExists(atPath: other + "-wal"), "a WAL file was made beside it")
+            #expect(try d.sqliteRun(other, "SELECT name FROM sqlite_master ORDER BY name;") == [["photos"]])
+        }
+
+        @Test("finding 8: a read-only data directory holding -wal and -shm stops the start; nothing claims a save that did not happen",
+              .enabled(if: geteuid() == 0, "bind mounts need root"))
+        func readOnlyDataDirectoryStopsTheStart() throws {
+            let d = try DaemonUnderTest()
+            try d.call("start", [("task", .string("Work"))])
+            d.kill()  // no clean close: the -wal and -shm files stay
+            let data = d.dataHome + "/diligence"
+            #expect(FileManager.default.fileExists(atPath: d.databasePath + "-wal") && FileManager.default.fileExists(atPath: d.databasePath + "-shm"))
+            #expect(mount(data, data, nil, UInt(MS_BIND), nil) == 0)
+            defer { umount2(data, Int32(MNT_DETACH)) }
+            #expect(mount(nil, data, nil, UInt(MS_REMOUNT | MS_BIND | MS_RDONLY), nil) == 0)
+            let daemon = try d.spawnDaemon()
+            let status = daemon.wait(timeout: 10)
+            if status == nil { daemon.signal(SIGTERM); _ = daemon.wait(timeout: 10) }
+            #expect(status == .exited(1), "the daemon must not start on a read-only database\n\(d.diagnostics)")
+            let log = readTextFile(d.stderrPaths.last ?? "")
+            #expect(log.contains("storage_error") || log.contains("read-only"), "\(log)")
+            #expect(log.contains(d.databasePath), "the message names the database: \(log)")
+            #expect(!log.contains("timer state saved"), "a save that did not happen is claimed: \(log)")
+        }
     }
 }
