@@ -48,6 +48,8 @@ public final class Daemon {
     var spilledElsewhere: [JSON] = []
     /// Where a damaged database found at start-up was moved (nil when none was).
     let databaseKeptAside: String?
+    /// Held from start to exit: a second daemon on the same database refuses to start.
+    let databaseLock: HeldDatabaseLock
     /// Fires while `unsaved` is not empty; idle otherwise.
     let retryTimer: DispatchSourceTimer
     /// Seconds until the next retry: doubles after each failure up to `maxRetryDelay`.
@@ -68,6 +70,8 @@ public final class Daemon {
         self.config = loaded.config
         self.configProblems = loaded.problems
         try Files.makeDirectories(Files.directory(of: paths.database))
+        // Before anything is written beside the database or into it: one daemon per database.
+        self.databaseLock = try HeldDatabaseLock(database: paths.database, socket: paths.socket)
         if case let .some(text) = loaded.accepted { Self.keepLastGood(text, paths) }
         (self.store, self.databaseKeptAside) = try Self.openStore(paths.database, wall: clocks.wall)
         // A checkpoint runs after the work item whose commit filled the log (a phase end's
@@ -184,6 +188,7 @@ public final class Daemon {
         } else {
             Log.error("Stopped; the timer state (\(machine.state.rawValue)) could not be saved: the next start restores the one saved before.")
         }
+        databaseLock.release()
     }
 
     /// Re-reads the config file (SIGHUP, `reload`): a bad file is reported and the settings in

@@ -222,3 +222,50 @@ extension Daemon {
     }
 }
 
+/// This daemon's hold on its database's lock (`DatabaseLock`): taken at start, before the
+/// database is opened, and kept until the daemon exits. A second daemon on the same database
+/// stops at once, naming the database and the running daemon's pid and socket: two daemons
+/// would run the same phase twice (hooks, notifications) and race on every write.
+final class HeldDatabaseLock {
+    private var fd: Int32 = -1
+    let path: String
+
+    init(database: String, socket: String) throws(DiligenceError) {
+        path = DatabaseLock.path(forDatabase: database)
+        // Close-on-exec: a hook or a sound player must not carry the lock past the daemon.
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor < 0 && (errno == EROFS || errno == EACCES) {
+            // An existing lock file in a directory that cannot be written still locks.
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        }
+        guard descriptor >= 0 else {
+            throw DiligenceError("storage_error", "Cannot create \(path), the lock that keeps a second diligenced off the database \(database): \(String(cString: strerror(errno))). Check that its directory is writable.")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let reason = errno
+            Sys.close(descriptor)
+            guard reason == EWOULDBLOCK else {
+                throw DiligenceError("storage_error", "Cannot lock \(path): \(String(cString: strerror(reason))).")
+            }
+            let holder = DatabaseLock.holder(ofDatabase: database)
+            let who = holder.map { " (pid \($0.pid), socket \($0.socket))" } ?? ""
+            throw DiligenceError("already_running", "Another diligenced\(who) already uses the database \(database); a second one would run every phase twice. "
+                + (holder.map { "Talk to it with `diligencectl --socket \($0.socket)`, or stop it first." } ?? "Stop it first."))
+        }
+        fd = descriptor
+        let text = Array(DatabaseLock.contents(pid: getpid(), socket: socket).utf8)
+        if ftruncate(fd, 0) == 0 {
+            _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        }
+    }
+
+    /// Lets the next daemon have the database (the kernel also does this when the process ends).
+    func release() {
+        guard fd >= 0 else { return }
+        Sys.close(fd)
+        fd = -1
+    }
+
+    deinit { release() }
+}
+

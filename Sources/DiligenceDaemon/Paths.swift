@@ -14,20 +14,10 @@ public struct DaemonPaths: Sendable {
 
     public init(socket: String? = nil, database: String? = nil, config: String? = nil,
                 environment: [String: String] = ProcessEnvironment.current) {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.passwdHome()
-        func xdg(_ variable: String, _ fallback: String) -> String {
-            if let v = environment[variable], v.hasPrefix("/") { return v }
-            return home + "/" + fallback
-        }
         self.socket = socket ?? SocketPath.resolve(environment: environment)
-        self.database = database ?? xdg("XDG_DATA_HOME", ".local/share") + "/diligence/diligence.sqlite3"
-        self.config = config ?? xdg("XDG_CONFIG_HOME", ".config") + "/diligence/diligenced.conf"
+        self.database = database ?? DataPath.database(environment: environment)
+        self.config = config ?? DataPath.config(environment: environment)
         self.configRequired = config != nil
-    }
-
-    private static func passwdHome() -> String {
-        guard let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir else { return "/" }
-        return String(cString: dir)
     }
 }
 

@@ -704,12 +704,13 @@ final class DaemonUnderTest {
     }
 
     /// `socketFlag: false` leaves the socket to diligencectl's own resolution ($XDG_RUNTIME_DIR).
-    func ctl(arguments: [String], socketFlag: Bool = true, timeout: Double = 10) throws -> CtlResult {
+    /// `environment`: the client's own, in place of the daemon's (a shell set up differently).
+    func ctl(arguments: [String], socketFlag: Bool = true, timeout: Double = 10, environment: [String: String]? = nil) throws -> CtlResult {
         ctlRuns += 1
         let out = root + "/ctl-\(ctlRuns).stdout"
         let err = root + "/ctl-\(ctlRuns).stderr"
         let full = (socketFlag ? ["--socket", socketPath] : []) + arguments
-        let child = try ChildProcess(executable: try Binaries.client, arguments: full, environment: environment,
+        let child = try ChildProcess(executable: try Binaries.client, arguments: full, environment: environment ?? self.environment,
                                      stdoutPath: out, stderrPath: err)
         guard let status = child.wait(timeout: timeout) else {
             child.killAndReap()

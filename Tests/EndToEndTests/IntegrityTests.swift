@@ -208,5 +208,50 @@ extension EndToEnd {
             #expect(log.contains(d.databasePath), "the message names the database: \(log)")
             #expect(!log.contains("timer state saved"), "a save that did not happen is claimed: \(log)")
         }
+    
+        @Test("finding 5: a second daemon on the database stops at once naming it and the first's socket; the client points there")
+        func oneDaemonPerDatabase() throws {
+            let d = try DaemonUnderTest()
+            try d.call("start", [("task", .string("Work"))])
+            // A shell without XDG_RUNTIME_DIR: its client looks in /tmp (here: a path of its own).
+            var shell = d.environment
+            shell["XDG_RUNTIME_DIR"] = nil
+            shell["DILIGENCE_SOCKET"] = d.root + "/elsewhere.sock"
+            let lost = try d.ctl(arguments: ["status"], socketFlag: false, environment: shell)
+            #expect(lost.exitCode == 3, "\(lost)")
+            #expect(lost.stderr.contains(d.socketPath) && lost.stderr.contains("is running"), "the hint names the running daemon's socket: \(lost)")
+            #expect(!lost.stderr.contains("Start it with"), "no advice to start a second daemon: \(lost)")
+
+            // Started anyway, on another socket: it stops at once and says why.
+            let second = try d.spawnDaemon(arguments: ["--socket", d.root + "/elsewhere.sock"])
+            let status = second.wait(timeout: 10)
+            if status == nil { second.killAndReap() }
+            #expect(status == .exited(1), "a second daemon on the same database must not run\n\(d.diagnostics)")
+            let log = readTextFile(d.stderrPaths.last ?? "")
+            #expect(log.contains(d.databasePath) && log.contains(d.socketPath), "the message names the database and the running daemon's socket: \(log)")
+            #expect(!FileManager.default.fileExists(atPath: d.root + "/elsewhere.sock"))
+            // The first runs on alone.
+            #expect(try d.status()["state"]?.stringValue == "running")
+        }
+
+        @Test("finding 6: a daemon stopped after another took over its socket path leaves that socket alone")
+        func theSocketIsRemovedOnlyWhileItIsOurs() throws {
+            let d = try DaemonUnderTest()
+            // Another listener takes the path over (as systemd's socket unit does).
+            unlink(d.socketPath)
+            let takeover = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            defer { close(takeover) }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(d.socketPath.utf8)) }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(takeover, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            #expect(bound == 0 && listen(takeover, 4) == 0)
+            d.signal(SIGTERM)
+            #expect(try d.waitExit() == .exited(0))
+            #expect(fileStatus(d.socketPath) != nil, "the daemon removed a socket that was no longer its own")
+            #expect((try? ControlConnection(path: d.socketPath)) != nil, "the new listener is still reachable")
+        }
     }
 }
