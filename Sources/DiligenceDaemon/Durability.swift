@@ -249,7 +249,7 @@ final class HeldDatabaseLock {
             }
             let holder = DatabaseLock.holder(ofDatabase: database)
             let who = holder.map { " (pid \($0.pid), socket \($0.socket))" } ?? ""
-            throw DiligenceError("already_running", "Another diligenced\(who) already uses the database \(database); a second one would run every phase twice. "
+            throw DiligenceError("already_running", "Another diligenced is already running\(who) on the database \(database); a second one would run every phase twice. "
                 + (holder.map { "Talk to it with `diligencectl --socket \($0.socket)`, or stop it first." } ?? "Stop it first."))
         }
         fd = descriptor
