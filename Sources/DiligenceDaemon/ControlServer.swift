@@ -33,6 +33,9 @@ final class ClientConnection {
     private var readingPaused = false
     /// Guards against handling lines again from inside a handler's own `send`.
     private var processingInput = false
+    /// A request of this connection waits for the database (`Daemon.serve`): no further line
+    /// is handled, and nothing more read, until it is answered and `resume()` is called.
+    private(set) var isHeld = false
     private var onLine: ((ClientConnection, ArraySlice<UInt8>) -> Void)?
     /// Reads arrive through the server's read loop (not a Dispatch source: see `ReadLoop`).
     private var readLoop: ReadLoop?
@@ -115,7 +118,7 @@ final class ClientConnection {
         processingInput = true
         defer { processingInput = false }
         var start = 0
-        while pendingOutput <= Self.maxBacklog, let newline = input[start...].firstIndex(of: 0x0A) {
+        while !isHeld, pendingOutput <= Self.maxBacklog, let newline = input[start...].firstIndex(of: 0x0A) {
             var line = input[start..<newline]
             if line.count > ProtocolInfo.maxLineBytes { return refuseLongLine() }
             if line.last == 0x0D { line = line.dropLast() }
@@ -124,8 +127,9 @@ final class ClientConnection {
             if closed || isWatcher { return }
         }
         input.removeFirst(start)
-        if pendingOutput > Self.maxBacklog {
-            // Back-pressure: read no more until the client takes its answers (flush resumes).
+        if isHeld || pendingOutput > Self.maxBacklog {
+            // Back-pressure (or a request waiting for the database): read no more until the
+            // client takes its answers (flush resumes) or the request is answered (`resume`).
             if !readingPaused { readingPaused = true; readLoop?.unwatch(fd, token: id) }
             disarmPartialLineTimer()
             return
@@ -224,8 +228,17 @@ final class ClientConnection {
         }
     }
 
+    /// Holds the connection while its current request waits (see `isHeld`).
+    func hold() { isHeld = true }
+
+    /// The held request is answered: read and handle the next ones.
+    func resume() {
+        isHeld = false
+        if readingPaused { resumeReadingIfCaughtUp() } else { processInput() }
+    }
+
     private func resumeReadingIfCaughtUp() {
-        guard readingPaused, !closed, pendingOutput <= Self.maxBacklog / 2 else { return }
+        guard readingPaused, !closed, !isHeld, pendingOutput <= Self.maxBacklog / 2 else { return }
         readingPaused = false
         watchInput()
         processInput()

@@ -44,6 +44,9 @@ public final class Daemon {
     /// Sessions that could not be written yet (storage error); retried until they are
     /// (Durability.swift: on every apply and on `retryTimer`, with back-off).
     var unsaved: [WorkSession] = []
+    /// The timer changed but could not be saved (the database was locked or failing): the
+    /// retry timer saves it, as it writes `unsaved`.
+    var timerSaveOwed = false
     /// Entries of the spill file that belong to other databases: kept in it, never replayed here.
     var spilledElsewhere: [JSON] = []
     /// Where a damaged database found at start-up was moved (nil when none was).
@@ -74,6 +77,10 @@ public final class Daemon {
         self.databaseLock = try HeldDatabaseLock(database: paths.database, socket: paths.socket)
         if case let .some(text) = loaded.accepted { Self.keepLastGood(text, paths) }
         (self.store, self.databaseKeptAside) = try Self.openStore(paths.database, wall: clocks.wall)
+        // From now on a write that finds another process's lock fails at once instead of
+        // holding the queue (and every status request behind it): a command waits for the
+        // lock off the queue (`serve`), a phase end's sessions in `unsaved`.
+        store.lockWait = 0
         // A checkpoint runs after the work item whose commit filled the log (a phase end's
         // events, a command's answer), not inside that commit.
         store.deferCheckpoints { [queue] checkpoint in
@@ -325,7 +332,7 @@ public final class Daemon {
         var unflushed = false
         do {
             // One transaction: a phase end's session and the saved timer are committed together.
-            recorded = try store.transaction(flush: .byCaller, lockWaitMilliseconds: Self.phaseEndLockWait) { () throws(DiligenceError) -> [WorkSession?] in
+            recorded = try store.transaction(flush: .byCaller) { () throws(DiligenceError) -> [WorkSession?] in
                 var stored: [WorkSession?] = []
                 for session in ended { stored.append(try recordOnce(session)) }
                 try writeTimer(at: now)
@@ -335,7 +342,8 @@ public final class Daemon {
         } catch where error.code == "database_locked" {
             // Another process holds the database: each write on its own would wait for it
             // again. The retry timer writes the sessions once it lets go.
-            Log.error("Could not record \(ended.count) session(s); will retry: \(error.message)")
+            Log.error("Could not record \(ended.count) session(s) nor save the timer; will retry: \(error.message)")
+            timerSaveOwed = true
             unsaved += ended
             recorded = ended.map { _ in nil }
         } catch {
@@ -370,11 +378,6 @@ public final class Daemon {
         scheduleRetryIfNeeded()
         react(to: events, at: now)
     }
-
-    /// How long a phase end waits for another process's lock on the database (instead of the
-    /// store's 2 s): its events must not wait behind, say, a `sqlite3` shell left in a
-    /// transaction. Its sessions then wait in `unsaved` for the retry timer.
-    static let phaseEndLockWait: Int32 = 100
 
     /// A session written on its own: nil when it waits in `unsaved` or was set aside.
     private func record(_ session: WorkSession) -> WorkSession? {
@@ -425,14 +428,16 @@ public final class Daemon {
     }
 
     /// Saves the timer so a restarted daemon resumes it (a few hundred bytes, only on changes).
-    /// Whether it was saved; a failure is logged.
+    /// Whether it was saved; a failure is logged, and the retry timer saves it later.
     @discardableResult
     func saveTimer(at now: Now) -> Bool {
         do {
             try writeTimer(at: now)
+            timerSaveOwed = false
             return true
         } catch {
-            Log.error("Could not save the timer state: \(error.message)")
+            Log.error("Could not save the timer state; will retry: \(error.message)")
+            timerSaveOwed = true
             return false
         }
     }

@@ -21,7 +21,7 @@ extension Daemon {
 
     /// Arms `retryTimer` while sessions wait to be written; resets the back-off once none do.
     func scheduleRetryIfNeeded() {
-        if unsaved.isEmpty {
+        if unsaved.isEmpty && !timerSaveOwed {
             retryDelay = Self.firstRetryDelay
             retryTimer.schedule(deadline: .distantFuture)
             // Everything spilled at an exit for this database is in it now.
@@ -40,7 +40,7 @@ extension Daemon {
         for session in written {
             broadcast("session_recorded", now: now, extra: [("session", session.json)])
         }
-        if !written.isEmpty {
+        if !written.isEmpty || timerSaveOwed {
             // The phase end that could not write them could not save the timer either.
             saveTimer(at: now)
             Systemd.notify("STATUS=\(statusLine(at: now))")

@@ -323,18 +323,24 @@ extension Daemon {
             id = try store.beginImport()
         }
         let firstLine = try store.importNextLine(id)
-        do {
-            let chunk = try parseImport(content, firstLine: firstLine)
-            try store.stageImport(id, sessions: chunk.sessions, rejected: chunk.rejected, lines: chunk.lines)
-            if more {
-                return .object([("import_id", .int(id)), ("received", .int(chunk.sessions.count))])
+        do throws(DiligenceError) {
+            // The last chunk again after its commit found the database locked: staged already.
+            var stagedAlready = false
+            if importID != nil && !more { stagedAlready = try store.importIsCommitting(id) }
+            if !stagedAlready {
+                let chunk = try parseImport(content, firstLine: firstLine)
+                try store.stageImport(id, sessions: chunk.sessions, rejected: chunk.rejected, lines: chunk.lines)
+                if more {
+                    return .object([("import_id", .int(id)), ("received", .int(chunk.sessions.count))])
+                }
             }
             let now = clocks.now
             let (imported, skipped) = try store.commitImport(id, window: DateWindow.sessions(now: now.wall), reserved: runningWork(at: now))
             Log.info("Imported \(imported) sessions (\(skipped) already recorded).", fields: [("EVENT", "imported")])
             return .object([("imported", .int(imported)), ("skipped", .int(skipped))])
         } catch {
-            try? store.discardImport()
+            // A locked database is waited for (`serve` sends the chunk again): keep what is staged.
+            if error.code != "database_locked" { try? store.discardImport() }
             throw error
         }
     }

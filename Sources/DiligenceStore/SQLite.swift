@@ -109,7 +109,12 @@ public final class SQLite {
     }
 
     /// Milliseconds a statement waits for another connection's lock before `database_locked`.
-    public let busyTimeoutMilliseconds: Int32
+    /// The daemon sets it to 0 once the database is open: a write that finds another
+    /// process's lock then fails at once (and is retried later), never holding up the reads
+    /// behind it on the daemon's one queue.
+    public var busyTimeoutMilliseconds: Int32 {
+        didSet { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+    }
 
     fileprivate var handle: OpaquePointer?
     /// Statements prepared once and reused (see `cached(_:)`).
@@ -245,22 +250,20 @@ public final class SQLite {
     /// Runs `body` in a write transaction: `BEGIN IMMEDIATE` (taking the write lock up front,
     /// so a busy database fails here, through the busy timeout, rather than half way), `COMMIT`
     /// on return, `ROLLBACK` when `body` throws. Inside an open transaction, `body` simply joins it.
-    /// `lockWaitMilliseconds` replaces the busy timeout for this transaction: how long to wait
-    /// for another process's lock before `database_locked`.
-    public func transaction<T>(flush: Flush = .onCommit, lockWaitMilliseconds: Int32? = nil,
+    /// `temporaryOnly`: `body` writes TEMP tables alone, which need no lock on the database
+    /// (`BEGIN`: another process's lock does not stop it).
+    public func transaction<T>(flush: Flush = .onCommit, temporaryOnly: Bool = false,
                                _ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
         if sqlite3_get_autocommit(handle) == 0 {
             return try body()
         }
-        if let wait = lockWaitMilliseconds { sqlite3_busy_timeout(handle, wait) }
-        defer { if lockWaitMilliseconds != nil { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) } }
         if flush == .byCaller {
             // In WAL mode, NORMAL writes the commit's frames without an fsync (a checkpoint
             // still syncs first); the pragma is per connection and costs no I/O.
             try exec("PRAGMA synchronous = NORMAL")
         }
         defer { if flush == .byCaller { sqlite3_exec(handle, "PRAGMA synchronous = FULL", nil, nil, nil) } }
-        try exec("BEGIN IMMEDIATE")
+        try exec(temporaryOnly ? "BEGIN" : "BEGIN IMMEDIATE")
         do {
             let result = try body()
             try exec("COMMIT")

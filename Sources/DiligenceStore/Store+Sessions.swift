@@ -214,7 +214,9 @@ extension Store {
                 pauses INTEGER NOT NULL, outcome TEXT NOT NULL
             );
             CREATE TEMP TABLE IF NOT EXISTS import_rejected (import_id INTEGER NOT NULL, line INTEGER NOT NULL, reason TEXT NOT NULL);
-            CREATE TEMP TABLE IF NOT EXISTS import_pending (import_id INTEGER PRIMARY KEY, next_line INTEGER NOT NULL);
+            CREATE TEMP TABLE IF NOT EXISTS import_pending (
+                import_id INTEGER PRIMARY KEY, next_line INTEGER NOT NULL, committing INTEGER NOT NULL DEFAULT 0
+            );
             """
         )
     }
@@ -238,12 +240,19 @@ extension Store {
         return row.int(0)
     }
 
+    /// Whether the last chunk of import `id` is staged and its commit was tried (and found the
+    /// database locked): sending that chunk again only retries the commit.
+    public func importIsCommitting(_ id: Int64) throws(DiligenceError) -> Bool {
+        _ = try importNextLine(id)
+        return try connection.query("SELECT committing FROM import_pending WHERE import_id = ?", [.integer(id)]).first?.bool(0) ?? false
+    }
+
     /// Stages one chunk of import `id` that held `lines` lines: the sessions read from it and
     /// the lines that could not be read, each with its line number.
     public func stageImport(_ id: Int64, sessions: [(line: Int, session: WorkSession)], rejected: [(line: Int, reason: String)],
                             lines: Int) throws(DiligenceError) {
         let next = try importNextLine(id)
-        try connection.transaction { () throws(DiligenceError) in
+        try connection.transaction(temporaryOnly: true) { () throws(DiligenceError) in
             for (line, session) in sessions {
                 try connection.run(
                     """
@@ -267,11 +276,12 @@ extension Store {
     /// or nothing: a line that could not be read or a session refused by the rules answers
     /// `invalid_import` naming each line (up to `importProblemsListed`) and why. A session
     /// recorded already is skipped, so importing a file twice adds nothing. Returns how many
-    /// were imported and skipped.
+    /// were imported and skipped. The import is over afterwards, but for a storage error
+    /// (`database_locked`): then it stays staged, and the same last chunk can be sent again.
     public func commitImport(_ id: Int64, window: ClosedRange<Double>,
                              reserved: (start: Double, end: Double, task: String)?) throws(DiligenceError) -> (imported: Int, skipped: Int) {
         _ = try importNextLine(id)
-        defer { try? discardImport() }
+        try connection.run("UPDATE import_pending SET committing = 1 WHERE import_id = ?", [.integer(id)])
         var lines: [Int] = []
         var staged: [WorkSession] = []
         try connection.cached(
@@ -290,12 +300,14 @@ extension Store {
         let admission = try admit(staged, source: .import, window: window, reserved: reserved, mode: problems.isEmpty ? .allOrNothing : .checkOnly)
         problems += admission.refused.map { (line: lines[$0.index], reason: $0.error.message) }
         guard problems.isEmpty else {
+            try? discardImport()
             problems.sort { $0.line < $1.line }
             let listed = problems.prefix(Self.importProblemsListed).map { "line \($0.line): \($0.reason)" }
             let more = problems.count > Self.importProblemsListed ? "\n… and \(problems.count - Self.importProblemsListed) more." : ""
             throw DiligenceError("invalid_import", "\(problems.count) line\(problems.count == 1 ? "" : "s") of the import \(problems.count == 1 ? "is" : "are") refused; nothing was imported.\n"
                 + listed.joined(separator: "\n") + more)
         }
+        try? discardImport()
         return (admission.recorded.count, admission.alreadyRecorded.count)
     }
 

@@ -253,5 +253,42 @@ extension EndToEnd {
             #expect(fileStatus(d.socketPath) != nil, "the daemon removed a socket that was no longer its own")
             #expect((try? ControlConnection(path: d.socketPath)) != nil, "the new listener is still reachable")
         }
+    
+        @Test("finding 9: while another process holds the database, reads answer at once; the waiting write answers database_locked, or succeeds once the lock goes")
+        func readsDoNotWaitBehindALockedWrite() throws {
+            let d = try DaemonUnderTest()
+            for (held, expected) in [(3.0, "database_locked"), (1.0, "ok")] {
+                let holder = try d.holdWriteLock(for: held)
+                defer { holder.killAndReap() }
+                let writer = try d.connect()
+                try writer.write(#"{"command":"task_add","name":"Locked \#(Int(held))"}"# + "\n")
+                // Meanwhile, on other connections: status, stats and watch answer at once
+                // (they waited 1.8 s behind the write).
+                let reader = try d.connect()
+                var slowest = 0.0
+                for line in [#"{"command":"status"}"#, #"{"command":"stats"}"#, #"{"command":"week"}"#, #"{"command":"status"}"#] {
+                    let t0 = monotonicNow()
+                    let answer = try DaemonUnderTest.roundTrip(reader, line, diagnostics: { d.diagnostics })
+                    slowest = max(slowest, monotonicNow() - t0)
+                    #expect(answer.isOK, "\(line) → \(answer.serialized)")
+                }
+                let watcher = try d.connect()
+                let t0 = monotonicNow()
+                let ack = try DaemonUnderTest.roundTrip(watcher, #"{"command":"watch"}"#, diagnostics: { d.diagnostics })
+                slowest = max(slowest, monotonicNow() - t0)
+                #expect(ack.isOK)
+                #expect(slowest < 0.5, "a read waited \(slowest) s behind the locked write (lock held \(held) s)")
+                let box = UncheckedSendable(writer)
+                let answer = try withTimeout(10, "the waiting write's answer") { try box.value.readJSONLine() }
+                if expected == "ok" {
+                    #expect(answer.isOK, "a write whose lock goes within 2 s succeeds: \(answer.serialized)")
+                } else {
+                    #expect(answer.errorCode == "database_locked", "\(answer.serialized)")
+                }
+                _ = holder.wait(timeout: 10)
+            }
+            let names = try d.call("task_list")["tasks"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+            #expect(names.contains("Locked 1") && !names.contains("Locked 3"), "\(names)")
+        }
     }
 }
