@@ -290,5 +290,36 @@ extension EndToEnd {
             let names = try d.call("task_list")["tasks"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
             #expect(names.contains("Locked 1") && !names.contains("Locked 3"), "\(names)")
         }
+    
+        @Test("finding 11: with 300 idle connections open, 1 000 clients at once are all answered and the status bar stays connected")
+        func idleConnectionsLockNobodyOut() throws {
+            // This process holds 1 300 sockets: its soft descriptor limit may be 1 024.
+            var limit = rlimit()
+            getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            if limit.rlim_cur < 4096 && limit.rlim_max >= 4096 {
+                limit.rlim_cur = 4096
+                setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            }
+            let d = try DaemonUnderTest()
+            let bar = try d.watch()
+            let idle = try (0..<300).map { _ in try d.connect() }
+            let clients = try (0..<1000).map { _ in try d.connect() }
+            for (i, c) in clients.enumerated() { try c.write(#"{"command":"status","id":\#(i)}"# + "\n") }
+            let box = UncheckedSendable(clients)
+            let answered = try withTimeout(60, "1 000 answers") { () -> Int in
+                var ok = 0
+                for (i, c) in box.value.enumerated() {
+                    let answer = try c.readJSONLine()
+                    if answer.isOK && answer["id"]?.intValue == Int64(i) { ok += 1 }
+                }
+                return ok
+            }
+            #expect(answered == 1000, "\(answered) of 1 000 clients answered\n\(d.diagnostics)")
+            // The status bar still hears the daemon.
+            let cursor = bar.events.count
+            try d.call("start", [("task", .string("Work"))])
+            #expect(bar.waitFor(after: cursor, timeout: 5) { $0.name == "phase_started" } != nil, "the watcher was dropped")
+            withExtendedLifetime(idle) {}
+        }
     }
 }
