@@ -15,7 +15,7 @@ import DiligenceProtocol
         ([0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D], "invalid_utf8"),
         (Array("{\"command\":\"status\",\"x\":\(String(repeating: "[", count: 40))\(String(repeating: "]", count: 40))}".utf8), "too_deep"),
         (Array("{\"command\":\"extend\",\"duration\":1e400}".utf8), "number_out_of_range"),
-        (Array("{\"command\":\"extend\",\"duration\":123456789012345678901234567890}".utf8), "number_out_of_range"),
+        (Array("{\"command\":\"extend\",\"duration\":123456789012345678901234567890}".utf8), "out_of_range"),
         (Array("[\"status\"]".utf8), "not_an_object"),
         (Array("{\"command\":42}".utf8), "invalid_argument"),
         (Array("{\"id\":1}".utf8), "missing_command"),

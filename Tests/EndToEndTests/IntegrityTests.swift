@@ -321,5 +321,30 @@ extension EndToEnd {
             #expect(bar.waitFor(after: cursor, timeout: 5) { $0.name == "phase_started" } != nil, "the watcher was dropped")
             withExtendedLifetime(idle) {}
         }
+    
+        @Test("finding 10: \\u0000 is accepted; import errors for a raw NUL or non-UTF-8 line name it; out-of-range numbers name their field")
+        func jsonEdges() throws {
+            let d = try DaemonUnderTest()
+            let escaped = try d.request(#"{"command":"task_show","task":"Work\u0000"}"#)
+            #expect(escaped.errorCode == "unknown_task", "\\u0000 is JSON like any escape: \(escaped.serialized)")
+            for number in ["1e20", "99999999999999999999"] {
+                let answer = try d.request(#"{"command":"week","offset":\#(number)}"#)
+                let message = answer["error"]?["message"]?.stringValue ?? ""
+                #expect(answer.errorCode == "out_of_range" && message.contains("\"offset\"") && message.contains("-100000"), "\(number) → \(answer.serialized)")
+            }
+            let good = Self.line("Work", "2025-05-01T09:00:00Z", "2025-05-01T09:25:00Z")
+            let file = d.root + "/import.jsonl"
+            // A raw NUL byte on line 2.
+            var bytes = Array((good + "\n").utf8) + Array("{\"task\":\"Work\"".utf8) + [0] + Array("}\n".utf8)
+            FileManager.default.createFile(atPath: file, contents: Data(bytes))
+            let nul = try d.ctl("import", file)
+            #expect(nul.exitCode == 1 && nul.stderr.contains("line 2"), "\(nul)")
+            // A line that is not UTF-8 (line 3).
+            bytes = Array((good + "\n" + good + "\n").utf8) + [0xFF, 0xFE, 0x0A]
+            FileManager.default.createFile(atPath: file, contents: Data(bytes))
+            let latin = try d.ctl("import", file)
+            #expect(latin.exitCode != 0 && latin.stderr.contains("line 3"), "\(latin)")
+            #expect(try d.call("history")["sessions"]?.arrayValue?.isEmpty == true)
+        }
     }
 }
