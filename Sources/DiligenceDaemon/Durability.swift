@@ -241,6 +241,13 @@ final class HeldDatabaseLock {
         guard descriptor >= 0 else {
             throw DiligenceError("storage_error", "Cannot create \(path), the lock that keeps a second diligenced off the database \(database): \(String(cString: strerror(errno))). Check that its directory is writable.")
         }
+        // A child process between fork and exec holds a copy of a descriptor for a moment (and
+        // with it a lock just released): a lock still held after a quarter second is a daemon's.
+        var attempts = 0
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK && attempts < 25 {
+            attempts += 1
+            usleep(10_000)
+        }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let reason = errno
             Sys.close(descriptor)
