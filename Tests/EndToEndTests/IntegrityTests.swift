@@ -346,5 +346,25 @@ extension EndToEnd {
             #expect(latin.exitCode != 0 && latin.stderr.contains("line 3"), "\(latin)")
             #expect(try d.call("history")["sessions"]?.arrayValue?.isEmpty == true)
         }
+    
+        @Test("finding 12: invisible and look-alike task names are refused or trimmed; names are stored NFC; old odd names keep working")
+        func taskNamesShowWhatTheyAre() throws {
+            let d = try DaemonUnderTest()
+            for name in [#"Work\u200b"#, #"\u202eWork"#, #"Wo\u200drk"#, #"Work\u2066"#, #"Work\ue000"#] {
+                let answer = try d.request(#"{"command":"task_add","name":"\#(name)"}"#)
+                #expect(answer.errorCode == "invalid_name", "\(name) → \(answer.serialized)")
+                #expect(answer["error"]?["message"]?.stringValue?.contains("U+") == true, "the message names the character: \(answer.serialized)")
+            }
+            // A trailing no-break space is trimmed: "Work" exists already.
+            #expect(try d.request(#"{"command":"task_add","name":"Work\u00a0"}"#).errorCode == "duplicate_name")
+            let added = try d.request(#"{"command":"task_add","name":" Cafe\u0301\u00a0"}"#)
+            #expect(added.result?["name"]?.stringValue.map { Array($0.unicodeScalars) } == Array("Caf\u{E9}".unicodeScalars), "\(added.serialized)")
+            // A name stored before these rules is still found, edited, started.
+            _ = try d.sqlite("UPDATE tasks SET name = 'Old' || char(8203) WHERE name = 'Errands'")
+            let old = "Old\u{200B}"
+            #expect(try d.send(Request(command: "task_edit", arguments: [("task", .string(old)), ("goal", .int(3))])).isOK)
+            #expect(try d.send(Request(command: "start", arguments: [("task", .string(old))])).isOK)
+            #expect(try d.send(Request(command: "task_edit", arguments: [("task", .string(old)), ("new_name", .string("New\u{200B}"))])).errorCode == "invalid_name")
+        }
     }
 }
