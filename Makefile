@@ -1,19 +1,32 @@
 # diligence — build, run, test, install. See README.md.
 
+# Install layout: every directory `install-files` and `uninstall` use, decided here once.
+# PREFIX as zsh and fish pass it (`PREFIX=~/.local` keeps its ~) and with trailing slashes is
+# normalized; anything else that is not an absolute path is refused (check-prefix).
 PREFIX ?= /usr/local
 DESTDIR ?=
+PREFIX_GIVEN := $(PREFIX)
+override PREFIX := $(shell printf '%s\n' '$(PREFIX_GIVEN)' | sed -e 's|^~$$|$(HOME)|' -e 's|^~/|$(HOME)/|' -e 's|//*$$||')
 BINDIR = $(PREFIX)/bin
-# systemd looks for user units of a /usr/local or /usr prefix here; for PREFIX=~/.local,
-# ~/.local/share/systemd/user is in its search path too.
+# systemd --user finds the units of a /usr or /usr/local install in PREFIX/lib/systemd/user, and
+# those of a home install (PREFIX=~/.local) in $XDG_DATA_HOME/systemd/user
+# (~/.local/share/systemd/user); it does not look in other prefixes (install-files says so).
 USERUNITDIR = $(PREFIX)/lib/systemd/user
 ifeq ($(PREFIX),$(HOME)/.local)
-USERUNITDIR = $(PREFIX)/share/systemd/user
+USERUNITDIR = $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/systemd/user
 endif
 DOCDIR = $(PREFIX)/share/doc/diligence
 MANDIR = $(PREFIX)/share/man
 BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR = $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
+APPDIR = $(PREFIX)/share/applications
+# Debug info of the stripped programs, by build id, as Debian keeps it (/usr/lib/debug/.build-id/).
+DEBUGDIR = $(PREFIX)/lib/debug
+PROGRAMS = diligenced diligencectl
+UNITS = diligenced.service diligenced.socket
+# Directories a real install (no DESTDIR) made, for `make uninstall` to remove when empty.
+MADE_DIRS = $(DOCDIR)/installed-directories
 # Man pages, written in scdoc (docs/*.scd), built into .build/man/.
 MANPAGES = .build/man/diligencectl.1 .build/man/diligenced.8 .build/man/diligenced.conf.5
 
@@ -26,14 +39,18 @@ BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config scdoc
 TEST_PACKAGES = sqlite3 tzdata systemd dbus
 # Status bars and completions (Tests/EndToEndTests/StatusBarTests.swift, ShellCompletionTests.swift):
 # a real tmux, the shells that check the completions (bash with and without bash-completion),
-# man to render the man pages.
-TEST_PACKAGES += tmux bash bash-completion zsh fish man-db
+# man, groff and mandoc to render and lint the man pages.
+TEST_PACKAGES += tmux bash bash-completion zsh fish man-db groff-base mandoc
+# The simulated-suspend tests build an LD_PRELOAD library with the system's cc (Tests/FakeClock).
+TEST_PACKAGES += gcc libc6-dev
+# dunst, a real notification server, on a display of its own (NotificationTests.swift).
+TEST_PACKAGES += dunst xvfb
 # Debian packages `make bench` uses (the references and the runner).
 BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all build release run test fuzz deps test-deps bench bench-deps install install-files uninstall verify-units clean man
+.PHONY: all build release run test fuzz deps test-deps bench bench-deps install install-files uninstall check-prefix verify-units clean man
 
 all: build
 
@@ -84,9 +101,18 @@ test: test-deps
 
 man: $(MANPAGES)
 
+# scdoc writes a paragraph macro after each heading and before each heading, where no
+# paragraph follows, and one at the end of each indented block: the first are dropped, the
+# last becomes a blank line after the block, so that `mandoc -T lint` has nothing to say.
+# Tests/EndToEndTests/StatusBarTests.swift renders each page with groff -ww and mandoc.
 .build/man/%: docs/%.scd
 	@mkdir -p .build/man
-	scdoc < $< > $@
+	scdoc < $< | awk '{ line[NR] = $$0 } END { \
+		for (i = 1; i <= NR; i++) { \
+			if (line[i] == ".P" && (last ~ /^\.(SH|SS|TH|P)( |$$)/ || line[i + 1] ~ /^\.(SH|SS)( |$$)/ || i == NR)) continue; \
+			if (line[i] == ".P" && line[i + 1] ~ /^\.RE( |$$)/) { print line[i + 1]; line[i + 1] = ".sp" } \
+			else print line[i]; \
+			last = line[i] } }' > $@
 
 # 100 000 random and mutated requests against a daemon (docs/reliability.md); `make test` runs
 # 5 000 at the same fixed seed. FUZZ_SEED=<n> tries another seed.
@@ -112,40 +138,95 @@ bench: bench-deps release
 	python3 bench/run.py --bin-dir $$($(SWIFT) build -c release --show-bin-path) --helpers $(BENCH_HELPERS) \
 		$(if $(QUICK),--quick)
 
-install: release
+install: check-prefix release
 	$(MAKE) install-files BIN_DIR="$$($(SWIFT) build -c release --show-bin-path)"
 
+# Refuses a PREFIX that is still not an absolute path after the normalization above.
+check-prefix:
+	@case '$(PREFIX)' in \
+		/*) ;; \
+		'~'*) echo "PREFIX=$(PREFIX_GIVEN): ~user is not expanded here; give the directory itself (PREFIX=/home/NAME/.local)."; exit 2 ;; \
+		*) echo "PREFIX=$(PREFIX_GIVEN) is not an absolute path; give one such as /usr/local or ~/.local."; exit 2 ;; \
+	esac
+
 # Copies what `install` built, without building: BIN_DIR holds diligenced and diligencectl.
-# The systemd end-to-end test installs the debug build this way (`swift test` holds the build
+# The systemd end-to-end tests install the debug build this way (`swift test` holds the build
 # directory, so it cannot run `swift build` itself, and a release build would take minutes).
-install-files: man
+# Each program is stripped as Debian's dh_strip does, its debug info kept by build id in
+# $(DEBUGDIR)/.build-id/xx/rest.debug with a debuglink to it (gdb finds it there for PREFIX=/usr;
+# for another prefix: gdb -iex 'set debug-file-directory $(DEBUGDIR)').
+install-files: check-prefix man
 	@test -x "$(BIN_DIR)/diligenced" -a -x "$(BIN_DIR)/diligencectl" || \
 		{ echo "install-files: BIN_DIR=$(BIN_DIR) holds no diligenced and diligencectl"; exit 2; }
-	install -Dm755 $(BIN_DIR)/diligenced $(DESTDIR)$(BINDIR)/diligenced
-	install -Dm755 $(BIN_DIR)/diligencectl $(DESTDIR)$(BINDIR)/diligencectl
-	install -d $(DESTDIR)$(USERUNITDIR)
-	for unit in diligenced.service diligenced.socket; do \
-		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit; \
-		chmod 644 $(DESTDIR)$(USERUNITDIR)/$$unit; \
-	done
-	install -Dm644 contrib/diligenced.conf.example $(DESTDIR)$(DOCDIR)/diligenced.conf.example
-	install -Dm644 docs/protocol.md $(DESTDIR)$(DOCDIR)/protocol.md
-	install -Dm644 docs/systemd.md $(DESTDIR)$(DOCDIR)/systemd.md
-	install -Dm644 .build/man/diligencectl.1 $(DESTDIR)$(MANDIR)/man1/diligencectl.1
-	install -Dm644 .build/man/diligenced.8 $(DESTDIR)$(MANDIR)/man8/diligenced.8
-	install -Dm644 .build/man/diligenced.conf.5 $(DESTDIR)$(MANDIR)/man5/diligenced.conf.5
-	install -Dm644 contrib/completions/diligencectl.bash $(DESTDIR)$(BASHCOMPDIR)/diligencectl
-	install -Dm644 contrib/completions/_diligencectl $(DESTDIR)$(ZSHCOMPDIR)/_diligencectl
-	install -Dm644 contrib/completions/diligencectl.fish $(DESTDIR)$(FISHCOMPDIR)/diligencectl.fish
-	install -Dm644 docs/status-bars.md $(DESTDIR)$(DOCDIR)/status-bars.md
-	cp -r contrib/waybar contrib/polybar contrib/i3blocks contrib/i3status-rust contrib/tmux $(DESTDIR)$(DOCDIR)/
+	@made=""; for dir in $(BINDIR) $(DEBUGDIR)/.build-id $(USERUNITDIR) $(DOCDIR) $(MANDIR)/man1 $(MANDIR)/man5 \
+		$(MANDIR)/man8 $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR) $(APPDIR); do \
+		while [ "$$dir" != / ] && [ ! -d "$(DESTDIR)$$dir" ]; do made="$$made $$dir"; dir=$$(dirname "$$dir"); done; \
+	done; \
+	for program in $(PROGRAMS); do \
+		install -Dm755 $(BIN_DIR)/$$program $(DESTDIR)$(BINDIR)/$$program || exit 1; \
+		id=$$(readelf -n $(DESTDIR)$(BINDIR)/$$program | sed -n 's/^ *Build ID: *//p'); \
+		[ -n "$$id" ] || { echo "install-files: $$program has no build id"; exit 2; }; \
+		idprefix=$$(echo $$id | cut -c1-2); debug=$(DESTDIR)$(DEBUGDIR)/.build-id/$$idprefix/$$(echo $$id | cut -c3-).debug; \
+		[ -d "$(DESTDIR)$(DEBUGDIR)/.build-id/$$idprefix" ] || made="$$made $(DEBUGDIR)/.build-id/$$idprefix"; \
+		install -d $$(dirname $$debug) && \
+		objcopy --only-keep-debug --compress-debug-sections $(DESTDIR)$(BINDIR)/$$program $$debug && chmod 644 $$debug && \
+		strip --remove-section=.comment --remove-section=.note $(DESTDIR)$(BINDIR)/$$program && \
+		objcopy --add-gnu-debuglink=$$debug $(DESTDIR)$(BINDIR)/$$program || exit 1; \
+	done; \
+	install -d $(DESTDIR)$(USERUNITDIR) && \
+	for unit in $(UNITS); do \
+		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit && \
+		chmod 644 $(DESTDIR)$(USERUNITDIR)/$$unit || exit 1; \
+	done; \
+	install -Dm644 contrib/diligenced.conf.example $(DESTDIR)$(DOCDIR)/diligenced.conf.example && \
+	install -Dm644 docs/protocol.md $(DESTDIR)$(DOCDIR)/protocol.md && \
+	install -Dm644 docs/systemd.md $(DESTDIR)$(DOCDIR)/systemd.md && \
+	install -Dm644 docs/status-bars.md $(DESTDIR)$(DOCDIR)/status-bars.md && \
+	cp -r contrib/waybar contrib/polybar contrib/i3blocks contrib/i3status-rust contrib/tmux $(DESTDIR)$(DOCDIR)/ && \
+	install -Dm644 .build/man/diligencectl.1 $(DESTDIR)$(MANDIR)/man1/diligencectl.1 && \
+	install -Dm644 .build/man/diligenced.8 $(DESTDIR)$(MANDIR)/man8/diligenced.8 && \
+	install -Dm644 .build/man/diligenced.conf.5 $(DESTDIR)$(MANDIR)/man5/diligenced.conf.5 && \
+	install -Dm644 contrib/completions/diligencectl.bash $(DESTDIR)$(BASHCOMPDIR)/diligencectl && \
+	install -Dm644 contrib/completions/_diligencectl $(DESTDIR)$(ZSHCOMPDIR)/_diligencectl && \
+	install -Dm644 contrib/completions/diligencectl.fish $(DESTDIR)$(FISHCOMPDIR)/diligencectl.fish && \
+	install -Dm644 contrib/diligence.desktop $(DESTDIR)$(APPDIR)/diligence.desktop || exit 1; \
+	if [ -z "$(DESTDIR)" ]; then \
+		{ cat $(MADE_DIRS) 2>/dev/null; for dir in $$made; do echo $$dir; done; } | sort -u > $(MADE_DIRS).new && \
+		mv $(MADE_DIRS).new $(MADE_DIRS); \
+	fi; \
+	case '$(USERUNITDIR)' in \
+		/usr/lib/*|/usr/local/lib/*|$(or $(XDG_DATA_HOME),$(HOME)/.local/share)/*) ;; \
+		*) echo "Note: systemd --user does not look in $(USERUNITDIR); link the units:"; \
+		   echo "  systemctl --user link $(USERUNITDIR)/diligenced.service $(USERUNITDIR)/diligenced.socket" ;; \
+	esac
 
-uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/diligenced $(DESTDIR)$(BINDIR)/diligencectl
-	rm -f $(DESTDIR)$(USERUNITDIR)/diligenced.service $(DESTDIR)$(USERUNITDIR)/diligenced.socket
-	rm -rf $(DESTDIR)$(DOCDIR)
-	rm -f $(DESTDIR)$(MANDIR)/man1/diligencectl.1 $(DESTDIR)$(MANDIR)/man8/diligenced.8 $(DESTDIR)$(MANDIR)/man5/diligenced.conf.5
-	rm -f $(DESTDIR)$(BASHCOMPDIR)/diligencectl $(DESTDIR)$(ZSHCOMPDIR)/_diligencectl $(DESTDIR)$(FISHCOMPDIR)/diligencectl.fish
+# Removes what install-files put there. A real install (no DESTDIR) first turns the user units
+# off when this user's manager runs these very files (disable --now: the socket and the
+# service, their symlinks in ~/.config/systemd/user), and says what to run otherwise; then
+# removes the files, the debug info, and the directories the install made once they are empty.
+uninstall: check-prefix
+	@if [ -z "$(DESTDIR)" ]; then \
+		if [ "$$(systemctl --user show -p FragmentPath --value diligenced.service 2>/dev/null)" = "$(USERUNITDIR)/diligenced.service" ]; then \
+			echo "systemctl --user disable --now $(UNITS)"; \
+			systemctl --user disable --now $(UNITS) || exit 1; \
+		else \
+			echo "Note: each user who enabled diligence should run: systemctl --user disable --now $(UNITS)"; \
+		fi; \
+	fi; \
+	for program in $(PROGRAMS); do \
+		[ -f $(DESTDIR)$(BINDIR)/$$program ] || continue; \
+		id=$$(readelf -n $(DESTDIR)$(BINDIR)/$$program | sed -n 's/^ *Build ID: *//p'); \
+		[ -z "$$id" ] || rm -f $(DESTDIR)$(DEBUGDIR)/.build-id/$$(echo $$id | cut -c1-2)/$$(echo $$id | cut -c3-).debug; \
+		rm -f $(DESTDIR)$(BINDIR)/$$program; \
+	done; \
+	for unit in $(UNITS); do rm -f $(DESTDIR)$(USERUNITDIR)/$$unit; done; \
+	rm -f $(DESTDIR)$(MANDIR)/man1/diligencectl.1 $(DESTDIR)$(MANDIR)/man8/diligenced.8 $(DESTDIR)$(MANDIR)/man5/diligenced.conf.5; \
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/diligencectl $(DESTDIR)$(ZSHCOMPDIR)/_diligencectl $(DESTDIR)$(FISHCOMPDIR)/diligencectl.fish; \
+	rm -f $(DESTDIR)$(APPDIR)/diligence.desktop; \
+	made=$$(cat $(DESTDIR)$(MADE_DIRS) 2>/dev/null); \
+	rm -rf $(DESTDIR)$(DOCDIR); \
+	for dir in $$(printf '%s\n' $$made | sort -r); do rmdir "$(DESTDIR)$$dir" 2>/dev/null || true; done; \
+	if [ -z "$(DESTDIR)" ] && systemctl --user show-environment >/dev/null 2>&1; then systemctl --user daemon-reload; fi
 
 # Checks the unit files as systemd reads them (after the same rewriting as install-files);
 # systemd-analyze only warns about unknown keys, so any output fails.

@@ -66,3 +66,26 @@ static inline int clinux_epoll_wait_tokens(int epfd, uint64_t *tokens, int max) 
 static inline void clinux_name_thread(const char *name) {
     prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
+
+#include <sys/timerfd.h>
+
+/// Arms `fd`, a CLOCK_REALTIME timerfd, at 9999-12-31 with TFD_TIMER_CANCEL_ON_SET: it never
+/// expires, but the kernel cancels it (it turns readable, read(2) fails with ECANCELED) when the
+/// wall clock is set and when the machine resumes from a suspend. A cancelled timer stays
+/// cancelled until it is armed again.
+static inline int clinux_arm_clock_jump_timer(int fd) {
+    struct itimerspec spec = { .it_value = { .tv_sec = 253402300799 } };
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &spec, NULL);
+}
+
+/// A non-blocking, close-on-exec CLOCK_REALTIME timerfd armed by clinux_arm_clock_jump_timer.
+static inline int clinux_clock_jump_timer(void) {
+    int fd = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (fd >= 0 && clinux_arm_clock_jump_timer(fd) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}

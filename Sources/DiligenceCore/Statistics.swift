@@ -23,7 +23,8 @@ public struct Tally: Equatable, Sendable {
 /// Rules (docs/statistics.md):
 /// - Focused time of every recorded work session (completed, skipped or abandoned) counts, split
 ///   between the days (and hours) the session touches in proportion to its wall-clock time there.
-/// - A completed session counts once, for the day it ended in (as `today_completed` does).
+/// - A completed session counts once, for the day it ended in, an end exactly at a boundary
+///   belonging to the day that ends there (`DayGrid.index(ofEnd:)`, as `today_completed` does).
 /// - The focus score of a completed session is 100 − 5 × pauses, at least 0.
 public struct StatsAccumulator: Sendable {
     public let grid: DayGrid
@@ -93,7 +94,7 @@ public struct StatsAccumulator: Sendable {
     public mutating func add(taskID: Int64, start: Double, end: Double, focusedSeconds: Int, pauses: Int, completed: Bool) {
         guard let task = index(ofTask: taskID) else { return }
         var touched = false
-        if completed, let day = day(of: end) {
+        if completed, let day = day(ofEnd: end) {
             touched = true
             days[day].completed += 1
             dayTasks[day * taskIDs.count + task].completed += 1
@@ -105,8 +106,8 @@ public struct StatsAccumulator: Sendable {
         let focused = Double(focusedSeconds)
         let span = end - start
         if span <= 0 {
-            // No wall-clock extent (or a clock stepped back): all of it where it started.
-            if let day = day(of: start) {
+            // No wall-clock extent: all of it on the day it counts on.
+            if let day = day(ofEnd: end) {
                 touched = true
                 addFocus(focused, day: day, task: task, from: start, to: start)
             }
@@ -136,6 +137,21 @@ public struct StatsAccumulator: Sendable {
             }
         }
         guard let found = grid.index(of: wall) else { return nil }
+        lastDay = found
+        return found
+    }
+
+    /// `grid.index(ofEnd:)`, trying the day found last and the one after it first.
+    private mutating func day(ofEnd end: Double) -> Int? {
+        let day = lastDay
+        if day < grid.count, grid.boundaries[day] < end {
+            if end <= grid.boundaries[day + 1] { return day }
+            if day + 1 < grid.count, end <= grid.boundaries[day + 2] {
+                lastDay = day + 1
+                return day + 1
+            }
+        }
+        guard let found = grid.index(ofEnd: end) else { return nil }
         lastDay = found
         return found
     }
@@ -204,9 +220,9 @@ public struct GoalDayCounter: Sendable {
     }
 
     /// Counts a completed session of `taskID` that ended at `end` (as `StatsAccumulator.add`
-    /// does: for the day it ended in; other tasks and days outside the grid are ignored).
+    /// does: for the day it counts on; other tasks and days outside the grid are ignored).
     public mutating func addCompleted(taskID: Int64, end: Double) {
-        guard let task = taskIndex[taskID], let day = grid.index(of: end) else { return }
+        guard let task = taskIndex[taskID], let day = grid.index(ofEnd: end) else { return }
         completed[day * goals.count + task] += 1
     }
 

@@ -138,8 +138,11 @@ public struct TimerMachine: Sendable, Equatable {
     private var elapsedBefore: Double = 0
     /// Steady time when the current running stretch began; nil unless running.
     private var stretchStart: Double?
-    /// Wall time when the current phase first started (the recorded session's start).
+    /// Wall time when the current phase first started (the recorded session's start), read once.
     private var phaseStartWall: Double = 0
+    /// Steady time at that moment: the session's end is its start plus the steady time since,
+    /// so a wall-clock step during the phase moves neither its length nor its end before its start.
+    private var phaseStartSteady: Double = 0
     public private(set) var pauses = 0
 
     public init() {}
@@ -283,6 +286,7 @@ public struct TimerMachine: Sendable, Equatable {
                 // This phase started at a past deadline and is over too: restart it from now.
                 stretchStart = now.steady
                 phaseStartWall = now.wall
+                phaseStartSteady = now.steady
                 break
             }
             let end = Now(steady: deadline, wall: now.wall - (now.steady - deadline))
@@ -315,12 +319,14 @@ public struct TimerMachine: Sendable, Equatable {
         pauses = 0
     }
 
-    /// The machine slept `seconds` (CLOCK_BOOTTIME ran on while CLOCK_MONOTONIC stood still);
-    /// `now` is the reading after the wake-up. Applies `policy`; focus mode abandons work.
-    /// A paused phase is left as it was: its time does not run, whatever the policy.
-    public mutating func suspended(for seconds: Double, policy: SuspendPolicy, at now: Now) -> [TimerEvent] {
+    /// The machine slept `seconds` (CLOCK_BOOTTIME ran on while CLOCK_MONOTONIC stood still),
+    /// a sleep that began at `began` (the driver knows when: logind's announcement, or the
+    /// first reading after the wake less the slept time; nil: `now` less the slept time);
+    /// `now` is the reading after the wake-up. Applies `policy`; focus mode abandons work, as of
+    /// `began`. A paused phase is left as it was: its time does not run, whatever the policy.
+    public mutating func suspended(for seconds: Double, began: Now? = nil, policy: SuspendPolicy, at now: Now) -> [TimerEvent] {
         guard seconds > 0, state == .running else { return [] }
-        let sleptAt = Now(steady: now.steady - seconds, wall: now.wall - seconds)
+        let sleptAt = began ?? Now(steady: now.steady - seconds, wall: now.wall - seconds)
         // A phase whose deadline passed before the machine went to sleep ended then, whatever
         // the policy says about the slept time.
         var events = tick(at: sleptAt)
@@ -349,6 +355,7 @@ public struct TimerMachine: Sendable, Equatable {
         elapsedBefore = 0
         stretchStart = now.steady
         phaseStartWall = now.wall
+        phaseStartSteady = now.steady
         pauses = 0
         return [.phaseStarted(next)]
     }
@@ -357,20 +364,25 @@ public struct TimerMachine: Sendable, Equatable {
     private mutating func endPhase(_ outcome: Outcome, at now: Now) -> [TimerEvent] {
         guard phase == .work, let task else { return [] }
         let focused = (outcome == .completed ? duration : min(duration, elapsed(at: now))).rounded()
-        // Dated by the wall clock: from when it started to now. A span the session rules would
-        // refuse — the wall clock stepped back (shorter than the focused time, past a second of
-        // rounding), or ahead past a day, or a pause over the weekend — says nothing true about
-        // when the work was done: the session is then its focused time ending now. Work given
-        // up the instant it began (no focus, no time on the wall clock) is not a session at all.
-        let end = now.wall
-        let span = end - phaseStartWall
-        let start = span.isFinite && span >= focused - 1 && span <= SessionRules.maxLength ? phaseStartWall : end - focused
+        // Dated from the wall-clock time it started, its span the steady time since (pauses and
+        // slept time included), so it always holds its focused time. A span past a day — a
+        // pause over the weekend — is one no session may have and says nothing true about when
+        // the work was done: the session is then its focused time ending now. Work given up the
+        // instant it began (no focus, no time) is not a session at all.
+        let end = wall(at: now)
+        let start = end - phaseStartWall <= SessionRules.maxLength ? phaseStartWall : end - focused
         guard end > start else { return [] }
         let session = WorkSession(
             taskID: task.id, taskName: task.name, start: start, end: end,
             plannedSeconds: Int(saturating: duration.rounded()), focusedSeconds: Int(saturating: focused),
             pauses: pauses, outcome: outcome)
         return [.sessionEnded(session)]
+    }
+
+    /// The wall time of `now` on the current phase's own clock: its start plus the steady time
+    /// since (pauses and slept time included), never before the start.
+    private func wall(at now: Now) -> Double {
+        phaseStartWall + max(0, now.steady - phaseStartSteady)
     }
 
     /// Moves to the phase that follows `finished`, starting it when autostart says so.
@@ -428,9 +440,12 @@ public struct SavedTimer: Equatable, Sendable {
     public var elapsed: Double
     public var pauses: Int
     public var phaseStartWall: Double
+    /// Steady seconds since the phase started (pauses and slept time included) at the moment of
+    /// saving: the session's end after a restart is still its start plus its steady length.
+    public var phaseAge: Double
 
     public init(state: TimerState, phase: Phase?, task: TaskConfig?, round: Int, duration: Double,
-                elapsed: Double, pauses: Int, phaseStartWall: Double) {
+                elapsed: Double, pauses: Int, phaseStartWall: Double, phaseAge: Double) {
         self.state = state
         self.phase = phase
         self.task = task
@@ -439,13 +454,15 @@ public struct SavedTimer: Equatable, Sendable {
         self.elapsed = elapsed
         self.pauses = pauses
         self.phaseStartWall = phaseStartWall
+        self.phaseAge = phaseAge
     }
 }
 
 extension TimerMachine {
     public func saved(at now: Now) -> SavedTimer {
         SavedTimer(state: state, phase: phase, task: task, round: round, duration: duration,
-                   elapsed: elapsed(at: now), pauses: pauses, phaseStartWall: phaseStartWall)
+                   elapsed: elapsed(at: now), pauses: pauses, phaseStartWall: phaseStartWall,
+                   phaseAge: max(0, now.steady - phaseStartSteady))
     }
 
     /// Rebuilds the machine saved `downtime` seconds before `now`. A running phase ran on while
@@ -460,6 +477,7 @@ extension TimerMachine {
         self.duration = saved.duration
         self.pauses = saved.pauses
         self.phaseStartWall = saved.phaseStartWall
+        self.phaseStartSteady = now.steady - saved.phaseAge - max(0, downtime)
         if saved.state == .running {
             elapsedBefore = 0
             stretchStart = now.steady - saved.elapsed - max(0, downtime)

@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import DiligenceCore
+import CLinux
 
 /// The daemon's clocks (DESIGN.md "Clocks: one rule"): CLOCK_BOOTTIME drives durations (it runs on
 /// during suspend), CLOCK_MONOTONIC tells how long the machine slept (it stops), the wall clock
@@ -42,6 +44,9 @@ public struct Clocks: Sendable {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
+    /// One reading of all three clocks.
+    public var reading: Reading { source() }
+
     public var boottime: Double { source().boottime }
     public var monotonic: Double { source().monotonic }
     public var wall: Double { source().wall }
@@ -66,4 +71,38 @@ public struct Clocks: Sendable {
         guard fgets(&buffer, 64, f) != nil else { return "" }
         return String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }()
+}
+
+/// The kernel's word that the wall clock jumped: it was set (NTP stepping it, `date -s`), or the
+/// machine resumed from a suspend, which Linux treats as a setting of the clock. A
+/// CLOCK_REALTIME timer armed with TFD_TIMER_CANCEL_ON_SET turns readable then
+/// (`clinux_clock_jump_timer`), so the daemon reads its clocks the moment the machine wakes —
+/// with or without logind, whether a phase timer is due or not — at no cost in between.
+final class ClockJumpWatch {
+    private let fd: Int32
+    private let source: DispatchSourceRead
+
+    /// `jumped` runs on `queue` after each jump; nil (logged) when the kernel offers no such timer.
+    init?(queue: DispatchQueue, jumped: @escaping () -> Void) {
+        let fd = clinux_clock_jump_timer()
+        guard fd >= 0 else {
+            Log.warning("Cannot watch the wall clock for jumps (\(String(cString: strerror(errno)))); a suspend is noticed at the next timer or command.")
+            return nil
+        }
+        self.fd = fd
+        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler {
+            // ECANCELED (the jump) or, never, an expiry: either way the timer is armed again.
+            var expirations: UInt64 = 0
+            _ = read(fd, &expirations, 8)
+            _ = clinux_arm_clock_jump_timer(fd)
+            jumped()
+        }
+        source.setCancelHandler { Glibc.close(fd) }
+        source.activate()
+    }
+
+    func close() {
+        source.cancel()
+    }
 }

@@ -35,12 +35,20 @@ public final class Daemon {
     private var ticking = false
     private var watchdogTimer: DispatchSourceTimer?
     private var signalSource: DispatchSourceRead?
-    /// The local day `today_completed` counts (statusDayBounds).
-    private var statusDay: (start: Double, end: Double, dayStartsAt: Int)?
+    /// Today's statistics day (`today(at:)`) and the `day_starts_at` it was computed with.
+    private var todayKept: (day: StatisticsDay, dayStartsAt: Int)?
+    /// Watches /etc/localtime for a new time zone; nil when TZ names the zone (ZoneWatch.swift).
+    var zoneWatch: ZoneWatch?
     /// The last `today_completed`, with the day and the store's write count it was taken at.
     private var todayCount: (dayStart: Double, writes: Int64, count: Int)?
-    /// BOOTTIME − MONOTONIC at the last look: when it grows, the machine slept.
-    private var lastSlept: Double
+    /// The clocks at the last look (observeClocks): BOOTTIME − MONOTONIC growing since says
+    /// the machine slept, the wall clock moving against BOOTTIME that it was set.
+    private var lastReading: Clocks.Reading
+    /// The clocks at logind's PrepareForSleep(true), until the sleep it announced is applied:
+    /// that sleep began then (Sleep.swift).
+    var sleepAnnounced: Now?
+    /// The kernel's word that the machine woke or the wall clock was set (Clocks.swift).
+    private var clockJumpWatch: ClockJumpWatch?
     /// Sessions that could not be written yet (storage error); retried until they are
     /// (Durability.swift: on every apply and on `retryTimer`, with back-off).
     var unsaved: [WorkSession] = []
@@ -92,7 +100,7 @@ public final class Daemon {
         self.wakeTimer = DispatchSource.makeTimerSource(queue: queue)
         self.tickTimer = DispatchSource.makeTimerSource(queue: queue)
         self.retryTimer = DispatchSource.makeTimerSource(queue: queue)
-        self.lastSlept = clocks.slept
+        self.lastReading = clocks.reading
     }
 
     // MARK: Start and stop
@@ -123,6 +131,10 @@ public final class Daemon {
         try server.start()
         startWatchdog()
         logind.start()
+        clockJumpWatch = ClockJumpWatch(queue: queue) { [unowned self] in self.deadlineReached() }
+        if getenv("TZ") == nil {
+            zoneWatch = ZoneWatch(queue: queue) { [unowned self] in self.zoneChanged() }
+        }
         updateReminders()
         rearm()
         Log.info("diligenced \(ProtocolInfo.release) listening on \(paths.socket), database \(paths.database)")
@@ -186,6 +198,8 @@ public final class Daemon {
         for timer in [phaseTimer, wakeTimer, tickTimer, retryTimer] { timer.cancel() }
         watchdogTimer?.cancel()
         reminders.cancel()
+        zoneWatch?.close()
+        clockJumpWatch?.close()
         sound.stopAll()
         notifier.close()
         logind.close()
@@ -243,22 +257,48 @@ public final class Daemon {
     /// the last look is applied (the suspend policy decides what the slept time means), and a
     /// deadline that passed before its timer fired is completed. Every command starts here, so
     /// a `stop` a moment after the deadline finds the phase completed, not abandoned.
+    ///
+    /// A suspend is dated at the moment it began: logind's PrepareForSleep(true) when it
+    /// announced it, else this reading less the slept time — which is that moment because the
+    /// first look after a wake is taken as the machine wakes (ClockJumpWatch), whichever path
+    /// then handles it. A wall-clock step is logged here, once.
     @discardableResult
     func observeClocks() -> Now {
-        let now = clocks.now
-        let slept = clocks.slept
-        let delta = slept - lastSlept
-        lastSlept = slept
+        let reading = clocks.reading
+        let now = Now(steady: reading.boottime, wall: reading.wall)
+        let slept = (reading.boottime - reading.monotonic) - (lastReading.boottime - lastReading.monotonic)
+        let step = (reading.wall - reading.boottime) - (lastReading.wall - lastReading.boottime)
+        // Slewing (NTP, at most 0.05 %) moves the wall clock a little between looks; a step more.
+        if abs(step) > 1 + 0.0005 * (reading.monotonic - lastReading.monotonic) {
+            Log.info("The wall clock was set \(step > 0 ? "forward" : "back") by \(DurationText.format(Int(abs(step).rounded()))) (\(RFC3339.format(reading.wall)) now); "
+                     + "phases keep their length, and sessions their start and length.",
+                     fields: [("EVENT", "wall_clock_set"), ("SECONDS", String(Int(step.rounded())))])
+        }
+        lastReading = reading
+        var began: Now?
+        if slept > 0.5 {
+            var start = Now(steady: now.steady - slept, wall: now.wall - slept)
+            // logind's announcement dates this sleep unless it is stale (a sleep that failed
+            // without a PrepareForSleep(false)): logind waits seconds, not minutes, after it.
+            if let announced = sleepAnnounced, start.steady - announced.steady < Self.announcedSleepWindow { start = announced }
+            sleepAnnounced = nil
+            began = start
+            Log.info("The machine slept for \(DurationText.format(Int(slept.rounded()))) from \(RFC3339.format(start.wall)); applying the \(config.suspend.rawValue) policy.",
+                     fields: [("EVENT", "resumed_from_suspend"), ("SLEPT_SECONDS", String(Int(slept.rounded())))])
+        }
         changeTimer(at: now) { machine in
             var events: [TimerEvent] = []
-            if delta > 0.5 {
-                Log.info("The machine slept for \(Int(delta)) s; applying the \(config.suspend.rawValue) policy.", fields: [("EVENT", "resumed_from_suspend")])
-                events += machine.suspended(for: delta, policy: config.suspend, at: now)
+            if let began {
+                events += machine.suspended(for: slept, began: began, policy: config.suspend, at: now)
             }
             return events + machine.tick(at: now)
         }
         return now
     }
+
+    /// How long after logind's PrepareForSleep(true) the machine may go to sleep for the
+    /// announcement to date that sleep (logind's longest delay is InhibitDelayMaxSec, 5 s).
+    static let announcedSleepWindow = 60.0
 
     /// The once-a-second tick: after the last watcher has gone it disarms itself, so a daemon
     /// nobody watches stops waking up.
@@ -478,24 +518,37 @@ public final class Daemon {
     /// until the day or the database changes (any write by this daemon: sessions, corrections,
     /// imports, removed tasks); a failed count is not kept.
     func todayCompleted(at now: Now) -> Int {
-        let day = statusDayBounds(at: now)
+        let day = today(at: now)
         let writes = store.writeCount
         if let kept = todayCount, kept.dayStart == day.start, kept.writes == writes { return kept.count }
-        guard let count = try? store.completedCount(from: day.start, to: day.end) else { return 0 }
+        guard let count = try? store.completedCount(endingIn: day) else { return 0 }
         todayCount = (day.start, writes, count)
         return count
     }
 
-    /// Today's bounds for `today_completed`, computed once a day: every status request needs
-    /// them, and localtime_r/mktime look at /etc/localtime each time they run. A wall-clock
-    /// step out of the day, a new day, or a reloaded `day_starts_at` computes them anew.
-    private func statusDayBounds(at now: Now) -> (start: Double, end: Double) {
-        if let day = statusDay, day.dayStartsAt == config.dayStartsAt, day.start <= now.wall, now.wall < day.end {
-            return (day.start, day.end)
-        }
-        let bounds = LocalDay.bounds(containing: now.wall, dayStartsAt: config.dayStartsAt)
-        statusDay = (bounds.start, bounds.end, config.dayStartsAt)
-        return bounds
+    /// Today: the statistics day holding `now` under `day_starts_at`, in the current time zone.
+    /// The one "today" of `status`, `stats`, `plan`, `history add` and `start` without a task.
+    /// Computed once a day, as every status request needs it and localtime_r/mktime cost: a
+    /// wall-clock step out of the day, a new day, a reloaded `day_starts_at` or a new time
+    /// zone (`zoneChanged`, from ZoneWatch) computes it anew. Not a system call more per
+    /// status: a read of the inotify descriptor here would cost 2–3 µs on every request.
+    func today(at now: Now) -> StatisticsDay {
+        if let kept = todayKept, kept.dayStartsAt == config.dayStartsAt, kept.day.contains(now.wall) { return kept.day }
+        let day = LocalDay.day(containing: now.wall, dayStartsAt: config.dayStartsAt)
+        todayKept = (day, config.dayStartsAt)
+        return day
+    }
+
+    /// The time zone changed (ZoneWatch): local time, today and the reminders follow it.
+    func zoneChanged() {
+        LocalDay.reloadZone()
+        todayKept = nil
+        todayCount = nil
+        let now = clocks.now
+        updateReminders()
+        Log.info("The time zone changed; it is now \(RFC3339.format(now.wall)) (\(LocalDay.zoneAbbreviation(at: now.wall))) and today is \(today(at: now).date).",
+                 fields: [("EVENT", "timezone_changed")])
+        Systemd.notify("STATUS=\(statusLine(at: now))")
     }
 
     func statusJSON(at now: Now) -> JSON {

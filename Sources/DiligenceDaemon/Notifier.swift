@@ -13,6 +13,10 @@ import DiligenceCore
 /// wake-up. The bus is opened on the first notification; when there is no bus or no server, one
 /// warning is logged and the daemon goes on without notifications (it tries again on the next
 /// one).
+///
+/// A notification lives as long as what it offered is still there: `closeStale` (after every
+/// change of the timer) closes one whose state is gone (CloseNotification), so a desktop never
+/// keeps offering "Start break" for a break that was skipped.
 final class Notifier {
     /// One notification to show. Notifications of the same `slot` replace each other
     /// (replaces_id), so phase ends never stack up.
@@ -23,6 +27,11 @@ final class Notifier {
         /// Action key and button label, in order.
         var actions: [(key: String, label: String)]
         var settings: NotificationSettings
+        /// The `category` hint: `x-diligence.phase`, `x-diligence.reminder`.
+        var category: String
+        /// Whether the state the notification was shown for (and its buttons act on) is still
+        /// there; once it is not, the notification is closed.
+        var stillValid: () -> Bool
         /// Called on the queue with the action key the user chose.
         var onAction: (String) -> Void
     }
@@ -35,8 +44,8 @@ final class Notifier {
     private let queue: DispatchQueue
     private var connection: BusConnection?
 
-    /// Per slot: the id the server gave the shown notification, and its action handler.
-    private var shown: [String: (id: UInt32, onAction: (String) -> Void)] = [:]
+    /// Per slot: the id the server gave the shown notification, and its message.
+    private var shown: [String: (id: UInt32, message: Message)] = [:]
     /// Slots whose Notify call awaits its reply; a newer message for the slot waits here so
     /// that it can carry the reply's id as replaces_id.
     private var inFlight: Set<String> = []
@@ -68,7 +77,8 @@ final class Notifier {
             return
         }
         defer { sd_bus_message_unref(call) }
-        let replaces = shown[message.slot]?.id ?? 0
+        // The one it replaces is no longer ours to close (closeStale would close the new one).
+        let replaces = shown.removeValue(forKey: message.slot)?.id ?? 0
         let built = Self.appendNotify(call, message: message, replacesID: replaces)
         guard built >= 0 else {
             Log.warning("Could not build a notification: \(String(cString: strerror(-built))).")
@@ -114,7 +124,7 @@ final class Notifier {
         } else if let reply {
             var id: UInt32 = 0
             if sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &id) > 0 {
-                shown[message.slot] = (id, message.onAction)
+                shown[message.slot] = (id, message)
                 delivered += 1
                 if warnedNoServer {
                     warnedNoServer = false
@@ -125,7 +135,37 @@ final class Notifier {
         if let next = waiting.removeValue(forKey: message.slot) {
             // Not from inside sd_bus_process: show() pumps the bus.
             connection?.afterProcessing { [weak self] in self?.show(next) }
+        } else if shown[message.slot] != nil {
+            // The timer may have moved on while the call was on its way.
+            connection?.afterProcessing { [weak self] in self?.closeStale() }
         }
+    }
+
+    // MARK: Closing
+
+    /// Closes every shown notification whose state is gone (CloseNotification; the server
+    /// answers with NotificationClosed). Call after every change of the timer.
+    func closeStale() {
+        for (slot, entry) in shown where !entry.message.stillValid() {
+            shown[slot] = nil
+            close(id: entry.id)
+        }
+    }
+
+    private func close(id: UInt32) {
+        guard let connection else { return }
+        var call: OpaquePointer?
+        guard sd_bus_message_new_method_call(connection.bus, &call, Self.service, Self.objectPath, Self.service, "CloseNotification") >= 0,
+              let call else { return }
+        defer { sd_bus_message_unref(call) }
+        var number = id
+        // No reply is awaited: a notification the user dismissed already answers with an error.
+        guard sd_bus_message_append_basic(call, Self.type("u"), &number) >= 0,
+              sd_bus_message_set_expect_reply(call, 0) >= 0, sd_bus_send(connection.bus, call, nil) >= 0 else {
+            Log.warning("Could not close notification \(id).")
+            return
+        }
+        connection.pump()
     }
 
     /// Appends Notify's arguments: (s app_name, u replaces_id, s app_icon, s summary, s body,
@@ -152,12 +192,15 @@ final class Notifier {
         if rc >= 0 { rc = sd_bus_message_append_basic(m, type("y"), &urgency) }
         if rc >= 0 { rc = sd_bus_message_close_container(m) }
         if rc >= 0 { rc = sd_bus_message_close_container(m) }
-        if rc >= 0 { rc = sd_bus_message_open_container(m, type("e"), "sv") }
-        if rc >= 0 { rc = string("desktop-entry") }
-        if rc >= 0 { rc = sd_bus_message_open_container(m, type("v"), "s") }
-        if rc >= 0 { rc = string("diligence") }
-        if rc >= 0 { rc = sd_bus_message_close_container(m) }
-        if rc >= 0 { rc = sd_bus_message_close_container(m) }
+        // desktop-entry names contrib/diligence.desktop (installed in share/applications).
+        for (key, value) in [("desktop-entry", "diligence"), ("category", message.category)] where rc >= 0 {
+            rc = sd_bus_message_open_container(m, type("e"), "sv")
+            if rc >= 0 { rc = string(key) }
+            if rc >= 0 { rc = sd_bus_message_open_container(m, type("v"), "s") }
+            if rc >= 0 { rc = string(value) }
+            if rc >= 0 { rc = sd_bus_message_close_container(m) }
+            if rc >= 0 { rc = sd_bus_message_close_container(m) }
+        }
         if rc >= 0 { rc = sd_bus_message_close_container(m) }
         var timeout = Int32(message.settings.timeoutMilliseconds ?? -1)
         if rc >= 0 { rc = sd_bus_message_append_basic(m, type("i"), &timeout) }
@@ -172,14 +215,14 @@ final class Notifier {
     private func signalArrived(_ m: OpaquePointer) {
         var id: UInt32 = 0
         guard sd_bus_message_read_basic(m, Self.type("u"), &id) > 0 else { return }
-        guard let slot = shown.first(where: { $0.value.id == id })?.key, let entry = shown[slot] else { return }
+        guard let slot = shown.first(where: { $0.value.id == id })?.key, let onAction = shown[slot]?.message.onAction else { return }
         if sd_bus_message_is_signal(m, Self.service, "ActionInvoked") > 0 {
             var key: UnsafePointer<CChar>?
             guard sd_bus_message_read_basic(m, Self.type("s"), &key) > 0, let key else { return }
             let action = String(cString: key)
             Log.info("Notification action \(action) chosen.", fields: [("EVENT", "notification_action"), ("ACTION", action)])
             // Not from inside sd_bus_process: the action may show the next notification.
-            connection?.afterProcessing { entry.onAction(action) }
+            connection?.afterProcessing { onAction(action) }
         } else {
             shown[slot] = nil
         }

@@ -17,7 +17,15 @@ extension Daemon {
                 sound.phaseEnded(config.sound)
             }
         }
+        notifier.closeStale()
         updateAmbientSound()
+    }
+
+    /// Whether the timer is still in the state it is in now (for a notification shown now):
+    /// its state, phase, round and task.
+    func timerStillAsNow() -> () -> Bool {
+        let now = (machine.state, machine.phase, machine.round, machine.task?.id)
+        return { [unowned self] in (machine.state, machine.phase, machine.round, machine.task?.id) == now }
     }
 
     /// The `[hooks]` event a timer event triggers (`on_<name>`).
@@ -91,8 +99,10 @@ extension Daemon {
             body = task
         }
         let summary = finished == .work ? "Focus session complete" : "Break over"
-        notifier.show(.init(slot: "phase", summary: summary, body: body, actions: actions,
-                            settings: config.notifications) { [unowned self] key in self.notificationAction(key) })
+        notifier.show(.init(slot: "phase", summary: summary, body: body, actions: actions, settings: config.notifications,
+                            category: "x-diligence.phase", stillValid: actions.isEmpty ? { true } : timerStillAsNow()) { [unowned self] key in
+            self.notificationAction(key)
+        })
     }
 
     /// A button of a phase notification: the same paths as `start` and `skip`. A button of an
@@ -140,7 +150,8 @@ extension Daemon {
         var actions: [(key: String, label: String)] = []
         if machine.state == .idle || machine.state == .pending { actions = [("start_task", "Start \(task.name)")] }
         notifier.show(.init(slot: "reminder", summary: "Reminder: \(task.name)", body: body, actions: actions,
-                            settings: config.notifications) { [unowned self] _ in
+                            settings: config.notifications, category: "x-diligence.reminder",
+                            stillValid: actions.isEmpty ? { true } : timerStillAsNow()) { [unowned self] _ in
             guard self.machine.state == .idle || self.machine.state == .pending,
                   let current = try? self.store.task(id: task.id) else { return }
             do {

@@ -3,12 +3,16 @@ import DiligenceCore
 /// What the daemon does when logind announces a sleep or a wake (Logind.swift).
 extension Daemon {
     /// PrepareForSleep(true): brings the machine up to now, saves the timer and writes any
-    /// session still unwritten, so a machine that never wakes loses nothing.
+    /// session still unwritten, so a machine that never wakes loses nothing; the sleep is dated
+    /// at this moment (`sleepAnnounced`).
     /// PrepareForSleep(false): applies the suspend policy at once (observeClocks sees the slept
     /// time) and re-arms the phase timers, whose CLOCK_MONOTONIC deadlines stood still.
     func sleepSignal(_ sleeping: Bool) {
         if sleeping {
             let now = observeClocks()
+            // The sleep begins now as far as the timer goes: an abandoned session ends here,
+            // however late the wake is noticed.
+            sleepAnnounced = now
             let saved = saveTimer(at: now)
             for session in retryUnsaved() { broadcast("session_recorded", now: now, extra: [("session", session.json)]) }
             scheduleRetryIfNeeded()
@@ -17,6 +21,8 @@ extension Daemon {
         } else {
             Log.info("The machine woke up (logind).", fields: [("EVENT", "system_resumed")])
             observeClocks()
+            // A sleep that was announced but did not happen (it failed, or was cancelled).
+            sleepAnnounced = nil
             rearm()
         }
     }

@@ -41,26 +41,27 @@ extension Daemon {
 
     /// The task to start from idle when none is named: today's planned one, if any.
     func plannedTaskToday() throws(DiligenceError) -> TaskConfig? {
-        let today = LocalDay.date(containing: clocks.now.wall, dayStartsAt: config.dayStartsAt)
+        let today = todayDate
         guard let id = try store.plans(from: today, through: today)[today] else { return nil }
         return try store.task(id: id)
     }
 
     // MARK: Days
 
-    var today: CalendarDay { LocalDay.date(containing: clocks.now.wall, dayStartsAt: config.dayStartsAt) }
+    /// The date of today's statistics day (`today(at:)`, the one "today" of every command).
+    var todayDate: CalendarDay { today(at: clocks.now).date }
 
     /// The day of the first recorded session (of `taskID`), inside the date window: a session
     /// dated before 1990 (written by an older diligence) is not reported, and no report reaches
     /// back to it. Nil when nothing is recorded.
     func firstRecordedDay(taskID: Int64?) throws(DiligenceError) -> CalendarDay? {
         guard let start = try store.firstSessionStart(taskID: taskID) else { return nil }
-        return min(max(LocalDay.date(containing: start, dayStartsAt: config.dayStartsAt), DateWindow.firstDay), today)
+        return min(max(LocalDay.date(containing: start, dayStartsAt: config.dayStartsAt), DateWindow.firstDay), todayDate)
     }
 
     /// `out_of_range` for a day outside the date window that `field` led to.
     func outsideWindow(_ field: String, _ what: String) -> DiligenceError {
-        DiligenceError("out_of_range", "\"\(field)\": \(what) is outside the dates diligence keeps, \(DateWindow.description(today: today)) (from 1990 to a year ahead).")
+        DiligenceError("out_of_range", "\"\(field)\": \(what) is outside the dates diligence keeps, \(DateWindow.description(today: todayDate)) (from 1990 to a year ahead).")
     }
 
     func grid(_ first: CalendarDay, _ last: CalendarDay) -> DayGrid {
@@ -102,7 +103,7 @@ extension Daemon {
         if !known.isEmpty, case let current = Statistics.streaks(known).current, current < known.count - 1 {
             return current
         }
-        let end = today
+        let end = todayDate
         var window = max(32, known.count * 2)
         let first = try firstRecordedDay(taskID: task?.id)
         while true {
@@ -121,7 +122,7 @@ extension Daemon {
     private func statsReport(period: StatsPeriod, offset: Int, task: String?) throws(DiligenceError) -> JSON {
         let only = try task.map { name throws(DiligenceError) in try store.findTask(name) }
         let tasks = if let only { [only] } else { try store.tasks() }
-        let now = today
+        let now = todayDate
         let first: CalendarDay
         let last: CalendarDay
         if let kind = period.reportPeriod {
@@ -152,7 +153,7 @@ extension Daemon {
         if period == .today {
             let day = acc.grid
             let sessions = try store.history(taskID: only?.id, from: day.start - Store.longestSessionSpan, to: day.end)
-                .filter { $0.end >= day.start }
+                .filter { $0.end > day.start }  // one ending at today's start is yesterday's
             result.append(("sessions", .array(sessions.map(\.json))))
             result.append(("goals", .array(tasks.indices.filter { tasks[$0].goal > 0 }.map { i in
                 .object([("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)),
@@ -197,6 +198,7 @@ extension Daemon {
     // MARK: week and plan
 
     private func weekView(offset: Int) throws(DiligenceError) -> JSON {
+        let today = todayDate
         guard let (monday, sunday) = DateWindow.period(.week, offset: offset, today: today) else {
             throw outsideWindow("offset", "the week \(offset) from this one")
         }
@@ -232,10 +234,10 @@ extension Daemon {
     /// `day`: `YYYY-MM-DD`, `today`, `tomorrow`, `yesterday`, or a weekday (`monday`, `mon`) of
     /// the week `offset` weeks from this one.
     private func planDay(_ text: String, offset: Int) throws(DiligenceError) -> CalendarDay {
-        guard let day = DateText.day(text, today: today, weekOffset: offset) else {
+        guard let day = DateText.day(text, today: todayDate, weekOffset: offset) else {
             throw DiligenceError("invalid_date", "\(text.debugDescription) is not a day: give YYYY-MM-DD, today, tomorrow, or a weekday such as monday.")
         }
-        guard DateWindow.contains(day, today: today) else { throw outsideWindow("day", day.description) }
+        guard DateWindow.contains(day, today: todayDate) else { throw outsideWindow("day", day.description) }
         return day
     }
 
@@ -249,7 +251,7 @@ extension Daemon {
             throw DiligenceError("invalid_date", "\"\(key)\": \(text.debugDescription) is not a date YYYY-MM-DD (or an RFC 3339 time).")
         }
         let day = CalendarDay(text) ?? LocalDay.date(containing: wall, dayStartsAt: config.dayStartsAt)
-        guard DateWindow.contains(day, today: today) else { throw outsideWindow(key, text) }
+        guard DateWindow.contains(day, today: todayDate) else { throw outsideWindow(key, text) }
         return wall
     }
 
@@ -261,12 +263,13 @@ extension Daemon {
         return .object([("sessions", .array(sessions.map(\.json)))])
     }
 
-    /// A moment (`DateText.moment`); `HH:MM` is on today's calendar date.
+    /// A moment (`DateText.moment`): `HH:MM` is the moment of today's statistics day that reads so.
     private func moment(_ text: String, _ key: String) throws(DiligenceError) -> Double {
-        guard let wall = DateText.moment(text, today: LocalDay.date(containing: clocks.now.wall, dayStartsAt: 0)) else {
-            throw DiligenceError("invalid_date", "\"\(key)\": \(text.debugDescription) is not a time: give HH:MM (today), YYYY-MM-DD HH:MM, or RFC 3339.")
+        do {
+            return try DateText.moment(text, today: today(at: clocks.now), dayStartsAt: config.dayStartsAt)
+        } catch {
+            throw DiligenceError(error.code, "\"\(key)\": \(error.message)")
         }
-        return wall
     }
 
     /// `history add`: a completed session whose focused and planned time is its length, through
@@ -275,6 +278,11 @@ extension Daemon {
         let task = try store.findTask(name)
         let start = try moment(startText, "start")
         let end = try moment(endText, "end")
+        // What a person enters by hand has happened: this request's own rule, stricter than the
+        // session rules' window (which leaves a day for clocks that differ between machines).
+        guard end <= clocks.now.wall + 60 else {
+            throw DiligenceError("invalid_session", "The session ends in the future (\(RFC3339.format(end))); enter sessions that have happened.")
+        }
         let seconds = Int(saturating: (end - start).rounded())
         let session = WorkSession(taskID: task.id, taskName: task.name, start: start, end: end,
                                   plannedSeconds: seconds, focusedSeconds: seconds, pauses: pauses, outcome: .completed)

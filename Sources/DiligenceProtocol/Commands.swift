@@ -68,7 +68,7 @@ public enum Fields {
     static let since = Field<String?>.text("since", maxLength: 64, "from this day (YYYY-MM-DD, its whole day) or moment (RFC 3339) on")
     static let until = Field<String?>.text("until", maxLength: 64, "up to and including this day (YYYY-MM-DD), or up to this moment (RFC 3339)")
     static let limit = Field<Int?>.integer("limit", 1...1_000_000, "only the most recent N sessions")
-    static let start = Field<String>.text("start", maxLength: 64, "when it started: RFC 3339, local YYYY-MM-DD HH:MM[:SS], or HH:MM today")
+    static let start = Field<String>.text("start", maxLength: 64, "when it started: RFC 3339, local YYYY-MM-DD HH:MM[:SS], or HH:MM today; a local time may end in its offset (+02:00, Z)")
     static let end = Field<String>.text("end", maxLength: 64, "when it ended: as start")
     static let pauses = Field<Int>.integer("pauses", 0...1_000, default: 0, "pauses taken")
     static let sessionID = Field<Int64>.id("id", 1...Int64.max, "the session's id, as history lists it")

@@ -13,17 +13,19 @@ extension Store {
     // MARK: Reports
 
     /// Calls `body` for every recorded session (of `taskID`, when given) whose wall-clock span
-    /// reaches into [`from`, `to`), in start order, without building a `WorkSession` per row.
-    /// `body` receives task id, start, end, focused seconds, pauses and whether it was completed.
+    /// reaches into [`from`, `to`) — it ends after `from`: one ending exactly there is the day
+    /// before's (`DayGrid.index(ofEnd:)`) —, in start order, without building a `WorkSession`
+    /// per row. `body` receives task id, start, end, focused seconds, pauses and whether it was
+    /// completed.
     public func forEachSession(
         from: Double, to: Double, taskID: Int64? = nil,
         _ body: (_ taskID: Int64, _ start: Double, _ end: Double, _ focused: Int, _ pauses: Int, _ completed: Bool) -> Void
     ) throws(DiligenceError) {
-        // `end >= from` is checked here, not in SQL: the few sessions of the 8 days before
-        // `from` that ended before it cost less than one more SQL comparison on every row.
+        // `end > from` is checked here, not in SQL: the few sessions of the 8 days before
+        // `from` that ended by then cost less than one more SQL comparison on every row.
         var sql = """
             SELECT task_id, start, end, focused_seconds, pauses, outcome = 'completed' FROM sessions
-            WHERE start >= ? AND start < ?
+            WHERE start >= ? AND start <= ?
             """
         var values: [SQLite.Value] = [.real(from - Self.longestSessionSpan), .real(to)]
         if let taskID {
@@ -31,21 +33,22 @@ extension Store {
             values.append(.integer(taskID))
         }
         try connection.cached(sql + " ORDER BY start").forEachRow(values) { row throws(DiligenceError) in
-            let end = row.double(2)
-            guard end >= from else { return }
-            body(row.int64(0), row.double(1), end, row.int(3), row.int(4), row.int64(5) != 0)
+            let start = row.double(1), end = row.double(2)
+            // Only a session of no length may start at `to`: it ends there, on the last day.
+            guard end > from, start < to || end == start else { return }
+            body(row.int64(0), start, end, row.int(3), row.int(4), row.int64(5) != 0)
         }
     }
 
-    /// Calls `body` with the task id and end of every completed session that `forEachSession`
-    /// would pass for [`from`, `to`) and that ended there: what streaks need, read on the
-    /// index of completed sessions' ends.
+    /// Calls `body` with the task id and end of every completed session that counts on the days
+    /// [`from`, `to`) (it ended after `from` and by `to`: `DayGrid.index(ofEnd:)`): what streaks
+    /// need, read on the index of completed sessions' ends.
     public func forEachCompletedSession(
         from: Double, to: Double, taskID: Int64? = nil, _ body: (_ taskID: Int64, _ end: Double) -> Void
     ) throws(DiligenceError) {
         var sql = """
             SELECT task_id, end FROM sessions
-            WHERE outcome = 'completed' AND end >= ? AND end < ? AND start >= ? AND start < ?
+            WHERE outcome = 'completed' AND end > ? AND end <= ? AND start >= ? AND start <= ?
             """
         var values: [SQLite.Value] = [.real(from), .real(to), .real(from - Self.longestSessionSpan), .real(to)]
         if let taskID {

@@ -1,5 +1,6 @@
 import DiligenceCore
 import DiligenceProtocol
+import DiligenceTime
 
 /// The daemon's database: tasks, recorded work sessions, day plans and the saved timer.
 ///
@@ -377,12 +378,12 @@ public final class Store {
         )
     }
 
-    /// How many completed work sessions ended in [`from`, `to`). A session counts for the
-    /// moment it was completed, so a pomodoro across midnight counts for the new day.
-    public func completedCount(from: Double, to: Double) throws(DiligenceError) -> Int {
+    /// How many completed work sessions count on `day`: those that ended in it, an end exactly
+    /// at its start being the day before's (`StatisticsDay.holdsSessionEnd`, docs/statistics.md).
+    public func completedCount(endingIn day: StatisticsDay) throws(DiligenceError) -> Int {
         try db.query(
-            "SELECT count(*) FROM sessions WHERE outcome = 'completed' AND end >= ? AND end < ?",
-            [.real(from), .real(to)]
+            "SELECT count(*) FROM sessions WHERE outcome = 'completed' AND end > ? AND end <= ?",
+            [.real(day.start), .real(day.end)]
         ).first?.int(0) ?? 0
     }
 
@@ -416,7 +417,7 @@ public final class Store {
         guard let row = try db.query("SELECT saved, saved_wall, saved_boottime, boot_id FROM timer_state WHERE id = 1").first else {
             return nil
         }
-        guard let stored = try? JSON.parse(row.string(0)), let saved = SavedTimer(storedJSON: stored) else {
+        guard let stored = try? JSON.parse(row.string(0)), let saved = SavedTimer(storedJSON: stored, savedWall: row.double(1)) else {
             return nil
         }
         return (saved, row.double(1), row.double(2), row.string(3))

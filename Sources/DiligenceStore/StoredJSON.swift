@@ -68,11 +68,13 @@ extension SavedTimer {
         if let phase { members.append(("phase", .string(phase.rawValue))) }
         if let task { members.append(("task", task.storedJSON)) }
         members += [("round", .int(round)), ("duration", .double(duration)), ("elapsed", .double(elapsed)),
-                    ("pauses", .int(pauses)), ("phaseStartWall", .double(phaseStartWall))]
+                    ("pauses", .int(pauses)), ("phaseStartWall", .double(phaseStartWall)), ("phaseAge", .double(phaseAge))]
         return .object(members)
     }
 
-    init?(storedJSON json: JSON) {
+    /// `savedWall`: the wall clock at the save, for a timer saved before `phaseAge` was kept
+    /// (its age is then read off the wall clock, as it was).
+    init?(storedJSON json: JSON, savedWall: Double) {
         guard let state = json["state"]?.stringValue.flatMap(TimerState.init(rawValue:)),
               let round = json["round"]?.intValue, let duration = json["duration"]?.doubleValue,
               let elapsed = json["elapsed"]?.doubleValue, let pauses = json["pauses"]?.intValue,
@@ -89,6 +91,7 @@ extension SavedTimer {
             task = parsed
         }
         self.init(state: state, phase: phase, task: task, round: Int(round), duration: duration, elapsed: elapsed,
-                  pauses: Int(pauses), phaseStartWall: phaseStartWall)
+                  pauses: Int(pauses), phaseStartWall: phaseStartWall,
+                  phaseAge: json["phaseAge"]?.doubleValue ?? max(0, savedWall - phaseStartWall))
     }
 }

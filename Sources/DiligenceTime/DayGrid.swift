@@ -45,6 +45,21 @@ public struct DayGrid: Sendable {
         return low
     }
 
+    /// The index of the day a session ending at `end` counts on, nil outside the grid: the day
+    /// it ends in, where an end exactly at a boundary belongs to the day that ends there (the
+    /// earlier one). The one rule for completed counts, goals, streaks and `today_completed`;
+    /// `StatisticsDay.holdsSessionEnd` says the same for a single day.
+    public func index(ofEnd end: Double) -> Int? {
+        guard count > 0, end > start, end <= self.end else { return nil }
+        var low = 0
+        var high = count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if boundaries[mid] < end { low = mid } else { high = mid - 1 }
+        }
+        return low
+    }
+
     /// Seconds since local midnight of `wall`, which lies in day `day` (0 ..< 86400).
     public func secondOfDay(_ wall: Double, day: Int) -> Double {
         var local = Double(dayStartMinute * 60) + (wall - boundaries[day])
@@ -52,4 +67,24 @@ public struct DayGrid: Sendable {
         local = local.truncatingRemainder(dividingBy: 86400)
         return local < 0 ? local + 86400 : local
     }
+}
+
+/// One statistics day: its date and the wall-clock instants [`start`, `end`) it spans (local
+/// time, `day_starts_at`; 23 or 25 hours across a DST change).
+public struct StatisticsDay: Equatable, Sendable {
+    public var date: CalendarDay
+    public var start: Double
+    public var end: Double
+
+    public init(date: CalendarDay, start: Double, end: Double) {
+        self.date = date
+        self.start = start
+        self.end = end
+    }
+
+    public func contains(_ wall: Double) -> Bool { start <= wall && wall < end }
+
+    /// Whether a session ending at `end` counts on this day (the rule of `DayGrid.index(ofEnd:)`:
+    /// an end exactly at `start` belongs to the day before, one exactly at `end` to this one).
+    public func holdsSessionEnd(_ end: Double) -> Bool { start < end && end <= self.end }
 }

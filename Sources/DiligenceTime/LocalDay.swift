@@ -31,15 +31,28 @@ public enum LocalDay {
         return Double(mktime(&t))
     }
 
-    /// The date of the statistics day holding `wall` (with days starting at 04:00, 01:30 on the
-    /// 11th belongs to the 10th).
-    public static func date(containing wall: Double, dayStartsAt minute: Int) -> CalendarDay {
-        let start = bounds(containing: wall, dayStartsAt: minute).start
+    /// The statistics day holding `wall` (with days starting at 04:00, 01:30 on the 11th belongs
+    /// to the 10th): "today" is `day(containing: now)`.
+    public static func day(containing wall: Double, dayStartsAt minute: Int) -> StatisticsDay {
+        let (start, end) = bounds(containing: wall, dayStartsAt: minute)
         var t = timeT(start)
         var local = tm()
         localtime_r(&t, &local)
         let year = Int(local.tm_year) + 1900
-        return CalendarDay(year: year, month: Int(local.tm_mon) + 1, day: Int(local.tm_mday)) ?? (year < 1 ? .earliest : .latest)
+        let date = CalendarDay(year: year, month: Int(local.tm_mon) + 1, day: Int(local.tm_mday)) ?? (year < 1 ? .earliest : .latest)
+        return StatisticsDay(date: date, start: start, end: end)
+    }
+
+    /// The date of the statistics day holding `wall`.
+    public static func date(containing wall: Double, dayStartsAt minute: Int) -> CalendarDay {
+        day(containing: wall, dayStartsAt: minute).date
+    }
+
+    /// Makes local time follow the system's zone again after it changed (/etc/localtime replaced
+    /// or rewritten): glibc's localtime_r keeps the zone it read first, and only tzset() looks
+    /// again (when TZ is unset; a TZ in the environment names the zone for good).
+    public static func reloadZone() {
+        tzset()
     }
 
     /// The wall-clock instant at which `day`'s statistics day begins.
@@ -105,8 +118,9 @@ public enum LocalDay {
         return (local.tm_gmtoff, minuteOfDay)
     }
 
-    /// The first second in (`from`, `to`] whose UTC offset differs from `from`'s (binary search).
-    private static func transition(after from: Double, before to: Double) -> Double {
+    /// The instant the UTC offset changes: the first second in (`from`, `to`] whose offset
+    /// differs from `from`'s (binary search).
+    public static func transition(after from: Double, before to: Double) -> Double {
         let offset = localClock(from).utcOffset
         var low = from
         var high = to
@@ -128,6 +142,48 @@ public enum LocalDay {
         t.tm_sec = Int32(clamping: second)
         t.tm_isdst = -1
         return Double(mktime(&t))
+    }
+
+    /// What a local date and time names in the current zone: one instant, none (the clocks
+    /// jumped over it), or two (the clocks went back over it). Exact to the second, for any
+    /// zone's changes (DST, and a zone's own offset changes), found from the offsets the zone
+    /// has within two days of it.
+    public static func meaning(of day: CalendarDay, hour: Int, minute: Int, second: Int) -> LocalTimeMeaning {
+        let naive = Double(day.daysSince1970 * 86400 + hour * 3600 + minute * 60 + second)
+        var offsets: [Int] = []
+        for probe in stride(from: -8, through: 8, by: 1) {
+            let offset = localClock(naive + Double(probe * 21600)).utcOffset
+            if !offsets.contains(offset) { offsets.append(offset) }
+        }
+        let instants = offsets.map { naive - Double($0) }.filter { localNaive($0) == naive }.sorted()
+        switch instants.count {
+        case 0:
+            // The transition lies between the instants the earliest and latest offsets would give.
+            let low = naive - Double(offsets.max()!)
+            let high = naive - Double(offsets.min()!)
+            let at = transition(after: low, before: high)
+            return .skipped(at: at, offsetBefore: localClock(at - 1).utcOffset, offsetAfter: localClock(at).utcOffset)
+        case 1:
+            return .unique(instants[0])
+        default:
+            let first = instants[0], second = instants[instants.count - 1]
+            return .repeated(first: first, firstOffset: localClock(first).utcOffset,
+                             second: second, secondOffset: localClock(second).utcOffset)
+        }
+    }
+
+    /// Local time at `wall` as seconds since 1970-01-01 00:00 of the local calendar (what
+    /// `naive` is in `meaning`).
+    public static func localNaive(_ wall: Double) -> Double {
+        wall.rounded(.down) + Double(localClock(wall).utcOffset)
+    }
+
+    /// The zone's abbreviation at `wall` (`CET`, `CEST`; `+0530` where the zone has none).
+    public static func zoneAbbreviation(at wall: Double) -> String {
+        var t = timeT(wall)
+        var local = tm()
+        localtime_r(&t, &local)
+        return local.tm_zone.map { String(cString: $0) } ?? ""
     }
 
     /// The next local `minute`-after-midnight strictly after `wall`: today's if still ahead,
@@ -154,4 +210,15 @@ public enum LocalDay {
         localtime_r(&t, &local)
         return Int(local.tm_hour) * 60 + Int(local.tm_min)
     }
+}
+
+/// What a local date and time names (`LocalDay.meaning`).
+public enum LocalTimeMeaning: Equatable, Sendable {
+    /// One instant.
+    case unique(Double)
+    /// None: at the instant `at` the clocks jumped forward, from `offsetBefore` to `offsetAfter`
+    /// seconds east of UTC, over it.
+    case skipped(at: Double, offsetBefore: Int, offsetAfter: Int)
+    /// Two instants, an offset apart: the first at `firstOffset`, the second at `secondOffset`.
+    case repeated(first: Double, firstOffset: Int, second: Double, secondOffset: Int)
 }

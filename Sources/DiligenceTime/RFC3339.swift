@@ -8,11 +8,15 @@ public enum RFC3339 {
         var t = timeT(wall)
         var tm = tm()
         localtime_r(&t, &tm)
-        let offset = tm.tm_gmtoff / 60
-        let sign = offset < 0 ? "-" : "+"
         return "\(pad(Int(tm.tm_year) + 1900, 4))-\(pad(Int(tm.tm_mon) + 1))-\(pad(Int(tm.tm_mday)))T"
             + "\(pad(Int(tm.tm_hour))):\(pad(Int(tm.tm_min))):\(pad(Int(tm.tm_sec)))"
-            + "\(sign)\(pad(abs(offset) / 60)):\(pad(abs(offset) % 60))"
+            + offsetText(tm.tm_gmtoff)
+    }
+
+    /// `+05:30`, `-03:00`: an offset of `seconds` east of UTC as RFC 3339 writes it.
+    public static func offsetText(_ seconds: Int) -> String {
+        let minutes = seconds / 60
+        return (minutes < 0 ? "-" : "+") + pad(abs(minutes) / 60) + ":" + pad(abs(minutes) % 60)
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)` to seconds since 1970; nil when malformed or impossible.

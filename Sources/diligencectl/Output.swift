@@ -147,13 +147,7 @@ func taskTable(_ tasks: [JSON]) -> String {
             goal == 0 ? "-" : String(goal),
         ]
     }
-    let all = [header] + rows
-    let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-    return all.map { row in
-        row.enumerated().map { column, cell in
-            column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
-        }.joined(separator: "  ")
-    }.joined(separator: "\n") + "\n"
+    return columns([header] + rows, indent: "")
 }
 
 /// A task as `key: value` lines; each key is the `task edit` flag that changes it.

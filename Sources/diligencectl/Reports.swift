@@ -43,7 +43,7 @@ extension Command {
                 options: [Option("pauses", key: "pauses"), json],
                 wire: "history_add", output: .report,
                 summary: "record a completed session the timer missed",
-                notes: "A session that overlaps a recorded one is refused; the message names it."),
+                notes: "HH:MM is a moment of today (days start at day_starts_at). A session that overlaps a recorded one is refused; the message names it. A local time a DST change skips or repeats is refused: give its offset, e.g. 2026-10-25 02:30+02:00."),
         Command(words: ["history", "remove"], arguments: [sessionID], options: [json], wire: "history_remove", output: .report,
                 summary: "delete a recorded session"),
         Command(words: ["history", "edit"], arguments: [sessionID],
@@ -130,8 +130,8 @@ func readFile(_ path: String) -> Result<[UInt8], UsageError> {
 // MARK: Reports
 
 /// The text of a `.report` command's result.
-func report(_ r: JSON, for parsed: ParsedCommand, colors: Bool) -> String {
-    let paint = Paint(enabled: colors)
+func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
+    let paint = Paint(enabled: screen.colors > .none)
     switch parsed.command.wire {
     case "stats": return r["period"]?.stringValue == "today" ? todayReport(r, paint) : periodReport(r, paint)
     case "week": return weekReport(r, paint)
@@ -186,27 +186,15 @@ func bar(_ value: Int, of maximum: Int, width: Int = 30) -> String {
     return String(repeating: "█", count: eighths / 8) + partial[eighths % 8]
 }
 
-/// Rows of cells, columns padded to their widest cell (by characters); `right` columns align right.
+/// Rows of cells, columns padded to their widest cell (in terminal columns, `DisplayWidth`);
+/// `right` columns align right.
 func columns(_ rows: [[String]], right: Set<Int> = [], indent: String = "  ") -> String {
-    let widths = (0..<(rows.map(\.count).max() ?? 0)).map { c in rows.map { c < $0.count ? visibleWidth($0[c]) : 0 }.max() ?? 0 }
+    let widths = (0..<(rows.map(\.count).max() ?? 0)).map { c in rows.map { c < $0.count ? $0[c].displayWidth : 0 }.max() ?? 0 }
     return rows.map { row in
         indent + row.enumerated().map { c, cell in
-            let pad = String(repeating: " ", count: widths[c] - visibleWidth(cell))
-            return right.contains(c) ? pad + cell : (c == row.count - 1 ? cell : cell + pad)
+            right.contains(c) ? cell.padded(toWidth: widths[c], right: true) : (c == row.count - 1 ? cell : cell.padded(toWidth: widths[c]))
         }.joined(separator: "  ")
     }.joined(separator: "\n") + "\n"
-}
-
-/// Characters on screen: ANSI escape sequences take none.
-func visibleWidth(_ text: String) -> Int {
-    var width = 0
-    var escaped = false
-    for c in text.unicodeScalars {
-        if escaped { if c == "m" { escaped = false }; continue }
-        if c == "\u{1B}" { escaped = true; continue }
-        width += 1
-    }
-    return width
 }
 
 private func sessionLine(_ s: JSON) -> String {

@@ -26,15 +26,17 @@ struct Terminal: Sendable {
     var isInteractive: Bool
     /// Shows the prompt and reads the answer; nil at end of input.
     var ask: @Sendable (String) -> String?
-    /// Whether reports may use colours: standard output is a terminal (and NO_COLOR is unset).
-    var colors = false
+    /// Whether standard output is a terminal (reports may use colours there).
+    var outputIsTerminal = false
+    /// The width of the terminal standard output shows on (TIOCGWINSZ), nil when it is none.
+    var windowColumns: Int?
 
-    /// Standard input and standard error of this process.
+    /// Standard input, output and error of this process.
     static var standard: Terminal {
         Terminal(isInteractive: isatty(0) != 0, ask: { prompt in
             writeAll(prompt, to: 2)
             return readLine()
-        }, colors: isatty(1) != 0)
+        }, outputIsTerminal: isatty(1) != 0, windowColumns: Screen.windowColumns(fd: 1))
     }
 
     /// A terminal nobody sits at.
@@ -72,10 +74,9 @@ func runClient(_ args: [String], environment: [String: String], terminal: Termin
     case .clientVersion:
         return Outcome(stdout: clientVersionLine)
     case let .run(parsed, socket):
-        var terminal = terminal
-        // https://no-color.org: any non-empty NO_COLOR turns colours off.
-        if let noColor = environment["NO_COLOR"], !noColor.isEmpty { terminal.colors = false }
-        return execute(parsed, socket: socket ?? defaultSocket, terminal: terminal, environment: environment)
+        var screen = Screen.detect(environment: environment, isTerminal: terminal.outputIsTerminal, windowColumns: terminal.windowColumns)
+        if parsed.has("plain") { screen.colors = .none }
+        return execute(parsed, socket: socket ?? defaultSocket, terminal: terminal, screen: screen, environment: environment)
     }
 }
 
@@ -92,7 +93,8 @@ enum Failure: Error {
 }
 
 /// Sends `parsed`'s request (after asking, for `task remove`) and shows the answer.
-func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal, environment: [String: String] = ProcessEnvironment.current) -> Outcome {
+func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal, screen: Screen = .plain,
+             environment: [String: String] = ProcessEnvironment.current) -> Outcome {
     // `version` prints the client's line whatever happens next.
     let prefix = if case .version = parsed.command.output { clientVersionLine } else { "" }
     if case .stream = parsed.command.output { return watch(parsed, socket: socket) }
@@ -122,7 +124,7 @@ func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal, enviro
             try confirmRemoval(parsed, terminal: terminal, send: send)
         }
         let answer = parsed.command.wire == "import" ? try importFile(parsed, send: send) : try send(parsed.request)
-        outcome = Outcome(stdout: show(answer, for: parsed, colors: terminal.colors))
+        outcome = Outcome(stdout: show(answer, for: parsed, screen: screen))
         if case .status = parsed.command.output { outcome.stderr = configWarnings(answer) }
     } catch {
         switch error {
@@ -197,7 +199,7 @@ func unreachableMessage(path: String, reason: String, environment: [String: Stri
 }
 
 /// The text for a person (or the JSON for a script) of a command's result.
-func show(_ result: JSON, for parsed: ParsedCommand, colors: Bool = false) -> String {
+func show(_ result: JSON, for parsed: ParsedCommand, screen: Screen = .plain) -> String {
     if parsed.has("json") { return result.serialized + "\n" }
     switch parsed.command.output {
     case .status, .stream:
@@ -214,7 +216,7 @@ func show(_ result: JSON, for parsed: ParsedCommand, colors: Bool = false) -> St
         let n = result["sessions_removed"]?.intValue ?? 0
         return "Removed task \"\(name)\" and its \(n) recorded session\(n == 1 ? "" : "s").\n"
     case .report:
-        return report(result, for: parsed, colors: colors)
+        return report(result, for: parsed, screen: screen)
     case .version:
         let version = result["version"]?.stringValue ?? "?"
         let proto = result["protocol"]?.intValue ?? 0

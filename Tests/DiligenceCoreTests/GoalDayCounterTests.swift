@@ -34,13 +34,25 @@ import DiligenceTime
         }
     }
 
+    /// The streak counts a session ending at midnight on the day that ends there, as reports do.
+    @Test func aSessionEndingAtMidnightMeetsTheEarlierDay() {
+        let grid = DayGrid(dates: [CalendarDay(year: 2026, month: 6, day: 8)!, CalendarDay(year: 2026, month: 6, day: 9)!],
+                           boundaries: [0, 86400, 172800])
+        var counter = GoalDayCounter(grid: grid, taskIDs: [1], goals: [0])
+        counter.addCompleted(taskID: 1, end: 86400)
+        #expect(counter.goalDays == [true, false])
+        counter.addCompleted(taskID: 1, end: 0)  // the day before the grid's
+        counter.addCompleted(taskID: 1, end: 172800)  // the grid's last day
+        #expect(counter.goalDays == [true, true])
+    }
+
     @Test func aTaskWithoutAGoalNeedsOneCompletedSession() {
         let grid = DayGrid(dates: [CalendarDay(year: 2026, month: 6, day: 8)!, CalendarDay(year: 2026, month: 6, day: 9)!],
                            boundaries: [0, 86400, 172800])
         var counter = GoalDayCounter(grid: grid, taskIDs: [1, 2], goals: [0, 2])
         counter.addCompleted(taskID: 2, end: 100)  // one of two: not met
         counter.addCompleted(taskID: 1, end: 90000)  // no goal: one is enough
-        counter.addCompleted(taskID: 2, end: 172800)  // after the grid: ignored
+        counter.addCompleted(taskID: 2, end: 172801)  // after the grid: ignored
         #expect(counter.goalDays == [false, true])
         #expect(Statistics.reachesGoal(1, goal: 0) && !Statistics.reachesGoal(1, goal: 2) && Statistics.reachesGoal(2, goal: 2))
     }

@@ -11,6 +11,21 @@ import DiligenceTime
                        boundaries: (0...count).map { Double($0 * 86400) }, dayStartMinute: dayStartMinute)
     }
 
+    /// One rule for the count and the focus: a session ending exactly at a day boundary belongs
+    /// to the day that ends there, its count as well as its focused time.
+    @Test func aSessionEndingExactlyAtADayBoundaryBelongsToTheEarlierDay() {
+        var acc = StatsAccumulator(grid: Self.evenGrid(2), taskIDs: [7])
+        acc.add(taskID: 7, start: 86400 - 1500, end: 86400, focusedSeconds: 1500, pauses: 0, completed: true)
+        #expect(acc.days[0] == Tally(completed: 1, focusedSeconds: 1500))
+        #expect(acc.days[1] == Tally())
+        // A session of no length at a boundary, too (it ended as the earlier day did).
+        acc.add(taskID: 7, start: 2 * 86400, end: 2 * 86400, focusedSeconds: 0, pauses: 0, completed: true)
+        #expect(acc.days[1] == Tally(completed: 1, focusedSeconds: 0))
+        // One that ends a moment after the boundary is the next day's.
+        acc.add(taskID: 7, start: 86400 - 1500, end: 86400.5, focusedSeconds: 1500, pauses: 0, completed: true)
+        #expect(acc.days[1].completed == 2)
+    }
+
     @Test func sessionAcrossMidnightIsSplitBetweenItsDays() {
         var acc = StatsAccumulator(grid: Self.evenGrid(2), taskIDs: [7])
         // 23:45 to 00:10: 15 minutes on Monday, 10 on Tuesday; completed on Tuesday.

@@ -119,9 +119,8 @@ extension InProcessDaemon {
             #expect(status["remaining_seconds"] == .int(1440), "after a wall step of \(step) s")
             #expect(d.daemon.queue.sync { d.daemon.machine.nextDeadline } == deadline)
         }
-        // The phase ends after its 25 minutes of steady time, not before, and its dates come
-        // from the (stepped) wall clock: it ends now and, its wall-clock span (three days) being
-        // one no session may have, it lasts its 25 focused minutes (SessionRules).
+        // The phase ends after its 25 minutes of steady time, not before; its start is the wall
+        // clock read when it began, its end that start plus the steady time it took.
         clock.advance(1439)
         #expect(try d.status()["state"] == .string("running"))
         #expect(d.sessions().isEmpty)
@@ -130,9 +129,81 @@ extension InProcessDaemon {
         let sessions = d.sessions()
         #expect(sessions.map(\.outcome) == [.completed])
         #expect(sessions.first?.focusedSeconds == 1500)
-        #expect(sessions.first?.start == clock.wall - 1500)
-        #expect(sessions.first?.end == clock.wall)
-        #expect(startWall < clock.wall - 1500)
+        #expect(sessions.first?.start == startWall)
+        #expect(sessions.first?.end == startWall + 1500)
+    }
+
+    /// A clock stepped back by more than the phase (NTP correcting a dual-boot clock) never
+    /// gives a session that ends before it starts, completed or stopped; a pause stays inside it.
+    @Test func aClockSteppedBackNeverEndsASessionBeforeItStarts() throws {
+        let clock = FakeClock()
+        let d = try InProcessDaemon(clocks: clock.clocks)
+        defer { d.stop() }
+        #expect(try d.request("{\"command\":\"task_add\",\"name\":\"Short\",\"work\":600}")["ok"] == .bool(true))
+        let firstStart = clock.wall
+        _ = try d.request("{\"command\":\"start\",\"task\":\"Short\"}")
+        clock.advance(100)
+        _ = try d.request("{\"command\":\"pause\"}")
+        clock.advance(50)
+        _ = try d.request("{\"command\":\"resume\"}")
+        clock.stepWall(-7200)
+        clock.advance(500)
+        #expect(try d.status()["state"] == .string("pending"))
+        let completed = try #require(d.sessions().first)
+        #expect(completed.start == firstStart)
+        #expect(completed.end == firstStart + 650, "600 s running and a 50 s pause")
+        #expect(completed.focusedSeconds == 600)
+
+        // The next phase starts at the stepped clock's time; a step back during it changes nothing.
+        #expect(try d.request("{\"command\":\"skip\"}")["ok"] == .bool(true))  // the pending break
+        let secondStart = clock.wall
+        let startAnswer = try d.request("{\"command\":\"start\"}")
+        #expect(startAnswer["ok"] == .bool(true), "\(startAnswer.serialized)")
+        clock.advance(30)
+        clock.stepWall(-3600)
+        let stopAnswer = try d.request("{\"command\":\"stop\"}")
+        #expect(stopAnswer["ok"] == .bool(true), "\(stopAnswer.serialized)")
+        // (Sessions list by start: the stepped clock put this one first.)
+        let stopped = try #require(d.sessions().first { $0.outcome == .abandoned })
+        #expect(stopped.start == secondStart && stopped.end == secondStart + 30)
+        #expect(d.sessions().allSatisfy { $0.end >= $0.start })
+    }
+
+    /// An announcement not followed by a sleep (and no PrepareForSleep(false)) does not date a
+    /// suspend an hour later: that one is dated at the wake less the slept time.
+    @Test func aStaleAnnouncementDoesNotDateALaterSuspend() throws {
+        let clock = FakeClock()
+        let d = try InProcessDaemon(config: "[timer]\nsuspend = abandon\n", clocks: clock.clocks)
+        defer { d.stop() }
+        d.daemon.queue.sync { d.daemon.sleepSignal(true) }
+        clock.advance(3600)
+        let start = clock.wall
+        _ = try d.request("{\"command\":\"start\",\"task\":\"Work\"}")
+        clock.advance(20)
+        clock.suspend(300)
+        _ = try d.status()
+        let session = try #require(d.sessions().first)
+        #expect(session.start == start && session.end == start + 20)
+    }
+
+    /// With logind, the suspend is dated at PrepareForSleep(true), however late the machine's
+    /// wake is noticed: an abandoned session ends there, not at "noticed − slept".
+    @Test func logindDatesTheSuspendAtPrepareForSleep() throws {
+        let clock = FakeClock()
+        let d = try InProcessDaemon(config: "[timer]\nsuspend = abandon\n", clocks: clock.clocks)
+        defer { d.stop() }
+        let start = clock.wall
+        _ = try d.request("{\"command\":\"start\",\"task\":\"Work\"}")
+        clock.advance(16.6)
+        d.daemon.queue.sync { d.daemon.sleepSignal(true) }
+        clock.advance(2)  // the last seconds before the kernel suspends
+        clock.suspend(300)
+        clock.advance(10)  // awake, and nothing happens
+        d.daemon.queue.sync { d.daemon.sleepSignal(false) }
+        let session = try #require(d.sessions().first)
+        #expect(session.outcome == .abandoned)
+        #expect(session.focusedSeconds == 17, "16.6 s of work before the announced sleep")
+        #expect(session.end == start + 16.6)
     }
 }
 

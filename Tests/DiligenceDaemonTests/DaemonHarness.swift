@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import Testing
 @testable import DiligenceDaemon
 import DiligenceProtocol
 import DiligenceTestSupport
@@ -56,3 +57,23 @@ final class InProcessDaemon {
     }
 }
 
+extension InProcessDaemon {
+    /// `result` of a request that must succeed.
+    func call(_ command: String, _ arguments: [(String, JSON)] = []) throws -> JSON {
+        let answer = try request(Request(command: command, arguments: arguments).body.serialized)
+        try #require(answer["ok"]?.boolValue == true, "\(command): \(answer.serialized)")
+        return answer["result"] ?? .null
+    }
+
+    /// The error of a request that must fail.
+    func failure(_ command: String, _ arguments: [(String, JSON)]) throws -> (code: String, message: String) {
+        let answer = try request(Request(command: command, arguments: arguments).body.serialized)
+        #expect(answer["ok"]?.boolValue == false, "\(command) should fail: \(answer.serialized)")
+        return (answer["error"]?["code"]?.stringValue ?? "", answer["error"]?["message"]?.stringValue ?? "")
+    }
+
+    /// `history_add`: a completed session entered by hand.
+    func addSession(_ task: String, _ start: String, _ end: String, pauses: Int = 0) throws {
+        _ = try call("history_add", [("task", .string(task)), ("start", .string(start)), ("end", .string(end)), ("pauses", .int(pauses))])
+    }
+}

@@ -11,24 +11,6 @@ import DiligenceTime
 /// The statistics commands through the control socket of an in-process daemon, in fixed time
 /// zones (the daemon computes days in local time, so each test holds the time-zone lock).
 @Suite struct StatsCommandTests {
-    /// `result` of a request that must succeed.
-    func call(_ d: InProcessDaemon, _ command: String, _ arguments: [(String, JSON)] = []) throws -> JSON {
-        let answer = try d.request(Request(command: command, arguments: arguments).body.serialized)
-        try #require(answer["ok"]?.boolValue == true, "\(command): \(answer.serialized)")
-        return answer["result"] ?? .null
-    }
-
-    /// The error of a request that must fail.
-    func failure(_ d: InProcessDaemon, _ command: String, _ arguments: [(String, JSON)]) throws -> (code: String, message: String) {
-        let answer = try d.request(Request(command: command, arguments: arguments).body.serialized)
-        #expect(answer["ok"]?.boolValue == false, "\(command) should fail: \(answer.serialized)")
-        return (answer["error"]?["code"]?.stringValue ?? "", answer["error"]?["message"]?.stringValue ?? "")
-    }
-
-    func add(_ d: InProcessDaemon, _ task: String, _ start: String, _ end: String, pauses: Int = 0) throws {
-        _ = try call(d, "history_add", [("task", .string(task)), ("start", .string(start)), ("end", .string(end)), ("pauses", .int(pauses))])
-    }
-
     /// The `offset` of the ISO week holding `day`, as the daemon counts weeks from today.
     func weekOffset(_ day: String, dayStartsAt: Int = 0) -> Int {
         let today = LocalDay.date(containing: Double(time(nil)), dayStartsAt: dayStartsAt)
@@ -44,9 +26,9 @@ import DiligenceTime
             let d = try InProcessDaemon()
             defer { d.stop() }
             // 2025-03-30: clocks jump from 02:00 to 03:00. 01:30 to 03:30 local is one real hour.
-            try add(d, "Work", "2025-03-30 01:30", "2025-03-30 03:30", pauses: 2)
-            try add(d, "Study", "2025-03-29T10:00:00+01:00", "2025-03-29T10:25:00+01:00")
-            let week = try call(d, "stats", [("period", .string("week")), ("offset", .int(weekOffset("2025-03-30")))])
+            try d.addSession("Work", "2025-03-30 01:30", "2025-03-30 03:30", pauses: 2)
+            try d.addSession("Study", "2025-03-29T10:00:00+01:00", "2025-03-29T10:25:00+01:00")
+            let week = try d.call("stats", [("period", .string("week")), ("offset", .int(weekOffset("2025-03-30")))])
             #expect(week["from"]?.stringValue == "2025-03-24")
             #expect(week["completed"]?.intValue == 2)
             #expect(week["focused_seconds"]?.intValue == 5100)
@@ -73,17 +55,17 @@ import DiligenceTime
             let d = try InProcessDaemon(config: "[stats]\nday_starts_at = 04:00\n")
             defer { d.stop() }
             // 03:30 to 04:30: half on the 9th's day, half on the 10th's; it ended on the 10th.
-            try add(d, "Work", "2025-06-10 03:30", "2025-06-10 04:30")
+            try d.addSession("Work", "2025-06-10 03:30", "2025-06-10 04:30")
             // 23:50 to 00:20 crosses midnight but not 04:00: all of it on the 10th.
-            try add(d, "Work", "2025-06-10 23:50", "2025-06-11 00:20")
-            let week = try call(d, "stats", [("period", .string("week")), ("offset", .int(weekOffset("2025-06-10", dayStartsAt: 240)))])
+            try d.addSession("Work", "2025-06-10 23:50", "2025-06-11 00:20")
+            let week = try d.call("stats", [("period", .string("week")), ("offset", .int(weekOffset("2025-06-10", dayStartsAt: 240)))])
             #expect(day(week, "2025-06-09")?["focused_seconds"]?.intValue == 1800)
             #expect(day(week, "2025-06-09")?["completed"]?.intValue == 0)
             #expect(day(week, "2025-06-10")?["focused_seconds"]?.intValue == 3600)
             #expect(day(week, "2025-06-10")?["completed"]?.intValue == 2)
             #expect(day(week, "2025-06-11")?["focused_seconds"]?.intValue == 0)
 
-            let history = try call(d, "history", [("since", .string("2025-06-10")), ("until", .string("2025-06-10"))])
+            let history = try d.call("history", [("since", .string("2025-06-10")), ("until", .string("2025-06-10"))])
             #expect(history["sessions"]?.arrayValue?.count == 1, "the 03:30 session began on the 9th's day: \(history.serialized)")
         }
     }
@@ -97,9 +79,9 @@ import DiligenceTime
             let today = LocalDay.date(containing: Double(time(nil)), dayStartsAt: 0)
             for back in [3, 2, 1] {
                 let date = today.adding(days: -back).description
-                try add(d, "Study", "\(date)T10:00:00Z", "\(date)T10:25:00Z")
+                try d.addSession("Study", "\(date)T10:00:00Z", "\(date)T10:25:00Z")
             }
-            let report = try call(d, "stats", [("period", .string("today"))])
+            let report = try d.call("stats", [("period", .string("today"))])
             #expect(report["streak"]?["current"]?.intValue == 3)
             #expect(report["streak"]?["longest"]?.intValue == 3)
         }
@@ -109,24 +91,24 @@ import DiligenceTime
         try withTimeZone("Europe/Berlin") {
             let d = try InProcessDaemon()
             defer { d.stop() }
-            let planned = try call(d, "plan_set", [("day", .string("today")), ("task", .string("study"))])
+            let planned = try d.call("plan_set", [("day", .string("today")), ("task", .string("study"))])
             #expect(planned["task"]?.stringValue == "Study")
-            _ = try call(d, "plan_set", [("day", .string("mon")), ("task", .string("Exercise"))])
-            let week = try call(d, "week")
+            _ = try d.call("plan_set", [("day", .string("mon")), ("task", .string("Exercise"))])
+            let week = try d.call("week")
             let days = week["days"]?.arrayValue ?? []
             #expect(days.count == 7)
             #expect(days.first?["weekday"]?.stringValue == "monday")
             #expect(days.first?["planned"]?.stringValue == "Exercise")
             let today = days.first { $0["today"]?.boolValue == true }
             #expect(today?["planned"]?.stringValue == "Study")
-            let status = try call(d, "start")
+            let status = try d.call("start")
             #expect(status["task"]?.stringValue == "Study", "start without a task takes today's plan")
-            _ = try call(d, "stop")
-            _ = try call(d, "plan_clear", [("day", .string("today"))])
-            let cleared = try call(d, "week")["days"]?.arrayValue?.first { $0["today"]?.boolValue == true }
+            _ = try d.call("stop")
+            _ = try d.call("plan_clear", [("day", .string("today"))])
+            let cleared = try d.call("week")["days"]?.arrayValue?.first { $0["today"]?.boolValue == true }
             #expect(cleared?["planned"]?.isNull == true)
-            #expect(try failure(d, "plan_set", [("day", .string("someday")), ("task", .string("Work"))]).code == "invalid_date")
-            #expect(try failure(d, "plan_set", [("day", .string("today")), ("task", .string("Nope"))]).code == "unknown_task")
+            #expect(try d.failure("plan_set", [("day", .string("someday")), ("task", .string("Work"))]).code == "invalid_date")
+            #expect(try d.failure("plan_set", [("day", .string("today")), ("task", .string("Nope"))]).code == "unknown_task")
         }
     }
 
@@ -134,23 +116,23 @@ import DiligenceTime
         try withTimeZone("UTC") {
             let d = try InProcessDaemon()
             defer { d.stop() }
-            try add(d, "Work", "2025-05-01 09:00", "2025-05-01 09:25")
-            let id = try call(d, "history")["sessions"]?.arrayValue?.first?["id"]?.intValue ?? -1
-            let overlap = try failure(d, "history_add", [("task", .string("Study")), ("start", .string("2025-05-01 09:20")), ("end", .string("2025-05-01 09:45"))])
+            try d.addSession("Work", "2025-05-01 09:00", "2025-05-01 09:25")
+            let id = try d.call("history")["sessions"]?.arrayValue?.first?["id"]?.intValue ?? -1
+            let overlap = try d.failure("history_add", [("task", .string("Study")), ("start", .string("2025-05-01 09:20")), ("end", .string("2025-05-01 09:45"))])
             #expect(overlap.code == "overlapping_session")
             #expect(overlap.message.contains("session \(id) (Work"), "\(overlap.message)")
-            let backwards = try failure(d, "history_add", [("task", .string("Work")), ("start", .string("2025-05-02 10:00")), ("end", .string("2025-05-02 09:00"))])
+            let backwards = try d.failure("history_add", [("task", .string("Work")), ("start", .string("2025-05-02 10:00")), ("end", .string("2025-05-02 09:00"))])
             #expect(backwards.code == "invalid_session")
-            #expect(try failure(d, "history_add", [("task", .string("Work")), ("start", .string("2025-02-30 10:00")), ("end", .string("2025-02-30 11:00"))]).code == "invalid_date")
-            #expect(try failure(d, "history_add", [("task", .string("Nope")), ("start", .string("2025-05-02 10:00")), ("end", .string("2025-05-02 11:00"))]).code == "unknown_task")
-            #expect(try failure(d, "stats", [("period", .string("decade"))]).code == "invalid_period")
-            #expect(try failure(d, "export", [("format", .string("xml"))]).code == "unknown_format")
-            #expect(try call(d, "history")["sessions"]?.arrayValue?.count == 1)
+            #expect(try d.failure("history_add", [("task", .string("Work")), ("start", .string("2025-02-30 10:00")), ("end", .string("2025-02-30 11:00"))]).code == "invalid_date")
+            #expect(try d.failure("history_add", [("task", .string("Nope")), ("start", .string("2025-05-02 10:00")), ("end", .string("2025-05-02 11:00"))]).code == "unknown_task")
+            #expect(try d.failure("stats", [("period", .string("decade"))]).code == "invalid_period")
+            #expect(try d.failure("export", [("format", .string("xml"))]).code == "unknown_format")
+            #expect(try d.call("history")["sessions"]?.arrayValue?.count == 1)
 
-            let edited = try call(d, "history_edit", [("id", .int(id)), ("task", .string("Study"))])
+            let edited = try d.call("history_edit", [("id", .int(id)), ("task", .string("Study"))])
             #expect(edited["task"]?.stringValue == "Study")
-            _ = try call(d, "history_remove", [("id", .int(id))])
-            #expect(try failure(d, "history_remove", [("id", .int(id))]).code == "unknown_session")
+            _ = try d.call("history_remove", [("id", .int(id))])
+            #expect(try d.failure("history_remove", [("id", .int(id))]).code == "unknown_session")
         }
     }
 
@@ -160,15 +142,15 @@ import DiligenceTime
             defer { d.stop() }
             let good = #"{"task":"Work","start":"2025-05-01T09:00:00Z","end":"2025-05-01T09:25:00Z","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}"#
             let backwards = #"{"task":"Work","start":"2025-05-01T11:00:00Z","end":"2025-05-01T10:00:00Z","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}"#
-            let first = try call(d, "import", [("content", .string(good + "\n\n")), ("more", .bool(true))])
+            let first = try d.call("import", [("content", .string(good + "\n\n")), ("more", .bool(true))])
             let importID = try #require(first["import_id"]?.intValue)
-            let bad = try failure(d, "import", [("content", .string(good + "\n" + backwards + "\n")), ("import_id", .int(Int(importID)))])
+            let bad = try d.failure("import", [("content", .string(good + "\n" + backwards + "\n")), ("import_id", .int(Int(importID)))])
             #expect(bad.code == "invalid_import")
             #expect(bad.message.contains("\nline 4: "), "lines count across chunks: \(bad.message)")
             #expect(!bad.message.contains("line 3"), "line 3 repeats line 1: skipped, not refused: \(bad.message)")
-            #expect(try call(d, "history")["sessions"]?.arrayValue?.isEmpty == true)
-            #expect(try failure(d, "import", [("content", .string("{\"task\":\"Work\"}\n"))]).message.contains("line 1"))
-            let done = try call(d, "import", [("content", .string(good + "\n"))])
+            #expect(try d.call("history")["sessions"]?.arrayValue?.isEmpty == true)
+            #expect(try d.failure("import", [("content", .string("{\"task\":\"Work\"}\n"))]).message.contains("line 1"))
+            let done = try d.call("import", [("content", .string(good + "\n"))])
             #expect(done["imported"]?.intValue == 1)
         }
     }
@@ -177,14 +159,14 @@ import DiligenceTime
         try withTimeZone("UTC") {
             let d = try InProcessDaemon()
             defer { d.stop() }
-            _ = try call(d, "task_add", [("name", .string("Side")), ("goal", .int(1))])
-            try add(d, "Side", "2025-05-01 09:00", "2025-05-01 09:25")
-            try add(d, "Work", "2025-05-01 10:00", "2025-05-01 10:25")
-            var all = try call(d, "stats", [("period", .string("all"))])
+            _ = try d.call("task_add", [("name", .string("Side")), ("goal", .int(1))])
+            try d.addSession("Side", "2025-05-01 09:00", "2025-05-01 09:25")
+            try d.addSession("Work", "2025-05-01 10:00", "2025-05-01 10:25")
+            var all = try d.call("stats", [("period", .string("all"))])
             #expect(all["completed"]?.intValue == 2)
             #expect(all["from"]?.stringValue == "2025-05-01")
-            _ = try call(d, "task_remove", [("task", .string("Side")), ("confirm", .bool(true))])
-            all = try call(d, "stats", [("period", .string("all"))])
+            _ = try d.call("task_remove", [("task", .string("Side")), ("confirm", .bool(true))])
+            all = try d.call("stats", [("period", .string("all"))])
             #expect(all["completed"]?.intValue == 1)
             #expect(all["tasks"]?.arrayValue?.contains { $0["task"]?.stringValue == "Side" } == false)
         }

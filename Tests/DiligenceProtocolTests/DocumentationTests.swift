@@ -141,7 +141,7 @@ struct DocumentationTests {
         var found: Set<String> = []
         for file in swiftFiles(under: root + "/Sources") {
             let text = read(String(file.dropFirst(root.count + 1)))
-            for marker in ["DiligenceError(", "code: ", "fail(", "asError("] {
+            for marker in ["DiligenceError(", "DateTextError(", "code: ", "fail(", "asError("] {
                 var rest = Substring(text)
                 while let at = rest.firstRange(of: marker) {
                     rest = rest[at.upperBound...]

@@ -4,6 +4,7 @@ import DiligenceProtocol
 import Testing
 @testable import DiligenceStore
 import DiligenceTestSupport
+import DiligenceTime
 
 // MARK: Opening and seeding
 
@@ -277,26 +278,31 @@ import DiligenceTestSupport
     #expect(try store.sessions().isEmpty)
 }
 
-@Test func completedCountTakesEndsInAHalfOpenRange() throws {
+/// A session counts on the day it ends; one ending exactly at a day's start is the day before's.
+@Test func completedCountTakesTheSessionsThatEndInTheDay() throws {
     let store = try Store(location: .memory)
     let work = try store.findTask("Work")
     let day = 86_400.0
-    // Ends exactly at the start of the range: counted.
+    func count(_ from: Double, _ to: Double) throws -> Int {
+        try store.completedCount(endingIn: StatisticsDay(date: CalendarDay(daysSince1970: Int(from / day)), start: from, end: to))
+    }
+    // Ends exactly at the start of the day: not counted (it belongs to the day before).
     _ = try store.record(session(work, start: day - 1500, length: 1500))
     // Ends inside.
     _ = try store.record(session(work, start: day + 100))
-    // Ends exactly at the end of the range: not counted (it belongs to the next day).
+    // Ends exactly at the end of the day: counted (the day ends with it).
     _ = try store.record(session(work, start: 2 * day - 1500, length: 1500))
-    // Ends just before the range.
+    // Ends just before the day.
     _ = try store.record(session(work, start: day - 1501, length: 1500))
     // Inside, but not completed.
     _ = try store.record(session(work, start: day + 5000, outcome: .skipped))
     _ = try store.record(session(work, start: day + 9000, outcome: .abandoned))
 
-    #expect(try store.completedCount(from: day, to: 2 * day) == 2)
-    #expect(try store.completedCount(from: day - 1, to: 2 * day + 1) == 4)
-    #expect(try store.completedCount(from: 2 * day, to: 3 * day) == 1)
-    #expect(try store.completedCount(from: day, to: day) == 0)
+    #expect(try count(day, 2 * day) == 2)
+    #expect(try count(day - 1, 2 * day + 1) == 3)
+    #expect(try count(day - 2, day) == 2)
+    #expect(try count(2 * day, 3 * day) == 0)
+    #expect(try count(day, day) == 0)
 }
 
 @Test func lastUsedTaskIsTheTaskOfTheLatestEnd() throws {
@@ -361,10 +367,11 @@ import DiligenceTestSupport
         "workSeconds":1500,"shortBreakSeconds":300,"longBreakSeconds":900,"longBreakEvery":4,\
         "breaks":true,"autostart":"none","focusMode":false,"goal":0,"sound":"rain"}}
         """
-    try store.connection.run("INSERT INTO timer_state VALUES (1, ?, 1, 2, 'b')", [.text(earlier)])
+    try store.connection.run("INSERT INTO timer_state VALUES (1, ?, 1700000100.5, 2, 'b')", [.text(earlier)])
     let task = TaskConfig(id: 1, name: "Study", sound: "rain")
     #expect(try store.loadTimer()?.saved == SavedTimer(state: .running, phase: .work, task: task, round: 2, duration: 1500,
-                                                       elapsed: 30.25, pauses: 1, phaseStartWall: 1_700_000_000.5))
+                                                       elapsed: 30.25, pauses: 1, phaseStartWall: 1_700_000_000.5,
+                                                       phaseAge: 100))  // not kept then: the wall clock's 100 s since the start
 }
 
 @Test func aStoredSessionRoundTripsExactly() throws {

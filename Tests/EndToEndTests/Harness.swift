@@ -518,6 +518,13 @@ final class DaemonUnderTest {
     let extraArguments: [String]
     /// Variables added to both programs' environment (DBUS_SESSION_BUS_ADDRESS, ...).
     var extraEnvironment: [String: String] = [:]
+    /// Variables left out of both programs' environment (TZ, for a daemon on the system's zone).
+    var removedEnvironment: Set<String> = []
+    /// Variables for the daemon alone (LD_PRELOAD of a simulated clock).
+    var daemonEnvironment: [String: String] = [:]
+    /// A program the daemon is started through, its arguments before the daemon's path
+    /// (`unshare ... sh -c '...; exec "$0" "$@"'`): it must exec the daemon, keeping its pid.
+    var launcher: [String] = []
 
     /// Makes the directories under `base` and (unless `launch` is false) starts the daemon and
     /// waits for READY=1. A systemd service with PrivateTmp= cannot see /tmp: those tests pass
@@ -548,7 +555,7 @@ final class DaemonUnderTest {
             "XDG_CACHE_HOME": root + "/cache",
             "TZ": "UTC",
             "LANG": "C.UTF-8",
-        ].merging(extraEnvironment) { $1 }
+        ].merging(extraEnvironment) { $1 }.filter { !removedEnvironment.contains($0.key) }
     }
 
     // MARK: Lifecycle
@@ -580,11 +587,12 @@ final class DaemonUnderTest {
         launches += 1
         let stderrPath = root + "/diligenced-\(launches).stderr"
         stderrPaths.append(stderrPath)
-        var env = environment
+        var env = environment.merging(daemonEnvironment) { $1 }
         env["NOTIFY_SOCKET"] = notify.path
+        let daemon = try Binaries.daemon
         return try ChildProcess(
-            executable: try Binaries.daemon, arguments: arguments ?? extraArguments, environment: env,
-            stdoutPath: root + "/diligenced-\(launches).stdout", stderrPath: stderrPath)
+            executable: launcher.first ?? daemon, arguments: launcher.dropFirst() + (launcher.isEmpty ? [] : [daemon]) + (arguments ?? extraArguments),
+            environment: env, stdoutPath: root + "/diligenced-\(launches).stdout", stderrPath: stderrPath)
     }
 
     /// Sends `signal` to the running daemon.

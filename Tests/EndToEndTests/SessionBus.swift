@@ -61,6 +61,8 @@ final class NotificationServer: @unchecked Sendable {
         var body: String
         /// Alternating keys and labels, as on the wire.
         var actions: [String]
+        /// The hints whose values are strings (desktop-entry, category).
+        var hints: [String: String]
         /// The id this server answered.
         var id: UInt32
         var description: String { "Notify(\(appName), replaces \(replacesID), \(summary.debugDescription), \(body.debugDescription), \(actions)) → \(id)" }
@@ -69,6 +71,7 @@ final class NotificationServer: @unchecked Sendable {
 
     private let condition = NSCondition()
     private var calls: [Call] = []
+    private var closes: [UInt32] = []
     private var pending: [(UInt32, String)] = []
     private var stopped = false
     private var failure: String?
@@ -96,6 +99,24 @@ final class NotificationServer: @unchecked Sendable {
             if !condition.wait(until: deadline) { break }
         }
         return calls.count >= count ? calls[count - 1] : nil
+    }
+
+    /// The ids CloseNotification was called with, in order.
+    var closed: [UInt32] {
+        condition.lock()
+        defer { condition.unlock() }
+        return closes
+    }
+
+    /// Waits until CloseNotification(id) came; false after `timeout` seconds.
+    func waitForClose(of id: UInt32, timeout: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !closes.contains(id) {
+            if !condition.wait(until: deadline) { break }
+        }
+        return closes.contains(id)
     }
 
     /// Emits ActionInvoked(id, key), as a server does when the user clicks a button.
@@ -158,6 +179,9 @@ final class NotificationServer: @unchecked Sendable {
     }
 
     private func handle(_ m: OpaquePointer) -> Int32 {
+        if sd_bus_message_is_method_call(m, "org.freedesktop.Notifications", "CloseNotification") > 0 {
+            return handleClose(m)
+        }
         guard sd_bus_message_is_method_call(m, "org.freedesktop.Notifications", "Notify") > 0 else { return 0 }
         let app = Self.readString(m) ?? ""
         var replaces: UInt32 = 0
@@ -170,10 +194,24 @@ final class NotificationServer: @unchecked Sendable {
             while let s = Self.readString(m) { actions.append(s) }
             sd_bus_message_exit_container(m)
         }
+        var hints: [String: String] = [:]
+        if sd_bus_message_enter_container(m, Self.code("a"), "{sv}") > 0 {
+            while sd_bus_message_enter_container(m, Self.code("e"), "sv") > 0 {
+                let key = Self.readString(m) ?? ""
+                if sd_bus_message_enter_container(m, Self.code("v"), "s") > 0 {
+                    hints[key] = Self.readString(m)
+                    sd_bus_message_exit_container(m)
+                } else {
+                    sd_bus_message_skip(m, "v")
+                }
+                sd_bus_message_exit_container(m)
+            }
+            sd_bus_message_exit_container(m)
+        }
         condition.lock()
         let id = replaces != 0 ? replaces : nextID
         if replaces == 0 { nextID += 1 }
-        calls.append(Call(appName: app, replacesID: replaces, summary: summary, body: body, actions: actions, id: id))
+        calls.append(Call(appName: app, replacesID: replaces, summary: summary, body: body, actions: actions, hints: hints, id: id))
         condition.broadcast()
         condition.unlock()
         var reply: OpaquePointer?
@@ -181,6 +219,30 @@ final class NotificationServer: @unchecked Sendable {
         defer { sd_bus_message_unref(reply) }
         var answer = id
         sd_bus_message_append_basic(reply, Self.code("u"), &answer)
+        return sd_bus_send(nil, reply, nil)
+    }
+
+    /// CloseNotification(u id): recorded, answered, and NotificationClosed(id, 3) emitted.
+    private func handleClose(_ m: OpaquePointer) -> Int32 {
+        var id: UInt32 = 0
+        sd_bus_message_read_basic(m, Self.code("u"), &id)
+        condition.lock()
+        closes.append(id)
+        condition.broadcast()
+        condition.unlock()
+        let bus = sd_bus_message_get_bus(m)
+        var signal: OpaquePointer?
+        if sd_bus_message_new_signal(bus, &signal, "/org/freedesktop/Notifications", "org.freedesktop.Notifications", "NotificationClosed") >= 0,
+           let signal {
+            var number = id, reason: UInt32 = 3
+            sd_bus_message_append_basic(signal, Self.code("u"), &number)
+            sd_bus_message_append_basic(signal, Self.code("u"), &reason)
+            sd_bus_send(bus, signal, nil)
+            sd_bus_message_unref(signal)
+        }
+        var reply: OpaquePointer?
+        guard sd_bus_message_new_method_return(m, &reply) >= 0, let reply else { return -ENOMEM }
+        defer { sd_bus_message_unref(reply) }
         return sd_bus_send(nil, reply, nil)
     }
 
@@ -193,5 +255,54 @@ final class NotificationServer: @unchecked Sendable {
         sd_bus_message_append_basic(signal, Self.code("u"), &number)
         _ = key.withCString { sd_bus_message_append_basic(signal, Self.code("s"), $0) }
         sd_bus_send(bus, signal, nil)
+    }
+}
+
+/// dunst, the notification server many tiling-desktop users run, on `busAddress`, drawing on a
+/// display of its own (Xvfb; no socket in /tmp: it listens on the abstract socket only).
+/// `displayed` asks it through `dunstctl` how many notifications it shows.
+final class Dunst {
+    static let unavailable: String? = {
+        let programs: [String] = ["/usr/bin/dunst", "/usr/bin/dunstctl", "/usr/bin/Xvfb"]
+        return programs.first { access($0, X_OK) != 0 }.map { "\($0) is missing: apt-get install -y dunst xvfb (make test-deps)" }
+    }()
+
+    private let xvfb: ChildProcess
+    private let dunst: ChildProcess
+    private let environment: [String: String]
+    private let directory: String
+
+    init(directory: String, busAddress: String) throws {
+        self.directory = directory
+        let displayFile = directory + "/xvfb.display"
+        xvfb = try ChildProcess(executable: "/usr/bin/Xvfb",
+                                arguments: ["-displayfd", "1", "-nolisten", "tcp", "-nolisten", "unix", "-screen", "0", "640x480x24"],
+                                environment: ["PATH": "/usr/bin:/bin"], stdoutPath: displayFile, stderrPath: directory + "/xvfb.stderr")
+        var display = ""
+        try waitUntil("Xvfb names its display", timeout: 10, diagnostics: readTextFile(directory + "/xvfb.stderr")) {
+            display = readTextFile(displayFile).trimmingWhitespace()
+            return !display.isEmpty
+        }
+        environment = ["PATH": "/usr/bin:/bin", "HOME": directory, "XDG_CONFIG_HOME": directory + "/config",
+                       "DISPLAY": ":" + display, "DBUS_SESSION_BUS_ADDRESS": busAddress]
+        dunst = try ChildProcess(executable: "/usr/bin/dunst", arguments: [], environment: environment,
+                                 stdoutPath: directory + "/dunst.log", stderrPath: directory + "/dunst.log")
+        try waitUntil("dunst answers on the bus", timeout: 10, diagnostics: readTextFile(directory + "/dunst.log")) {
+            displayed != nil
+        }
+    }
+
+    /// How many notifications dunst shows now; nil when it does not answer.
+    var displayed: Int? {
+        let run = try? runProgram(["/usr/bin/dunstctl", "count", "displayed"], environment: environment, directory: directory, timeout: 10)
+        return run.flatMap { $0.succeeded ? Int($0.output) : nil }
+    }
+
+    deinit {
+        dunst.killAndReap()
+        // SIGTERM first: Xvfb removes its lock file in /tmp when it ends by a signal it handles.
+        xvfb.signal(SIGTERM)
+        _ = xvfb.wait(timeout: 5)
+        xvfb.killAndReap()
     }
 }

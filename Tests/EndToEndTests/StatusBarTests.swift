@@ -136,9 +136,13 @@ extension EndToEnd {
                 #expect(BarHarness.waitForLine(lines) { $0.hasPrefix("▶ Work 2") } != nil, "\(name) running: \(lines())")
             }
             try bar.run(try #require(BarHarness.value(of: "click-right", in: polybar)))
+            // Pending: the length of the break that waits (5 minutes), as docs/status-bars.md shows it.
             for (name, (_, lines)) in running {
-                #expect(BarHarness.waitForLine(lines) { $0.hasPrefix("⏭ Work") } != nil, "\(name) pending: \(lines())")
+                #expect(BarHarness.waitForLine(lines) { $0 == "⏭ Work 5:00" } != nil, "\(name) pending: \(lines())")
             }
+            let documented = readTextFile(Binaries.packageRoot + "/docs/status-bars.md").split(separator: "\n")
+            #expect(documented.contains("⏭ Work 5:00") && !documented.contains { $0.hasPrefix("⏭ Work ") && $0 != "⏭ Work 5:00" },
+                    "docs/status-bars.md shows a pending phase other than as the bars print it")
         }
 
         @Test("tmux: the status line a real tmux draws shows the icon, task and countdown")
@@ -155,16 +159,24 @@ extension EndToEnd {
             // A second tmux attaches to the first in its pane, so the first one draws its status
             // line into a terminal whose screen capture-pane can read.
             try bar.run("tmux -S \(outer) -f /dev/null new-session -d -x 100 -y 8 'tmux -S \(inner) attach'")
-            var screen = ""
-            let deadline = monotonicNow() + 10
-            while monotonicNow() < deadline {
-                screen = try bar.run("tmux -S \(outer) capture-pane -p")
-                if screen.contains("▶ Study 2") { break }
-                sleepFor(0.2)
+            /// The bottom line of the screen once it shows `text` (10 s at most), and the screen.
+            func statusLine(showing text: String) throws -> (line: String, screen: String) {
+                var screen = ""
+                let deadline = monotonicNow() + 10
+                while monotonicNow() < deadline {
+                    screen = try bar.run("tmux -S \(outer) capture-pane -p")
+                    if screen.contains(text) { break }
+                    sleepFor(0.2)
+                }
+                return (screen.split(separator: "\n").last.map(String.init) ?? "", screen)
             }
-            let statusLine = screen.split(separator: "\n").last.map(String.init) ?? ""
-            #expect(statusLine.contains("▶ Study 2"), "the tmux screen:\n\(screen)")
-            #expect(statusLine.range(of: #"Study \d+:\d\d \| \d\d:\d\d"#, options: .regularExpression) != nil, "\(statusLine)")
+            let (running, screen) = try statusLine(showing: "▶ Study 2")
+            #expect(running.contains("▶ Study 2"), "the tmux screen:\n\(screen)")
+            #expect(running.range(of: #"Study \d+:\d\d \| \d\d:\d\d"#, options: .regularExpression) != nil, "\(running)")
+            // The daemon goes away: an offline mark, not an empty space.
+            bar.d.kill()
+            let (offlineLine, offlineScreen) = try statusLine(showing: "⊘ offline")
+            #expect(offlineLine.range(of: #"⊘ offline \| \d\d:\d\d"#, options: .regularExpression) != nil, "the tmux screen:\n\(offlineScreen)")
         }
     }
 }
@@ -188,12 +200,25 @@ extension EndToEnd {
             #expect(fish == "Meditate", "\(fish)")
         }
 
-        @Test("scdoc builds each man page and man -l renders it", arguments: ["diligencectl.1", "diligenced.8", "diligenced.conf.5"])
+        /// The pages as `make install` installs them (the Makefile's rule: scdoc, then the
+        /// paragraph clean-up), rendered by groff with every warning on for a UTF-8 and an ASCII
+        /// terminal under LC_ALL=C, linted by mandoc, and shown by man.
+        @Test("each man page renders without a warning in groff -ww and mandoc -T lint, also under LC_ALL=C",
+              arguments: ["diligencectl.1", "diligenced.8", "diligenced.conf.5"])
         func manPage(page: String) throws {
             let bar = BarHarness(d: try DaemonUnderTest(launch: false))
             let out = bar.d.root + "/" + page
-            try bar.run("scdoc < \(Binaries.packageRoot)/docs/\(page).scd > \(out)")
-            let rendered = try bar.run("MANWIDTH=80 man -l \(out) 2>&1")
+            try bar.run("make -s -C \(Binaries.packageRoot) .build/man/\(page) && cp \(Binaries.packageRoot)/.build/man/\(page) \(out)")
+            let text = readTextFile(out)
+            let ascii = text.unicodeScalars.allSatisfy { $0.isASCII }
+            #expect(ascii, "\(page) holds characters outside ASCII: they vanish or warn in an ASCII locale")
+            for device in ["utf8", "ascii"] {
+                let warnings = try bar.run("LC_ALL=C groff -ww -man -T\(device) -z \(out) 2>&1")
+                #expect(warnings.isEmpty, "groff -ww -T\(device) on \(page):\n\(warnings)")
+            }
+            let lint = try bar.run("LC_ALL=C mandoc -T lint -W warning \(out) 2>&1 || true")
+            #expect(lint.isEmpty, "mandoc -T lint on \(page):\n\(lint)")
+            let rendered = try bar.run("LC_ALL=C MANWIDTH=80 man -l \(out) 2>&1")
             let name = page.split(separator: ".").dropLast().joined(separator: ".")
             #expect(rendered.contains("NAME"), "\(rendered)")
             #expect(rendered.contains("\(name) - "), "\(rendered)")

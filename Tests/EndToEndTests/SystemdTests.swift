@@ -70,6 +70,17 @@ func waitUntil(_ what: String, timeout: Double, diagnostics: @autoclosure () -> 
     }
 }
 
+/// Why this machine cannot give a process a private mount namespace (`unshare --mount`), or nil.
+let mountNamespaceUnavailable: String? = {
+    if getuid() != 0 { return "needs root to make a mount namespace (CI runs as root)" }
+    guard let unshare = findProgram("/usr/bin/unshare", "/bin/unshare") else { return "unshare(1) is missing" }
+    let probe = try? runProgram([unshare, "--mount", "--propagation", "private", "true"], environment: [:], directory: TestRun.temporaryBase)
+    guard let probe, probe.succeeded else {
+        return "cannot make a mount namespace (unshare --mount failed: \(probe?.stderr.trimmingWhitespace() ?? "?"))"
+    }
+    return nil
+}()
+
 // MARK: - A private systemd user manager
 
 /// A `systemd --user` in a private mount namespace, serving this test's XDG directories, with the
@@ -79,15 +90,8 @@ func waitUntil(_ what: String, timeout: Double, diagnostics: @autoclosure () -> 
 final class UserManager {
     /// Why these tests cannot run here, or nil.
     static let unavailable: String? = {
-        if getuid() != 0 {
-            return "needs root to make a mount namespace for a private systemd --user (CI runs as root)"
-        }
-        guard let unshare = findProgram("/usr/bin/unshare", "/bin/unshare") else { return "unshare(1) is missing" }
+        if let why = mountNamespaceUnavailable { return why + " for a private systemd --user" }
         guard access(systemdBinary, X_OK) == 0 else { return "\(systemdBinary) is missing" }
-        let probe = try? runProgram([unshare, "--mount", "--propagation", "private", "true"], environment: [:], directory: TestRun.temporaryBase)
-        guard let probe, probe.succeeded else {
-            return "cannot make a mount namespace (unshare --mount failed: \(probe?.stderr.trimmingWhitespace() ?? "?"))"
-        }
         return nil
     }()
 
@@ -102,7 +106,9 @@ final class UserManager {
     let managerLog: String
     private let manager: ChildProcess
 
-    init() throws {
+    /// `systemWide`: install the units and programs as `sudo make install` would (over
+    /// /usr/local); without it the test installs what it needs itself.
+    init(systemWide: Bool = true) throws {
         // Not under /tmp or /var/tmp: the service runs with PrivateTmp=yes and would not see
         // them. Not under the package either: a checkout may itself live in /tmp (CI's does).
         // /var/lib/diligence-test-<run>-XXXXXX, removed with the daemon's directory.
@@ -117,7 +123,7 @@ final class UserManager {
         let install = try runProgram(
             [make, "-s", "-C", Binaries.packageRoot, "install-files", "DESTDIR=\(destdir)", "PREFIX=/usr/local",
              "BIN_DIR=\(Binaries.directory)"],
-            environment: daemon.environment, directory: root)
+            environment: daemon.environment, directory: root, timeout: 120)
         guard install.succeeded else { throw HarnessError("make install-files failed: \(install)") }
 
         let dropIn = daemon.configHome + "/systemd/user/diligenced.service.d"
@@ -133,7 +139,7 @@ final class UserManager {
 
         let script = """
             mkdir -p /run/systemd && mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/system \
-            && mount --bind '\(destdir)/usr/local' /usr/local \
+            \(systemWide ? "&& mount --bind '\(destdir)/usr/local' /usr/local" : "") \
             && exec \(Self.systemdBinary) --user
             """
         manager = try ChildProcess(
@@ -161,6 +167,12 @@ final class UserManager {
         let nsenter = try requireProgram("util-linux", "/usr/bin/nsenter", "/bin/nsenter")
         return try runProgram([nsenter, "--mount", "--target", "\(manager.pid)"] + command,
                               environment: clientEnvironment, directory: daemon.root, timeout: timeout)
+    }
+
+    /// `make -s -C <package> ARGS` inside the namespace, as the user (systemctl --user reaches this manager).
+    func make(_ arguments: String...) throws -> ProgramRun {
+        try inNamespace([try requireProgram("make", "/usr/bin/make", "/bin/make"), "-s", "-C", Binaries.packageRoot] + arguments,
+                        timeout: 60)
     }
 
     /// `systemctl --user ARGS` against this manager.
@@ -257,6 +269,61 @@ extension EndToEnd {
                 let st = try #require(fileStatus(m.destdir + "/usr/local/" + name), "make install left out \(name)")
                 #expect(Int(st.st_mode & 0o777) == mode, "\(name) has mode \(String(st.st_mode & 0o777, radix: 8))")
             }
+            // Stripped, the debug info kept the Debian way: by build id, linked from the program.
+            for program in ["diligenced", "diligencectl"] {
+                let installed = m.destdir + "/usr/local/bin/" + program
+                let sections = try runProgram(["/usr/bin/readelf", "-S", "-W", installed], environment: [:], directory: m.daemon.root).stdout
+                #expect(!sections.contains(".debug_") && !sections.contains(" .symtab") && sections.contains(".gnu_debuglink"),
+                        "\(program) is not stripped with a debuglink:\n\(sections)")
+                let notes = try runProgram(["/usr/bin/readelf", "-n", installed], environment: [:], directory: m.daemon.root).stdout
+                let id = try #require(notes.split(separator: "\n").first { $0.contains("Build ID:") }?
+                    .split(separator: " ").last.map(String.init), "\(program) has no build id")
+                let debug = m.destdir + "/usr/local/lib/debug/.build-id/\(id.prefix(2))/\(id.dropFirst(2)).debug"
+                let debugSections = try runProgram(["/usr/bin/readelf", "-S", "-W", debug], environment: [:], directory: m.daemon.root)
+                #expect(debugSections.succeeded && debugSections.stdout.contains(".debug_info"), "no debug info at \(debug): \(debugSections)")
+                let link = try runProgram(["/usr/bin/readelf", "-p", ".gnu_debuglink", installed], environment: [:], directory: m.daemon.root).stdout
+                #expect(link.contains("\(id.dropFirst(2)).debug"), "the debuglink names \(link)")
+                let original = try #require(fileStatus(Binaries.directory + "/" + program)).st_size
+                let stripped = try #require(fileStatus(installed)).st_size
+                #expect(stripped < original, "\(program): \(stripped) bytes installed, \(original) built")
+            }
+            let version = try runProgram([m.destdir + "/usr/local/bin/diligencectl", "--version"], environment: [:], directory: m.daemon.root)
+            #expect(version.succeeded && version.stdout.hasPrefix("diligencectl "), "the stripped client does not run: \(version)")
+        }
+
+        /// A distcheck: `make install` into a home prefix given as zsh and fish pass it (a literal
+        /// `~`, a trailing slash), run by the user manager, then `make uninstall`: the units are
+        /// turned off first and nothing of the install is left.
+        @Test("make install PREFIX='~/.local/', enable and run under systemd --user, make uninstall: nothing left")
+        func installRunUninstall() throws {
+            let m = try UserManager(systemWide: false)
+            let d = m.daemon
+            let prefix = d.home + "/.local"
+            let install = try m.make("install-files", "PREFIX=~/.local/", "BIN_DIR=\(Binaries.directory)")
+            #expect(install.succeeded, "\(install)")
+            let units = d.dataHome + "/systemd/user"
+            let service = readTextFile(units + "/diligenced.service")
+            #expect(service.contains("ExecStart=\(prefix)/bin/diligenced\n"), "ExecStart for a home install:\n\(service)")
+            try m.mustSystemctl("daemon-reload")
+            try m.mustSystemctl("enable", "--now", "diligenced.socket")
+            #expect(try m.property("FragmentPath") == units + "/diligenced.service")
+            let started = try runProgram([prefix + "/bin/diligencectl", "start", "Work"], environment: d.environment, directory: d.root)
+            #expect(started.succeeded, "the installed client through the socket unit: \(started)\n\(m.diagnostics)")
+            #expect(try m.property("ActiveState") == "active")
+            let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(try m.mainPID())/exe")) ?? "?"
+            #expect(exe == prefix + "/bin/diligenced", "the service runs \(exe)")
+
+            let uninstall = try m.make("uninstall", "PREFIX=~/.local")
+            #expect(uninstall.succeeded && uninstall.stdout.contains("systemctl --user disable --now"), "\(uninstall)")
+            #expect(try m.property("ActiveState") == "inactive", "\(m.diagnostics)")
+            #expect(try m.property("LoadState") == "not-found", "\(m.diagnostics)")
+            #expect(try m.property("LoadState", of: "diligenced.socket") == "not-found")
+            // Nothing of the install is left: no file, no directory it made, no enablement symlink.
+            let left = try runProgram(["/usr/bin/find", prefix], environment: [:], directory: d.root).stdout
+            #expect(fileStatus(prefix) == nil, "left in \(prefix): \(left)")
+            #expect(fileStatus(d.dataHome + "/systemd") == nil, "\(d.dataHome)/systemd is left")
+            let links = try runProgram(["/usr/bin/find", d.configHome + "/systemd/user", "-name", "*.wants"], environment: [:], directory: d.root)
+            #expect(links.stdout.isEmpty, "enablement left behind: \(links.stdout)")
         }
 
         /// The unit as installed scores ≤ 3.0 (it was 7.9, EXPOSED) — and every other test of this

@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+
+/// Watches the system's time zone, `/etc/localtime`, with inotify: `timedatectl set-timezone`
+/// replaces the symlink (a new link renamed over it), other tools rewrite or copy the file; each
+/// calls `changed` on the queue. Only when TZ is unset: a TZ in the environment names the zone
+/// for good (glibc never looks at /etc/localtime then).
+///
+/// The watch is on the directory, for the one name, so a replaced link is seen; a zone file
+/// updated behind the link (a new tzdata) is not. It costs nothing while /etc is quiet: a
+/// wake-up only when an entry of /etc is created, renamed, removed or written.
+final class ZoneWatch {
+    private let fd: Int32
+    private let name: [UInt8]
+    private let changed: () -> Void
+    private let source: DispatchSourceRead
+
+    /// Starts watching `directory`/`name`; nil (logged) when inotify cannot watch it.
+    init?(directory: String = "/etc", name: String = "localtime", queue: DispatchQueue, changed: @escaping () -> Void) {
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else {
+            Log.warning("Cannot watch the time zone (inotify: \(String(cString: strerror(errno)))); a new zone applies after a restart.")
+            return nil
+        }
+        let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE)
+        guard inotify_add_watch(fd, directory, mask) >= 0 else {
+            Log.warning("Cannot watch \(directory) for a new time zone (\(String(cString: strerror(errno)))); a new zone applies after a restart.")
+            Glibc.close(fd)
+            return nil
+        }
+        self.fd = fd
+        self.name = Array(name.utf8)
+        self.changed = changed
+        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler { [unowned self] in self.check() }
+        source.setCancelHandler { Glibc.close(fd) }
+        source.activate()
+    }
+
+    /// Reads what inotify has (never blocks) and calls `changed` once when the zone's entry
+    /// changed (the read source's handler; tests call it to look at once).
+    func check() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var zoneChanged = false
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { break }
+            var offset = 0
+            // struct inotify_event: wd, mask, cookie, len (4 bytes each), then `len` bytes of name.
+            while offset + 16 <= n {
+                let field = { (at: Int) in buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + at, as: UInt32.self) } }
+                let mask = field(4)
+                let length = Int(field(12))
+                let nameBytes = buffer[(offset + 16)..<min(n, offset + 16 + length)].prefix { $0 != 0 }
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 || nameBytes.elementsEqual(name) { zoneChanged = true }
+                offset += 16 + length
+            }
+        }
+        if zoneChanged { changed() }
+    }
+
+    /// Stops watching (the descriptor closes once the source has let go of it).
+    func close() {
+        source.cancel()
+    }
+}

@@ -1,0 +1,106 @@
+import Testing
+import DiligenceTestSupport
+import DiligenceTime
+
+/// Local times that exist once, never, or twice, and the moments people type.
+@Suite struct DateTextTests {
+    @Test func berlinsGapAndRepeatedHour() {
+        withTimeZone("Europe/Berlin") {
+            let spring = CalendarDay("2026-03-29")!
+            #expect(LocalDay.meaning(of: spring, hour: 1, minute: 59, second: 59) == .unique(localTime(2026, 3, 29, 1, 59, 59)))
+            guard case let .skipped(at, before, after) = LocalDay.meaning(of: spring, hour: 2, minute: 30, second: 0) else {
+                Issue.record("02:30 on 2026-03-29 exists in Berlin?")
+                return
+            }
+            #expect(at == localTime(2026, 3, 29, 3, 0) && before == 3600 && after == 7200)
+            #expect(LocalDay.meaning(of: spring, hour: 3, minute: 0, second: 0) == .unique(at))
+
+            let autumn = CalendarDay("2026-10-25")!
+            guard case let .repeated(first, firstOffset, second, secondOffset) = LocalDay.meaning(of: autumn, hour: 2, minute: 30, second: 0) else {
+                Issue.record("02:30 on 2026-10-25 happens once in Berlin?")
+                return
+            }
+            #expect(second - first == 3600 && firstOffset == 7200 && secondOffset == 3600)
+            #expect(RFC3339.format(first) == "2026-10-25T02:30:00+02:00" && RFC3339.format(second) == "2026-10-25T02:30:00+01:00")
+            #expect(LocalDay.meaning(of: autumn, hour: 3, minute: 0, second: 0) == .unique(localTime(2026, 10, 25, 3, 0)))
+        }
+    }
+
+    /// Lord Howe shifts by 30 minutes, Chatham sits at +12:45/+13:45: the meaning is exact there too.
+    @Test func halfHourShiftsAndOddOffsets() {
+        withTimeZone("Australia/Lord_Howe") {
+            // 2026-10-04 02:00 (+10:30) becomes 02:30 (+11:00).
+            let day = CalendarDay("2026-10-04")!
+            guard case let .skipped(_, before, after) = LocalDay.meaning(of: day, hour: 2, minute: 15, second: 0) else {
+                Issue.record("02:15 on 2026-10-04 exists on Lord Howe?")
+                return
+            }
+            #expect(before == 37800 && after == 39600)
+            if case .unique = LocalDay.meaning(of: day, hour: 2, minute: 30, second: 0) {} else { Issue.record("02:30 should exist once") }
+            // 2026-04-05 02:00 (+11:00) goes back to 01:30 (+10:30): 01:45 happens twice.
+            guard case let .repeated(first, _, second, _) = LocalDay.meaning(of: CalendarDay("2026-04-05")!, hour: 1, minute: 45, second: 0) else {
+                Issue.record("01:45 on 2026-04-05 happens once on Lord Howe?")
+                return
+            }
+            #expect(second - first == 1800)
+        }
+        withTimeZone("Pacific/Chatham") {
+            // 2026-09-27 02:45 (+12:45) becomes 03:45 (+13:45).
+            guard case let .skipped(_, before, after) = LocalDay.meaning(of: CalendarDay("2026-09-27")!, hour: 3, minute: 0, second: 0) else {
+                Issue.record("03:00 on 2026-09-27 exists on Chatham?")
+                return
+            }
+            #expect(before == 45900 && after == 49500)
+        }
+    }
+
+    /// What `moment` makes of each form, and what it refuses.
+    @Test func moments() throws {
+        try withTimeZone("Europe/Berlin") {
+            let today = LocalDay.day(containing: localTime(2026, 6, 10, 2), dayStartsAt: 240)  // 2026-06-09's day
+            #expect(today.date == CalendarDay("2026-06-09"))
+            func moment(_ text: String) throws -> Double { try DateText.moment(text, today: today, dayStartsAt: 240) }
+            #expect(try moment("23:00") == localTime(2026, 6, 9, 23))
+            #expect(try moment("04:00") == localTime(2026, 6, 9, 4))
+            #expect(try moment("03:59:30") == localTime(2026, 6, 10, 3, 59, 30))
+            #expect(try moment("2026-06-01 12:00") == localTime(2026, 6, 1, 12))
+            #expect(try moment("2026-06-01T12:00:05") == localTime(2026, 6, 1, 12, 0, 5))
+            #expect(try moment("2026-06-01 12:00Z") == localTime(2026, 6, 1, 14))
+            #expect(try moment("2026-06-01 12:00-01:30") == localTime(2026, 6, 1, 15, 30))
+            #expect(try moment("2026-06-01T10:00:00Z") == localTime(2026, 6, 1, 12))
+            for bad in ["", "12", "24:00", "12:60", "2026-02-30 10:00", "12:00+25:00", "12:00+0100", "2026-06-01 12:00 junk", "yesterday"] {
+                #expect(throws: DateTextError.self, "\(bad.debugDescription)") { try moment(bad) }
+            }
+            do {
+                _ = try moment("2026-03-29 02:30")
+                Issue.record("a time in the gap was accepted")
+            } catch let error as DateTextError {
+                #expect(error.code == "nonexistent_time")
+                #expect(error.message == "2026-03-29 02:30 does not exist here: the clocks jumped from 02:00 straight to 03:00 (CET, UTC+01:00 to CEST, UTC+02:00). Give a time before 02:00 or from 03:00 on.")
+            }
+            do {
+                _ = try moment("2026-10-25 02:30")
+                Issue.record("a repeated time was accepted")
+            } catch let error as DateTextError {
+                #expect(error.code == "ambiguous_time")
+                #expect(error.message == "2026-10-25 02:30 happens twice here (the clocks went back from 03:00 to 02:00): say which with its offset, 2026-10-25 02:30+02:00 (CEST, UTC+02:00, the first) or 2026-10-25 02:30+01:00 (CET, UTC+01:00, the second).")
+            }
+        }
+    }
+}
+
+/// The day a session counts on: the one it ends in; an end at a boundary is the earlier day's.
+@Suite struct SessionDayTests {
+    @Test func endsAtBoundariesBelongToTheEarlierDay() {
+        let grid = DayGrid(dates: [CalendarDay("2026-06-08")!, CalendarDay("2026-06-09")!], boundaries: [0, 86400, 172800])
+        #expect(grid.index(ofEnd: 0) == nil)
+        #expect(grid.index(ofEnd: 0.5) == 0)
+        #expect(grid.index(ofEnd: 86400) == 0)
+        #expect(grid.index(ofEnd: 86400.5) == 1)
+        #expect(grid.index(ofEnd: 172800) == 1)
+        #expect(grid.index(ofEnd: 172801) == nil)
+        let day = StatisticsDay(date: CalendarDay("2026-06-09")!, start: 86400, end: 172800)
+        #expect(!day.holdsSessionEnd(86400) && day.holdsSessionEnd(86401) && day.holdsSessionEnd(172800) && !day.holdsSessionEnd(172801))
+        #expect(day.contains(86400) && !day.contains(172800))
+    }
+}
