@@ -454,20 +454,6 @@ import DiligenceTime
 
 // MARK: Whose database (finding 7) and which one (finding 2)
 
-/// The bytes of `path`.
-func contents(_ path: String) -> [UInt8] {
-    guard let f = fopen(path, "r") else { return [] }
-    defer { fclose(f) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = fread(&buffer, 1, buffer.count, f)
-        if n <= 0 { break }
-        bytes += buffer[..<n]
-    }
-    return bytes
-}
-
 @Test func anotherProgramsDatabaseIsRefusedAndLeftAsItWas() throws {
     let dir = TemporaryDirectory()
     defer { dir.remove() }
@@ -476,11 +462,11 @@ func contents(_ path: String) -> [UInt8] {
         let other = try SQLite(location: .path(dir.database))
         try other.exec("PRAGMA journal_mode = DELETE; CREATE TABLE photos (id INTEGER PRIMARY KEY, path TEXT); INSERT INTO photos (path) VALUES ('a.jpg')")
     }
-    let before = contents(dir.database)
+    let before = readFileBytes(dir.database)
     let failure = error { () throws(DiligenceError) in try Store(location: .path(dir.database)) }
     #expect(failure?.code == "foreign_database")
     #expect(failure?.message.contains("photos") == true && failure?.message.contains(dir.database) == true, "\(failure?.message ?? "")")
-    #expect(contents(dir.database) == before, "the file was modified")
+    #expect(readFileBytes(dir.database) == before, "the file was modified")
     #expect(access(dir.database + "-wal", F_OK) != 0, "a WAL file was created beside it")
     // Another program's application id, even with diligence's table names: refused too.
     let second = TemporaryDirectory()
