@@ -14,7 +14,7 @@ private struct PeerCredentials {
 
 /// Bytes a server's connections read into, one read at a time.
 final class ReadBuffer {
-    var bytes = [UInt8](repeating: 0, count: 8192)
+    var bytes = [UInt8](repeating: 0, count: 64 * 1024)
 }
 
 /// One client connection: non-blocking, line-framed input, buffered output.

@@ -57,8 +57,13 @@ extension Daemon {
     /// and nil is returned. Storage errors throw: the session is then retried.
     func recordOnce(_ session: WorkSession) throws(DiligenceError) -> WorkSession? {
         let admission = try store.admit([session], source: .timer, window: DateWindow.sessions(now: clocks.now.wall), mode: .whatPasses)
-        if let recorded = admission.recorded[0] { return recorded }
-        if let existing = admission.alreadyRecorded[0] {
+        if let id = admission.recorded[0] {
+            var recorded = session
+            recorded.id = id
+            return recorded
+        }
+        if let id = admission.alreadyRecorded[0] {
+            let existing = try store.session(id: id)
             Log.info("The \(session.outcome.rawValue) session of \(session.taskName) started at \(RFC3339.format(session.start)) is recorded already; not writing it twice.")
             return existing
         }

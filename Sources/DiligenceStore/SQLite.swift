@@ -224,6 +224,37 @@ public final class SQLite {
         return changes
     }
 
+    /// Rows inserted per statement by `insertMany`: SQLite's per-statement work (opening and
+    /// closing cursors, a statement journal) costs as much as a row's own.
+    public static let rowsPerInsert = 256
+
+    /// Inserts `count` rows (`row(i)`: row `i`'s `columns` values) with `INSERT INTO target
+    /// VALUES (…), (…), …`, up to `rowsPerInsert` rows a statement, the rows of one statement
+    /// built only when it runs; returns each row's rowid, in order. `target`: `table (column,
+    /// …)`. Rows of one statement get consecutive rowids (no rowid is given, and nothing else
+    /// writes meanwhile: this connection is the only writer in the transaction).
+    @discardableResult
+    public func insertMany(into target: String, columns: Int, count total: Int, row: (Int) -> [Value]) throws(DiligenceError) -> [Int64] {
+        var ids: [Int64] = []
+        ids.reserveCapacity(total)
+        var start = 0
+        var values: [Value] = []
+        while start < total {
+            // Statements of 256, 16 and 1 rows only: three shapes a table to keep prepared.
+            let left = total - start
+            let count = left >= Self.rowsPerInsert ? Self.rowsPerInsert : left >= 16 ? 16 : 1
+            let placeholders = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
+            let statement = try cached("INSERT INTO \(target) VALUES " + Array(repeating: placeholders, count: count).joined(separator: ","))
+            values.removeAll(keepingCapacity: true)
+            for i in start..<(start + count) { values += row(i) }
+            try statement.run(values)
+            let last = lastInsertRowID
+            ids += ((last - Int64(count) + 1)...last).map { $0 }
+            start += count
+        }
+        return ids
+    }
+
     /// The rowid of the most recent successful INSERT on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

@@ -23,10 +23,11 @@ public enum AdmissionMode: Sendable {
 
 /// What `admit` did with each session of a batch, by its index in the batch.
 public struct Admission: Sendable {
-    /// Written now, with their ids.
-    public var recorded: [Int: WorkSession] = [:]
-    /// Recorded already (by an earlier write, or earlier in this batch): not written again.
-    public var alreadyRecorded: [Int: WorkSession] = [:]
+    /// Written now: each one's new id (an import of 100 000 need not keep 100 000 copies).
+    public var recorded: [Int: Int64] = [:]
+    /// Recorded already (by an earlier write, or earlier in this batch), by id: not written
+    /// again (`Store.session(id:)` reads one; an import only counts them).
+    public var alreadyRecorded: [Int: Int64] = [:]
     /// Refused, in batch order: `invalid_session`, `unknown_task`, `overlapping_session`.
     public var refused: [(index: Int, error: DiligenceError)] = []
 }
@@ -62,14 +63,16 @@ extension Store {
         // ends grow too, and only the last one can reach into the next.
         var last: Int?
         var accepted: [Int] = []
+        /// A session repeating one accepted earlier in the batch, and that one's index.
+        var twins: [Int: Int] = [:]
         for index in candidates {
             let s = batch[index]
             if let id = recorded.sameSession(as: s) {
-                result.alreadyRecorded[index] = try session(id: id)
+                result.alreadyRecorded[index] = id
                 continue
             }
             if let previous = last, batch[previous].taskID == s.taskID, abs(batch[previous].start - s.start) < SessionRules.sameStart {
-                result.alreadyRecorded[index] = batch[previous]
+                twins[index] = previous
                 continue
             }
             if let id = recorded.overlapping(s) {
@@ -96,16 +99,17 @@ extension Store {
             accepted.append(index)
         }
         result.refused.sort { $0.index < $1.index }
-        if mode == .checkOnly || (mode == .allOrNothing && !result.refused.isEmpty) { return result }
+        if mode == .checkOnly || (mode == .allOrNothing && !result.refused.isEmpty) {
+            for index in twins.keys { result.alreadyRecorded[index] = 0 }
+            return result
+        }
         try connection.transaction { () throws(DiligenceError) in
-            for index in accepted { result.recorded[index] = try insert(batch[index], source: source) }
+            let ids = try connection.insertMany(into: Self.insertTarget, columns: 8, count: accepted.count) { Self.row(batch[accepted[$0]], source: source) }
+            result.recorded.reserveCapacity(accepted.count)
+            for (index, id) in zip(accepted, ids) { result.recorded[index] = id }
         }
-        // A duplicate within the batch is the session its first occurrence became.
-        for (index, first) in result.alreadyRecorded where first.id == 0 {
-            if let twin = accepted.first(where: { batch[$0].taskID == first.taskID && batch[$0].start == first.start }) {
-                result.alreadyRecorded[index] = result.recorded[twin]
-            }
-        }
+        // A session repeating another of the batch is the one that other became.
+        for (index, first) in twins { result.alreadyRecorded[index] = result.recorded[first] ?? 0 }
         return result
     }
 
@@ -122,21 +126,21 @@ extension Store {
         return spans
     }
 
+    static let insertTarget = "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source)"
+
+    /// A session's values in `insertTarget`'s columns.
+    static func row(_ session: WorkSession, source: SessionSource) -> [SQLite.Value] {
+        [
+            .integer(session.taskID), .real(session.start), .real(session.end),
+            .int(session.plannedSeconds), .int(session.focusedSeconds), .int(session.pauses),
+            .text(session.outcome.rawValue), .text(source.rawValue),
+        ]
+    }
+
     /// Writes one session; returns it with its id.
     func insert(_ session: WorkSession, source: SessionSource) throws(DiligenceError) -> WorkSession {
-        try connection.run(
-            """
-            INSERT INTO sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .integer(session.taskID), .real(session.start), .real(session.end),
-                .int(session.plannedSeconds), .int(session.focusedSeconds), .int(session.pauses),
-                .text(session.outcome.rawValue), .text(source.rawValue),
-            ]
-        )
         var stored = session
-        stored.id = connection.lastInsertRowID
+        stored.id = try connection.insertMany(into: Self.insertTarget, columns: 8, count: 1) { _ in Self.row(session, source: source) }[0]
         return stored
     }
 }
@@ -197,79 +201,66 @@ struct RecordedSpans {
 // MARK: Import
 
 // An import arrives in chunks (a request line holds at most 64 KiB). Each chunk's sessions are
-// staged in TEMP tables of this connection, invisible to every report, with their line numbers
-// and the lines that could not be read; the last chunk passes them all through `admit` at once:
-// nothing is written unless every line passes, and every refused line is named.
+// staged in memory, invisible to every report, with their line numbers and the lines that could
+// not be read; the last chunk passes them all through `admit` at once: nothing is written
+// unless every line passes, and every refused line is named.
+
+/// An import being received (`Store.beginImport` … `commitImport`).
+struct PendingImport {
+    let id: Int64
+    /// The number of the next chunk's first line.
+    var nextLine = 1
+    var sessions: [WorkSession] = []
+    var lines: [Int] = []
+    var rejected: [(line: Int, reason: String)] = []
+    /// The last chunk is staged and its commit was tried (and found the database locked).
+    var committing = false
+}
 
 extension Store {
     /// Lines an `invalid_import` message names; the rest are counted.
     public static let importProblemsListed = 20
-
-    private func ensureStaging() throws(DiligenceError) {
-        try connection.exec(
-            """
-            CREATE TEMP TABLE IF NOT EXISTS import_staging (
-                import_id INTEGER NOT NULL, line INTEGER NOT NULL, task_id INTEGER NOT NULL, task_name TEXT NOT NULL,
-                start REAL NOT NULL, end REAL NOT NULL, planned_seconds INTEGER NOT NULL, focused_seconds INTEGER NOT NULL,
-                pauses INTEGER NOT NULL, outcome TEXT NOT NULL
-            );
-            CREATE TEMP TABLE IF NOT EXISTS import_rejected (import_id INTEGER NOT NULL, line INTEGER NOT NULL, reason TEXT NOT NULL);
-            CREATE TEMP TABLE IF NOT EXISTS import_pending (
-                import_id INTEGER PRIMARY KEY, next_line INTEGER NOT NULL, committing INTEGER NOT NULL DEFAULT 0
-            );
-            """
-        )
-    }
+    /// Sessions one import may hold (they wait in memory, some 80 bytes each, until the last
+    /// chunk): a larger file is split and imported in parts.
+    public static let maxImportSessions = 1_000_000
 
     /// Starts a new import, discarding any unfinished one; returns its id.
-    public func beginImport() throws(DiligenceError) -> Int64 {
-        try discardImport()
+    public func beginImport() -> Int64 {
         // Random, so a late chunk of a discarded import is never taken for the new one.
         let id = Int64.random(in: 1...(1 << 40))
-        try connection.run("INSERT INTO import_pending (import_id, next_line) VALUES (?, 1)", [.integer(id)])
+        pendingImport = PendingImport(id: id)
         return id
     }
 
-    /// The line number the next chunk of import `id` starts at; throws `unknown_import` when
-    /// `id` is not the import in progress.
-    public func importNextLine(_ id: Int64) throws(DiligenceError) -> Int {
-        try ensureStaging()
-        guard let row = try connection.query("SELECT next_line FROM import_pending WHERE import_id = ?", [.integer(id)]).first else {
+    /// The import in progress with `id`; throws `unknown_import` when it is not in progress.
+    private func pending(_ id: Int64) throws(DiligenceError) -> PendingImport {
+        guard let pendingImport, pendingImport.id == id else {
             throw DiligenceError("unknown_import", "Import \(id) is not in progress (it failed, finished, or another import replaced it); send the file again from its first line.")
         }
-        return row.int(0)
+        return pendingImport
     }
+
+    /// The line number the next chunk of import `id` starts at.
+    public func importNextLine(_ id: Int64) throws(DiligenceError) -> Int { try pending(id).nextLine }
 
     /// Whether the last chunk of import `id` is staged and its commit was tried (and found the
     /// database locked): sending that chunk again only retries the commit.
-    public func importIsCommitting(_ id: Int64) throws(DiligenceError) -> Bool {
-        _ = try importNextLine(id)
-        return try connection.query("SELECT committing FROM import_pending WHERE import_id = ?", [.integer(id)]).first?.bool(0) ?? false
-    }
+    public func importIsCommitting(_ id: Int64) throws(DiligenceError) -> Bool { try pending(id).committing }
 
     /// Stages one chunk of import `id` that held `lines` lines: the sessions read from it and
     /// the lines that could not be read, each with its line number.
     public func stageImport(_ id: Int64, sessions: [(line: Int, session: WorkSession)], rejected: [(line: Int, reason: String)],
                             lines: Int) throws(DiligenceError) {
-        let next = try importNextLine(id)
-        try connection.transaction(temporaryOnly: true) { () throws(DiligenceError) in
-            for (line, session) in sessions {
-                try connection.run(
-                    """
-                    INSERT INTO temp.import_staging (import_id, line, task_id, task_name, start, end, planned_seconds, focused_seconds, pauses, outcome)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [
-                        .integer(id), .int(line), .integer(session.taskID), .text(session.taskName), .real(session.start), .real(session.end),
-                        .int(session.plannedSeconds), .int(session.focusedSeconds), .int(session.pauses), .text(session.outcome.rawValue),
-                    ]
-                )
-            }
-            for (line, reason) in rejected {
-                try connection.run("INSERT INTO temp.import_rejected (import_id, line, reason) VALUES (?, ?, ?)", [.integer(id), .int(line), .text(reason)])
-            }
-            try connection.run("UPDATE import_pending SET next_line = ? WHERE import_id = ?", [.int(next + lines), .integer(id)])
+        var staged = try pending(id)
+        pendingImport = nil  // staged is now the only copy: appending to it does not copy the arrays
+        guard staged.sessions.count + sessions.count <= Self.maxImportSessions else {
+            throw DiligenceError("invalid_import", "An import holds at most \(Self.maxImportSessions) sessions; split the file and import each part; nothing was imported.")
         }
+        staged.sessions += sessions.map(\.session)
+        staged.lines += sessions.map(\.line)
+        staged.rejected += rejected
+        staged.nextLine += lines
+        pendingImport = staged
     }
 
     /// Passes every staged session of import `id` through `admit` at once and writes them all,
@@ -280,40 +271,24 @@ extension Store {
     /// (`database_locked`): then it stays staged, and the same last chunk can be sent again.
     public func commitImport(_ id: Int64, window: ClosedRange<Double>,
                              reserved: (start: Double, end: Double, task: String)?) throws(DiligenceError) -> (imported: Int, skipped: Int) {
-        _ = try importNextLine(id)
-        try connection.run("UPDATE import_pending SET committing = 1 WHERE import_id = ?", [.integer(id)])
-        var lines: [Int] = []
-        var staged: [WorkSession] = []
-        try connection.cached(
-            """
-            SELECT line, task_id, task_name, start, end, planned_seconds, focused_seconds, pauses, outcome
-            FROM temp.import_staging WHERE import_id = ? ORDER BY line
-            """
-        ).forEachRow([.integer(id)]) { row throws(DiligenceError) in
-            lines.append(row.int(0))
-            staged.append(WorkSession(taskID: row.int64(1), taskName: row.string(2), start: row.double(3), end: row.double(4),
-                                      plannedSeconds: row.int(5), focusedSeconds: row.int(6), pauses: row.int(7),
-                                      outcome: Outcome(rawValue: row.string(8)) ?? .completed))
-        }
-        var problems = try connection.query("SELECT line, reason FROM temp.import_rejected WHERE import_id = ? ORDER BY line", [.integer(id)])
-            .map { (line: $0.int(0), reason: $0.string(1)) }
-        let admission = try admit(staged, source: .import, window: window, reserved: reserved, mode: problems.isEmpty ? .allOrNothing : .checkOnly)
-        problems += admission.refused.map { (line: lines[$0.index], reason: $0.error.message) }
+        let staged = try pending(id)
+        pendingImport?.committing = true
+        var problems = staged.rejected
+        let admission = try admit(staged.sessions, source: .import, window: window, reserved: reserved, mode: problems.isEmpty ? .allOrNothing : .checkOnly)
+        discardImport()
+        problems += admission.refused.map { (line: staged.lines[$0.index], reason: $0.error.message) }
         guard problems.isEmpty else {
-            try? discardImport()
             problems.sort { $0.line < $1.line }
             let listed = problems.prefix(Self.importProblemsListed).map { "line \($0.line): \($0.reason)" }
             let more = problems.count > Self.importProblemsListed ? "\n… and \(problems.count - Self.importProblemsListed) more." : ""
             throw DiligenceError("invalid_import", "\(problems.count) line\(problems.count == 1 ? "" : "s") of the import \(problems.count == 1 ? "is" : "are") refused; nothing was imported.\n"
                 + listed.joined(separator: "\n") + more)
         }
-        try? discardImport()
         return (admission.recorded.count, admission.alreadyRecorded.count)
     }
 
     /// Forgets the import in progress, if any.
-    public func discardImport() throws(DiligenceError) {
-        try ensureStaging()
-        try connection.exec("DELETE FROM temp.import_staging; DELETE FROM temp.import_rejected; DELETE FROM temp.import_pending;")
+    public func discardImport() {
+        pendingImport = nil
     }
 }

@@ -35,6 +35,9 @@ public final class Store {
     /// says which database a session spilled at an exit belongs to.
     public private(set) var identity = ""
 
+    /// The import being received, staged in memory until its last chunk (Store+Sessions.swift).
+    var pendingImport: PendingImport?
+
     /// `PRAGMA application_id` of diligence's databases ("dilg"): another program's SQLite
     /// file is told apart without reading its tables.
     public static let applicationID: Int32 = 0x6469_6C67

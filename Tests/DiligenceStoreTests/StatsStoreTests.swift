@@ -57,7 +57,7 @@ import DiligenceTime
     @Test func importIsStagedAndCommittedAtOnce() throws {
         let s = try store()
         let work = try s.findTask("Work")
-        let id = try s.beginImport()
+        let id = s.beginImport()
         try s.stageImport(id, sessions: staged([session(work, start: 1_000)]), rejected: [], lines: 2)
         #expect(try s.sessions().isEmpty, "nothing visible before the last chunk")
         #expect(try s.importNextLine(id) == 3)
@@ -69,7 +69,7 @@ import DiligenceTime
         #expect(error { () throws(DiligenceError) in try s.importNextLine(id) }?.code == "unknown_import", "a finished import takes no more chunks")
 
         // The same sessions again (start within a second): skipped, not errors.
-        let again = try s.beginImport()
+        let again = s.beginImport()
         try s.stageImport(again, sessions: staged([session(work, start: 1_000.4), session(work, start: 9_000)]), rejected: [], lines: 2)
         let second = try s.commitImport(again, window: Self.window, reserved: nil)
         #expect(second.imported == 1 && second.skipped == 1)
@@ -79,7 +79,7 @@ import DiligenceTime
         let s = try store()
         let work = try s.findTask("Work")
         let study = try s.findTask("Study")
-        let id = try s.beginImport()
+        let id = s.beginImport()
         let lines: [WorkSession] = [
             session(work, start: 1_000),                       // 1: fine
             session(study, start: 1_600),                      // 2: overlaps line 1
@@ -104,11 +104,11 @@ import DiligenceTime
     @Test func discardedImportWritesNothing() throws {
         let s = try store()
         let work = try s.findTask("Work")
-        let id = try s.beginImport()
+        let id = s.beginImport()
         try s.stageImport(id, sessions: staged([session(work, start: 1_000)]), rejected: [], lines: 1)
-        _ = try s.beginImport()  // a new import replaces the unfinished one
+        _ = s.beginImport()  // a new import replaces the unfinished one
         #expect(error { () throws(DiligenceError) in try s.stageImport(id, sessions: [], rejected: [], lines: 1) }?.code == "unknown_import")
-        try s.discardImport()
+        s.discardImport()
         #expect(try s.sessions().isEmpty)
     }
 
@@ -129,9 +129,9 @@ import DiligenceTime
             WorkSession(taskID: 999, taskName: "Gone", start: 9_000, end: 9_100, plannedSeconds: 100, focusedSeconds: 100, pauses: 0, outcome: .completed),
         ]
         let admission = try s.admit(batch, source: .timer, window: Self.window, mode: .whatPasses)
-        #expect(admission.alreadyRecorded[0]?.id == recorded.id)
+        #expect(admission.alreadyRecorded[0] == recorded.id)
         #expect(admission.recorded.keys.sorted() == [2])
-        #expect(admission.alreadyRecorded[3]?.id == admission.recorded[2]?.id)
+        #expect(admission.alreadyRecorded[3] == admission.recorded[2])
         #expect(admission.refused.map(\.index) == [1, 4, 5, 6])
         #expect(admission.refused.map(\.error.code) == ["overlapping_session", "overlapping_session", "invalid_session", "unknown_task"])
         #expect(admission.refused[0].error.message.contains("session \(recorded.id) (Work"), "\(admission.refused[0].error.message)")
