@@ -32,6 +32,15 @@ MANPAGES = .build/man/diligencectl.1 .build/man/diligenced.8 .build/man/diligenc
 
 SWIFT ?= swift
 SWIFT_FLAGS ?=
+# Release builds are reproducible: the same sources give the same programs wherever they are
+# checked out (`make deb`). The debug info names files relative to the checkout (prefix maps); it
+# leaves out the links to the build's clang module cache, whose directory name hashes the build's
+# paths (breadcrumbs: of no use outside the build anyway); and the per-object hash that only
+# serves incremental LLVM builds, which covers the object's absolute path, is left zero.
+RELEASE_FLAGS = --static-swift-stdlib -Xswiftc -file-prefix-map -Xswiftc $(CURDIR)=. -Xcc -ffile-prefix-map=$(CURDIR)=. \
+	-Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs -Xswiftc -Xfrontend -Xswiftc -disable-incremental-llvm-codegen
+# Where `make deb` writes the packages.
+DEB_DIR ?= .build/deb
 # Debian packages the build needs (headers found through pkg-config).
 BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config scdoc
 # Debian packages the tests use (systemd: the private `systemd --user` of the service tests;
@@ -45,31 +54,40 @@ TEST_PACKAGES += tmux bash bash-completion zsh fish man-db groff-base mandoc
 TEST_PACKAGES += gcc libc6-dev
 # dunst, a real notification server, on a display of its own (NotificationTests.swift).
 TEST_PACKAGES += dunst xvfb
+# The report page in a real browser, and its HTML and SVG checked as XML (ReportPageTests.swift).
+TEST_PACKAGES += chromium libxml2-utils
+# The package test (Tests/EndToEndTests/PackageTests.swift) checks the .deb with Debian's lintian.
+TEST_PACKAGES += lintian
+# Debian packages `make deb` uses: dpkg-shlibdeps, dpkg-gencontrol, dpkg-parsechangelog; readelf,
+# objcopy and strip (also `make install`).
+DEB_PACKAGES = dpkg-dev binutils
 # Debian packages `make bench` uses (the references and the runner).
 BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all build release run test fuzz deps test-deps bench bench-deps install install-files uninstall check-prefix verify-units clean man
+.PHONY: all build release run test fuzz golden deps test-deps deb-deps bench bench-deps install install-files uninstall check-prefix verify-units deb package clean man
 
 all: build
 
-# Installs the build packages that are missing, and only those.
-deps:
+# Installs those of the Debian packages $(1) that are missing, and only those ($(2): what for).
+define install-missing
 	@missing=""; \
-	for p in $(BUILD_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
-		echo "Installing build packages:$$missing"; \
+		echo "Installing $(2) packages:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+endef
 
-test-deps: deps
-	@missing=""; \
-	for p in $(TEST_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-		echo "Installing test packages:$$missing"; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	fi
+deps:
+	$(call install-missing,$(BUILD_PACKAGES),build)
+
+test-deps: deps deb-deps
+	$(call install-missing,$(TEST_PACKAGES),test)
+
+deb-deps: deps
+	$(call install-missing,$(DEB_PACKAGES),packaging)
 
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -78,7 +96,7 @@ build: deps
 # no toolchain at run time, and each holds ~4 MiB less resident memory and starts ~1.5 ms
 # sooner (measured by `make bench`, docs/performance.md).
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_FLAGS)
+	$(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS)
 
 # Builds (release) and runs the daemon in the foreground with the default paths.
 run: release
@@ -88,11 +106,15 @@ run: release
 # an id that every process it starts carries (DILIGENCE_TEST_RUN) and a temporary directory of
 # its own; once `swift test` has ended, a second one checks that no process of the run is alive
 # and nothing of it is left in /tmp, /var/lib or /dev/shm (Tests/EndToEndTests/LeftoverTests.swift).
+# As root, the release programs are built first for the package test (PackageTests.swift: it
+# installs the .deb, which needs root; `swift test` holds the build directory, so it cannot build).
 test: test-deps
 	$(MAKE) -s verify-units
 	$(SWIFT) build $(SWIFT_FLAGS)
+	$(if $(filter 0,$(shell id -u)),$(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS))
 	@run=$$$$-$$(date +%s); tmp=/tmp/diligence-test-$$run; mkdir -m 755 $$tmp || exit 1; \
 	export DILIGENCE_BIN_DIR=$$($(SWIFT) build --show-bin-path) DILIGENCE_TEST_TMP=$$tmp; \
+	$(if $(filter 0,$(shell id -u)),export DILIGENCE_RELEASE_BIN_DIR=$$($(SWIFT) build -c release --show-bin-path);) \
 	echo "$(SWIFT) test (run $$run)"; \
 	DILIGENCE_TEST_RUN=$$run $(SWIFT) test $(SWIFT_FLAGS); status=$$?; \
 	echo "Checking what the run left behind"; \
@@ -100,6 +122,11 @@ test: test-deps
 	rm -rf $$tmp; exit $$status
 
 man: $(MANPAGES)
+
+# Rewrites the golden files of the terminal pictures (Tests/DiligencectlTests/Pictures/*.txt)
+# from the code as it is; review the diff before committing it.
+golden:
+	DILIGENCE_UPDATE_GOLDEN=1 $(SWIFT) test $(SWIFT_FLAGS) --filter PictureTests
 
 # scdoc writes a paragraph macro after each heading and before each heading, where no
 # paragraph follows, and one at the end of each indented block: the first are dropped, the
@@ -121,22 +148,17 @@ fuzz: test-deps
 	DILIGENCE_FUZZ_COUNT=$(FUZZ_COUNT) $(if $(FUZZ_SEED),DILIGENCE_FUZZ_SEED=$(FUZZ_SEED)) $(SWIFT) test $(SWIFT_FLAGS) --filter FuzzTests
 
 bench-deps: deps
-	@missing=""; \
-	for p in $(BENCH_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-		echo "Installing bench packages:$$missing"; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	fi
+	$(call install-missing,$(BENCH_PACKAGES),bench)
 
-# Benchmarks (docs/performance.md): release build, the C references, one table on stdout and
-# bench/results/latest.json. QUICK=1 shortens the 60 s windows to 10 s for a look while working.
+# Benchmarks (docs/performance.md): release build and its package (whose sizes are reported), the
+# C references, one table on stdout and bench/results/latest.json. QUICK=1 shortens the 60 s windows to 10 s for a look while working.
 BENCH_HELPERS = .build/bench
-bench: bench-deps release
+bench: bench-deps deb
 	mkdir -p $(BENCH_HELPERS)
 	cc -O2 -Wall -Wextra -o $(BENCH_HELPERS)/ref-server bench/ref-server.c
 	cc -O2 -Wall -Wextra -pthread -o $(BENCH_HELPERS)/client bench/client.c -lm
 	python3 bench/run.py --bin-dir $$($(SWIFT) build -c release --show-bin-path) --helpers $(BENCH_HELPERS) \
-		$(if $(QUICK),--quick)
+		--deb-dir $(DEB_DIR) $(if $(QUICK),--quick)
 
 install: check-prefix release
 	$(MAKE) install-files BIN_DIR="$$($(SWIFT) build -c release --show-bin-path)"
@@ -199,6 +221,20 @@ install-files: check-prefix man
 		*) echo "Note: systemd --user does not look in $(USERUNITDIR); link the units:"; \
 		   echo "  systemctl --user link $(USERUNITDIR)/diligenced.service $(USERUNITDIR)/diligenced.socket" ;; \
 	esac
+
+# The Debian package: diligence_<version>_<arch>.deb and diligence-dbgsym_<version>_<arch>.ddeb
+# (the debug info) in $(DEB_DIR), from the release programs, laid out by install-files
+# (debian/build-deb says what it adds). The version is the file VERSION, which the programs embed;
+# SOURCE_DATE_EPOCH (default: the date of the latest debian/changelog entry) fixes every time
+# stamp, so two builds of the same sources give the same bytes.
+deb: release deb-deps
+	$(MAKE) -s package BIN_DIR="$$($(SWIFT) build -c release --show-bin-path)"
+
+# Packages what `deb` built, without building: BIN_DIR holds diligenced and diligencectl.
+package:
+	@test -x "$(BIN_DIR)/diligenced" -a -x "$(BIN_DIR)/diligencectl" || \
+		{ echo "package: BIN_DIR=$(BIN_DIR) holds no diligenced and diligencectl"; exit 2; }
+	debian/build-deb "$(BIN_DIR)" "$(DEB_DIR)"
 
 # Removes what install-files put there. A real install (no DESTDIR) first turns the user units
 # off when this user's manager runs these very files (disable --now: the socket and the

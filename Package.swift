@@ -32,7 +32,9 @@ let package = Package(
         .target(name: "DiligenceCore", dependencies: ["DiligenceTime"], linkerSettings: [.linkedLibrary("m")]),
         // Linux headers the Glibc module leaves out (signalfd).
         .systemLibrary(name: "CLinux"),
-        .target(name: "DiligenceProtocol", dependencies: ["DiligenceCore", "DiligenceTime"]),
+        // VERSION (a link to the package's VERSION, which `make deb` reads too) is compiled in:
+        // ProtocolInfo.release.
+        .target(name: "DiligenceProtocol", dependencies: ["DiligenceCore", "DiligenceTime"], resources: [.embedInCode("VERSION")]),
         .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceTime", "CSQLite"]),
         .target(
             name: "DiligenceDaemon",

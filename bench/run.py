@@ -353,6 +353,24 @@ def ready_times(daemon_binary, root, database, runs):
     return times
 
 
+def package_sizes(deb_dir):
+    """The size of the .deb `make deb` wrote, of its -dbgsym .ddeb, the Installed-Size dpkg
+    records, and the programs in it."""
+    debs = sorted(f for f in os.listdir(deb_dir) if f.startswith("diligence_") and f.endswith(".deb"))
+    if not debs:
+        raise SystemExit(f"bench: no diligence_*.deb in {deb_dir} (make deb)")
+    deb = debs[-1]
+    ddeb = deb.replace("diligence_", "diligence-dbgsym_", 1)[:-len(".deb")] + ".ddeb"
+    field = subprocess.run(["dpkg-deb", "--field", os.path.join(deb_dir, deb), "Installed-Size"],
+                           check=True, capture_output=True, text=True).stdout
+    listing = subprocess.run(["dpkg-deb", "--contents", os.path.join(deb_dir, deb)],
+                             check=True, capture_output=True, text=True).stdout
+    programs = sum(int(line.split()[2]) for line in listing.splitlines() if line.split()[-1].startswith("./usr/bin/"))
+    return {"deb": deb, "deb_bytes": os.path.getsize(os.path.join(deb_dir, deb)),
+            "ddeb_bytes": os.path.getsize(os.path.join(deb_dir, ddeb)),
+            "installed_kib": int(field), "programs_bytes": programs}
+
+
 # MARK: - The table
 
 
@@ -425,6 +443,7 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", default="bench/results/latest.json")
     parser.add_argument("--work-dir", default="bench/results/run")
+    parser.add_argument("--deb-dir", help="where `make deb` wrote the package (its sizes go in the table)")
     options = parser.parse_args()
     quick = options.quick
     window = 10 if quick else 60
@@ -578,6 +597,14 @@ def main():
     table.add(f"status while a write waits on a lock, max of {lk['samples']}", lk["locked_max_ms"], "ms", "≤ 10 ms",
               lk["locked_max_ms"] <= 10, reference=lk["free_median_ms"], ratio=lk["locked_max_ms"] / lk["free_median_ms"],
               note=f"ref: status median, nothing locked; median {lk['locked_median_ms']:.3f} ms; the write answered {lk['write_answer']}")
+
+    if options.deb_dir:
+        raw["package"] = package_sizes(options.deb_dir)
+        p = raw["package"]
+        table.add(f"Debian package {p['deb']} (for context)", p["deb_bytes"] / 2**20, "MiB", "—", None,
+                  note=f"debug symbols {p['ddeb_bytes'] / 2**20:.1f} MiB more")
+        table.add("installed size of the package (for context)", p["installed_kib"] / 1024, "MiB", "—", None,
+                  note=f"programs {p['programs_bytes'] / 2**20:.1f} MiB stripped")
 
     stats = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stats.sh")
     if os.access(stats, os.X_OK):

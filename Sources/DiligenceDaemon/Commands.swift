@@ -91,8 +91,16 @@ extension Daemon {
             }
         case .watch:
             return .object([("watching", .bool(true))])
-        case .taskList:
-            return .object([("tasks", .array(try store.tasks().map(\.json)))])
+        case let .taskList(recentDays):
+            let tasks = try store.tasks()
+            guard recentDays > 0 else { return .object([("tasks", .array(tasks.map(\.json)))]) }
+            // Focused seconds per task and day, today last (a sparkline in `task list`).
+            let today = todayDate
+            let acc = try accumulate(grid(today.adding(days: 1 - recentDays), today), tasks: tasks)
+            return .object([("tasks", .array(tasks.indices.map { t in
+                guard case let .object(members) = tasks[t].json else { return tasks[t].json }
+                return .object(members + [("recent", .array((0..<recentDays).map { .int(acc.tally(day: $0, task: t).seconds) }))])
+            }))])
         case let .taskShow(name):
             return try store.findTask(name).json
         case let .taskAdd(name, changes):

@@ -12,7 +12,7 @@ extension Daemon {
     /// Serves the statistics, plan, history, export and import commands.
     func performStats(_ command: ControlCommand) throws(DiligenceError) -> JSON {
         switch command {
-        case let .stats(period, offset, task): return try statsReport(period: period, offset: offset, task: task)
+        case let .stats(period, offset, task, date): return try statsReport(period: period, offset: offset, task: task, date: date)
         case let .week(offset): return try weekView(offset: offset)
         case let .planSet(dayText, name, offset):
             let day = try planDay(dayText, offset: offset)
@@ -120,15 +120,24 @@ extension Daemon {
 
     // MARK: stats
 
-    private func statsReport(period: StatsPeriod, offset: Int, task: String?) throws(DiligenceError) -> JSON {
+    private func statsReport(period: StatsPeriod, offset: Int, task: String?, date: String?) throws(DiligenceError) -> JSON {
         let only = try task.map { name throws(DiligenceError) in try store.findTask(name) }
         let tasks = if let only { [only] } else { try store.tasks() }
         let now = todayDate
+        var anchor = now
+        if let date {
+            guard period != .all else { throw DiligenceError("invalid_argument", "\"date\" does not apply to the period \"all\".") }
+            guard let day = DateText.day(date, today: now) else {
+                throw DiligenceError("invalid_date", "\"date\": \(date.debugDescription) is not a day: give YYYY-MM-DD, today, yesterday, tomorrow, or a weekday such as monday.")
+            }
+            guard DateWindow.contains(day, today: now) else { throw outsideWindow("date", day.description) }
+            anchor = day
+        }
         let first: CalendarDay
         let last: CalendarDay
         if let kind = period.reportPeriod {
-            guard let span = DateWindow.period(kind, offset: offset, today: now) else {
-                throw outsideWindow("offset", "the \(period.rawValue) \(offset) from this one")
+            guard let span = DateWindow.period(kind, offset: offset, anchor: anchor, today: now) else {
+                throw outsideWindow("offset", "the \(period.rawValue) \(offset) from \(date == nil ? "this one" : "that of \(anchor)")")
             }
             (first, last) = span
         } else {
@@ -137,10 +146,10 @@ extension Daemon {
             last = now
         }
         let acc = try accumulate(grid(first, last), tasks: tasks, only: only)
-        var result = summary(acc, tasks: tasks)
         // Longest streak among the period's days up to today; the current one runs up to today.
         let elapsed = acc.grid.dates.prefix { $0 <= now }.count
         let periodGoalDays = Array(goalDays(acc, tasks: tasks).prefix(elapsed))
+        var result = summary(acc, tasks: tasks, elapsedDays: elapsed)
         let holdsToday = first <= now && now <= last
         let current = try currentStreak(tasks: tasks, only: only, known: holdsToday ? periodGoalDays : [])
         // The current streak reaches into a period that holds today (it may have begun before
@@ -149,12 +158,16 @@ extension Daemon {
         let longest = holdsToday ? max(withinPeriod, current) : withinPeriod
         result = [
             ("period", .string(period.rawValue)), ("offset", .int(offset)), ("task", .string(only?.name)),
-            ("from", .string(first.description)), ("to", .string(last.description)),
+            ("from", .string(first.description)), ("to", .string(last.description)), ("today", .string(now.description)),
         ] + result + [("streak", .object([("current", .int(current)), ("longest", .int(longest))]))]
-        if period == .today {
+        result.append(("days", .array(try dayRows(acc, tasks: tasks))))
+        result.append(("previous", period == .all ? .null : try previousTotals(period, offset: offset, anchor: anchor, only: only)))
+        if period == .today || period == .day {
             let day = acc.grid
             let sessions = try store.history(taskID: only?.id, from: day.start - Store.longestSessionSpan, to: day.end)
-                .filter { $0.end > day.start }  // one ending at today's start is yesterday's
+                .filter { $0.end > day.start }  // one ending at the day's start is the day before's
+            result.append(("starts_at", .string(RFC3339.format(day.start))))
+            result.append(("ends_at", .string(RFC3339.format(day.end))))
             result.append(("sessions", .array(sessions.map(\.json))))
             result.append(("goals", .array(tasks.indices.filter { tasks[$0].goal > 0 }.map { i in
                 .object([("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)),
@@ -164,16 +177,48 @@ extension Daemon {
         return .object(result)
     }
 
+    /// The totals of the period before (for a report's change against it), the whole of it,
+    /// summed in SQL: a second pass over a year of sessions would double the report's time.
+    /// The totals of the period before; null for the first period of the date window.
+    private func previousTotals(_ period: StatsPeriod, offset: Int, anchor: CalendarDay, only: TaskConfig?) throws(DiligenceError) -> JSON {
+        guard let kind = period.reportPeriod,
+              let (first, last) = DateWindow.period(kind, offset: offset - 1, anchor: anchor, today: todayDate) else { return .null }
+        let days = grid(first, last)
+        let totals = try store.totals(from: days.start, to: days.end, taskID: only?.id)
+        return .object([
+            ("from", .string(first.description)), ("to", .string(last.description)),
+            ("completed", .int(totals.completed)), ("focused_seconds", .int(totals.seconds)),
+        ])
+    }
+
+    /// One row per day of `acc`: its tally, and its plan with what was done of the planned task
+    /// (a plan for a task other than the report's `--task` is left out).
+    private func dayRows(_ acc: StatsAccumulator, tasks: [TaskConfig]) throws(DiligenceError) -> [JSON] {
+        let grid = acc.grid
+        let plans = grid.count == 0 ? [:] : try store.plans(from: grid.dates[0], through: grid.dates[grid.count - 1])
+        let taskIndex = Dictionary(tasks.indices.map { (tasks[$0].id, $0) }, uniquingKeysWith: { a, _ in a })
+        return grid.dates.indices.map { i in
+            let date = grid.dates[i]
+            let planned = plans[date].flatMap { taskIndex[$0] }
+            var row: [(String, JSON)] = [
+                ("date", .string(date.description)), ("weekday", .string(CalendarDay.weekdayNames[date.weekday - 1])),
+                ("completed", .int(acc.days[i].completed)), ("focused_seconds", .int(acc.days[i].seconds)),
+            ]
+            if let planned {
+                row += [("planned", .string(tasks[planned].name)), ("planned_completed", .int(acc.tally(day: i, task: planned).completed))]
+            }
+            return .object(row)
+        }
+    }
+
     /// The figures every report has (docs/statistics.md).
-    private func summary(_ acc: StatsAccumulator, tasks: [TaskConfig]) -> [(String, JSON)] {
+    private func summary(_ acc: StatsAccumulator, tasks: [TaskConfig], elapsedDays: Int) -> [(String, JSON)] {
         let total = acc.total
         let active = acc.activeDays
-        func tally(_ t: Tally) -> [(String, JSON)] { [("completed", .int(t.completed)), ("focused_seconds", .int(t.seconds))] }
         let taskRows: [JSON] = tasks.indices.map { i in
-            .object([("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)), ("goal", .int(tasks[i].goal))] + tally(acc.tasks[i]))
-        }
-        let days: [JSON] = acc.grid.dates.indices.map { i in
-            .object([("date", .string(acc.grid.dates[i].description)), ("weekday", .string(CalendarDay.weekdayNames[acc.grid.dates[i].weekday - 1]))] + tally(acc.days[i]))
+            let goalDays = (0..<elapsedDays).count { Statistics.reachesGoal(acc.tally(day: $0, task: i).completed, goal: tasks[i].goal) }
+            return .object([("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)), ("goal", .int(tasks[i].goal))]
+                + tally(acc.tasks[i]) + [("goal_days", .int(goalDays))])
         }
         let weekdays: [JSON] = (0..<7).map { i in .object([("weekday", .string(CalendarDay.weekdayNames[i]))] + tally(acc.weekdays[i])) }
         let hours: [JSON] = (0..<24).map { h in .object([("hour", .int(h)), ("focused_seconds", .int(Int(saturating: acc.hours[h].rounded())))]) }
@@ -187,13 +232,33 @@ extension Daemon {
             ("average_seconds_per_active_day", .int(active == 0 ? 0 : Int(saturating: (total.focusedSeconds / Double(active)).rounded()))),
             ("focus_score", .int(acc.focusScore)),
             ("tasks", .array(taskRows)),
-            ("days", .array(days)),
+            ("months", .array(monthRows(acc))),
             ("weekdays", .array(weekdays)),
             ("hours", .array(hours)),
             ("best_task", best(acc.tasks.map(\.focusedSeconds)) { ("task", .string(tasks[$0].name)) }),
             ("best_weekday", best(acc.weekdays.map(\.focusedSeconds)) { ("weekday", .string(CalendarDay.weekdayNames[$0])) }),
             ("best_hour", best(acc.hours) { ("hour", .int($0)) }),
         ]
+    }
+
+    /// Per calendar month the period touches: its tally and active days.
+    private func monthRows(_ acc: StatsAccumulator) -> [JSON] {
+        var rows: [JSON] = []
+        var i = 0
+        while i < acc.grid.count {
+            let month = acc.grid.dates[i]
+            var total = Tally()
+            var active = 0
+            while i < acc.grid.count, acc.grid.dates[i].year == month.year, acc.grid.dates[i].month == month.month {
+                let day = acc.days[i]
+                total.completed += day.completed
+                total.focusedSeconds += day.focusedSeconds
+                if day.completed > 0 || day.focusedSeconds > 0 { active += 1 }
+                i += 1
+            }
+            rows.append(.object([("month", .string(String(month.description.prefix(7))))] + tally(total) + [("active_days", .int(active))]))
+        }
+        return rows
     }
 
     // MARK: week and plan
@@ -418,3 +483,6 @@ extension Daemon {
         }
     }
 }
+
+/// A tally's members in a report: `completed` and `focused_seconds`.
+private func tally(_ t: Tally) -> [(String, JSON)] { [("completed", .int(t.completed)), ("focused_seconds", .int(t.seconds))] }

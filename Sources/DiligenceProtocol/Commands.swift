@@ -58,6 +58,10 @@ public enum Fields {
     static let offsetRange: ClosedRange<Int64> = -100_000...100_000
     static let period = Field<StatsPeriod>.choice("period", default: .today, code: "invalid_period", "which period")
     static let statsOffset = Field<Int>.integer("offset", offsetRange, default: 0, "periods from this one: -1 the previous, 1 the next")
+    static let statsDate = Field<String?>.text(
+        "date", maxLength: 32, "a day of the period: YYYY-MM-DD, today, yesterday, tomorrow, or a weekday (monday, mon) of this week (default today); offset counts from its period")
+    /// Days of recent focus per task that `task_list` adds (a sparkline's worth; at most a year).
+    static let recentDays = Field<Int>.integer("recent_days", 0...366, default: 0, "add each task's focused seconds of the last N days, today last (recent)")
     static let weekOffset = Field<Int>.integer("offset", offsetRange, default: 0, "weeks from this one: -1 the previous, 1 the next")
     static let day = Field<String>.text("day", maxLength: 32, "YYYY-MM-DD, today, tomorrow, yesterday, or a weekday (monday, mon) of the week offset")
     static let planOffset = Field<Int>.integer("offset", offsetRange, default: 0, "the week a weekday in day belongs to: -1 the previous, 1 the next")
@@ -84,12 +88,13 @@ public enum Fields {
 
 /// The periods of `stats`.
 public enum StatsPeriod: String, CaseIterable, Sendable {
-    case today, week, month, year, all
+    /// `day` is `today` by another name, meant with a `date`.
+    case today, day, week, month, year, all
 
     /// The calendar period it names; nil for `all` (from the first session to today).
     public var reportPeriod: ReportPeriod? {
         switch self {
-        case .today: .day
+        case .today, .day: .day
         case .week: .week
         case .month: .month
         case .year: .year
@@ -166,12 +171,12 @@ public enum ControlCommand: Sendable, Equatable {
     case version
     case reload
     case watch
-    case taskList
+    case taskList(recentDays: Int)
     case taskShow(task: String)
     case taskAdd(name: String, changes: TaskChanges)
     case taskEdit(task: String, newName: String?, changes: TaskChanges)
     case taskRemove(task: String, confirm: Bool)
-    case stats(period: StatsPeriod, offset: Int, task: String?)
+    case stats(period: StatsPeriod, offset: Int, task: String?, date: String?)
     case week(offset: Int)
     case planSet(day: String, task: String, offset: Int)
     case planClear(day: String, offset: Int)
@@ -211,11 +216,13 @@ extension CommandSpec {
         CommandSpec("skip", "end the phase now and move on; work is recorded as skipped", result: "the status object", writes: true) { _ in .skip },
         CommandSpec("extend", "add time to the running or paused phase (a phase lasts at most 24h)",
                     result: "the status object", fields: [Fields.extendBy], writes: true) { .extend(seconds: $0[Fields.extendBy]) },
-        CommandSpec("version", "the protocol and release", result: "{\"protocol\": 1, \"version\": \"0.1.0\"}") { _ in .version },
+        CommandSpec("version", "the protocol and release", result: "{\"protocol\": 1, \"version\": RELEASE}") { _ in .version },
         CommandSpec("reload", "re-read the config file, as SIGHUP does; a bad file is refused and the old settings stay",
                     result: "{\"reloaded\": true, \"config\": PATH}") { _ in .reload },
         CommandSpec("watch", "turn the connection into an event stream", result: "{\"watching\": true}, then events") { _ in .watch },
-        CommandSpec("task_list", "every task, in creation order", result: "{\"tasks\": [task, ...]}") { _ in .taskList },
+        CommandSpec("task_list", "every task, in creation order", result: "{\"tasks\": [task, ...]}", fields: [Fields.recentDays]) {
+            .taskList(recentDays: $0[Fields.recentDays])
+        },
         CommandSpec("task_show", "one task", result: "the task object", fields: [Fields.task]) { .taskShow(task: $0[Fields.task]) },
         CommandSpec("task_add", "add a task", result: "the new task object", fields: [Fields.name] + Fields.taskFields, writes: true) {
             .taskAdd(name: $0[Fields.name], changes: TaskChanges($0))
@@ -229,8 +236,8 @@ extension CommandSpec {
             .taskRemove(task: $0[Fields.task], confirm: $0[Fields.confirm])
         },
         CommandSpec("stats", "statistics of a day, week, month, year or everything (docs/statistics.md)",
-                    result: "the statistics object", fields: [Fields.period, Fields.statsOffset, Fields.taskFilter]) {
-            .stats(period: $0[Fields.period], offset: $0[Fields.statsOffset], task: $0[Fields.taskFilter])
+                    result: "the statistics object", fields: [Fields.period, Fields.statsOffset, Fields.taskFilter, Fields.statsDate]) {
+            .stats(period: $0[Fields.period], offset: $0[Fields.statsOffset], task: $0[Fields.taskFilter], date: $0[Fields.statsDate])
         },
         CommandSpec("week", "one ISO week, Monday to Sunday: plan and done per day", result: "the week object", fields: [Fields.weekOffset]) {
             .week(offset: $0[Fields.weekOffset])

@@ -5,8 +5,9 @@ import DiligenceTime
 public enum ProtocolInfo {
     /// Bumped only for changes that break existing scripts.
     public static let version = 1
-    /// The release of diligence.
-    public static let release = "0.1.0"
+    /// The release of diligence: the file VERSION (one line), compiled in; the Debian package
+    /// has the same version (`make deb`).
+    public static let release = String(decoding: PackageResources.VERSION.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
     /// Longest request line accepted, in bytes.
     public static let maxLineBytes = 64 * 1024
 }

@@ -60,6 +60,47 @@ extension Store {
         }
     }
 
+    /// Completed sessions and focused seconds of [`from`, `to`) by the rules of
+    /// `StatsAccumulator` (focus split in proportion to the wall-clock time inside; a completed
+    /// session counts when it ended after `from` and by `to`): the totals of a report's previous
+    /// period. SQLite sums the sessions wholly inside and counts the completed ones on their
+    /// index; only the few that cross `from` or `to` come up as rows. The answer is kept while
+    /// nothing is written (`writeCount`): a past period's totals are asked again and again
+    /// (each `stats year` asks for last year's) and do not change.
+    public func totals(from: Double, to: Double, taskID: Int64? = nil) throws(DiligenceError) -> Tally {
+        let key = "\(from) \(to) \(taskID.map(String.init) ?? "")"
+        if let kept = totalsMemo[key], kept.writes == writeCount { return kept.tally }
+        let tally = try sumTotals(from: from, to: to, taskID: taskID)
+        if totalsMemo.count >= 32 { totalsMemo.removeAll() }
+        totalsMemo[key] = (writeCount, tally)
+        return tally
+    }
+
+    private func sumTotals(from: Double, to: Double, taskID: Int64?) throws(DiligenceError) -> Tally {
+        let task = taskID.map { _ in " AND task_id = ?" } ?? ""
+        func values(_ v: [Double]) -> [SQLite.Value] { v.map { .real($0) } + (taskID.map { [.integer($0)] } ?? []) }
+        var completed = 0
+        try connection.cached("SELECT count(*) FROM sessions WHERE outcome = 'completed' AND end > ? AND end <= ?" + task)
+            .forEachRow(values([from, to])) { row throws(DiligenceError) in completed = row.int(0) }
+        var focused = 0.0
+        try connection.cached(
+            "SELECT coalesce(sum(focused_seconds), 0) FROM sessions WHERE start >= ? AND start <= ? AND end <= ? AND end > ?" + task
+        ).forEachRow(values([from, to, to, from])) { row throws(DiligenceError) in focused = Double(row.int(0)) }
+        // The sessions that reach past `from` (they began at most `longestSessionSpan` before it),
+        // then those that began inside and reach past `to`: their share inside.
+        func addShares(_ sql: String, _ bounds: [Double]) throws(DiligenceError) {
+            try connection.cached(sql + task).forEachRow(values(bounds)) { row throws(DiligenceError) in
+                let start = row.double(0), end = row.double(1)
+                focused += Double(row.int(2)) * (min(end, to) - max(start, from)) / (end - start)
+            }
+        }
+        try addShares("SELECT start, end, focused_seconds FROM sessions WHERE start >= ? AND start < ? AND end > ?",
+                      [from - Self.longestSessionSpan, from, from])
+        try addShares("SELECT start, end, focused_seconds FROM sessions WHERE start >= ? AND start >= ? AND start < ? AND end > ?",
+                      [from, to - Self.longestSessionSpan, to, to])
+        return Tally(completed: completed, focusedSeconds: focused)
+    }
+
     /// The start of the earliest recorded session (of `taskID`), nil when there is none.
     public func firstSessionStart(taskID: Int64? = nil) throws(DiligenceError) -> Double? {
         let row = if let taskID {

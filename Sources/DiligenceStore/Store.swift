@@ -13,6 +13,8 @@ public final class Store {
     public static let schemaVersion = 2
 
     private let db: SQLite
+    /// Totals already summed (`totals(from:to:taskID:)`), with the `writeCount` they were read at.
+    var totalsMemo: [String: (writes: Int64, tally: Tally)] = [:]
 
     /// The database file path, or ":memory:".
     public var path: String { db.path }

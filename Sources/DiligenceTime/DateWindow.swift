@@ -31,28 +31,30 @@ public enum DateWindow {
         return first...last
     }
 
-    /// The first and last day of the period `offset` periods from the one holding `today`
-    /// (a week runs Monday to Sunday); nil when the period does not begin inside the window.
-    /// Any `offset` is safe: the arithmetic is checked, never trapping.
-    public static func period(_ kind: ReportPeriod, offset: Int, today: CalendarDay) -> (first: CalendarDay, last: CalendarDay)? {
+    /// The first and last day of the period `offset` periods from the one holding `anchor`
+    /// (`today` when not given; a week runs Monday to Sunday); nil when the period does not
+    /// begin inside the window. Any `offset` is safe: the arithmetic is checked, never trapping.
+    public static func period(_ kind: ReportPeriod, offset: Int, anchor: CalendarDay? = nil,
+                              today: CalendarDay) -> (first: CalendarDay, last: CalendarDay)? {
+        let from = anchor ?? today
         let first: CalendarDay
         let last: CalendarDay
         switch kind {
         case .day:
-            guard let number = checkedDay(today.daysSince1970, plus: offset, times: 1, today: today) else { return nil }
+            guard let number = checkedDay(from.daysSince1970, plus: offset, times: 1, today: today) else { return nil }
             first = CalendarDay(daysSince1970: number)
             last = first
         case .week:
-            guard let number = checkedDay(today.monday.daysSince1970, plus: offset, times: 7, today: today) else { return nil }
+            guard let number = checkedDay(from.monday.daysSince1970, plus: offset, times: 7, today: today) else { return nil }
             first = CalendarDay(daysSince1970: number)
             last = first.adding(days: 6)
         case .month:
-            let (index, overflow) = (today.year * 12 + today.month - 1).addingReportingOverflow(offset)
+            let (index, overflow) = (from.year * 12 + from.month - 1).addingReportingOverflow(offset)
             guard !overflow, let start = CalendarDay(year: index / 12, month: index % 12 + 1, day: 1), contains(start, today: today) else { return nil }
             first = start
             last = start.firstOfMonth(adding: 1).adding(days: -1)
         case .year:
-            let (year, overflow) = today.year.addingReportingOverflow(offset)
+            let (year, overflow) = from.year.addingReportingOverflow(offset)
             guard !overflow, let start = CalendarDay(year: year, month: 1, day: 1), contains(start, today: today) else { return nil }
             first = start
             last = CalendarDay(year: year, month: 12, day: 31) ?? start

@@ -185,6 +185,8 @@ enum OutputKind: Sendable {
     case reloaded
     /// Statistics, the week, the plan, history, export, import: Reports.swift, by wire command.
     case report
+    /// The report page or its heat-map, from `stats` and `week` (ReportPage.swift).
+    case page
 }
 
 /// One command of `diligencectl`: its words, arguments, options, wire command and output.
@@ -256,6 +258,7 @@ struct Command: Sendable {
 
 extension Command {
     static let json = Option("json", .none, "", "print the daemon's answer as one line of JSON")
+    static let plain = Option("plain", .none, "", "no colours: glyphs only, as when standard output is not a terminal")
 
     /// The output formats of `status` and `watch` (docs/status-bars.md).
     static let statusFormats: [Option] = [
@@ -297,8 +300,10 @@ extension Command {
                 wire: "watch", output: .stream, exclusive: ["json", "waybar", "format"],
                 summary: "print the status on every change, and each second while a phase runs",
                 notes: watchHelp + "\n\n" + templateHelp),
-        Command(words: ["task", "list"], options: [json, Option("names", .none, "", "print only the names, one a line")],
-                wire: "task_list", output: .taskList, exclusive: ["json", "names"], summary: "list the tasks"),
+        Command(words: ["task", "list"], options: [json, Option("names", .none, "", "print only the names, one a line"), plain],
+                wire: "task_list", fixed: [("recent_days", .int(Int64(sparklineDays)))], output: .taskList,
+                exclusive: ["json", "names"], summary: "list the tasks, each with a sparkline of its last 30 days",
+                notes: "The sparkline shows each day's focused time, today last: ▁ none, ▂▃▅▇ quarters of the task's busiest day."),
         Command(words: ["task", "show"], arguments: [task], options: [json], wire: "task_show",
                 output: .task(heading: nil), summary: "show one task's settings"),
         Command(words: ["task", "add"],

@@ -129,8 +129,12 @@ func renderTemplate(_ template: String, status: JSON) throws(UsageError) -> Stri
 
 // MARK: Tasks
 
-/// The task list as an aligned table with a header row.
-func taskTable(_ tasks: [JSON]) -> String {
+/// Days of the sparkline `task list` draws beside each task.
+let sparklineDays = 30
+
+/// The task list as an aligned table with a header row; a sparkline of each task's recent days
+/// (`recent`, today last) as its last column, cut to the days the screen has room for.
+func taskTable(_ tasks: [JSON], screen: Screen = .plain) -> String {
     let header = ["NAME", "COLOR", "WORK", "SHORT", "LONG", "EVERY", "BREAKS", "AUTOSTART", "GOAL"]
     let rows = tasks.map { t -> [String] in
         let every = int(t, "long_break_every")
@@ -147,7 +151,12 @@ func taskTable(_ tasks: [JSON]) -> String {
             goal == 0 ? "-" : String(goal),
         ]
     }
-    return columns([header] + rows, indent: "")
+    let table = columns([header] + rows, indent: "")
+    let recent = tasks.map { $0["recent"]?.arrayValue?.compactMap { $0.intValue.flatMap { Int(exactly: $0) } } ?? [] }
+    let width = table.split(separator: "\n").map { String($0).displayWidth }.max() ?? 0
+    let room = min(recent.map(\.count).max() ?? 0, screen.columns - width - 3)
+    guard room >= 7 else { return table }
+    return columns([header + ["LAST \(room) DAYS"]] + rows.indices.map { rows[$0] + [sparkline(Array(recent[$0].suffix(room)))] }, indent: "")
 }
 
 /// A task as `key: value` lines; each key is the `task edit` flag that changes it.

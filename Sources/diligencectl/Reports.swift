@@ -18,18 +18,39 @@ extension Command {
     static let day = Argument("DAY", key: "day")
     static let sessionID = Argument("ID", key: "id")
 
+    static let period = Argument("PERIOD", key: "period")
+    static let periodDate = Argument("DATE", key: "date")
+
     static let statsCommands: [Command] = [
         Command(words: ["stats"],
-                arguments: [Argument("PERIOD", key: "period")],
-                options: [taskFilter, offset, json], wire: "stats", output: .report,
-                summary: "statistics of a day, week, month, year or everything",
+                arguments: [period, periodDate],
+                options: [taskFilter, offset, plain, json], wire: "stats", output: .report,
+                summary: "statistics of a day, week, month, year or everything, with pictures",
                 notes: """
+                    DATE picks the period holding that day: stats day 2026-03-14, stats month 2026-03-01.
                     Weeks run Monday to Sunday; a day starts at [stats] day_starts_at (default 00:00).
                     Focused time counts every work session (pauses excluded), split between the days it
-                    touches; a completed session counts for the day it ended. Colours only on a terminal
-                    and without NO_COLOR.
+                    touches; a completed session counts for the day it ended. Each total shows its change
+                    against the whole previous period. A day draws a timeline of its sessions; a week its
+                    days as bars; a month a calendar; a year (and all, per year) a heat-map and month bars;
+                    longer periods the hours of the day. Pictures fit the terminal's width (COLUMNS);
+                    colours only on a terminal, without NO_COLOR and TERM=dumb: otherwise the glyphs
+                    · ░ ▒ ▓ █ shade the days.
                     """),
-        Command(words: ["week"], options: [offset, json], wire: "week", output: .report,
+        Command(words: ["report"],
+                arguments: [period, periodDate],
+                options: [taskFilter, offset,
+                          Option("html", .none, "", "write the report page: one HTML file, no script, nothing fetched (the default)"),
+                          Option("svg", .none, "", "write the heat-map alone, as an SVG image")],
+                wire: "stats", output: .page, exclusive: ["html", "svg"],
+                summary: "the statistics as a page to keep or share: report year --html > report.html",
+                notes: """
+                    The page holds the heat-map, the day bars, the tasks in their colours, the hours of the
+                    day, the week's plan against what was done, the best task, weekday and hour, streaks and
+                    goals; it follows the system's light or dark theme and fits a phone. --svg writes only
+                    the heat-map, for a README or a wiki.
+                    """),
+        Command(words: ["week"], options: [offset, plain, json], wire: "week", output: .report,
                 summary: "one ISO week: plan and done, day by day"),
         Command(words: ["plan", "set"], arguments: [day, task], options: [offset], wire: "plan_set", output: .report,
                 summary: "plan TASK for DAY (start without a task starts it that day)"),
@@ -131,9 +152,9 @@ func readFile(_ path: String) -> Result<[UInt8], UsageError> {
 
 /// The text of a `.report` command's result.
 func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
-    let paint = Paint(enabled: screen.colors > .none)
+    let paint = Paint(screen.colors)
     switch parsed.command.wire {
-    case "stats": return r["period"]?.stringValue == "today" ? todayReport(r, paint) : periodReport(r, paint)
+    case "stats": return statsReport(StatsView(r), screen: screen, paint: paint)
     case "week": return weekReport(r, paint)
     case "plan_set": return "Planned \(str(r, "task")) for \(str(r, "day")).\n"
     case "plan_clear":
@@ -150,25 +171,9 @@ func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
     }
 }
 
-/// ANSI colours for the task colours, or nothing.
-struct Paint {
-    var enabled: Bool
-
-    static let codes = [
-        "red": "31", "orange": "38;5;208", "yellow": "33", "green": "32", "cyan": "36", "blue": "34", "purple": "35",
-    ]
-
-    func callAsFunction(_ text: String, _ color: String?) -> String {
-        guard enabled, let color, let code = Self.codes[color] else { return text }
-        return "\u{1B}[\(code)m\(text)\u{1B}[0m"
-    }
-
-    func bold(_ text: String) -> String { enabled ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
-}
-
 private func str(_ j: JSON, _ key: String) -> String { j[key]?.stringValue ?? "" }
 private func num(_ j: JSON, _ key: String) -> Int { j[key]?.intValue.flatMap { Int(exactly: $0) } ?? 0 }
-private func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
 
 /// `1h05m`, `25m`, `0m`: report durations to the minute.
 func hoursMinutes(_ seconds: Int) -> String {
@@ -187,117 +192,46 @@ func bar(_ value: Int, of maximum: Int, width: Int = 30) -> String {
 }
 
 /// Rows of cells, columns padded to their widest cell (in terminal columns, `DisplayWidth`);
-/// `right` columns align right.
-func columns(_ rows: [[String]], right: Set<Int> = [], indent: String = "  ") -> String {
+/// `right` columns align right. With `width`, a last cell that would run past it wraps at
+/// spaces onto lines of its own, under its column.
+func columns(_ rows: [[String]], right: Set<Int> = [], indent: String = "  ", width: Int? = nil) -> String {
     let widths = (0..<(rows.map(\.count).max() ?? 0)).map { c in rows.map { c < $0.count ? $0[c].displayWidth : 0 }.max() ?? 0 }
     return rows.map { row in
-        indent + row.enumerated().map { c, cell in
+        let cells = row.enumerated().map { c, cell in
             right.contains(c) ? cell.padded(toWidth: widths[c], right: true) : (c == row.count - 1 ? cell : cell.padded(toWidth: widths[c]))
-        }.joined(separator: "  ")
+        }
+        let line = indent + cells.joined(separator: "  ")
+        guard let width, line.displayWidth > width, let last = row.last, row.count > 1 else { return line }
+        let lead = indent + cells.dropLast().joined(separator: "  ") + "  "
+        let room = max(1, width - lead.displayWidth)
+        return wrapped(last, width: room).enumerated().map { i, part in
+            (i == 0 ? lead : String(repeating: " ", count: lead.displayWidth)) + part
+        }.joined(separator: "\n")
     }.joined(separator: "\n") + "\n"
+}
+
+/// `text` in lines of at most `width` columns, broken at spaces (a longer word stays whole).
+func wrapped(_ text: String, width: Int) -> [String] {
+    var lines: [String] = []
+    var line = ""
+    for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
+        if line.isEmpty {
+            line = word
+        } else if line.displayWidth + 1 + word.displayWidth <= width {
+            line += " " + word
+        } else {
+            lines.append(line)
+            line = word
+        }
+    }
+    return lines + [line]
 }
 
 private func sessionLine(_ s: JSON) -> String {
     "\(str(s, "task")), \(RFC3339.dateText(str(s, "start"))) \(RFC3339.clockText(str(s, "start")))–\(RFC3339.clockText(str(s, "end"))) (\(hoursMinutes(num(s, "focused_seconds"))))"
 }
 
-private func weekdayShort(_ name: String) -> String { name.prefix(1).uppercased() + name.dropFirst().prefix(2) }
-
-private func todayReport(_ r: JSON, _ paint: Paint) -> String {
-    var out = paint.bold("Today · \(str(r, "from"))" + (r["task"]?.stringValue.map { " · \($0)" } ?? "")) + "\n"
-    var facts: [[String]] = [
-        ["Completed", plural(num(r, "completed"), "session")],
-        ["Focused", hoursMinutes(num(r, "focused_seconds"))],
-    ]
-    if let score = r["focus_score"]?.intValue { facts.append(["Focus score", "\(score) of 100"]) }
-    facts.append(["Streak", streakText(r)])
-    out += columns(facts)
-    let sessions = r["sessions"]?.arrayValue ?? []
-    if !sessions.isEmpty {
-        out += "\nSessions\n" + columns(sessions.map { s in
-            [RFC3339.clockText(str(s, "start")) + "–" + RFC3339.clockText(str(s, "end")), str(s, "task"), hoursMinutes(num(s, "focused_seconds")),
-             str(s, "outcome") + (num(s, "pauses") > 0 ? ", \(plural(num(s, "pauses"), "pause"))" : "")]
-        }, right: [2])
-    }
-    let goals = r["goals"]?.arrayValue ?? []
-    if !goals.isEmpty {
-        let colorOf = taskColors(r)
-        out += "\nGoals\n" + columns(goals.map { g in
-            let goal = num(g, "goal")
-            let done = num(g, "completed")
-            let cells = min(goal, 20)
-            let filled = goal == 0 ? 0 : min(cells, done * cells / goal)
-            return [str(g, "task"), paint(String(repeating: "█", count: filled), colorOf[str(g, "task")]) + String(repeating: "░", count: cells - filled),
-                    "\(done)/\(goal)" + (done >= goal ? " ✓" : "")]
-        })
-    }
-    return out
-}
-
-private func streakText(_ r: JSON) -> String {
-    let streak = r["streak"] ?? .null
-    return "\(plural(num(streak, "current"), "day")) (longest \(num(streak, "longest")))"
-}
-
-private func taskColors(_ r: JSON) -> [String: String] {
-    var colors: [String: String] = [:]
-    for t in r["tasks"]?.arrayValue ?? [] { colors[str(t, "task")] = str(t, "color") }
-    return colors
-}
-
-private func periodReport(_ r: JSON, _ paint: Paint) -> String {
-    let period = str(r, "period")
-    let title = period.prefix(1).uppercased() + period.dropFirst()
-    var out = paint.bold("\(title) · \(str(r, "from")) – \(str(r, "to"))" + (r["task"]?.stringValue.map { " · \($0)" } ?? "")) + "\n"
-    let active = num(r, "active_days")
-    var facts: [[String]] = [
-        ["Sessions", "\(num(r, "completed")) completed (\(num(r, "recorded")) recorded)"],
-        ["Focused", "\(hoursMinutes(num(r, "focused_seconds"))) on \(plural(active, "active day"))"
-            + (active > 0 ? ", \(hoursMinutes(num(r, "average_seconds_per_active_day"))) a day on average" : "")],
-    ]
-    if let score = r["focus_score"]?.intValue { facts.append(["Focus score", "\(score) of 100"]) }
-    facts.append(["Streak", streakText(r)])
-    out += columns(facts)
-
-    let colorOf = taskColors(r)
-    let single = r["task"]?.stringValue.flatMap { colorOf[$0] }
-    let days = r["days"]?.arrayValue ?? []
-    if period == "week" || period == "month" {
-        let maximum = days.map { num($0, "focused_seconds") }.max() ?? 0
-        out += "\nMinutes per day\n" + columns(days.map { d in
-            [weekdayShort(str(d, "weekday")) + " " + String(str(d, "date").suffix(5)), hoursMinutes(num(d, "focused_seconds")),
-             paint(bar(num(d, "focused_seconds"), of: maximum), single)]
-        }, right: [1])
-    } else {
-        let weekdays = r["weekdays"]?.arrayValue ?? []
-        let maximum = weekdays.map { num($0, "focused_seconds") }.max() ?? 0
-        out += "\nMinutes per weekday\n" + columns(weekdays.map { d in
-            [weekdayShort(str(d, "weekday")), hoursMinutes(num(d, "focused_seconds")), paint(bar(num(d, "focused_seconds"), of: maximum), single)]
-        }, right: [1])
-    }
-    let tasks = (r["tasks"]?.arrayValue ?? []).filter { num($0, "focused_seconds") > 0 || num($0, "completed") > 0 }
-    if !tasks.isEmpty {
-        let maximum = tasks.map { num($0, "focused_seconds") }.max() ?? 0
-        out += "\nPer task\n" + columns(tasks.map { t in
-            [paint(str(t, "task"), str(t, "color")), hoursMinutes(num(t, "focused_seconds")), plural(num(t, "completed"), "session"),
-             paint(bar(num(t, "focused_seconds"), of: maximum, width: 20), str(t, "color"))]
-        }, right: [1, 2])
-    }
-    var bests: [[String]] = []
-    func above(_ b: JSON) -> String { "\(hoursMinutes(num(b, "focused_seconds"))), \(num(b, "above_average_percent"))% above average" }
-    if let b = r["best_task"], !b.isNull { bests.append(["Best task", paint(str(b, "task"), colorOf[str(b, "task")]), above(b)]) }
-    if let b = r["best_weekday"], !b.isNull {
-        let name = str(b, "weekday")
-        bests.append(["Best weekday", name.prefix(1).uppercased() + name.dropFirst(), above(b)])
-    }
-    if let b = r["best_hour"], !b.isNull {
-        let h = num(b, "hour")
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        bests.append(["Best hour", "\(two(h)):00–\(two((h + 1) % 24)):00", above(b)])
-    }
-    if !bests.isEmpty { out += "\n" + columns(bests) }
-    return out
-}
+func weekdayShort(_ name: String) -> String { name.prefix(1).uppercased() + name.dropFirst().prefix(2) }
 
 private func weekReport(_ r: JSON, _ paint: Paint) -> String {
     var out = paint.bold("Week \(str(r, "week")) · \(str(r, "from")) – \(str(r, "to"))") + "\n"

@@ -123,9 +123,13 @@ func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal, screen
         if confirm {
             try confirmRemoval(parsed, terminal: terminal, send: send)
         }
-        let answer = parsed.command.wire == "import" ? try importFile(parsed, send: send) : try send(parsed.request)
-        outcome = Outcome(stdout: show(answer, for: parsed, screen: screen))
-        if case .status = parsed.command.output { outcome.stderr = configWarnings(answer) }
+        if case .page = parsed.command.output {
+            outcome = Outcome(stdout: try reportPage(parsed, send: send))
+        } else {
+            let answer = parsed.command.wire == "import" ? try importFile(parsed, send: send) : try send(parsed.request)
+            outcome = Outcome(stdout: show(answer, for: parsed, screen: screen))
+            if case .status = parsed.command.output { outcome.stderr = configWarnings(answer) }
+        }
     } catch {
         switch error {
         case let .connection(.unreachable(path, reason)):
@@ -207,7 +211,7 @@ func show(_ result: JSON, for parsed: ParsedCommand, screen: Screen = .plain) ->
     case .taskList:
         let tasks = result["tasks"]?.arrayValue ?? []
         if parsed.has("names") { return tasks.map { ($0["name"]?.stringValue ?? "") + "\n" }.joined() }
-        return taskTable(tasks)
+        return taskTable(tasks, screen: screen)
     case let .task(heading):
         let name = result["name"]?.stringValue ?? ""
         return (heading.map { "\($0) \"\(name)\".\n" } ?? "") + taskDetails(result)
@@ -215,7 +219,7 @@ func show(_ result: JSON, for parsed: ParsedCommand, screen: Screen = .plain) ->
         let name = result["removed"]?.stringValue ?? ""
         let n = result["sessions_removed"]?.intValue ?? 0
         return "Removed task \"\(name)\" and its \(n) recorded session\(n == 1 ? "" : "s").\n"
-    case .report:
+    case .report, .page:
         return report(result, for: parsed, screen: screen)
     case .version:
         let version = result["version"]?.stringValue ?? "?"

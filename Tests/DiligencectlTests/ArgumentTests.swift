@@ -59,7 +59,7 @@ import Testing
             }
         }
         #expect(run(["task", "--help"]).stdout.contains("task remove TASK [--yes]"))
-        #expect(run(["help", "task"]).stdout.contains("task list [--json | --names]"))
+        #expect(run(["help", "task"]).stdout.contains("task list [--json | --names | --plain]"))
         // --help wins over other mistakes in the same command line.
         #expect(run(["task", "add", "--work", "5m", "--help"]).code == 0)
         #expect(run(["status", "--help"]).stdout.contains("{long_break_every}"))

@@ -19,7 +19,7 @@ import DiligenceProtocol
         (["status", "--json"], #"{"command":"status"}"#),
         (["status", "--format", "{task}"], #"{"command":"status"}"#),
         (["version"], #"{"command":"version"}"#),
-        (["task", "list", "--json"], #"{"command":"task_list"}"#),
+        (["task", "list", "--json"], #"{"command":"task_list","recent_days":30}"#),
         (["task", "show", "work", "--json"], #"{"command":"task_show","task":"work"}"#),
         (["task", "add", "Read"], #"{"command":"task_add","name":"Read"}"#),
         (["task", "remove", "Read", "--yes"], #"{"command":"task_remove","task":"Read","confirm":true}"#),

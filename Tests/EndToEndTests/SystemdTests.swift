@@ -107,8 +107,11 @@ final class UserManager {
     private let manager: ChildProcess
 
     /// `systemWide`: install the units and programs as `sudo make install` would (over
-    /// /usr/local); without it the test installs what it needs itself.
-    init(systemWide: Bool = true) throws {
+    /// /usr/local); without it the test installs what it needs itself. `throwaway`: directories
+    /// of the machine that the namespace covers with a writable layer of its own (overlayfs on a
+    /// tmpfs): what the test installs there (`dpkg -i`) is seen by the manager and gone with the
+    /// namespace, whatever happens to the test.
+    init(systemWide: Bool = true, throwaway: [String] = []) throws {
         // Not under /tmp or /var/tmp: the service runs with PrivateTmp=yes and would not see
         // them. Not under the package either: a checkout may itself live in /tmp (CI's does).
         // /var/lib/diligence-test-<run>-XXXXXX, removed with the daemon's directory.
@@ -118,13 +121,15 @@ final class UserManager {
         serviceLog = root + "/service.log"
         managerLog = root + "/manager.log"
 
-        // The install under test: the same Makefile rule as `make install`, minus the build.
-        let make = try requireProgram("make", "/usr/bin/make", "/bin/make")
-        let install = try runProgram(
-            [make, "-s", "-C", Binaries.packageRoot, "install-files", "DESTDIR=\(destdir)", "PREFIX=/usr/local",
-             "BIN_DIR=\(Binaries.directory)"],
-            environment: daemon.environment, directory: root, timeout: 120)
-        guard install.succeeded else { throw HarnessError("make install-files failed: \(install)") }
+        if systemWide {
+            // The install under test: the same Makefile rule as `make install`, minus the build.
+            let make = try requireProgram("make", "/usr/bin/make", "/bin/make")
+            let install = try runProgram(
+                [make, "-s", "-C", Binaries.packageRoot, "install-files", "DESTDIR=\(destdir)", "PREFIX=/usr/local",
+                 "BIN_DIR=\(Binaries.directory)"],
+                environment: daemon.environment, directory: root, timeout: 120)
+            guard install.succeeded else { throw HarnessError("make install-files failed: \(install)") }
+        }
 
         let dropIn = daemon.configHome + "/systemd/user/diligenced.service.d"
         try FileManager.default.createDirectory(atPath: dropIn, withIntermediateDirectories: true)
@@ -137,9 +142,16 @@ final class UserManager {
 
             """.write(toFile: dropIn + "/test.conf", atomically: true, encoding: .utf8)
 
+        let layers = root + "/layers"
+        let overlays = throwaway.enumerated().map { index, directory in
+            "&& mkdir \(layers)/\(index) \(layers)/\(index)/upper \(layers)/\(index)/work && mount -t overlay overlay "
+                + "-o lowerdir=\(directory),upperdir=\(layers)/\(index)/upper,workdir=\(layers)/\(index)/work \(directory)"
+        }
+        if !throwaway.isEmpty { mkdir(layers, 0o700) }
         let script = """
             mkdir -p /run/systemd && mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/system \
             \(systemWide ? "&& mount --bind '\(destdir)/usr/local' /usr/local" : "") \
+            \(throwaway.isEmpty ? "" : "&& mount -t tmpfs tmpfs \(layers) " + overlays.joined(separator: " ")) \
             && exec \(Self.systemdBinary) --user
             """
         manager = try ChildProcess(

@@ -39,7 +39,7 @@ _diligencectl() {
         cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
         words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
     }
-    local commands="start pause resume toggle stop skip extend status watch task stats week plan history export import reload version help"
+    local commands="start pause resume toggle stop skip extend status watch task stats report week plan history export import reload version help"
     local task_commands="list show add edit remove"
     local plan_commands="set clear"
     local history_commands="add remove edit"
@@ -92,9 +92,13 @@ _diligencectl() {
         status) COMPREPLY=($(compgen -W "${formats// /$'\n'}"$'\n'--help -- "$cur")) ;;
         watch) COMPREPLY=($(compgen -W "${formats// /$'\n'}"$'\n'--no-reconnect$'\n'--help -- "$cur")) ;;
         help) COMPREPLY=($(compgen -W "${commands// /$'\n'}" -- "$cur")) ;;
-        stats) [[ $cur == -* ]] && COMPREPLY=($(compgen -W $'--task\n--offset\n--json\n--help' -- "$cur")) \
-               || { (( nargs == 0 )) && COMPREPLY=($(compgen -W $'today\nweek\nmonth\nyear\nall' -- "$cur")); } ;;
-        week) COMPREPLY=($(compgen -W $'--offset\n--json\n--help' -- "$cur")) ;;
+        stats|report)
+            local flags="--task --offset --plain --json --help"
+            [[ $command == report ]] && flags="--task --offset --html --svg --help"
+            if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "${flags// /$'\n'}" -- "$cur"))
+            elif (( nargs == 0 )); then COMPREPLY=($(compgen -W $'today\nday\nweek\nmonth\nyear\nall' -- "$cur"))
+            elif (( nargs == 1 )); then COMPREPLY=($(compgen -W "${days// /$'\n'}"$'\nyesterday' -- "$cur")); fi ;;
+        week) COMPREPLY=($(compgen -W $'--offset\n--json\n--help'$'\n'--plain -- "$cur")) ;;
         plan)
             case $sub in
                 "") COMPREPLY=($(compgen -W "${plan_commands// /$'\n'}" -- "$cur")) ;;
@@ -119,7 +123,7 @@ _diligencectl() {
         task)
             case $sub in
                 "") COMPREPLY=($(compgen -W "${task_commands// /$'\n'}" -- "$cur")) ;;
-                list) COMPREPLY=($(compgen -W $'--json\n--names\n--help' -- "$cur")) ;;
+                list) COMPREPLY=($(compgen -W $'--json\n--names\n--help'$'\n'--plain -- "$cur")) ;;
                 show) [[ $cur == -* ]] && COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")) \
                       || _diligencectl_complete_tasks ;;
                 add) [[ $cur == -* ]] && COMPREPLY=($(compgen -W "${task_fields// /$'\n'}"$'\n'--help -- "$cur")) ;;

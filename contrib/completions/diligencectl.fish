@@ -1,7 +1,7 @@
 # fish completion for diligencectl. Install to /usr/share/fish/vendor_completions.d/
 # (make install does). Task names come from the running daemon.
 
-set -l commands start pause resume toggle stop skip extend status watch task stats week plan history export import reload version help
+set -l commands start pause resume toggle stop skip extend status watch task stats report week plan history export import reload version help
 set -l task_commands list show add edit remove
 set -l days today tomorrow monday tuesday wednesday thursday friday saturday sunday
 
@@ -77,7 +77,8 @@ complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a exten
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a status -d 'show what the timer is doing'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'print the status on every change'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a task -d 'list, show, add, edit or remove tasks'
-complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a stats -d 'statistics of a day, week, month, year or everything'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a stats -d 'statistics of a day, week, month, year or everything, with pictures'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a report -d 'the statistics as a page (--html) or a heat-map (--svg)'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a week -d 'one ISO week: plan and done, day by day'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a plan -d "plan a task for a day, or clear a day's plan"
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a history -d 'list, add, remove or edit recorded sessions'
@@ -117,9 +118,13 @@ for sub in add edit
 end
 
 # Statistics, the week and its plan, history, export and import (docs/statistics.md).
-complete -c diligencectl -n "__diligencectl_is stats" -a 'today week month year all' -d 'period'
-complete -c diligencectl -n "__diligencectl_in stats; or __diligencectl_is history; or __diligencectl_in export" -l task -x -a '(__diligencectl_tasks)' -d 'only this task'
-complete -c diligencectl -n "__diligencectl_in stats; or __diligencectl_in week; or __diligencectl_in plan" -l offset -x -d 'periods from this one: -1 the previous'
+complete -c diligencectl -n "__diligencectl_is stats; or __diligencectl_is report" -a 'today day week month year all' -d 'period'
+complete -c diligencectl -n "__diligencectl_is stats '*'; or __diligencectl_is report '*'" -a 'yesterday monday tuesday wednesday thursday friday saturday sunday' -d 'a day of the period'
+complete -c diligencectl -n "__diligencectl_in stats; or __diligencectl_in report; or __diligencectl_is history; or __diligencectl_in export" -l task -x -a '(__diligencectl_tasks)' -d 'only this task'
+complete -c diligencectl -n "__diligencectl_in stats; or __diligencectl_in report; or __diligencectl_in week; or __diligencectl_in plan" -l offset -x -d 'periods from this one: -1 the previous'
+complete -c diligencectl -n "__diligencectl_in stats; or __diligencectl_in week; or __diligencectl_task_sub list" -l plain -d 'no colours'
+complete -c diligencectl -n "__diligencectl_in report" -l html -d 'the report page'
+complete -c diligencectl -n "__diligencectl_in report" -l svg -d 'the heat-map alone'
 complete -c diligencectl -n "__diligencectl_in stats; or __diligencectl_in week; or __diligencectl_in history" -l json -d 'print JSON'
 
 complete -c diligencectl -n "__diligencectl_is plan" -a set -d 'plan TASK for DAY'

@@ -1,0 +1,128 @@
+import DiligenceTime
+
+// The text of `stats`: the figures with their change against the previous period, then the
+// period's pictures — a day's timeline; a week's day bars; a month's calendar; a year's
+// heat-map and month bars (`all`: a heat-map per year); the hours of the day, the tasks, the
+// best task, weekday and hour. Everything fits `screen.columns`.
+
+func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
+    let noun = view.isDay ? "day" : view.period
+    var title = view.isDay ? (view.period == "today" && view.from == view.today ? "Today" : "Day") + " · \(view.from)"
+        : "\(capitalized(view.period)) · \(view.from) – \(view.to)"
+    if let task = view.task { title += " · " + task }
+    var out = paint.bold(title.truncated(toWidth: screen.columns - 1)) + "\n"
+    let focusChange = view.previous.map { " " + changeText(view.totals.focused, $0.focused, previousNoun: noun) } ?? ""
+    let sessionsChange = view.previous.map { " " + sessionChange(view.totals.completed, $0.completed, previousNoun: noun) } ?? ""
+    var facts: [[String]]
+    if view.isDay {
+        facts = [["Completed", plural(view.totals.completed, "session") + sessionsChange],
+                 ["Focused", hoursMinutes(view.totals.focused) + focusChange]]
+    } else {
+        let active = view.totals.activeDays
+        facts = [["Sessions", "\(view.totals.completed) completed\(sessionsChange), \(view.recorded) recorded"],
+                 ["Focused", "\(hoursMinutes(view.totals.focused))\(focusChange) on \(plural(active, "active day"))"
+                    + (active > 0 ? ", \(hoursMinutes(view.averagePerActiveDay)) a day on average" : "")]]
+    }
+    if let score = view.focusScore { facts.append(["Focus score", "\(score) of 100"]) }
+    facts.append(["Streak", "\(plural(view.streak.current, "day")) (longest \(view.streak.longest))"])
+    out += columns(facts, width: screen.columns)
+
+    let scale = HeatScale(view.days.map(\.focused))
+    switch view.period {
+    case "today", "day":
+        let timeline = dayTimelineText(view, screen: screen, paint: paint)
+        if !timeline.isEmpty { out += "\nTimeline\n" + timeline }
+        if !view.sessions.isEmpty {
+            out += "\nSessions\n" + columns(view.sessions.map { s in
+                [RFC3339.clockText(s.start) + "–" + RFC3339.clockText(s.end), s.task.truncated(toWidth: nameWidth(screen)), hoursMinutes(s.focused),
+                 s.outcome + (s.pauses > 0 ? ", \(plural(s.pauses, "pause"))" : "")]
+            }, right: [2], width: screen.columns)
+        }
+        if !view.goals.isEmpty {
+            out += "\nGoals\n" + columns(view.goals.map { g in
+                let cells = min(g.goal, 20)
+                let filled = g.goal == 0 ? 0 : min(cells, g.completed * cells / g.goal)
+                return [g.task.truncated(toWidth: nameWidth(screen)), paint(String(repeating: "█", count: filled), g.color) + String(repeating: "░", count: cells - filled),
+                        "\(g.completed)/\(g.goal)" + (g.completed >= g.goal ? " ✓" : "")]
+            }, width: screen.columns)
+        }
+        return out
+    case "week":
+        out += "\nMinutes per day\n" + barRows(view.days.map { d in
+            [weekdayShort(CalendarDay.weekdayNames[d.date.weekday - 1]) + " " + String(d.date.description.suffix(5)), hoursMinutes(d.focused)]
+        }, values: view.days.map(\.focused), colors: { _ in view.color }, screen: screen, paint: paint)
+    case "month":
+        out += "\nCalendar\n" + monthCalendarText(view, scale: scale, screen: screen, paint: paint) + monthLegend(view, scale: scale, screen: screen, paint: paint)
+    default:
+        for year in splitByYear(view.days) {
+            out += "\nFocus in \(year[0].date.year)\n" + heatMapText(year, scale: scale, color: view.color, screen: screen, paint: paint)
+        }
+        out += scale.legend(color: view.color, screen: screen, paint: paint)
+        let months = view.months.count > 24 ? Array(view.months.suffix(24)) : view.months
+        out += "\nPer month" + (months.count < view.months.count ? " (the last 24)" : "") + "\n" + barRows(months.map { m in
+            [(Int(m.month.suffix(2)).map { monthNames[$0 - 1] } ?? m.month) + (view.period == "all" ? " " + m.month.prefix(4) : ""), hoursMinutes(m.focused), plural(m.completed, "session")]
+        }, values: months.map(\.focused), right: [1, 2], colors: { _ in view.color }, screen: screen, paint: paint)
+        out += "\nMinutes per weekday\n" + barRows(view.weekdays.map { [weekdayShort($0.name), hoursMinutes($0.focused)] },
+                                                   values: view.weekdays.map(\.focused), colors: { _ in view.color }, screen: screen, paint: paint)
+    }
+    let histogram = hourHistogramText(view.hours, color: view.color, screen: screen, paint: paint)
+    if !histogram.isEmpty { out += "\nHours of the day\n" + histogram }
+    let tasks = view.tasks.filter { $0.focused > 0 || $0.completed > 0 }
+    if !tasks.isEmpty {
+        out += "\nPer task\n" + barRows(tasks.map { t in
+            [paint(t.name.truncated(toWidth: nameWidth(screen)), t.color), hoursMinutes(t.focused), plural(t.completed, "session")]
+        }, values: tasks.map(\.focused), right: [1, 2], colors: { tasks[$0].color }, screen: screen, paint: paint)
+    }
+    var bests: [[String]] = []
+    func above(_ b: StatsView.Best) -> String { "\(hoursMinutes(b.focused)), \(b.abovePercent)% above average" }
+    if let b = view.bestTask { bests.append(["Best task", paint(b.label.truncated(toWidth: nameWidth(screen)), view.color(of: b.label)), above(b)]) }
+    if let b = view.bestWeekday { bests.append(["Best weekday", b.label, above(b)]) }
+    if let b = view.bestHour { bests.append(["Best hour", b.label, above(b)]) }
+    if !bests.isEmpty { out += "\n" + columns(bests, width: screen.columns) }
+    return out
+}
+
+/// The widest a task name is shown in a report's rows.
+func nameWidth(_ screen: Screen) -> Int { max(6, screen.columns / 5) }
+
+/// `items` on lines of at most `screen.columns`, two spaces apart, each line indented by two.
+func wrappedItems(_ items: [String], screen: Screen) -> String {
+    var lines: [String] = []
+    var line = ""
+    for item in items {
+        if line.isEmpty {
+            line = item
+        } else if 2 + line.displayWidth + 2 + item.displayWidth <= screen.columns {
+            line += "  " + item
+        } else {
+            lines.append(line)
+            line = item
+        }
+    }
+    return (lines + [line]).map { "  " + $0 + "\n" }.joined()
+}
+
+/// `rows` as `columns` with a bar of `values[i]` after each row, as long as the screen leaves
+/// room for (5 to 30 cells; less room: no bars, the numbers stay), in `colors(i)`.
+func barRows(_ rows: [[String]], values: [Int], right: Set<Int> = [1], colors: (Int) -> String?, screen: Screen, paint: Paint) -> String {
+    let used = columns(rows).split(separator: "\n").map { String($0).displayWidth }.max() ?? 0
+    let width = min(30, screen.columns - used - 2)
+    guard width >= 5 else { return columns(rows, right: right, width: screen.columns) }
+    let maximum = values.max() ?? 0
+    return columns(rows.indices.map { i in rows[i] + [paint(bar(values[i], of: maximum, width: width), colors(i))] }, right: right)
+}
+
+/// `(+12% on the previous week)`, `(−3% …)`, `(previous week: none)`: focused time against the period before.
+func changeText(_ current: Int, _ previous: Int, previousNoun: String) -> String {
+    guard previous > 0 else { return current > 0 ? "(previous \(previousNoun): none)" : "" }
+    let percent = Int((Double(current - previous) * 100 / Double(previous)).rounded())
+    return "(\(signed(percent))% on the previous \(previousNoun))"
+}
+
+/// `(+3 on the previous week)`, `(−1 …)`, `(±0 …)`: completed sessions against the period before.
+func sessionChange(_ current: Int, _ previous: Int, previousNoun: String) -> String {
+    "(\(signed(current - previous)) on the previous \(previousNoun))"
+}
+
+/// `+3`, `−3` (a true minus sign), `±0`.
+func signed(_ n: Int) -> String { n > 0 ? "+\(n)" : (n < 0 ? "−\(-n)" : "±0") }

@@ -1,0 +1,163 @@
+import DiligenceProtocol
+import DiligenceTime
+
+// The statistics object (docs/protocol.md, "Statistics") as typed values, read once: the
+// terminal pictures and the report page draw from this, never from the JSON directly.
+
+struct StatsView {
+    struct Totals {
+        var from: String
+        var to: String
+        var completed: Int
+        var focused: Int
+        var activeDays: Int
+    }
+
+    struct TaskFigures {
+        var name: String
+        var color: String
+        var goal: Int
+        var completed: Int
+        var focused: Int
+        var goalDays: Int
+    }
+
+    struct DayFigures {
+        var date: CalendarDay
+        var completed: Int
+        var focused: Int
+        /// The task planned for the day, and its completed sessions that day.
+        var planned: String?
+        var plannedCompleted: Int
+    }
+
+    struct MonthFigures {
+        /// `YYYY-MM`.
+        var month: String
+        var completed: Int
+        var focused: Int
+        var activeDays: Int
+    }
+
+    struct Best {
+        var label: String
+        var focused: Int
+        var abovePercent: Int
+    }
+
+    struct Session {
+        var task: String
+        var start: String
+        var end: String
+        var focused: Int
+        var pauses: Int
+        var outcome: String
+    }
+
+    struct Goal {
+        var task: String
+        var color: String
+        var goal: Int
+        var completed: Int
+    }
+
+    var period: String
+    var task: String?
+    var from: CalendarDay
+    var to: CalendarDay
+    var today: CalendarDay
+    var totals: Totals
+    var recorded: Int
+    var averagePerActiveDay: Int
+    var focusScore: Int?
+    var streak: (current: Int, longest: Int)
+    var previous: Totals?
+    var tasks: [TaskFigures]
+    var days: [DayFigures]
+    var months: [MonthFigures]
+    /// Monday first: the weekday's name and its figures.
+    var weekdays: [(name: String, completed: Int, focused: Int)]
+    /// Focused seconds per local hour, 0 to 23.
+    var hours: [Int]
+    var bestTask: Best?
+    var bestWeekday: Best?
+    var bestHour: Best?
+    /// A day's report only: when the day begins and ends (RFC 3339), its sessions, its goals.
+    var dayStart: String?
+    var dayEnd: String?
+    var sessions: [Session]
+    var goals: [Goal]
+
+    /// Whether this is one day's report (`today` or `day`).
+    var isDay: Bool { period == "today" || period == "day" }
+
+    /// The colour a picture of this report draws in: the task's for `--task`, else the one of all tasks.
+    var color: String? { task.flatMap { name in tasks.first { $0.name == name }?.color } }
+
+    init(_ r: JSON) {
+        func str(_ j: JSON?, _ key: String) -> String { j?[key]?.stringValue ?? "" }
+        func num(_ j: JSON?, _ key: String) -> Int { j?[key]?.intValue.flatMap { Int(exactly: $0) } ?? 0 }
+        func list(_ key: String) -> [JSON] { r[key]?.arrayValue ?? [] }
+        func readTotals(_ j: JSON?) -> Totals {
+            Totals(from: str(j, "from"), to: str(j, "to"), completed: num(j, "completed"), focused: num(j, "focused_seconds"),
+                   activeDays: num(j, "active_days"))
+        }
+        func best(_ key: String, _ label: (JSON) -> String) -> Best? {
+            guard let b = r[key], !b.isNull else { return nil }
+            return Best(label: label(b), focused: num(b, "focused_seconds"), abovePercent: num(b, "above_average_percent"))
+        }
+        let fallback = CalendarDay(daysSince1970: 0)
+        period = str(r, "period")
+        task = r["task"]?.stringValue
+        from = CalendarDay(str(r, "from")) ?? fallback
+        to = CalendarDay(str(r, "to")) ?? from
+        today = CalendarDay(str(r, "today")) ?? to
+        totals = readTotals(r)
+        recorded = num(r, "recorded")
+        averagePerActiveDay = num(r, "average_seconds_per_active_day")
+        focusScore = r["focus_score"]?.intValue.flatMap { Int(exactly: $0) }
+        streak = (num(r["streak"], "current"), num(r["streak"], "longest"))
+        previous = r["previous"].flatMap { $0.isNull ? nil : readTotals($0) }
+        tasks = list("tasks").map {
+            TaskFigures(name: str($0, "task"), color: str($0, "color"), goal: num($0, "goal"), completed: num($0, "completed"),
+                        focused: num($0, "focused_seconds"), goalDays: num($0, "goal_days"))
+        }
+        days = list("days").compactMap { d in
+            CalendarDay(str(d, "date")).map {
+                DayFigures(date: $0, completed: num(d, "completed"), focused: num(d, "focused_seconds"),
+                           planned: d["planned"]?.stringValue, plannedCompleted: num(d, "planned_completed"))
+            }
+        }
+        months = list("months").map {
+            MonthFigures(month: str($0, "month"), completed: num($0, "completed"), focused: num($0, "focused_seconds"), activeDays: num($0, "active_days"))
+        }
+        weekdays = list("weekdays").map { (str($0, "weekday"), num($0, "completed"), num($0, "focused_seconds")) }
+        var hours = Array(repeating: 0, count: 24)
+        for h in list("hours") where (0..<24).contains(num(h, "hour")) { hours[num(h, "hour")] = num(h, "focused_seconds") }
+        self.hours = hours
+        bestTask = best("best_task") { str($0, "task") }
+        bestWeekday = best("best_weekday") { capitalized(str($0, "weekday")) }
+        bestHour = best("best_hour") { hourRange(num($0, "hour")) }
+        dayStart = r["starts_at"]?.stringValue
+        dayEnd = r["ends_at"]?.stringValue
+        sessions = list("sessions").map {
+            Session(task: str($0, "task"), start: str($0, "start"), end: str($0, "end"), focused: num($0, "focused_seconds"),
+                    pauses: num($0, "pauses"), outcome: str($0, "outcome"))
+        }
+        goals = list("goals").map { Goal(task: str($0, "task"), color: str($0, "color"), goal: num($0, "goal"), completed: num($0, "completed")) }
+    }
+
+    /// The colour of task `name` (nil when the report does not list it).
+    func color(of name: String) -> String? { tasks.first { $0.name == name }?.color }
+}
+
+/// `Monday` from `monday`.
+func capitalized(_ word: String) -> String { word.prefix(1).uppercased() + word.dropFirst() }
+
+/// `09:00–10:00` for hour 9.
+func hourRange(_ h: Int) -> String { "\(twoDigits(h)):00–\(twoDigits((h + 1) % 24)):00" }
+
+func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+
+/// `Jan` … `Dec`.
+let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]

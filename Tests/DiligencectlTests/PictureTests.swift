@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+import DiligenceProtocol
+@testable import diligencectl
+
+/// The terminal pictures as text, at 40, 80 and 120 columns without colours (what NO_COLOR, a
+/// dumb terminal or a pipe gets), against golden files in Tests/DiligencectlTests/Pictures/.
+/// The inputs are statistics objects the daemon wrote (the same directory, *.json), with a CJK
+/// task among them. After a deliberate change to a picture, rewrite the golden files with
+/// `make golden` (DILIGENCE_UPDATE_GOLDEN=1) and review the diff.
+@Suite struct PictureTests {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Pictures").path
+    static let updating = ProcessInfo.processInfo.environment["DILIGENCE_UPDATE_GOLDEN"] == "1"
+
+    static func fixture(_ name: String) throws -> JSON {
+        let text = try String(contentsOfFile: directory + "/\(name).json", encoding: .utf8)
+        return try JSON.parse(text)
+    }
+
+    /// Compares `text` with the golden file `name` (or writes it when updating).
+    static func golden(_ name: String, _ text: String) throws {
+        let path = directory + "/\(name).txt"
+        if updating {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            return
+        }
+        let expected = try? String(contentsOfFile: path, encoding: .utf8)
+        #expect(expected == text, "\(name).txt differs (make golden rewrites it); got:\n\(text)")
+    }
+
+    @Test(arguments: ["day", "week", "month", "year", "year-task", "all"], [40, 80, 120])
+    func statsPictures(fixture: String, width: Int) throws {
+        let text = statsReport(StatsView(try Self.fixture(fixture)), screen: Screen(columns: width, colors: .none), paint: Paint(.none))
+        try Self.golden("stats-\(fixture)-\(width)", text)
+        for line in text.split(separator: "\n") {
+            #expect(String(line).displayWidth <= width, "wider than \(width) columns: \(line)")
+        }
+        #expect(!text.contains("\u{1B}"), "no escape sequence without colours")
+    }
+
+    @Test(arguments: [80, 120])
+    func taskListSparklines(width: Int) throws {
+        let tasks = try Self.fixture("task-list")["tasks"]?.arrayValue ?? []
+        let text = taskTable(tasks, screen: Screen(columns: width, colors: .none))
+        try Self.golden("task-list-\(width)", text)
+        for line in text.split(separator: "\n") { #expect(String(line).displayWidth <= width, "\(line)") }
+    }
+
+    @Test func sparklineScalesToTheBusiestDay() {
+        #expect(sparkline([0, 100, 200, 300, 400]) == "▁▂▃▅▇")
+        #expect(sparkline([0, 0, 0]) == "▁▁▁")
+        #expect(sparkline([1, 400]) == "▂▇")
+    }
+
+    @Test("colours: 24-bit shades in the task's colour, 256 from the palette, 8 as the glyph ramp in the colour")
+    func coloursFollowTheScreen() throws {
+        let view = StatsView(try Self.fixture("year-task"))
+        func render(_ colors: ColorSupport) -> String {
+            statsReport(view, screen: Screen(columns: 120, colors: colors), paint: Paint(colors))
+        }
+        let red = Palette.rgb("red")
+        let full = HeatScale.rgb(4, "red", base: Palette.terminalBase)
+        #expect(full == red)
+        #expect(render(.truecolor).contains("\u{1B}[38;2;\(red.r);\(red.g);\(red.b)m█"))
+        #expect(render(.palette256).contains("\u{1B}[38;5;\(red.palette256)m█"))
+        #expect(render(.basic).contains("\u{1B}[31m█"))
+        // The same picture, colours taken away, is the plain one.
+        let plain = render(.none)
+        let stripped = render(.truecolor).replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+        #expect(stripped.split(separator: "\n").count == plain.split(separator: "\n").count)
+    }
+
+    @Test("NO_COLOR and TERM=dumb give the plain picture on a terminal")
+    func noColorOnATerminal() {
+        let terminal = Terminal(isInteractive: true, ask: { _ in nil }, outputIsTerminal: true, windowColumns: 100)
+        for environment in [["TERM": "xterm-256color", "NO_COLOR": "1"], ["TERM": "dumb"]] {
+            let screen = Screen.detect(environment: environment, isTerminal: terminal.outputIsTerminal, windowColumns: terminal.windowColumns)
+            #expect(screen == Screen(columns: 100, colors: .none))
+        }
+    }
+
+    /// WCAG 2 contrast ratio of two colours.
+    static func contrast(_ a: RGB, _ b: RGB) -> Double {
+        func luminance(_ c: RGB) -> Double {
+            func channel(_ v: Int) -> Double {
+                let x = Double(v) / 255
+                return x <= 0.03928 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4)
+            }
+            return 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b)
+        }
+        let (l1, l2) = (luminance(a), luminance(b))
+        return (max(l1, l2) + 0.05) / (min(l1, l2) + 0.05)
+    }
+
+    @Test("the page's text has 4.5:1 contrast and every task colour 3:1, in light and dark")
+    func contrast() {
+        for page in [Palette.pageLight, Palette.pageDark] {
+            #expect(Self.contrast(page.text, page.background) >= 4.5)
+            #expect(Self.contrast(page.muted, page.background) >= 4.5)
+            for (name, color) in Palette.tasks {
+                #expect(Self.contrast(color, page.background) >= 3, "\(name) on \(page.background.hex)")
+            }
+        }
+    }
+
+    @Test("the page holds no script and fetches nothing; its SVG cells are the period's days")
+    func pageIsSelfContained() throws {
+        let view = StatsView(try Self.fixture("month"))
+        let page = reportHTML(view, week: .object([]))
+        #expect(!page.contains("<script") && !page.contains("href=") && !page.contains("src=") && !page.contains("url("))
+        #expect(page.contains("Content-Security-Policy") && page.contains("prefers-color-scheme: dark"))
+        #expect(page.components(separatedBy: "<rect class=\"day ").count - 1 == 31)
+        #expect(page.components(separatedBy: "<title").count - 1 >= 31 + 4, "a title on every chart and cell")
+        #expect(page.contains("日本語の勉強"))
+        #expect(xmlEscaped("a<b & \"c\"") == "a&lt;b &amp; &quot;c&quot;")
+    }
+
+    @Test("heat levels are quarters of the busiest day; the legend names them")
+    func heatScale() {
+        let scale = HeatScale([0, 3600, 7200])
+        #expect([0, 1, 1800, 1801, 3600, 5400, 5401, 7200].map(scale.level) == [0, 1, 1, 2, 2, 3, 4, 4])
+        #expect(scale.legend(color: nil, paint: Paint(.none)) == "· none  ░ to 30m  ▒ to 1h00m  ▓ to 1h30m  █ to 2h00m")
+    }
+
+    @Test("a 2-column cell where 53 weeks fit, else 1, else bands of weeks")
+    func heatMapFitsTheWidth() throws {
+        let days = StatsView(try Self.fixture("year")).days
+        let scale = HeatScale(days.map(\.focused))
+        for width in [20, 40, 60, 80, 120, 200] {
+            let text = heatMapText(days, scale: scale, color: nil, screen: Screen(columns: width, colors: .none), paint: Paint(.none))
+            let cells = text.filter { "·░▒▓█".contains($0) }.count
+            #expect(cells == 365, "every day once at \(width) columns")
+            #expect(text.split(separator: "\n").allSatisfy { String($0).displayWidth <= max(width, 20) })
+        }
+    }
+}

@@ -1,0 +1,230 @@
+// The Debian package, as a user gets it: built by the Makefile's rule from the release programs
+// (twice: the bytes must not change), checked by Debian's lintian, installed with `dpkg -i`, its
+// socket unit enabled and used under a real `systemd --user`, then purged.
+//
+// dpkg runs inside the private mount namespace of `UserManager`, where /usr and dpkg's state
+// (/var/lib/dpkg, /var/log, /var/cache, /var/lib/man-db) are covered with a throwaway layer: the install is real
+// for dpkg, systemd, man and the shells in there, and cannot outlive the test, failing or not.
+// The release programs come from `make test`, which builds them before `swift test` (that holds
+// the build directory) and names them in DILIGENCE_RELEASE_BIN_DIR.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import DiligenceTestSupport
+
+/// Where `make test` put the release programs (built with the static Swift runtime).
+private let releaseBinDir = ProcessInfo.processInfo.environment["DILIGENCE_RELEASE_BIN_DIR"] ?? ""
+
+/// The release: the project's VERSION file, which the programs embed and the package is named after.
+private var projectVersion: String { readTextFile(Binaries.packageRoot + "/VERSION").trimmingWhitespace() }
+
+/// What the package must hold, where Debian and systemd look (besides more docs in /usr/share/doc/diligence/).
+private let packagedFiles = [
+    "/usr/bin/diligenced", "/usr/bin/diligencectl",
+    "/usr/lib/systemd/user/diligenced.service", "/usr/lib/systemd/user/diligenced.socket",
+    "/usr/share/man/man1/diligencectl.1.gz", "/usr/share/man/man5/diligenced.conf.5.gz", "/usr/share/man/man8/diligenced.8.gz",
+    "/usr/share/bash-completion/completions/diligencectl", "/usr/share/zsh/vendor-completions/_diligencectl",
+    "/usr/share/fish/vendor_completions.d/diligencectl.fish",
+    "/usr/share/applications/diligence.desktop",
+    "/usr/share/doc/diligence/copyright", "/usr/share/doc/diligence/changelog.gz", "/usr/share/doc/diligence/README.Debian",
+    "/usr/share/doc/diligence/diligenced.conf.example",
+]
+
+/// Why the package test cannot run here, or nil.
+private let packageTestUnavailable: String? = {
+    if getuid() != 0 { return "needs root: dpkg -i (in a private mount namespace) and a private systemd --user (CI runs as root)" }
+    if let reason = UserManager.unavailable { return reason }
+    if releaseBinDir.isEmpty || access(releaseBinDir + "/diligenced", X_OK) != 0 {
+        return "no release programs: make test builds them and sets DILIGENCE_RELEASE_BIN_DIR (as root)"
+    }
+    for program in ["/usr/bin/lintian", "/usr/bin/dpkg-shlibdeps", "/usr/bin/dpkg-gencontrol"] where access(program, X_OK) != 0 {
+        return "\(program) is missing: make test-deps installs it"
+    }
+    let installed = try? runProgram(["/usr/bin/dpkg-query", "-W", "-f", "${Status}", "diligence"], environment: [:],
+                                    directory: TestRun.temporaryBase)
+    if installed?.output.hasSuffix(" installed") == true {
+        return "diligence is installed on this machine: the test's install and purge checks assume it is not"
+    }
+    return nil
+}()
+
+extension EndToEnd {
+    @Suite("Debian package: make deb, lintian, dpkg -i, the socket unit under systemd --user, dpkg --purge",
+           .enabled(if: packageTestUnavailable == nil, "\(packageTestUnavailable ?? "")"))
+    struct DebianPackage {
+        /// The packages in `directory`: .deb first, then the -dbgsym .ddeb.
+        static func packages(in directory: String) -> [String] {
+            let arch = (try? runProgram(["/usr/bin/dpkg", "--print-architecture"], environment: [:], directory: directory).output) ?? "?"
+            return ["diligence_\(projectVersion)_\(arch).deb", "diligence-dbgsym_\(projectVersion)_\(arch).ddeb"]
+                .map { directory + "/" + $0 }
+        }
+
+        /// `make package` (what `make deb` runs once the release is built) into `directory`;
+        /// `shell` prefixes the command (a umask), `environment` varies the build's surroundings.
+        static func makePackage(into directory: String, shell prefix: String, environment: [String: String], log: String) throws -> ChildProcess {
+            let command = "\(prefix) exec make -s -C '\(Binaries.packageRoot)' package BIN_DIR='\(releaseBinDir)' DEB_DIR='\(directory)'"
+            return try ChildProcess(executable: "/bin/sh", arguments: ["-c", command],
+                                    environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 },
+                                    stdoutPath: log, stderrPath: log)
+        }
+
+        /// `dpkg-query -W` of `package` inside the namespace: "install ok installed 0.2.0", or what it says.
+        static func packageStatus(_ m: UserManager, _ package: String) throws -> String {
+            let query = try m.inNamespace(["/usr/bin/dpkg-query", "-W", "-f", "${Status} ${Version}", package])
+            return query.succeeded ? query.output : "not known to dpkg (\(query.stderr.trimmingWhitespace()))"
+        }
+
+        @Test("make deb twice gives the same bytes; lintian has nothing to say; dpkg -i puts every file where Debian, systemd, man and the shells look; the socket unit runs a phase; dpkg --purge leaves nothing")
+        func buildInstallRunPurge() throws {
+            let work = TemporaryDirectory("diligence-deb")
+            defer { work.remove() }
+
+            // Two builds of the same release programs, the second under another umask and time
+            // zone, started while lintian reads the first: the same bytes.
+            let first = work.path + "/first", second = work.path + "/second"
+            let firstBuild = try Self.makePackage(into: first, shell: "", environment: ["TZ": "UTC"], log: work.path + "/first.log")
+            guard let firstStatus = firstBuild.wait(timeout: 300), firstStatus == .exited(0) else {
+                firstBuild.killAndReap()
+                throw HarnessError("make package failed:\n\(tail(readTextFile(work.path + "/first.log")))")
+            }
+            let secondBuild = try Self.makePackage(into: second, shell: "umask 077;",
+                                                   environment: ["TZ": "Pacific/Kiritimati"],
+                                                   log: work.path + "/second.log")
+            let packages = Self.packages(in: first)
+            for package in packages { #expect(fileStatus(package) != nil, "make package made no \(package): \(try? FileManager.default.contentsOfDirectory(atPath: first))") }
+
+            let lintian = try runProgram(["/usr/bin/lintian", "--allow-root", "--fail-on", "error,warning", "--display-level", ">=info",
+                                          "--show-overrides"] + packages,
+                                         environment: ["PATH": "/usr/bin:/bin", "HOME": work.path, "LANG": "C.UTF-8"], directory: work.path, timeout: 300)
+            let complaints = lintian.stdout.split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
+            #expect(lintian.succeeded && complaints.isEmpty, "lintian: \(lintian)")
+            // Every override (debian/diligence.lintian-overrides, none today) is still needed.
+            #expect(!lintian.stdout.contains("unused-override") && !lintian.stdout.contains("mismatched-override"), "\(lintian.stdout)")
+            // No maintainer scripts: the package starts nothing, as root or otherwise.
+            let control = try runProgram(["/bin/sh", "-c", "dpkg-deb --ctrl-tarfile '\(packages[0])' | tar -t | sort"],
+                                         environment: ["PATH": "/usr/bin:/bin"], directory: work.path)
+            #expect(control.stdout == "./\n./control\n./md5sums\n", "control members: \(control)")
+
+            guard let secondStatus = secondBuild.wait(timeout: 300), secondStatus == .exited(0) else {
+                secondBuild.killAndReap()
+                throw HarnessError("the second make package failed:\n\(tail(readTextFile(work.path + "/second.log")))")
+            }
+            for (a, b) in zip(packages, Self.packages(in: second)) {
+                let cmp = try runProgram(["/usr/bin/cmp", a, b], environment: [:], directory: work.path)
+                #expect(cmp.succeeded, "two builds differ: \(cmp.stdout)\(cmp.stderr)")
+            }
+
+            // The package's contents, from the archive itself.
+            let entries = try packageEntries(packages[0], directory: work.path)
+            let everyPath = try entries.map(\.path) + packageEntries(packages[1], directory: work.path).map(\.path)
+            let files = Set(entries.filter { !$0.mode.hasPrefix("d") }.map(\.path))
+            for path in packagedFiles { #expect(files.contains(path), "the package has no \(path)") }
+            let unexpected = files.subtracting(packagedFiles)
+                .filter { !$0.hasPrefix("/usr/share/doc/diligence/") && $0 != "/usr/share/lintian/overrides/diligence" }
+            #expect(unexpected.isEmpty, "files where they were not expected: \(unexpected.sorted())")
+
+            // Installed (in the namespace): dpkg, then systemd, man and each shell find them.
+            let m = try UserManager(systemWide: false, throwaway: ["/usr", "/var/lib/dpkg", "/var/log", "/var/cache", "/var/lib/man-db"])
+            // Without man-db's auto-update flag its dpkg trigger does not rebuild the whole index
+            // (16 s per dpkg run here), as in Debian's container images; `man -w` does not need it.
+            #expect(try m.inNamespace(["/bin/rm", "-f", "/var/lib/man-db/auto-update"]).succeeded)
+            #expect(try Self.packageStatus(m, "diligence").hasPrefix("not known"), "diligence is installed before the test installed it")
+            let existedBefore = try existing(everyPath, in: m)
+            var installed = false
+            defer {
+                // A failed test must not leave the package either (the namespace goes too, and its layer).
+                if installed { _ = try? m.inNamespace(["/usr/bin/dpkg", "--purge", "diligence-dbgsym", "diligence"], timeout: 120) }
+            }
+            installed = true
+            let install = try m.inNamespace(["/usr/bin/dpkg", "-i"] + packages, timeout: 180)
+            #expect(install.succeeded, "dpkg -i: \(install)")
+            #expect(try Self.packageStatus(m, "diligence") == "install ok installed \(projectVersion)")
+            #expect(try Self.packageStatus(m, "diligence-dbgsym") == "install ok installed \(projectVersion)")
+            #expect(readTextFile("/usr/bin/diligencectl").isEmpty, "the install reached the machine outside the namespace")
+
+            let listed = try m.inNamespace(["/usr/bin/dpkg", "-L", "diligence"]).stdout.split(separator: "\n").map(String.init)
+            for path in packagedFiles { #expect(listed.contains(path), "dpkg -L diligence lists no \(path)") }
+
+            // systemd --user looks for packaged user units in /usr/lib/systemd/user.
+            let unitPaths = try m.inNamespace(["/usr/bin/systemd-analyze", "--user", "unit-paths"]).stdout
+            #expect(unitPaths.split(separator: "\n").contains("/usr/lib/systemd/user"), "systemd --user does not look in /usr/lib/systemd/user: \(unitPaths)")
+            // man finds each page; each shell finds the completion in its vendor directory.
+            for (section, page) in [("1", "diligencectl"), ("5", "diligenced.conf"), ("8", "diligenced")] {
+                let where_ = try m.inNamespace(["/usr/bin/man", "-w", section, page])
+                #expect(where_.output == "/usr/share/man/man\(section)/\(page).\(section).gz", "man -w \(section) \(page): \(where_)")
+            }
+            let bash = try m.inNamespace(["/bin/bash", "-c",
+                                          ". /usr/share/bash-completion/bash_completion; __load_completion diligencectl && complete -p diligencectl"])
+            #expect(bash.succeeded && bash.output.contains("diligencectl"), "bash-completion does not load it: \(bash)")
+            let zsh = try m.inNamespace(["/usr/bin/zsh", "-f", "-c",
+                                         "autoload -Uz compinit; compinit -u -d \(m.daemon.root)/zcompdump; print -r -- ${_comps[diligencectl]}"])
+            #expect(zsh.output == "_diligencectl", "zsh's compinit does not find it: \(zsh)")
+            let fish = try m.inNamespace(["/usr/bin/fish", "-c", "complete -C 'diligencectl sta'"])
+            #expect(fish.stdout.split(separator: "\n").contains { $0.hasPrefix("start") } , "fish does not find it: \(fish)")
+            // The debug info of each program, found by its build id (gdb, coredumpctl).
+            for program in ["diligenced", "diligencectl"] {
+                let notes = try m.inNamespace(["/usr/bin/readelf", "-n", "/usr/bin/" + program]).stdout
+                let id = try #require(notes.split(separator: "\n").first { $0.contains("Build ID:") }?.split(separator: " ").last.map(String.init))
+                let debug = "/usr/lib/debug/.build-id/\(id.prefix(2))/\(id.dropFirst(2)).debug"
+                let sections = try m.inNamespace(["/usr/bin/readelf", "-S", "-W", debug])
+                #expect(sections.succeeded && sections.stdout.contains(".debug_info"), "no debug info for /usr/bin/\(program) at \(debug): \(sections)")
+            }
+
+            // What README.Debian tells a user to run, then a short phase through the installed client.
+            try m.mustSystemctl("enable", "--now", "diligenced.socket")
+            #expect(try m.property("FragmentPath", of: "diligenced.socket") == "/usr/lib/systemd/user/diligenced.socket")
+            let ctl = { (arguments: [String]) in try m.inNamespace(["/usr/bin/diligencectl"] + arguments) }
+            let version = try ctl(["version"])
+            #expect(version.stdout == "diligencectl \(projectVersion) (protocol 1)\ndiligenced \(projectVersion) (protocol 1)\n", "\(version)\n\(m.diagnostics)")
+            let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(try m.mainPID())/exe")) ?? "?"
+            #expect(exe == "/usr/bin/diligenced", "the service runs \(exe)")
+            #expect(try ctl(["task", "add", "Packaged", "--work", "1s"]).succeeded)
+            let start = try ctl(["start", "Packaged"])
+            #expect(start.succeeded, "\(start)\n\(m.diagnostics)")
+            try waitUntil("the 1 s work phase completed", timeout: 10, diagnostics: m.diagnostics) {
+                try ctl(["status", "--json"]).stdout.contains("\"pending\"")
+            }
+            let history = try ctl(["history", "--task", "Packaged", "--json"])
+            #expect(history.succeeded && history.stdout.contains("\"completed\""), "the session was not recorded: \(history)")
+
+            // Purged: off first (what README.Debian asks of each user), then nothing of the package is left.
+            try m.mustSystemctl("disable", "--now", "diligenced.socket", "diligenced.service")
+            let purge = try m.inNamespace(["/usr/bin/dpkg", "--purge", "diligence-dbgsym", "diligence"], timeout: 120)
+            installed = !purge.succeeded
+            #expect(purge.succeeded, "dpkg --purge: \(purge)")
+            #expect(try Self.packageStatus(m, "diligence").hasPrefix("not known"), "dpkg still knows diligence")
+            let left = try existing(everyPath, in: m).subtracting(existedBefore)
+            #expect(left.isEmpty, "left after dpkg --purge: \(left.sorted())")
+            let info = try m.inNamespace(["/bin/sh", "-c", "ls /var/lib/dpkg/info/ | grep '^diligence' || true"])
+            #expect(info.output.isEmpty, "dpkg's records left: \(info.output)")
+            try m.mustSystemctl("daemon-reload")
+            #expect(try m.property("LoadState", of: "diligenced.socket") == "not-found", "\(m.diagnostics)")
+        }
+    }
+}
+
+/// The entries of a package (`dpkg-deb --contents`): mode and absolute path; every one owned by root.
+private func packageEntries(_ package: String, directory: String) throws -> [(mode: String, path: String)] {
+    let contents = try runProgram(["/usr/bin/dpkg-deb", "--contents", package], environment: [:], directory: directory)
+    guard contents.succeeded else { throw HarnessError("\(contents)") }
+    let lines = contents.stdout.split(separator: "\n")
+    #expect(lines.allSatisfy { $0.contains(" root/root ") }, "an entry not owned by root:\n\(contents.stdout)")
+    // "drwxr-xr-x root/root 0 2026-12-01 04:00 ./usr/bin/" and "lrwxrwxrwx ... ./a -> b"
+    return lines.map { line in
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        var path = String(fields.count >= 6 ? fields[5] : "")
+        if path.hasPrefix(".") { path.removeFirst() }
+        if path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return (String(fields.first ?? ""), path)
+    }
+}
+
+/// Those of `paths` that exist in the manager's mount namespace (the test's own view is the machine's).
+private func existing(_ paths: [String], in m: UserManager) throws -> Set<String> {
+    let run = try m.inNamespace(["/bin/sh", "-c", #"for p; do if [ -e "$p" ] || [ -L "$p" ]; then echo "$p"; fi; done"#, "sh"] + paths)
+    guard run.succeeded else { throw HarnessError("\(run)") }
+    return Set(run.stdout.split(separator: "\n").map(String.init))
+}
