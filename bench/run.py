@@ -285,6 +285,40 @@ def churn(helpers, socket_path, requests, phases):
     control.close()
 
 
+def reads_behind_a_locked_write(socket_path, database, seconds, samples):
+    """`status` round trips while a write waits for another process's lock: `sqlite3` holds
+    the database's write lock for `seconds`, one connection sends `task_add` (it waits for the
+    lock), another times `samples` status requests meanwhile. The reference: the same requests
+    with nothing locked. The write then answers database_locked (the lock outlasts its 2 s)."""
+    def timed(connection, count):
+        times = []
+        for _ in range(count):
+            start = time.monotonic()
+            connection.sock.sendall(REQUEST)
+            connection.line()
+            times.append((time.monotonic() - start) * 1000)
+        return times
+
+    reader = Connection(socket_path)
+    free = timed(reader, samples)
+    holder = subprocess.Popen(["sqlite3", database, "BEGIN IMMEDIATE;", f".shell sleep {seconds}", "COMMIT;"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.3)
+        writer = Connection(socket_path)
+        writer.sock.sendall(b'{"command":"task_add","name":"Bench locked"}\n')
+        time.sleep(0.05)
+        locked = timed(reader, samples)
+        answer, _ = writer.line()
+        writer.close()
+    finally:
+        holder.wait()
+    reader.close()
+    return {"free_median_ms": statistics.median(free), "locked_median_ms": statistics.median(locked),
+            "locked_max_ms": max(locked), "locked_p99_ms": sorted(locked)[int(len(locked) * 0.99) - 1],
+            "write_answer": answer.get("error", {}).get("code", "ok"), "samples": samples}
+
+
 def big_database(daemon_binary, root, sessions):
     """A database holding `sessions` recorded sessions, written directly with the sqlite3 CLI
     (one transaction) after a daemon created the schema."""
@@ -498,6 +532,9 @@ def main():
                          "hwm_mib": proc_status(daemon.pid, "VmHWM") / 1024,
                          "requests": requests, "phases": churn_phases}
 
+        log("status while a write waits for another process's lock")
+        raw["locked"] = reads_behind_a_locked_write(daemon.socket, daemon.database, 3, 500 if quick else 2000)
+
         log("diligencectl version start-up (reference for READY)")
         raw["ctl_version_ms"] = process_start([ctl, "--socket", daemon.socket, "version"], 10 if quick else 30) * 1000
     finally:
@@ -556,6 +593,10 @@ def main():
     table.compare(f"start to READY=1, {count} sessions", raw["ready_big"]["median_ms"],
                   raw["ctl_version_ms"], "ms", 5, note="ref: diligencectl version")
     table.add("start to READY=1, fresh database (for context)", raw["ready_fresh_ms"], "ms", "—", None)
+    lk = raw["locked"]
+    table.add(f"status while a write waits on a lock, max of {lk['samples']}", lk["locked_max_ms"], "ms", "≤ 10 ms",
+              lk["locked_max_ms"] <= 10, reference=lk["free_median_ms"], ratio=lk["locked_max_ms"] / lk["free_median_ms"],
+              note=f"ref: status median, nothing locked; median {lk['locked_median_ms']:.3f} ms; the write answered {lk['write_answer']}")
 
     if options.deb_dir:
         raw["package"] = package_sizes(options.deb_dir)

@@ -32,6 +32,11 @@ static inline void clinux_single_malloc_arena(void) {
     mallopt(M_ARENA_MAX, 1);
 }
 
+/// Returns the arena's free memory to the system (after a large import).
+static inline void clinux_malloc_trim(void) {
+    malloc_trim(0);
+}
+
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <stdint.h>

@@ -15,7 +15,7 @@ public struct Tally: Equatable, Sendable {
     }
 
     /// Focused time in whole seconds, as reports show it.
-    public var seconds: Int { Int(focusedSeconds.rounded()) }
+    public var seconds: Int { Int(saturating: focusedSeconds.rounded()) }
 }
 
 /// Collects the figures of one report, one session at a time, without allocating per session.
@@ -68,7 +68,7 @@ public struct StatsAccumulator: Sendable {
 
     /// Mean focus score of the completed sessions counted; nil when there are none.
     public var focusScore: Int? {
-        scoreCount == 0 ? nil : Int((Double(scoreSum) / Double(scoreCount)).rounded())
+        scoreCount == 0 ? nil : Int(saturating: (Double(scoreSum) / Double(scoreCount)).rounded())
     }
 
     public var total: Tally {
@@ -184,12 +184,12 @@ public struct StatsAccumulator: Sendable {
         let length = to - from
         var clock = grid.secondOfDay(from, day: day)
         if length <= 0 {
-            hours[Int(clock / 3600) % 24] += seconds
+            hours[Int(saturating: clock / 3600) % 24] += seconds
             return
         }
         var left = length
         while left > 0 {
-            let hour = Int(clock / 3600) % 24
+            let hour = Int(saturating: clock / 3600) % 24
             let inHour = min(left, Double(hour + 1) * 3600 - clock)
             hours[hour] += seconds * inHour / length
             left -= inHour
@@ -264,7 +264,7 @@ public enum Statistics {
         }
         guard bestIndex >= 0 else { return nil }
         let average = sum / Double(nonZero)
-        let above = Int(((values[bestIndex] - average) / average * 100).rounded())
+        let above = Int(saturating: ((values[bestIndex] - average) / average * 100).rounded())
         return Best(index: bestIndex, value: values[bestIndex], aboveAveragePercent: above)
     }
 

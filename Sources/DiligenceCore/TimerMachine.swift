@@ -1,3 +1,5 @@
+import DiligenceTime
+
 /// The timer's states (SPEC.md "Timer semantics").
 public enum TimerState: String, Sendable {
     case idle, running, paused
@@ -348,7 +350,8 @@ public struct TimerMachine: Sendable, Equatable {
     private mutating func begin(_ next: Phase, at now: Now) -> [TimerEvent] {
         phase = next
         state = .running
-        duration = Double(task!.seconds(for: next))
+        // A task stored when phases could be longer runs a day at most (the session rules).
+        duration = Double(min(task!.seconds(for: next), DurationText.maxSeconds))
         elapsedBefore = 0
         stretchStart = now.steady
         phaseStartWall = now.wall
@@ -360,10 +363,18 @@ public struct TimerMachine: Sendable, Equatable {
     /// Records the end of the current phase when it is work.
     private mutating func endPhase(_ outcome: Outcome, at now: Now) -> [TimerEvent] {
         guard phase == .work, let task else { return [] }
-        let focused = outcome == .completed ? duration : min(duration, elapsed(at: now))
+        let focused = (outcome == .completed ? duration : min(duration, elapsed(at: now))).rounded()
+        // Dated from the wall-clock time it started, its span the steady time since (pauses and
+        // slept time included), so it always holds its focused time. A span past a day — a
+        // pause over the weekend — is one no session may have and says nothing true about when
+        // the work was done: the session is then its focused time ending now. Work given up the
+        // instant it began (no focus, no time) is not a session at all.
+        let end = wall(at: now)
+        let start = end - phaseStartWall <= SessionRules.maxLength ? phaseStartWall : end - focused
+        guard end > start else { return [] }
         let session = WorkSession(
-            taskID: task.id, taskName: task.name, start: phaseStartWall, end: wall(at: now),
-            plannedSeconds: Int(duration.rounded()), focusedSeconds: Int(focused.rounded()),
+            taskID: task.id, taskName: task.name, start: start, end: end,
+            plannedSeconds: Int(saturating: duration.rounded()), focusedSeconds: Int(saturating: focused),
             pauses: pauses, outcome: outcome)
         return [.sessionEnded(session)]
     }

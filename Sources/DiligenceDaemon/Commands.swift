@@ -1,3 +1,4 @@
+import Dispatch
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceStore
@@ -6,15 +7,34 @@ import DiligenceStore
 extension Daemon {
     func handleLine(_ line: ArraySlice<UInt8>, from connection: ClientConnection) {
         let request: Request
-        switch Request.parse(line: line) {
-        case let .success(r): request = r
-        case let .failure(failure):
-            Log.info("Refused a request: \(failure.error.message)", fields: [("EVENT", "refused"), ("CODE", failure.error.code)])
-            connection.send(Response.error(failure.error, id: failure.id))
+        let command: ControlCommand
+        do {
+            switch Request.parse(line: line) {
+            case let .success(r): request = r
+            case let .failure(failure):
+                Log.info("Refused a request: \(failure.error.message)", fields: [("EVENT", "refused"), ("CODE", failure.error.code)])
+                connection.send(Response.error(failure.error, id: failure.id))
+                return
+            }
+            command = try ControlCommand(request)
+        } catch {
+            refuse(request, error, on: connection)
             return
         }
+        serve(command, request, on: connection, until: .now() + Self.writeLockWait)
+    }
+
+    /// How long a command that writes waits for another process's lock on the database before
+    /// it answers `database_locked`, and how often it tries meanwhile. It waits off the queue:
+    /// its connection reads no further request until it is answered (answers keep their
+    /// order), while every other client is served as usual (docs/reliability.md).
+    static let writeLockWait = 2.0
+    static let lockRetryInterval = 0.05
+
+    /// Runs `command` and answers it; a write that finds the database locked by another process
+    /// is tried again every `lockRetryInterval` until `deadline`.
+    private func serve(_ command: ControlCommand, _ request: Request, on connection: ClientConnection, until deadline: DispatchTime) {
         do {
-            let command = try ControlCommand(request)
             let result = try perform(command, from: connection)
             connection.send(Response.ok(result, id: request.id))
             if command == .watch {
@@ -23,10 +43,25 @@ extension Daemon {
                 connection.send(Response.event("status", status: statusJSON(at: now)))
                 rearm()
             }
+        } catch where error.code == "database_locked" && CommandSpec.named(request.command)?.writes == true && .now() < deadline {
+            connection.hold()
+            // Both are only ever used on `queue`, where this runs too.
+            nonisolated(unsafe) let daemon = self
+            nonisolated(unsafe) let waiting = connection
+            queue.asyncAfter(deadline: .now() + Self.lockRetryInterval) {
+                guard !waiting.closed else { return }
+                daemon.serve(command, request, on: waiting, until: deadline)
+            }
+            return
         } catch {
-            Log.info("Refused \(request.command): \(error.message)", fields: [("EVENT", "refused"), ("CODE", error.code)])
-            connection.send(Response.error(error, id: request.id))
+            refuse(request, error, on: connection)
         }
+        if connection.isHeld { connection.resume() }
+    }
+
+    private func refuse(_ request: Request, _ error: DiligenceError, on connection: ClientConnection) {
+        Log.info("Refused \(request.command.prefix(64)): \(error.message.prefix(400))", fields: [("EVENT", "refused"), ("CODE", error.code)])
+        connection.send(Response.error(error, id: request.id))
     }
 
     /// Serves one checked command. Statistics, the plan, history, export and import are in

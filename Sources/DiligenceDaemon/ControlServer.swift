@@ -14,7 +14,7 @@ private struct PeerCredentials {
 
 /// Bytes a server's connections read into, one read at a time.
 final class ReadBuffer {
-    var bytes = [UInt8](repeating: 0, count: 8192)
+    var bytes = [UInt8](repeating: 0, count: 64 * 1024)
 }
 
 /// One client connection: non-blocking, line-framed input, buffered output.
@@ -33,6 +33,12 @@ final class ClientConnection {
     private var readingPaused = false
     /// Guards against handling lines again from inside a handler's own `send`.
     private var processingInput = false
+    /// When the client last sent or was sent anything (CLOCK_MONOTONIC nanoseconds): at the
+    /// connection limit the one idle longest makes room (`ControlServer.admit`).
+    private(set) var lastActive = DispatchTime.now().uptimeNanoseconds
+    /// A request of this connection waits for the database (`Daemon.serve`): no further line
+    /// is handled, and nothing more read, until it is answered and `resume()` is called.
+    private(set) var isHeld = false
     private var onLine: ((ClientConnection, ArraySlice<UInt8>) -> Void)?
     /// Reads arrive through the server's read loop (not a Dispatch source: see `ReadLoop`).
     private var readLoop: ReadLoop?
@@ -93,6 +99,7 @@ final class ClientConnection {
 
     private func readAvailable() {
         guard !closed else { return }
+        lastActive = DispatchTime.now().uptimeNanoseconds
         let n = readBuffer.bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
         if n < 0 {
             if errno == EAGAIN || errno == EINTR { return }
@@ -115,7 +122,7 @@ final class ClientConnection {
         processingInput = true
         defer { processingInput = false }
         var start = 0
-        while pendingOutput <= Self.maxBacklog, let newline = input[start...].firstIndex(of: 0x0A) {
+        while !isHeld, pendingOutput <= Self.maxBacklog, let newline = input[start...].firstIndex(of: 0x0A) {
             var line = input[start..<newline]
             if line.count > ProtocolInfo.maxLineBytes { return refuseLongLine() }
             if line.last == 0x0D { line = line.dropLast() }
@@ -124,8 +131,9 @@ final class ClientConnection {
             if closed || isWatcher { return }
         }
         input.removeFirst(start)
-        if pendingOutput > Self.maxBacklog {
-            // Back-pressure: read no more until the client takes its answers (flush resumes).
+        if isHeld || pendingOutput > Self.maxBacklog {
+            // Back-pressure (or a request waiting for the database): read no more until the
+            // client takes its answers (flush resumes) or the request is answered (`resume`).
             if !readingPaused { readingPaused = true; readLoop?.unwatch(fd, token: id) }
             disarmPartialLineTimer()
             return
@@ -183,6 +191,7 @@ final class ClientConnection {
     /// Queues `text` and writes what the socket takes now.
     func send(_ text: String) {
         guard !closed else { return }
+        lastActive = DispatchTime.now().uptimeNanoseconds
         output += text.utf8
         if pendingOutput > (isWatcher ? Self.maxBacklog : Self.maxAnswerBacklog) {
             Log.warning("Dropping client \(id): it left \(pendingOutput) bytes unread.")
@@ -224,8 +233,17 @@ final class ClientConnection {
         }
     }
 
+    /// Holds the connection while its current request waits (see `isHeld`).
+    func hold() { isHeld = true }
+
+    /// The held request is answered: read and handle the next ones.
+    func resume() {
+        isHeld = false
+        if readingPaused { resumeReadingIfCaughtUp() } else { processInput() }
+    }
+
     private func resumeReadingIfCaughtUp() {
-        guard readingPaused, !closed, pendingOutput <= Self.maxBacklog / 2 else { return }
+        guard readingPaused, !closed, !isHeld, pendingOutput <= Self.maxBacklog / 2 else { return }
         readingPaused = false
         watchInput()
         processInput()
@@ -268,8 +286,35 @@ final class ControlServer {
     private var nextID = 1
     private let handler: (ClientConnection, ArraySlice<UInt8>) -> Void
 
-    /// Bound on simultaneous clients; past it a new client gets `too_many_connections`.
-    static let maxConnections = 256
+    /// Clients served at once: as many as the descriptors this process may open
+    /// (RLIMIT_NOFILE, raised to its hard limit at start) allow, less `reservedDescriptors` for
+    /// the database, the log, timers, hooks and players. At the limit the connection idle
+    /// longest that is not a watcher is closed to admit the new one, so a process that opens
+    /// connections and forgets them cannot lock the status bar out; only when every one is a
+    /// watcher (or busy) is the new client refused with `too_many_connections`.
+    var maxConnections = ControlServer.connectionLimit()
+    static let reservedDescriptors = 64
+
+    static func connectionLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 256 }
+        // RLIM_INFINITY is the largest value: clamped like any other.
+        return max(16, min(Int(clamping: limit.rlim_cur), 1 << 20) - reservedDescriptors)
+    }
+
+    /// Raises this process's soft RLIMIT_NOFILE to its hard limit (where that is allowed: it
+    /// always is for the soft one), so many clients fit; called once at start.
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+
+    /// A descriptor kept open to be given up when accept(2) fails with EMFILE: it lets the
+    /// daemon accept the waiting client and tell it why, instead of spinning on a listening
+    /// socket that stays readable.
+    private var spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
     /// Whether root may connect too (by default only the daemon's own user may).
     var allowRoot = false
     /// Seconds a client may leave a request line incomplete before it is answered
@@ -299,6 +344,7 @@ final class ControlServer {
 
     /// Stops accepting and closes every connection.
     func stop() {
+        if spareDescriptor >= 0 { Sys.close(spareDescriptor); spareDescriptor = -1 }
         acceptSource?.cancel()
         acceptSource = nil
         for connection in Array(connections.values) { connection.close() }
@@ -317,6 +363,7 @@ final class ControlServer {
             if fd < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK { return }
+                if (errno == EMFILE || errno == ENFILE), makeRoomForDescriptor() { continue }
                 Log.warning("accept failed: \(String(cString: strerror(errno)))")
                 return
             }
@@ -324,9 +371,45 @@ final class ControlServer {
         }
     }
 
+    /// Out of descriptors: closes the idlest connection, or refuses the waiting client through
+    /// the spare descriptor. Whether accept should be tried again.
+    private func makeRoomForDescriptor() -> Bool {
+        if let idle = idlest() {
+            evict(idle)
+            return true
+        }
+        guard spareDescriptor >= 0 else { return false }
+        Sys.close(spareDescriptor)
+        let fd = accept(listenFD, nil, nil)
+        if fd >= 0 {
+            let refusal = DiligenceError("too_many_connections", "The daemon is out of file descriptors with \(connections.count) connections, all of them watchers; close some and try again.")
+            let bytes = Array(Response.error(refusal, id: nil).utf8)
+            _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            Sys.close(fd)
+        }
+        spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        return false
+    }
+
+    /// The connection idle longest that may be closed to make room: not a watcher, no
+    /// request waiting for the database, nothing left to send.
+    private func idlest() -> ClientConnection? {
+        connections.values.filter { !$0.isWatcher && !$0.isHeld && $0.pendingOutput == 0 }.min { $0.lastActive < $1.lastActive }
+    }
+
+    /// Closes `connection` to admit another, saying why.
+    private func evict(_ connection: ClientConnection) {
+        let idle = Double(DispatchTime.now().uptimeNanoseconds - connection.lastActive) / 1e9
+        Log.info("Closing client \(connection.id), idle for \(Int(idle)) s: \(connections.count) clients are connected, the limit; it makes room for a new one.",
+                 fields: [("EVENT", "connection_evicted")])
+        connection.send(Response.error(DiligenceError("too_many_connections", "The daemon serves \(maxConnections) connections, its limit; this one was idle longest and is closed to admit another. Connect again when needed."), id: nil))
+        connection.close()
+    }
+
     private func admit(_ fd: Int32) {
         let connection = ClientConnection(fd: fd, id: nextID, readBuffer: readBuffer)
         nextID += 1
+        if connections.count >= maxConnections, let idle = idlest() { evict(idle) }
         if let refusal = refusal(for: fd) {
             connection.send(Response.error(refusal, id: nil))
             connection.close()
@@ -350,9 +433,9 @@ final class ControlServer {
                 return DiligenceError("permission_denied", "This daemon belongs to uid \(me); uid \(credentials.uid) may not control it.")
             }
         }
-        if connections.count >= Self.maxConnections {
-            Log.warning("Refused a connection: \(Self.maxConnections) clients are connected already.")
-            return DiligenceError("too_many_connections", "The daemon already serves \(Self.maxConnections) connections; close some and try again.")
+        if connections.count >= maxConnections {
+            Log.warning("Refused a connection: \(maxConnections) clients are connected already, every one a watcher or busy.")
+            return DiligenceError("too_many_connections", "The daemon already serves \(maxConnections) connections, every one a watcher or busy; close some and try again.")
         }
         return nil
     }

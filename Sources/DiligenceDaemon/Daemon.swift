@@ -52,8 +52,15 @@ public final class Daemon {
     /// Sessions that could not be written yet (storage error); retried until they are
     /// (Durability.swift: on every apply and on `retryTimer`, with back-off).
     var unsaved: [WorkSession] = []
+    /// The timer changed but could not be saved (the database was locked or failing): the
+    /// retry timer saves it, as it writes `unsaved`.
+    var timerSaveOwed = false
+    /// Entries of the spill file that belong to other databases: kept in it, never replayed here.
+    var spilledElsewhere: [JSON] = []
     /// Where a damaged database found at start-up was moved (nil when none was).
     let databaseKeptAside: String?
+    /// Held from start to exit: a second daemon on the same database refuses to start.
+    let databaseLock: HeldDatabaseLock
     /// Fires while `unsaved` is not empty; idle otherwise.
     let retryTimer: DispatchSourceTimer
     /// Seconds until the next retry: doubles after each failure up to `maxRetryDelay`.
@@ -74,8 +81,14 @@ public final class Daemon {
         self.config = loaded.config
         self.configProblems = loaded.problems
         try Files.makeDirectories(Files.directory(of: paths.database))
+        // Before anything is written beside the database or into it: one daemon per database.
+        self.databaseLock = try HeldDatabaseLock(database: paths.database, socket: paths.socket)
         if case let .some(text) = loaded.accepted { Self.keepLastGood(text, paths) }
         (self.store, self.databaseKeptAside) = try Self.openStore(paths.database, wall: clocks.wall)
+        // From now on a write that finds another process's lock fails at once instead of
+        // holding the queue (and every status request behind it): a command waits for the
+        // lock off the queue (`serve`), a phase end's sessions in `unsaved`.
+        store.lockWait = 0
         // A checkpoint runs after the work item whose commit filled the log (a phase end's
         // events, a command's answer), not inside that commit.
         store.deferCheckpoints { [queue] checkpoint in
@@ -99,8 +112,6 @@ public final class Daemon {
             self.handleLine(line, from: connection)
         }
         server.allowRoot = config.allowRoot
-        loadSpilled()
-        restoreTimer()
         for timer in [phaseTimer, wakeTimer] {
             timer.setEventHandler { [unowned self] in self.deadlineReached() }
             timer.schedule(deadline: .distantFuture)
@@ -112,6 +123,11 @@ public final class Daemon {
         retryTimer.setEventHandler { [unowned self] in self.retryTimerFired() }
         retryTimer.schedule(deadline: .distantFuture)
         retryTimer.activate()
+        // After the timers are set up: a spilled session that cannot be written yet arms
+        // `retryTimer`, which must not be reset to "never" afterwards (it was, and such a
+        // session waited for some other write to come along).
+        loadSpilled()
+        restoreTimer()
         try server.start()
         startWatchdog()
         logind.start()
@@ -174,7 +190,7 @@ public final class Daemon {
     /// Call on `queue`.
     public func stop() {
         let now = observeClocks()
-        saveTimer(at: now)
+        let saved = saveTimer(at: now)
         retryUnsaved()
         spillUnsaved()
         server.stop()
@@ -187,7 +203,13 @@ public final class Daemon {
         sound.stopAll()
         notifier.close()
         logind.close()
-        Log.info("Stopped; timer state saved (\(machine.state.rawValue)).")
+        // Only what happened: a timer that could not be saved is not said to be.
+        if saved {
+            Log.info("Stopped; timer state saved (\(machine.state.rawValue)).")
+        } else {
+            Log.error("Stopped; the timer state (\(machine.state.rawValue)) could not be saved: the next start restores the one saved before.")
+        }
+        databaseLock.release()
     }
 
     /// Re-reads the config file (SIGHUP, `reload`): a bad file is reported and the settings in
@@ -350,7 +372,7 @@ public final class Daemon {
         var unflushed = false
         do {
             // One transaction: a phase end's session and the saved timer are committed together.
-            recorded = try store.transaction(flush: .byCaller, lockWaitMilliseconds: Self.phaseEndLockWait) { () throws(DiligenceError) -> [WorkSession?] in
+            recorded = try store.transaction(flush: .byCaller) { () throws(DiligenceError) -> [WorkSession?] in
                 var stored: [WorkSession?] = []
                 for session in ended { stored.append(try recordOnce(session)) }
                 try writeTimer(at: now)
@@ -360,7 +382,8 @@ public final class Daemon {
         } catch where error.code == "database_locked" {
             // Another process holds the database: each write on its own would wait for it
             // again. The retry timer writes the sessions once it lets go.
-            Log.error("Could not record \(ended.count) session(s); will retry: \(error.message)")
+            Log.error("Could not record \(ended.count) session(s) nor save the timer; will retry: \(error.message)")
+            timerSaveOwed = true
             unsaved += ended
             recorded = ended.map { _ in nil }
         } catch {
@@ -396,11 +419,7 @@ public final class Daemon {
         react(to: events, at: now)
     }
 
-    /// How long a phase end waits for another process's lock on the database (instead of the
-    /// store's 2 s): its events must not wait behind, say, a `sqlite3` shell left in a
-    /// transaction. Its sessions then wait in `unsaved` for the retry timer.
-    static let phaseEndLockWait: Int32 = 100
-
+    /// A session written on its own: nil when it waits in `unsaved` or was set aside.
     private func record(_ session: WorkSession) -> WorkSession? {
         do {
             return try recordOnce(session)
@@ -417,9 +436,12 @@ public final class Daemon {
         var written: [WorkSession] = []
         while let session = unsaved.first {
             do {
-                written.append(try recordOnce(session))
+                // Set aside (nil) or written: either way it no longer waits.
+                if let stored = try recordOnce(session) {
+                    written.append(stored)
+                    Log.info("Recorded the delayed \(session.outcome.rawValue) session of \(session.taskName).", fields: [("EVENT", "session_recorded"), ("TASK", session.taskName)])
+                }
                 unsaved.removeFirst()
-                Log.info("Recorded the delayed \(session.outcome.rawValue) session of \(session.taskName).", fields: [("EVENT", "session_recorded"), ("TASK", session.taskName)])
             } catch {
                 break
             }
@@ -446,11 +468,17 @@ public final class Daemon {
     }
 
     /// Saves the timer so a restarted daemon resumes it (a few hundred bytes, only on changes).
-    func saveTimer(at now: Now) {
+    /// Whether it was saved; a failure is logged, and the retry timer saves it later.
+    @discardableResult
+    func saveTimer(at now: Now) -> Bool {
         do {
             try writeTimer(at: now)
+            timerSaveOwed = false
+            return true
         } catch {
-            Log.error("Could not save the timer state: \(error.message)")
+            Log.error("Could not save the timer state; will retry: \(error.message)")
+            timerSaveOwed = true
+            return false
         }
     }
 

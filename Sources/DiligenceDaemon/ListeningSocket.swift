@@ -8,9 +8,10 @@ import DiligenceProtocol
 struct ListeningSocket {
     let fd: Int32
     let path: String
-    /// Whether this process created the file (and so removes it on exit). A socket systemd
-    /// passed in belongs to systemd: never unlink it.
-    let ownsPath: Bool
+    /// The device and inode of the socket file this process bound (nil for a socket systemd
+    /// passed in, which belongs to systemd). The file is removed on exit only while the path
+    /// still names that very file: after a socket unit took the path over, it is systemd's.
+    let boundFile: (device: UInt64, inode: UInt64)?
 
     /// Takes systemd's socket when there is one, else binds `path` (single instance: a live
     /// daemon there is an error, a stale socket file is replaced).
@@ -18,7 +19,7 @@ struct ListeningSocket {
         if let fd = Systemd.listenFD() {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             do { try Sys.setNonBlocking(fd) } catch { throw error.asError("socket_error", "Cannot use the socket systemd passed") }
-            return ListeningSocket(fd: fd, path: path, ownsPath: false)
+            return ListeningSocket(fd: fd, path: path, boundFile: nil)
         }
         guard let address = Sys.unixAddress(path) else {
             throw DiligenceError("socket_path_too_long", "The socket path \(path) is longer than \(SocketPath.maxLength) bytes; choose a shorter one with --socket or DILIGENCE_SOCKET.")
@@ -53,7 +54,8 @@ struct ListeningSocket {
             unlink(path)
             throw DiligenceError("socket_error", "Cannot listen on \(path): \(reason).")
         }
-        return ListeningSocket(fd: fd, path: path, ownsPath: true)
+        let file = Sys.fileStatus(path).map { (device: UInt64($0.st_dev), inode: UInt64($0.st_ino)) }
+        return ListeningSocket(fd: fd, path: path, boundFile: file)
     }
 
     /// Creates the socket's directory 0700, or checks an existing one: it must be ours and
@@ -96,6 +98,11 @@ struct ListeningSocket {
 
     func close() {
         Sys.close(fd)
-        if ownsPath { unlink(path) }
+        guard let boundFile else { return }
+        if let now = Sys.fileStatus(path), UInt64(now.st_dev) == boundFile.device, UInt64(now.st_ino) == boundFile.inode {
+            unlink(path)
+        } else {
+            Log.info("Leaving \(path) alone: it is no longer the socket this daemon bound (another daemon or systemd's socket unit has it).")
+        }
     }
 }

@@ -77,6 +77,7 @@ extension Daemon {
         if options.help { print(DaemonOptions.usage); exit(0) }
         if options.version { print("diligenced \(ProtocolInfo.release) (protocol \(ProtocolInfo.version))"); exit(0) }
         Log.verbose = options.verbose
+        ControlServer.raiseDescriptorLimit()
         let paths = DaemonPaths(socket: options.socket, database: options.database, config: options.config)
         let daemon: Daemon
         do {

@@ -14,20 +14,10 @@ public struct DaemonPaths: Sendable {
 
     public init(socket: String? = nil, database: String? = nil, config: String? = nil,
                 environment: [String: String] = ProcessEnvironment.current) {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.passwdHome()
-        func xdg(_ variable: String, _ fallback: String) -> String {
-            if let v = environment[variable], v.hasPrefix("/") { return v }
-            return home + "/" + fallback
-        }
         self.socket = socket ?? SocketPath.resolve(environment: environment)
-        self.database = database ?? xdg("XDG_DATA_HOME", ".local/share") + "/diligence/diligence.sqlite3"
-        self.config = config ?? xdg("XDG_CONFIG_HOME", ".config") + "/diligence/diligenced.conf"
+        self.database = database ?? DataPath.database(environment: environment)
+        self.config = config ?? DataPath.config(environment: environment)
         self.configRequired = config != nil
-    }
-
-    private static func passwdHome() -> String {
-        guard let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir else { return "/" }
-        return String(cString: dir)
     }
 }
 
@@ -52,6 +42,31 @@ enum Files {
         if mkdir(path, mode) != 0 && errno != EEXIST {
             throw DiligenceError("cannot_create_directory", "Cannot create \(path): \(String(cString: strerror(errno))).")
         }
+    }
+
+    /// Appends `text` to `path` (created 0600) and waits until it is on disk.
+    static func append(_ text: String, to path: String) throws(Errno) {
+        try write(text, to: path, flags: O_APPEND)
+    }
+
+    /// Replaces `path` by a file holding `text` (0600, on disk before it takes the name: a
+    /// crash leaves the old file or the new one, never half of one).
+    static func replace(_ path: String, with text: String) throws(Errno) {
+        let temporary = path + ".new"
+        try write(text, to: temporary, flags: O_TRUNC)
+        try Sys.retrying("rename \(temporary)") { rename(temporary, path) }
+    }
+
+    private static func write(_ text: String, to path: String, flags: Int32) throws(Errno) {
+        let bytes = Array(text.utf8)
+        let fd = try Sys.retrying("open \(path)") { open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0o600) }
+        defer { Sys.close(fd) }
+        var written = 0
+        while written < bytes.count {
+            let chunk = bytes[written...]
+            written += try Sys.retrying("write \(path)") { chunk.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } }
+        }
+        try Sys.retrying("fsync \(path)") { fsync(fd) }
     }
 
     /// The whole file as text, nil when it does not exist.

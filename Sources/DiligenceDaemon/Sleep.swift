@@ -13,9 +13,10 @@ extension Daemon {
             // The sleep begins now as far as the timer goes: an abandoned session ends here,
             // however late the wake is noticed.
             sleepAnnounced = now
-            saveTimer(at: now)
+            let saved = saveTimer(at: now)
             for session in retryUnsaved() { broadcast("session_recorded", now: now, extra: [("session", session.json)]) }
-            Log.info("The machine is about to sleep; timer state saved (\(machine.state.rawValue)).",
+            scheduleRetryIfNeeded()
+            Log.info("The machine is about to sleep; timer state \(saved ? "saved" : "not saved (will retry)") (\(machine.state.rawValue)).",
                      fields: [("EVENT", "prepare_for_sleep"), ("STATE", machine.state.rawValue)])
         } else {
             Log.info("The machine woke up (logind).", fields: [("EVENT", "system_resumed")])

@@ -1,3 +1,4 @@
+import CLinux
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceStore
@@ -51,6 +52,19 @@ extension Daemon {
     /// The date of today's statistics day (`today(at:)`, the one "today" of every command).
     var todayDate: CalendarDay { today(at: clocks.now).date }
 
+    /// The day of the first recorded session (of `taskID`), inside the date window: a session
+    /// dated before 1990 (written by an older diligence) is not reported, and no report reaches
+    /// back to it. Nil when nothing is recorded.
+    func firstRecordedDay(taskID: Int64?) throws(DiligenceError) -> CalendarDay? {
+        guard let start = try store.firstSessionStart(taskID: taskID) else { return nil }
+        return min(max(LocalDay.date(containing: start, dayStartsAt: config.dayStartsAt), DateWindow.firstDay), todayDate)
+    }
+
+    /// `out_of_range` for a day outside the date window that `field` led to.
+    func outsideWindow(_ field: String, _ what: String) -> DiligenceError {
+        DiligenceError("out_of_range", "\"\(field)\": \(what) is outside the dates diligence keeps, \(DateWindow.description(today: todayDate)) (from 1990 to a year ahead).")
+    }
+
     func grid(_ first: CalendarDay, _ last: CalendarDay) -> DayGrid {
         LocalDay.grid(from: first, through: last, dayStartsAt: config.dayStartsAt)
     }
@@ -92,7 +106,7 @@ extension Daemon {
         }
         let end = todayDate
         var window = max(32, known.count * 2)
-        let first = try store.firstSessionStart(taskID: task?.id).map { LocalDay.date(containing: $0, dayStartsAt: config.dayStartsAt) }
+        let first = try firstRecordedDay(taskID: task?.id)
         while true {
             var from = end.adding(days: 1 - window)
             let reachedFirst = first.map { from <= $0 } ?? true
@@ -106,21 +120,6 @@ extension Daemon {
 
     // MARK: stats
 
-    /// The first and last day of `period`, `offset` periods from the one holding `anchor`.
-    private func periodDays(_ period: StatsPeriod, offset: Int, anchor: CalendarDay) -> (first: CalendarDay, last: CalendarDay) {
-        switch period {
-        case .today, .day:
-            return (anchor.adding(days: offset), anchor.adding(days: offset))
-        case .week:
-            let monday = anchor.monday.adding(days: 7 * offset)
-            return (monday, monday.adding(days: 6))
-        case .month:
-            return (anchor.firstOfMonth(adding: offset), anchor.firstOfMonth(adding: offset + 1).adding(days: -1))
-        case .year, .all:
-            return (CalendarDay(year: anchor.year + offset, month: 1, day: 1)!, CalendarDay(year: anchor.year + offset, month: 12, day: 31)!)
-        }
-    }
-
     private func statsReport(period: StatsPeriod, offset: Int, task: String?, date: String?) throws(DiligenceError) -> JSON {
         let only = try task.map { name throws(DiligenceError) in try store.findTask(name) }
         let tasks = if let only { [only] } else { try store.tasks() }
@@ -131,13 +130,19 @@ extension Daemon {
             guard let day = DateText.day(date, today: now) else {
                 throw DiligenceError("invalid_date", "\"date\": \(date.debugDescription) is not a day: give YYYY-MM-DD, today, yesterday, tomorrow, or a weekday such as monday.")
             }
+            guard DateWindow.contains(day, today: now) else { throw outsideWindow("date", day.description) }
             anchor = day
         }
-        var (first, last) = periodDays(period, offset: offset, anchor: anchor)
-        if period == .all {
+        let first: CalendarDay
+        let last: CalendarDay
+        if let kind = period.reportPeriod {
+            guard let span = DateWindow.period(kind, offset: offset, anchor: anchor, today: now) else {
+                throw outsideWindow("offset", "the \(period.rawValue) \(offset) from \(date == nil ? "this one" : "that of \(anchor)")")
+            }
+            (first, last) = span
+        } else {
             guard offset == 0 else { throw DiligenceError("invalid_argument", "\"offset\" does not apply to the period \"all\".") }
-            let start = try store.firstSessionStart(taskID: only?.id)
-            first = start.map { min(LocalDay.date(containing: $0, dayStartsAt: config.dayStartsAt), now) } ?? now
+            first = try firstRecordedDay(taskID: only?.id) ?? now
             last = now
         }
         let acc = try accumulate(grid(first, last), tasks: tasks, only: only)
@@ -174,8 +179,10 @@ extension Daemon {
 
     /// The totals of the period before (for a report's change against it), the whole of it,
     /// summed in SQL: a second pass over a year of sessions would double the report's time.
+    /// The totals of the period before; null for the first period of the date window.
     private func previousTotals(_ period: StatsPeriod, offset: Int, anchor: CalendarDay, only: TaskConfig?) throws(DiligenceError) -> JSON {
-        let (first, last) = periodDays(period, offset: offset - 1, anchor: anchor)
+        guard let kind = period.reportPeriod,
+              let (first, last) = DateWindow.period(kind, offset: offset - 1, anchor: anchor, today: todayDate) else { return .null }
         let days = grid(first, last)
         let totals = try store.totals(from: days.start, to: days.end, taskID: only?.id)
         return .object([
@@ -214,15 +221,15 @@ extension Daemon {
                 + tally(acc.tasks[i]) + [("goal_days", .int(goalDays))])
         }
         let weekdays: [JSON] = (0..<7).map { i in .object([("weekday", .string(CalendarDay.weekdayNames[i]))] + tally(acc.weekdays[i])) }
-        let hours: [JSON] = (0..<24).map { h in .object([("hour", .int(h)), ("focused_seconds", .int(Int(acc.hours[h].rounded())))]) }
+        let hours: [JSON] = (0..<24).map { h in .object([("hour", .int(h)), ("focused_seconds", .int(Int(saturating: acc.hours[h].rounded())))]) }
         func best(_ values: [Double], _ name: (Int) -> (String, JSON)) -> JSON {
             guard let b = Statistics.best(values) else { return .null }
-            return .object([name(b.index), ("focused_seconds", .int(Int(b.value.rounded()))), ("above_average_percent", .int(b.aboveAveragePercent))])
+            return .object([name(b.index), ("focused_seconds", .int(Int(saturating: b.value.rounded()))), ("above_average_percent", .int(b.aboveAveragePercent))])
         }
         return tally(total) + [
             ("recorded", .int(acc.recorded)),
             ("active_days", .int(active)),
-            ("average_seconds_per_active_day", .int(active == 0 ? 0 : Int((total.focusedSeconds / Double(active)).rounded()))),
+            ("average_seconds_per_active_day", .int(active == 0 ? 0 : Int(saturating: (total.focusedSeconds / Double(active)).rounded()))),
             ("focus_score", .int(acc.focusScore)),
             ("tasks", .array(taskRows)),
             ("months", .array(monthRows(acc))),
@@ -258,8 +265,9 @@ extension Daemon {
 
     private func weekView(offset: Int) throws(DiligenceError) -> JSON {
         let today = todayDate
-        let monday = today.monday.adding(days: 7 * offset)
-        let sunday = monday.adding(days: 6)
+        guard let (monday, sunday) = DateWindow.period(.week, offset: offset, today: today) else {
+            throw outsideWindow("offset", "the week \(offset) from this one")
+        }
         let tasks = try store.tasks()
         let acc = try accumulate(grid(monday, sunday), tasks: tasks)
         let plans = try store.plans(from: monday, through: sunday)
@@ -295,6 +303,7 @@ extension Daemon {
         guard let day = DateText.day(text, today: todayDate, weekOffset: offset) else {
             throw DiligenceError("invalid_date", "\(text.debugDescription) is not a day: give YYYY-MM-DD, today, tomorrow, or a weekday such as monday.")
         }
+        guard DateWindow.contains(day, today: todayDate) else { throw outsideWindow("day", day.description) }
         return day
     }
 
@@ -307,6 +316,8 @@ extension Daemon {
         guard let wall = DateText.bound(text, endOfDay: endOfDay, dayStartsAt: config.dayStartsAt) else {
             throw DiligenceError("invalid_date", "\"\(key)\": \(text.debugDescription) is not a date YYYY-MM-DD (or an RFC 3339 time).")
         }
+        let day = CalendarDay(text) ?? LocalDay.date(containing: wall, dayStartsAt: config.dayStartsAt)
+        guard DateWindow.contains(day, today: todayDate) else { throw outsideWindow(key, text) }
         return wall
     }
 
@@ -327,27 +338,39 @@ extension Daemon {
         }
     }
 
+    /// `history add`: a completed session whose focused and planned time is its length, through
+    /// the one door (`Store.admit`) like every other session.
     private func addSession(task name: String, start startText: String, end endText: String, pauses: Int) throws(DiligenceError) -> JSON {
         let task = try store.findTask(name)
         let start = try moment(startText, "start")
         let end = try moment(endText, "end")
-        guard end > start else {
-            throw DiligenceError("invalid_session", "The session ends (\(RFC3339.format(end))) before it starts (\(RFC3339.format(start))).")
-        }
-        guard end - start <= 86400 else {
-            throw DiligenceError("invalid_session", "A session entered by hand lasts at most 24 hours; this one lasts \(DurationText.format(Int(end - start))).")
-        }
+        // What a person enters by hand has happened: this request's own rule, stricter than the
+        // session rules' window (which leaves a day for clocks that differ between machines).
         guard end <= clocks.now.wall + 60 else {
             throw DiligenceError("invalid_session", "The session ends in the future (\(RFC3339.format(end))); enter sessions that have happened.")
         }
-        let seconds = Int((end - start).rounded())
+        let seconds = Int(saturating: (end - start).rounded())
         let session = WorkSession(taskID: task.id, taskName: task.name, start: start, end: end,
                                   plannedSeconds: seconds, focusedSeconds: seconds, pauses: pauses, outcome: .completed)
-        let added = try store.addManualSession(session) { other in
-            "\(other.taskName), \(RFC3339.format(other.start)) to \(RFC3339.format(other.end))"
+        let admission = try store.admit([session], source: .manual, window: DateWindow.sessions(now: clocks.now.wall),
+                                        reserved: runningWork(at: clocks.now), mode: .allOrNothing)
+        if let refusal = admission.refused.first { throw refusal.error }
+        guard let id = admission.recorded[0] else {
+            let existing = admission.alreadyRecorded[0]
+            throw DiligenceError("overlapping_session", "This session is recorded already\(existing.map { " (session \($0))" } ?? "").")
         }
         Log.info("Added a session of \(task.name) by hand.", fields: [("EVENT", "session_added"), ("TASK", task.name)])
+        var added = session
+        added.id = id
         return added.json
+    }
+
+    /// The span of the work phase that is running or paused: no session entered by hand or
+    /// imported may overlap it (the timer records it when it ends).
+    func runningWork(at now: Now) -> (start: Double, end: Double, task: String)? {
+        let saved = machine.saved(at: now)
+        guard machine.phase == .work, machine.state == .running || machine.state == .paused, let task = saved.task else { return nil }
+        return (saved.phaseStartWall, max(now.wall, saved.phaseStartWall), task.name)
     }
 
     // MARK: export and import
@@ -364,34 +387,57 @@ extension Daemon {
     }
 
     /// One chunk of a JSON-lines import: the first chunk has no `import_id`; `more: true` says
-    /// another chunk follows (answer: `import_id`, `received`); the last one commits all chunks in
-    /// one transaction (answer: `imported`, `skipped`). A bad line discards the whole import.
+    /// another chunk follows (answer: `import_id`, `received`); the last one passes every
+    /// session of every chunk through the one door at once and writes them all in one
+    /// transaction (answer: `imported`, `skipped`), or none: every line that could not be read
+    /// or that the session rules refuse is named in one `invalid_import`.
     private func importChunk(content: String, importID: Int64?, more: Bool) throws(DiligenceError) -> JSON {
         let id: Int64
         if let given = importID {
             id = given
         } else {
-            id = try store.beginImport()
+            id = store.beginImport()
         }
         let firstLine = try store.importNextLine(id)
-        do {
-            let (sessions, lines) = try parseImport(content, firstLine: firstLine)
-            try store.stageImport(id, sessions: sessions, lines: lines)
-            if more {
-                return .object([("import_id", .int(id)), ("received", .int(sessions.count))])
+        do throws(DiligenceError) {
+            // The last chunk again after its commit found the database locked: staged already.
+            var stagedAlready = false
+            if importID != nil && !more { stagedAlready = try store.importIsCommitting(id) }
+            if !stagedAlready {
+                let chunk = try parseImport(content, firstLine: firstLine)
+                try store.stageImport(id, sessions: chunk.sessions, rejected: chunk.rejected, lines: chunk.lines)
+                if more {
+                    return .object([("import_id", .int(id)), ("received", .int(chunk.sessions.count))])
+                }
             }
-            let (imported, skipped) = try store.commitImport(id)
+            let now = clocks.now
+            let (imported, skipped) = try store.commitImport(id, window: DateWindow.sessions(now: now.wall), reserved: runningWork(at: now))
+            Self.returnFreedMemory()
             Log.info("Imported \(imported) sessions (\(skipped) already recorded).", fields: [("EVENT", "imported")])
             return .object([("imported", .int(imported)), ("skipped", .int(skipped))])
         } catch {
-            try? store.discardImport()
+            // A locked database is waited for (`serve` sends the chunk again): keep what is staged.
+            if error.code != "database_locked" {
+                store.discardImport()
+                Self.returnFreedMemory()
+            }
             throw error
         }
     }
 
-    /// Parses JSON lines (what `export --format jsonl` writes); blank lines are skipped.
-    /// Throws `invalid_import` naming the line number (counted from `firstLine`).
-    private func parseImport(_ content: String, firstLine: Int) throws(DiligenceError) -> ([WorkSession], Int) {
+    /// Gives the memory a large import staged back to the system: the daemon's one malloc arena
+    /// keeps what is freed otherwise, and an import of 100 000 sessions would leave it some
+    /// 30 MiB larger for good (docs/performance.md, memory).
+    static func returnFreedMemory() {
+        clinux_malloc_trim()
+    }
+
+    /// Reads JSON lines (what `export --format jsonl` writes), numbered from `firstLine`; blank
+    /// lines are skipped. A line that is not a session object of an existing task, with RFC 3339
+    /// times, whole numbers and an outcome, is returned with why; the session rules are the
+    /// door's to apply, to every line of every chunk at once.
+    private func parseImport(_ content: String, firstLine: Int) throws(DiligenceError)
+        -> (sessions: [(line: Int, session: WorkSession)], rejected: [(line: Int, reason: String)], lines: Int) {
         let tasks = try store.tasks()
         var exact: [String: TaskConfig] = [:]
         var folded: [String: [TaskConfig]] = [:]
@@ -399,48 +445,42 @@ extension Daemon {
             exact[t.name] = t
             folded[t.name.lowercased(), default: []].append(t)
         }
-        var sessions: [WorkSession] = []
+        var sessions: [(line: Int, session: WorkSession)] = []
+        var rejected: [(line: Int, reason: String)] = []
         var number = firstLine - 1
-        var lines = content.utf8.split(separator: 0x0A, omittingEmptySubsequences: false)
-        if content.utf8.last == 0x0A { lines.removeLast() }
+        // One copy of the chunk into contiguous bytes, split by index: a String's UTF-8 view
+        // is walked byte by byte, which showed up as a third of an import's time.
+        let content = Array(content.utf8)
+        var lines = content.split(separator: 0x0A, omittingEmptySubsequences: false)
+        if content.last == 0x0A { lines.removeLast() }
         for line in lines {
             number += 1
-            func bad(_ message: String) -> DiligenceError {
-                DiligenceError("invalid_import", "line \(number): \(message); nothing was imported.")
-            }
             var bytes = line
             if bytes.last == 0x0D { bytes = bytes.dropLast() }
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            let json: JSON
-            do { json = try JSON.parse(bytes) } catch { throw bad("not JSON (\(error.message))") }
-            guard case .object = json else { throw bad("expected a session object, got \(json.typeName.withArticle)") }
-            func text(_ key: String) throws(DiligenceError) -> String {
-                guard let v = json[key]?.stringValue else { throw bad("\"\(key)\" is missing or not a string") }
-                return v
+            switch Self.importedSession(bytes, exact: exact, folded: folded) {
+            case let .success(session): sessions.append((number, session))
+            case let .failure(problem): rejected.append((number, problem.message))
             }
-            func count(_ key: String) throws(DiligenceError) -> Int {
-                guard let v = json[key]?.intValue, v >= 0, v <= 1 << 40 else { throw bad("\"\(key)\" is missing or not a whole number ≥ 0") }
-                return Int(v)
-            }
-            let name = try text("task")
-            guard let task = exact[name] ?? folded[name.lowercased()].flatMap({ $0.count == 1 ? $0[0] : nil }) else {
-                throw bad("no task named \(name.debugDescription) (add it first: diligencectl task add \(name.debugDescription))")
-            }
-            let startText = try text("start")
-            let endText = try text("end")
-            guard let start = RFC3339.parse(startText) else { throw bad("\"start\": \(startText.debugDescription) is not an RFC 3339 time") }
-            guard let end = RFC3339.parse(endText) else { throw bad("\"end\": \(endText.debugDescription) is not an RFC 3339 time") }
-            guard end >= start else { throw bad("the session ends (\(endText)) before it starts (\(startText))") }
-            let outcomeText = try text("outcome")
-            guard let outcome = Outcome(rawValue: outcomeText) else {
-                throw bad("\"outcome\": \(outcomeText.debugDescription) is not completed, skipped or abandoned")
-            }
-            sessions.append(WorkSession(
-                taskID: task.id, taskName: task.name, start: start, end: end,
-                plannedSeconds: try count("planned_seconds"), focusedSeconds: try count("focused_seconds"),
-                pauses: try count("pauses"), outcome: outcome))
         }
-        return (sessions, lines.count)
+        return (sessions, rejected, lines.count)
+    }
+
+    /// One line of an import as a session of an existing task, or why it is not one.
+    private static func importedSession(_ bytes: ArraySlice<UInt8>, exact: [String: TaskConfig],
+                                        folded: [String: [TaskConfig]]) -> Result<WorkSession, DiligenceError> {
+        let json: JSON
+        do { json = try JSON.parse(bytes) } catch { return .failure(DiligenceError("invalid_import", "not JSON (\(error.message))")) }
+        return WorkSession.exported(json).flatMap { session in
+            let name = session.taskName
+            guard let task = exact[name] ?? folded[name.lowercased()].flatMap({ $0.count == 1 ? $0[0] : nil }) else {
+                return .failure(DiligenceError("invalid_import", "no task named \(name.debugDescription) (add it first: diligencectl task add \(name.debugDescription))"))
+            }
+            var found = session
+            found.taskID = task.id
+            found.taskName = task.name
+            return .success(found)
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceTime
 
 // Every command of the control protocol, declared once: its fields (name, type, range, default,
 // one line of doc) and the typed value a handler receives. docs/protocol.md shows these tables;
@@ -89,6 +90,17 @@ public enum Fields {
 public enum StatsPeriod: String, CaseIterable, Sendable {
     /// `day` is `today` by another name, meant with a `date`.
     case today, day, week, month, year, all
+
+    /// The calendar period it names; nil for `all` (from the first session to today).
+    public var reportPeriod: ReportPeriod? {
+        switch self {
+        case .today, .day: .day
+        case .week: .week
+        case .month: .month
+        case .year: .year
+        case .all: nil
+        }
+    }
 }
 
 /// The formats of `export`.

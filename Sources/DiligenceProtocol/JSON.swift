@@ -20,7 +20,9 @@ public enum JSON: Equatable, Sendable {
         case let (.string(x), .string(y)): x == y
         case let (.array(x), .array(y)): x == y
         case let (.object(x), .object(y)):
-            x.count == y.count && x.allSatisfy { key, value in y.first { $0.0 == key }?.1 == value }
+            // Duplicate keys are kept; as in lookups, the last one of a key counts.
+            x.count == y.count && Set(x.map(\.0)) == Set(y.map(\.0))
+                && x.allSatisfy { key, _ in a[key] == b[key] }
         default: false
         }
     }
@@ -212,16 +214,16 @@ private struct Parser {
     }
 
     func invalid(_ what: String) -> JSONParseError {
-        fail("invalid_json", "The request is not valid JSON: \(what) at byte \(i + 1).")
+        fail("invalid_json", "Not valid JSON: \(what) at byte \(i + 1).")
     }
 
     mutating func parseDocument() throws(JSONParseError) -> JSON {
-        if bytes.contains(0) { throw fail("invalid_json", "The request contains a NUL byte; send UTF-8 JSON text.") }
+        if bytes.contains(0) { throw fail("invalid_json", "A raw NUL byte is not JSON text (in a string, write \\u0000).") }
         guard String(validating: bytes, as: UTF8.self) != nil else {
-            throw fail("invalid_utf8", "The request is not valid UTF-8.")
+            throw fail("invalid_utf8", "Not valid UTF-8.")
         }
         skipSpace()
-        guard i < bytes.count else { throw fail("invalid_json", "The request is empty; send one JSON object per line.") }
+        guard i < bytes.count else { throw fail("invalid_json", "Empty: send one JSON object per line.") }
         let value = try parseValue(depth: 0)
         skipSpace()
         guard i == bytes.count else { throw invalid("unexpected text after the value") }
@@ -239,7 +241,7 @@ private struct Parser {
         switch bytes[i] {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             guard depth < JSON.maxDepth else {
-                throw fail("too_deep", "The request nests deeper than \(JSON.maxDepth) levels.")
+                throw fail("too_deep", "Nested deeper than \(JSON.maxDepth) levels.")
             }
             return bytes[i] == UInt8(ascii: "{") ? try parseObject(depth: depth) : try parseArray(depth: depth)
         case UInt8(ascii: "\""): return .string(try parseString())
@@ -341,8 +343,9 @@ private struct Parser {
                         guard (0xDC00..<0xE000).contains(low) else { throw invalid("unpaired surrogate") }
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
+                    // `\u0000` is a character like any other (RFC 8259); a raw NUL byte is not
+                    // JSON text (parseDocument refuses it), and neither is a lone surrogate.
                     guard let scalar = Unicode.Scalar(code) else { throw invalid("unpaired surrogate") }
-                    if scalar.value == 0 { throw fail("invalid_json", "The request contains a NUL character; send UTF-8 JSON text.") }
                     Unicode.UTF8.encode(scalar) { unescaped.append($0) }
                 default: throw invalid("unknown escape")
                 }
@@ -402,12 +405,9 @@ private struct Parser {
             return .int(bytes[start] == UInt8(ascii: "-") ? -value : value)
         }
         let text = String(decoding: bytes[start..<i], as: UTF8.self)
-        if isInteger {
-            guard let v = Int64(text) else {
-                throw fail("number_out_of_range", "The number \(text.prefix(40)) is too large.")
-            }
-            return .int(v)
-        }
+        // An integer past 64 bits is a number like any other (as a double): the field it is
+        // given for says it is out of its range, naming the field.
+        if isInteger, let v = Int64(text) { return .int(v) }
         guard let d = Double(text), d.isFinite else {
             throw fail("number_out_of_range", "The number \(text.prefix(40)) is out of range.")
         }

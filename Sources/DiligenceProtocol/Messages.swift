@@ -146,3 +146,35 @@ extension WorkSession {
         ])
     }
 }
+
+extension WorkSession {
+    /// The session an object in the shape of `json` above holds (`export --format jsonl` lines,
+    /// spill files), its task by name (`taskID` is 0: the caller looks the name up); or why it
+    /// is not one. `id` and other members are ignored. Numbers of any size are read: whether
+    /// they are in range is for the session rules to say.
+    public static func exported(_ json: JSON) -> Result<WorkSession, DiligenceError> {
+        func bad(_ message: String) -> Result<WorkSession, DiligenceError> { .failure(DiligenceError("invalid_import", message)) }
+        guard case .object = json else { return bad("expected a session object, got \(json.typeName.withArticle)") }
+        guard let name = json["task"]?.stringValue, let startText = json["start"]?.stringValue, let endText = json["end"]?.stringValue,
+              let outcomeText = json["outcome"]?.stringValue else {
+            return bad("\"task\", \"start\", \"end\" and \"outcome\" are each a string")
+        }
+        var numbers: [Int] = []
+        for key in ["planned_seconds", "focused_seconds", "pauses"] {
+            switch json[key] {
+            case let .int(number)?: numbers.append(Int(number))
+            case let .double(number)? where number.isFinite && number == number.rounded(.towardZero): numbers.append(Int(saturating: number))
+            case let value?: return bad("\"\(key)\" is \(value.serialized.prefix(40)), not a whole number")
+            case nil: return bad("\"\(key)\" is missing")
+            }
+        }
+        guard let start = RFC3339.parse(startText) else { return bad("\"start\": \(startText.debugDescription) is not an RFC 3339 time") }
+        guard let end = RFC3339.parse(endText) else { return bad("\"end\": \(endText.debugDescription) is not an RFC 3339 time") }
+        guard let outcome = Outcome(rawValue: outcomeText) else {
+            return bad("\"outcome\": \(outcomeText.debugDescription) is not completed, skipped or abandoned")
+        }
+        return .success(WorkSession(taskID: 0, taskName: name, start: start, end: end, plannedSeconds: numbers[0],
+                                    focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome))
+    }
+}
+

@@ -76,8 +76,9 @@ public struct FieldSpec: Sendable, Equatable {
         switch type {
         case let .text(maxLength):
             guard let text = value.stringValue else { throw wrongType("a string") }
-            let length = text.count
-            guard length <= maxLength else {
+            // Characters are counted only when there are more bytes than the limit: a
+            // character is at least a byte, and counting 32 KiB of an import chunk costs.
+            if text.utf8.count > maxLength, case let length = text.count, length > maxLength {
                 throw DiligenceError("out_of_range", "\(label) holds at most \(maxLength) characters; got \(length).")
             }
             return value

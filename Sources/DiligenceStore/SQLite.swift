@@ -109,7 +109,12 @@ public final class SQLite {
     }
 
     /// Milliseconds a statement waits for another connection's lock before `database_locked`.
-    public let busyTimeoutMilliseconds: Int32
+    /// The daemon sets it to 0 once the database is open: a write that finds another
+    /// process's lock then fails at once (and is retried later), never holding up the reads
+    /// behind it on the daemon's one queue.
+    public var busyTimeoutMilliseconds: Int32 {
+        didSet { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+    }
 
     fileprivate var handle: OpaquePointer?
     /// Statements prepared once and reused (see `cached(_:)`).
@@ -120,7 +125,10 @@ public final class SQLite {
     /// A new file is created with mode 0600 whatever the umask: the database holds a record of
     /// the user's days. An existing file is not re-moded. A file that is not an SQLite database
     /// gives `database_corrupt` and is left untouched.
-    public init(location: Location, busyTimeoutMilliseconds: Int32 = 2000) throws(DiligenceError) {
+    /// `inspect` runs once the file is known to be a database and before anything could write
+    /// to it (the store refuses another program's database there, leaving it as it was).
+    public init(location: Location, busyTimeoutMilliseconds: Int32 = 2000,
+                inspect: (SQLite) throws(DiligenceError) -> Void = { _ throws(DiligenceError) in }) throws(DiligenceError) {
         self.location = location
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         let filename: String
@@ -147,10 +155,16 @@ public final class SQLite {
             throw error
         }
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
-        do {
+        do throws(DiligenceError) {
             // sqlite3_open_v2 reads nothing yet: read the header now, before any pragma that
             // could write, so a file that is not a database is reported and never modified.
             try exec("SELECT count(*) FROM sqlite_master")
+            try inspect(self)
+            // SQLite opens a file it may not write read-only without a word (a read-only
+            // directory holding the -wal and -shm files): every write would fail later instead.
+            if case let .path(p) = location, sqlite3_db_readonly(handle, "main") == 1 {
+                throw DiligenceError("storage_error", "The database \(p) can only be read (the file or its directory is read-only); diligence must write to it. Make it writable, or point --database elsewhere.")
+            }
             // WAL: readers (status, stats) never block the writer, and a crash mid-write
             // leaves the last committed state.
             try exec("PRAGMA journal_mode = WAL")
@@ -210,6 +224,37 @@ public final class SQLite {
         return changes
     }
 
+    /// Rows inserted per statement by `insertMany`: SQLite's per-statement work (opening and
+    /// closing cursors, a statement journal) costs as much as a row's own.
+    public static let rowsPerInsert = 256
+
+    /// Inserts `count` rows (`row(i)`: row `i`'s `columns` values) with `INSERT INTO target
+    /// VALUES (…), (…), …`, up to `rowsPerInsert` rows a statement, the rows of one statement
+    /// built only when it runs; returns each row's rowid, in order. `target`: `table (column,
+    /// …)`. Rows of one statement get consecutive rowids (no rowid is given, and nothing else
+    /// writes meanwhile: this connection is the only writer in the transaction).
+    @discardableResult
+    public func insertMany(into target: String, columns: Int, count total: Int, row: (Int) -> [Value]) throws(DiligenceError) -> [Int64] {
+        var ids: [Int64] = []
+        ids.reserveCapacity(total)
+        var start = 0
+        var values: [Value] = []
+        while start < total {
+            // Statements of 256, 16 and 1 rows only: three shapes a table to keep prepared.
+            let left = total - start
+            let count = left >= Self.rowsPerInsert ? Self.rowsPerInsert : left >= 16 ? 16 : 1
+            let placeholders = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
+            let statement = try cached("INSERT INTO \(target) VALUES " + Array(repeating: placeholders, count: count).joined(separator: ","))
+            values.removeAll(keepingCapacity: true)
+            for i in start..<(start + count) { values += row(i) }
+            try statement.run(values)
+            let last = lastInsertRowID
+            ids += ((last - Int64(count) + 1)...last).map { $0 }
+            start += count
+        }
+        return ids
+    }
+
     /// The rowid of the most recent successful INSERT on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
@@ -236,22 +281,20 @@ public final class SQLite {
     /// Runs `body` in a write transaction: `BEGIN IMMEDIATE` (taking the write lock up front,
     /// so a busy database fails here, through the busy timeout, rather than half way), `COMMIT`
     /// on return, `ROLLBACK` when `body` throws. Inside an open transaction, `body` simply joins it.
-    /// `lockWaitMilliseconds` replaces the busy timeout for this transaction: how long to wait
-    /// for another process's lock before `database_locked`.
-    public func transaction<T>(flush: Flush = .onCommit, lockWaitMilliseconds: Int32? = nil,
+    /// `temporaryOnly`: `body` writes TEMP tables alone, which need no lock on the database
+    /// (`BEGIN`: another process's lock does not stop it).
+    public func transaction<T>(flush: Flush = .onCommit, temporaryOnly: Bool = false,
                                _ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
         if sqlite3_get_autocommit(handle) == 0 {
             return try body()
         }
-        if let wait = lockWaitMilliseconds { sqlite3_busy_timeout(handle, wait) }
-        defer { if lockWaitMilliseconds != nil { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) } }
         if flush == .byCaller {
             // In WAL mode, NORMAL writes the commit's frames without an fsync (a checkpoint
             // still syncs first); the pragma is per connection and costs no I/O.
             try exec("PRAGMA synchronous = NORMAL")
         }
         defer { if flush == .byCaller { sqlite3_exec(handle, "PRAGMA synchronous = FULL", nil, nil, nil) } }
-        try exec("BEGIN IMMEDIATE")
+        try exec(temporaryOnly ? "BEGIN" : "BEGIN IMMEDIATE")
         do {
             let result = try body()
             try exec("COMMIT")

@@ -5,9 +5,15 @@ extension Store {
     /// disk flush with `synchronous=FULL`) or, when it throws, not at all. Nested calls join the
     /// open transaction. The daemon writes a phase end's session and saved timer this way,
     /// with `flush: .byCaller`: its events go out first, then `flushJournal()`.
-    public func transaction<T>(flush: SQLite.Flush = .onCommit, lockWaitMilliseconds: Int32? = nil,
-                               _ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
-        try connection.transaction(flush: flush, lockWaitMilliseconds: lockWaitMilliseconds, body)
+    public func transaction<T>(flush: SQLite.Flush = .onCommit, _ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
+        try connection.transaction(flush: flush, body)
+    }
+
+    /// Milliseconds a write waits for another process's lock before `database_locked` (2 s
+    /// when opened; the daemon sets 0 and retries instead, docs/reliability.md).
+    public var lockWait: Int32 {
+        get { connection.busyTimeoutMilliseconds }
+        set { connection.busyTimeoutMilliseconds = newValue }
     }
 
     /// Waits until every committed write is on disk (see `SQLite.flushJournal`).

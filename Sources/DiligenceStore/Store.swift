@@ -10,7 +10,7 @@ import DiligenceTime
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), with the `writeCount` they were read at.
@@ -27,9 +27,41 @@ public final class Store {
     /// `database_corrupt` for a file that is not a database, `database_locked` when another
     /// process holds the write lock beyond the busy timeout.
     public init(location: SQLite.Location) throws(DiligenceError) {
-        db = try SQLite(location: location)
+        db = try SQLite(location: location, inspect: Self.refuseForeign)
         try migrate()
         try db.exec(Self.readIndexes)
+        identity = try db.query("SELECT value FROM database_info WHERE name = 'uuid'").first?.string(0) ?? ""
+    }
+
+    /// A random id given to the database when it is created (or migrated to schema 2): what
+    /// says which database a session spilled at an exit belongs to.
+    public private(set) var identity = ""
+
+    /// The import being received, staged in memory until its last chunk (Store+Sessions.swift).
+    var pendingImport: PendingImport?
+
+    /// `PRAGMA application_id` of diligence's databases ("dilg"): another program's SQLite
+    /// file is told apart without reading its tables.
+    public static let applicationID: Int32 = 0x6469_6C67
+
+    /// The tables of a diligence database of schema 1, which had no application id yet.
+    private static let ownTables: Set<String> = ["tasks", "sessions", "plans", "timer_state"]
+
+    /// Refuses a database diligence did not write: one with another application id, or with
+    /// tables but neither diligence's application id nor diligence's tables. Runs before the
+    /// connection writes anything, so such a file is left exactly as it was.
+    private static func refuseForeign(_ db: SQLite) throws(DiligenceError) {
+        let applicationID = try db.query("PRAGMA application_id").first?.int64(0) ?? 0
+        if applicationID == Int64(Self.applicationID) { return }
+        let tables = Set(try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { $0.string(0) })
+        if applicationID == 0 && tables.isEmpty { return }
+        let version = try db.query("PRAGMA user_version").first?.int(0) ?? 0
+        if applicationID == 0 && version >= 1 && ownTables.isSubset(of: tables) { return }
+        let listed = tables.sorted().prefix(8).joined(separator: ", ")
+        throw DiligenceError(
+            "foreign_database",
+            "\(db.path) is an SQLite database of another program (application id \(applicationID), tables: \(listed.isEmpty ? "none" : listed)); "
+                + "diligence left it untouched. Point --database at a file of its own.")
     }
 
     /// The underlying connection, for tests and for later schema users (plans).
@@ -90,6 +122,12 @@ public final class Store {
             saved_boottime REAL NOT NULL,
             boot_id TEXT NOT NULL
         );
+        """,
+        // 2: the database's identity (spilled sessions name it) and diligence's application id.
+        """
+        CREATE TABLE database_info (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO database_info (name, value) VALUES ('uuid', lower(hex(randomblob(16))));
+        PRAGMA application_id = \(applicationID);
         """,
     ]
 
@@ -285,25 +323,11 @@ public final class Store {
 
     // MARK: Sessions
 
-    /// Stores a finished work session and returns it with its id; committed (and, with
-    /// `synchronous=FULL`, on disk) before it returns. Throws `unknown_task` when its task is gone.
-    public func record(_ session: WorkSession) throws(DiligenceError) -> WorkSession {
-        // Checked first for a clear error; the foreign key would refuse the row anyway.
+    /// Writes `session` as it is, without the session rules: a fixture for tests (`@testable`).
+    /// Every session the daemon writes goes through `admit` (Store+Sessions.swift).
+    func record(_ session: WorkSession) throws(DiligenceError) -> WorkSession {
         guard try task(id: session.taskID) != nil else { throw unknownID(session.taskID) }
-        try db.run(
-            """
-            INSERT INTO sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .integer(session.taskID), .real(session.start), .real(session.end),
-                .int(session.plannedSeconds), .int(session.focusedSeconds), .int(session.pauses),
-                .text(session.outcome.rawValue),
-            ]
-        )
-        var stored = session
-        stored.id = db.lastInsertRowID
-        return stored
+        return try insert(session, source: .timer)
     }
 
     /// Recorded sessions ordered by start, with `taskName` filled in: all of them, or those of

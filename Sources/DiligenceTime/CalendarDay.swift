@@ -1,21 +1,33 @@
 /// A date of the proleptic Gregorian calendar, free of time zones: the name of a statistics day
 /// (`2026-06-10`). Which wall-clock instants belong to it is the daemon's business (local time and
 /// `day_starts_at`); arithmetic on names is here (Howard Hinnant's days-from-civil algorithms).
+///
+/// The calendar runs from 0001-01-01 to 9999-12-31 (what `YYYY-MM-DD` can write). Arithmetic
+/// never traps: a result past either end saturates there. The date window (DateWindow) keeps
+/// every date a request or a record may name far inside, so saturation is never seen in use.
 public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public var year: Int
-    public var month: Int
-    public var day: Int
+    public private(set) var year: Int
+    public private(set) var month: Int
+    public private(set) var day: Int
 
-    /// An existing date; nil for 2026-02-30 and the like.
+    /// An existing date of years 1 to 9999; nil for 2026-02-30, year 0 and the like.
     public init?(year: Int, month: Int, day: Int) {
-        guard (1...12).contains(month), day >= 1, day <= Self.daysInMonth(year, month) else { return nil }
+        guard (1...9999).contains(year), (1...12).contains(month), day >= 1, day <= Self.daysInMonth(year, month) else { return nil }
         self.year = year
         self.month = month
         self.day = day
     }
 
-    /// The date `days` days after 1970-01-01.
-    public init(daysSince1970 days: Int) {
+    /// The calendar's first and last day.
+    public static let earliest = CalendarDay(daysSince1970: earliestNumber)
+    public static let latest = CalendarDay(daysSince1970: latestNumber)
+    /// `daysSince1970` of 0001-01-01 and 9999-12-31.
+    static let earliestNumber = -719_162
+    static let latestNumber = 2_932_896
+
+    /// The date `days` days after 1970-01-01 (saturating at the calendar's ends).
+    public init(daysSince1970 number: Int) {
+        let days = min(max(number, Self.earliestNumber), Self.latestNumber)
         let z = days + 719468
         let era = (z >= 0 ? z : z - 146096) / 146097
         let doe = z - era * 146097
@@ -70,7 +82,12 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
         return ((d % 7 + 7) % 7 + 3) % 7 + 1
     }
 
-    public func adding(days: Int) -> CalendarDay { CalendarDay(daysSince1970: daysSince1970 + days) }
+    /// The date `days` later (earlier when negative), saturating at the calendar's ends.
+    public func adding(days: Int) -> CalendarDay {
+        let (sum, overflow) = daysSince1970.addingReportingOverflow(days)
+        if overflow { return days > 0 ? .latest : .earliest }
+        return CalendarDay(daysSince1970: sum)
+    }
 
     /// The Monday of this date's ISO week.
     public var monday: CalendarDay { adding(days: 1 - weekday) }
@@ -83,12 +100,18 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
         return "\(thursday.year)-W" + (week < 10 ? "0" : "") + String(week)
     }
 
-    /// The first day of this date's month, `months` months later (negative: earlier).
+    /// The first day of this date's month, `months` months later (negative: earlier),
+    /// saturating at the calendar's first and last month.
     public func firstOfMonth(adding months: Int = 0) -> CalendarDay {
-        let index = year * 12 + (month - 1) + months
-        let y = index >= 0 ? index / 12 : (index - 11) / 12
-        return CalendarDay(year: y, month: index - y * 12 + 1, day: 1)!
+        let (index, overflow) = (year * 12 + (month - 1)).addingReportingOverflow(months)
+        if overflow { return months > 0 ? Self.latestMonth : .earliest }
+        if index < 12 { return .earliest }
+        if index / 12 > 9999 { return Self.latestMonth }
+        return CalendarDay(year: index / 12, month: index % 12 + 1, day: 1) ?? .earliest
     }
+
+    /// 9999-12-01.
+    private static var latestMonth: CalendarDay { latest.adding(days: 1 - latest.day) }
 
     /// `YYYY-MM-DD`.
     public var description: String {

@@ -13,7 +13,9 @@ public enum DateText {
         default: break
         }
         if word.count >= 3, let index = CalendarDay.weekdayNames.firstIndex(where: { $0.hasPrefix(word) }) {
-            return today.monday.adding(days: 7 * weekOffset + index)
+            // Checked: any offset saturates at the calendar's ends rather than trapping.
+            let (days, overflow) = weekOffset.multipliedReportingOverflow(by: 7)
+            return overflow ? (weekOffset > 0 ? .latest : .earliest) : today.monday.adding(days: index).adding(days: days)
         }
         return nil
     }

@@ -7,14 +7,14 @@ import Glibc
 public enum LocalDay {
     /// Wall-clock bounds [start, end) of the statistics day that contains `wall`.
     public static func bounds(containing wall: Double, dayStartsAt minute: Int) -> (start: Double, end: Double) {
-        var t = time_t(wall.rounded(.down))
+        var t = timeT(wall)
         var today = Glibc.tm()
         localtime_r(&t, &today)
         var start = at(today, minute: minute, dayOffset: 0)
         if start > wall { start = at(today, minute: minute, dayOffset: -1) }
         // The next day's start, through mktime so a DST change makes the day 23 or 25 hours long.
         var startTm = Glibc.tm()
-        var s = time_t(start)
+        var s = timeT(start)
         localtime_r(&s, &startTm)
         return (start, at(startTm, minute: minute, dayOffset: 1))
     }
@@ -24,8 +24,8 @@ public enum LocalDay {
     private static func at(_ day: tm, minute: Int, dayOffset: Int32) -> Double {
         var t = day
         t.tm_mday += dayOffset
-        t.tm_hour = Int32(minute / 60)
-        t.tm_min = Int32(minute % 60)
+        t.tm_hour = Int32(clamping: minute / 60)
+        t.tm_min = Int32(clamping: minute % 60)
         t.tm_sec = 0
         t.tm_isdst = -1
         return Double(mktime(&t))
@@ -35,10 +35,11 @@ public enum LocalDay {
     /// to the 10th): "today" is `day(containing: now)`.
     public static func day(containing wall: Double, dayStartsAt minute: Int) -> StatisticsDay {
         let (start, end) = bounds(containing: wall, dayStartsAt: minute)
-        var t = time_t(start)
+        var t = timeT(start)
         var local = tm()
         localtime_r(&t, &local)
-        let date = CalendarDay(year: Int(local.tm_year) + 1900, month: Int(local.tm_mon) + 1, day: Int(local.tm_mday))!
+        let year = Int(local.tm_year) + 1900
+        let date = CalendarDay(year: year, month: Int(local.tm_mon) + 1, day: Int(local.tm_mday)) ?? (year < 1 ? .earliest : .latest)
         return StatisticsDay(date: date, start: start, end: end)
     }
 
@@ -60,8 +61,8 @@ public enum LocalDay {
         t.tm_year = Int32(day.year - 1900)
         t.tm_mon = Int32(day.month - 1)
         t.tm_mday = Int32(day.day)
-        t.tm_hour = Int32(minute / 60)
-        t.tm_min = Int32(minute % 60)
+        t.tm_hour = Int32(clamping: minute / 60)
+        t.tm_min = Int32(clamping: minute % 60)
         t.tm_isdst = -1
         return Double(mktime(&t))
     }
@@ -110,7 +111,7 @@ public enum LocalDay {
     /// Seconds east of UTC of local time at `wall`, and the local minute of the day there
     /// (nil when `wall` is not on a whole minute).
     private static func localClock(_ wall: Double) -> (utcOffset: Int, minuteOfDay: Int?) {
-        var t = time_t(wall)
+        var t = timeT(wall)
         var local = tm()
         localtime_r(&t, &local)
         let minuteOfDay = local.tm_sec == 0 && wall == wall.rounded(.down) ? Int(local.tm_hour) * 60 + Int(local.tm_min) : nil
@@ -136,9 +137,9 @@ public enum LocalDay {
         t.tm_year = Int32(day.year - 1900)
         t.tm_mon = Int32(day.month - 1)
         t.tm_mday = Int32(day.day)
-        t.tm_hour = Int32(hour)
-        t.tm_min = Int32(minute)
-        t.tm_sec = Int32(second)
+        t.tm_hour = Int32(clamping: hour)
+        t.tm_min = Int32(clamping: minute)
+        t.tm_sec = Int32(clamping: second)
         t.tm_isdst = -1
         return Double(mktime(&t))
     }
@@ -179,7 +180,7 @@ public enum LocalDay {
 
     /// The zone's abbreviation at `wall` (`CET`, `CEST`; `+0530` where the zone has none).
     public static func zoneAbbreviation(at wall: Double) -> String {
-        var t = time_t(wall.rounded(.down))
+        var t = timeT(wall)
         var local = tm()
         localtime_r(&t, &local)
         return local.tm_zone.map { String(cString: $0) } ?? ""
@@ -189,7 +190,7 @@ public enum LocalDay {
     /// else tomorrow's. On a spring-forward day a time in the skipped hour comes an hour later
     /// (02:30 → 03:30); on a fall-back day a repeated time comes once.
     public static func nextOccurrence(minute: Int, after wall: Double) -> Double {
-        var t = time_t(wall.rounded(.down))
+        var t = timeT(wall)
         var today = tm()
         localtime_r(&t, &today)
         let candidate = at(today, minute: minute, dayOffset: 0)
@@ -204,7 +205,7 @@ public enum LocalDay {
 
     /// The local time of `wall` as minutes after midnight.
     public static func minuteOfDay(_ wall: Double) -> Int {
-        var t = time_t(wall.rounded(.down))
+        var t = timeT(wall)
         var local = tm()
         localtime_r(&t, &local)
         return Int(local.tm_hour) * 60 + Int(local.tm_min)

@@ -5,7 +5,7 @@ import Glibc
 /// Dates on the wire: RFC 3339 in the local time zone with its offset, e.g. `2026-11-29T18:30:00+01:00`.
 public enum RFC3339 {
     public static func format(_ wall: Double) -> String {
-        var t = time_t(wall.rounded(.down))
+        var t = timeT(wall)
         var tm = tm()
         localtime_r(&t, &tm)
         return "\(pad(Int(tm.tm_year) + 1900, 4))-\(pad(Int(tm.tm_mon) + 1))-\(pad(Int(tm.tm_mday)))T"
@@ -57,16 +57,16 @@ public enum RFC3339 {
         } else {
             return nil
         }
-        guard i == b.count, (1...12).contains(month), day >= 1, day <= CalendarDay.daysInMonth(year, month),
+        guard i == b.count, let date = CalendarDay(year: year, month: month, day: day),
               hour < 24, minute < 60, second < 61 else { return nil }
-        let days = CalendarDay(year: year, month: month, day: day)!.daysSince1970
+        let days = date.daysSince1970
         return Double(days * 86400 + hour * 3600 + minute * 60 + second - offsetSeconds) + fraction
     }
 
     /// `20261129T184900Z`: the ISO 8601 basic format in UTC (iCalendar's DATE-TIME; sortable,
     /// and safe in a file name).
     public static func compactUTC(_ wall: Double) -> String {
-        var t = time_t(wall.rounded(.down))
+        var t = timeT(wall)
         var parts = tm()
         gmtime_r(&t, &parts)
         return pad(Int(parts.tm_year) + 1900, 4) + pad(Int(parts.tm_mon) + 1) + pad(Int(parts.tm_mday)) + "T"

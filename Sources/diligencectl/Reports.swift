@@ -115,7 +115,11 @@ func importFile(_ parsed: ParsedCommand, send: (Request) throws(Failure) -> JSON
     var answer: JSON = .null
     for (index, chunk) in chunks.enumerated() {
         guard let text = String(validating: chunk, as: UTF8.self) else {
-            throw .usage(UsageError("\(path) is not UTF-8 text.", command: "import"))
+            // Name the line, counted as the daemon counts them.
+            let before = bytes[..<chunk.startIndex].count(where: { $0 == 0x0A })
+            let lines = chunk.split(separator: 0x0A, omittingEmptySubsequences: false)
+            let bad = lines.firstIndex { String(validating: $0, as: UTF8.self) == nil } ?? 0
+            throw .usage(UsageError("\(path): line \(before + bad + 1) is not UTF-8 text; nothing was imported.", command: "import"))
         }
         let last = index == chunks.count - 1
         answer = try send(Request(command: "import", arguments: [

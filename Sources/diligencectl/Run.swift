@@ -76,7 +76,7 @@ func runClient(_ args: [String], environment: [String: String], terminal: Termin
     case let .run(parsed, socket):
         var screen = Screen.detect(environment: environment, isTerminal: terminal.outputIsTerminal, windowColumns: terminal.windowColumns)
         if parsed.has("plain") { screen.colors = .none }
-        return execute(parsed, socket: socket ?? defaultSocket, terminal: terminal, screen: screen)
+        return execute(parsed, socket: socket ?? defaultSocket, terminal: terminal, screen: screen, environment: environment)
     }
 }
 
@@ -93,7 +93,8 @@ enum Failure: Error {
 }
 
 /// Sends `parsed`'s request (after asking, for `task remove`) and shows the answer.
-func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal, screen: Screen = .plain) -> Outcome {
+func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal, screen: Screen = .plain,
+             environment: [String: String] = ProcessEnvironment.current) -> Outcome {
     // `version` prints the client's line whatever happens next.
     let prefix = if case .version = parsed.command.output { clientVersionLine } else { "" }
     if case .stream = parsed.command.output { return watch(parsed, socket: socket) }
@@ -132,7 +133,7 @@ func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal, screen
     } catch {
         switch error {
         case let .connection(.unreachable(path, reason)):
-            outcome = Outcome(stderr: unreachableMessage(path: path, reason: reason), code: ExitCode.unreachable)
+            outcome = Outcome(stderr: unreachableMessage(path: path, reason: reason, environment: environment), code: ExitCode.unreachable)
         case let .connection(.broken(reason)):
             outcome = Outcome(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError)
         case let .daemon(message):
@@ -174,14 +175,31 @@ private func confirmRemoval(
     guard answer == "y" || answer == "yes" else { throw .declined("nothing removed.") }
 }
 
-/// Exit 3's message: where the client looked and how to start the daemon.
-func unreachableMessage(path: String, reason: String) -> String {
-    """
-    diligencectl: cannot reach the daemon at \(path) (\(reason)).
-    Is diligenced running? Start it with `diligenced` in a terminal, `make run` from the source tree,
-    or `systemctl --user start diligenced.socket`; or point --socket / $DILIGENCE_SOCKET at its socket.
+/// Exit 3's message: where the client looked, and then — only when no daemon runs — how to
+/// start one. A daemon that runs with its socket elsewhere (a shell without XDG_RUNTIME_DIR
+/// looks in /tmp) is named with its socket: starting a second one is never the advice then.
+func unreachableMessage(path: String, reason: String, environment: [String: String] = ProcessEnvironment.current) -> String {
+    let head = "diligencectl: cannot reach the daemon at \(path) (\(reason)).\n"
+    if let running = DatabaseLock.holder(ofDatabase: DataPath.database(environment: environment)), !running.socket.isEmpty {
+        if running.socket == path {
+            return head + "diligenced (pid \(running.pid)) is running, but its socket \(path) is gone; restart it "
+                + "(`systemctl --user restart diligenced`, or stop and start it).\n"
+        }
+        return head + "diligenced (pid \(running.pid)) is running and listens on \(running.socket): use --socket \(running.socket), "
+            + "or export DILIGENCE_SOCKET=\(running.socket)\(environment["XDG_RUNTIME_DIR"] == nil ? " (this shell has no XDG_RUNTIME_DIR)" : ""). "
+            + "Do not start a second diligenced on the same database.\n"
+    }
+    let service = "/run/user/\(getuid())/diligence/diligenced.sock"
+    var status = stat()
+    if service != path, environment["XDG_RUNTIME_DIR"] == nil, stat(service, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK {
+        return head + "The service's socket is \(service), where this shell (without XDG_RUNTIME_DIR) does not look: "
+            + "use --socket \(service), or export XDG_RUNTIME_DIR=/run/user/\(getuid()).\n"
+    }
+    return head + """
+        Is diligenced running? Start it with `diligenced` in a terminal, `make run` from the source tree,
+        or `systemctl --user start diligenced.socket`; or point --socket / $DILIGENCE_SOCKET at its socket.
 
-    """
+        """
 }
 
 /// The text for a person (or the JSON for a script) of a command's result.

@@ -21,8 +21,9 @@ import DiligenceStore
             // One commit each, a handful of WAL pages each: past the 1 000-page threshold.
             for i in 0..<400 {
                 let start = 1_700_000_000 + Double(i) * 3600
-                _ = try store.record(WorkSession(taskID: work.id, taskName: work.name, start: start, end: start + 1500,
-                                                 plannedSeconds: 1500, focusedSeconds: 1500, pauses: 0, outcome: .completed))
+                let session = WorkSession(taskID: work.id, taskName: work.name, start: start, end: start + 1500,
+                                          plannedSeconds: 1500, focusedSeconds: 1500, pauses: 0, outcome: .completed)
+                _ = try store.admit([session], source: .timer, window: 0...2e9, mode: .whatPasses)
             }
             return size()
         }

@@ -15,7 +15,7 @@ import DiligenceProtocol
         ([0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D], "invalid_utf8"),
         (Array("{\"command\":\"status\",\"x\":\(String(repeating: "[", count: 40))\(String(repeating: "]", count: 40))}".utf8), "too_deep"),
         (Array("{\"command\":\"extend\",\"duration\":1e400}".utf8), "number_out_of_range"),
-        (Array("{\"command\":\"extend\",\"duration\":123456789012345678901234567890}".utf8), "number_out_of_range"),
+        (Array("{\"command\":\"extend\",\"duration\":123456789012345678901234567890}".utf8), "out_of_range"),
         (Array("[\"status\"]".utf8), "not_an_object"),
         (Array("{\"command\":42}".utf8), "invalid_argument"),
         (Array("{\"id\":1}".utf8), "missing_command"),
@@ -77,25 +77,53 @@ import DiligenceProtocol
         #expect(try c.readJSONLine()["ok"] == .bool(true))
     }
 
-    @Test func connectionsPastTheLimitAreRefusedClearly() throws {
+    @Test func atTheLimitTheConnectionIdleLongestMakesRoom() throws {
         let d = try InProcessDaemon()
         defer { d.stop() }
+        d.daemon.queue.sync { d.daemon.server.maxConnections = 8 }
         var open: [ControlConnection] = []
-        for _ in 0..<ControlServer.maxConnections {
+        for _ in 0..<8 {
             let c = try d.connect()
-            // One round trip each, so the daemon has admitted this one before the next.
+            // One round trip each, in order: the first is idle longest.
             try c.write("{\"command\":\"version\"}\n")
             _ = try c.readJSONLine()
             open.append(c)
+            usleep(2_000)
+        }
+        // A newcomer is admitted and served; the idlest one is told why and closed.
+        #expect(try d.request("{\"command\":\"status\"}")["ok"] == .bool(true))
+        let notice = try open[0].readJSONLine()
+        #expect(notice["error"]?["code"] == .string("too_many_connections"))
+        #expect(notice["error"]?["message"]?.stringValue?.contains("idle longest") == true)
+        #expect(try open[0].readLine() == nil)
+        // The others go on.
+        for c in open.dropFirst() {
+            try c.write("{\"command\":\"status\"}\n")
+            #expect(try c.readJSONLine()["ok"] == .bool(true))
+        }
+    }
+
+    @Test func watchersAreNeverClosedToMakeRoom() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        d.daemon.queue.sync { d.daemon.server.maxConnections = 4 }
+        var watchers: [ControlConnection] = []
+        for _ in 0..<4 {
+            let c = try d.connect()
+            try c.write("{\"command\":\"watch\"}\n")
+            _ = try c.readJSONLine()  // the answer
+            _ = try c.readJSONLine()  // the first status event
+            watchers.append(c)
         }
         let extra = try d.connect()
         let refusal = try extra.readJSONLine()
         #expect(refusal["error"]?["code"] == .string("too_many_connections"))
         #expect(try extra.readLine() == nil)
-        // Closing one makes room again.
-        open.removeLast()
+        // The watchers still get events.
+        watchers.removeLast()
         usleep(50_000)
-        #expect(try d.request("{\"command\":\"status\"}")["ok"] == .bool(true))
+        #expect(try d.request("{\"command\":\"start\",\"task\":\"Work\"}")["ok"] == .bool(true))
+        #expect(try watchers[0].readJSONLine()["event"] != nil)
     }
 
     @Test func aClientThatNeverReadsHoldsBoundedMemoryAndLosesNothing() throws {

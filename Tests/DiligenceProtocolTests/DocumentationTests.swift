@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 import DiligenceCore
+import DiligenceTestSupport
 @testable import DiligenceProtocol
 
 /// docs/protocol.md is the reference scripts are written against: its command tables must say
@@ -17,16 +18,7 @@ struct DocumentationTests {
     }()
 
     static func read(_ relative: String) -> String {
-        guard let f = fopen(root + "/" + relative, "r") else { return "" }
-        defer { fclose(f) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = fread(&buffer, 1, buffer.count, f)
-            if n <= 0 { break }
-            bytes += buffer[..<n]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        String(decoding: readFileBytes(root + "/" + relative), as: UTF8.self)
     }
 
     static var protocolDoc: String { read("docs/protocol.md") }

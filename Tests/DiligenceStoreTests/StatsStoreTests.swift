@@ -26,18 +26,6 @@ import DiligenceTime
         #expect(try s.firstSessionStart(taskID: try s.findTask("Study").id) == nil)
     }
 
-    @Test func manualSessionsRefuseOverlapNamingTheOtherSession() throws {
-        let s = try store()
-        let work = try s.findTask("Work")
-        let first = try s.record(session(work, start: 1_000))
-        let failure = error { () throws(DiligenceError) in try s.addManualSession(session(work, start: 2_000), describe: { "\($0.taskName)" }) }
-        #expect(failure?.code == "overlapping_session")
-        #expect(failure?.message.contains("session \(first.id) (Work)") == true)
-        let added = try s.addManualSession(session(work, start: 2_500), describe: { _ in "" })
-        #expect(try s.session(id: added.id).start == 2_500)
-        #expect(try s.connection.query("SELECT source FROM sessions WHERE id = ?", [.integer(added.id)]).first?.string(0) == "manual")
-    }
-
     @Test func correctionsChangeAndRemoveSessions() throws {
         let s = try store()
         let work = try s.findTask("Work")
@@ -59,35 +47,122 @@ import DiligenceTime
         #expect(try s.history(from: 10_000, to: 30_000, limit: 10).map(\.start) == [10_000, 20_000])
     }
 
+    /// A window around the fixtures' times (1970 + a few hours); the real one starts in 1990.
+    static let window: ClosedRange<Double> = -1e6...1e9
+
+    func staged(_ sessions: [WorkSession], from line: Int = 1) -> [(line: Int, session: WorkSession)] {
+        sessions.enumerated().map { (line + $0.offset, $0.element) }
+    }
+
     @Test func importIsStagedAndCommittedAtOnce() throws {
         let s = try store()
         let work = try s.findTask("Work")
-        let id = try s.beginImport()
-        try s.stageImport(id, sessions: [session(work, start: 1_000)], lines: 2)
+        let id = s.beginImport()
+        try s.stageImport(id, sessions: staged([session(work, start: 1_000)]), rejected: [], lines: 2)
         #expect(try s.sessions().isEmpty, "nothing visible before the last chunk")
         #expect(try s.importNextLine(id) == 3)
-        try s.stageImport(id, sessions: [session(work, start: 5_000)], lines: 1)
-        let result = try s.commitImport(id)
+        try s.stageImport(id, sessions: staged([session(work, start: 5_000)], from: 3), rejected: [], lines: 1)
+        let result = try s.commitImport(id, window: Self.window, reserved: nil)
         #expect(result.imported == 2 && result.skipped == 0)
         #expect(try s.sessions().count == 2)
+        #expect(try s.connection.query("SELECT DISTINCT source FROM sessions").map { $0.string(0) } == ["import"])
         #expect(error { () throws(DiligenceError) in try s.importNextLine(id) }?.code == "unknown_import", "a finished import takes no more chunks")
 
-        // The same sessions again (start within a second): skipped.
-        let again = try s.beginImport()
-        try s.stageImport(again, sessions: [session(work, start: 1_000.4), session(work, start: 9_000)], lines: 2)
-        let second = try s.commitImport(again)
+        // The same sessions again (start within a second): skipped, not errors.
+        let again = s.beginImport()
+        try s.stageImport(again, sessions: staged([session(work, start: 1_000.4), session(work, start: 9_000)]), rejected: [], lines: 2)
+        let second = try s.commitImport(again, window: Self.window, reserved: nil)
         #expect(second.imported == 1 && second.skipped == 1)
+    }
+
+    @Test func anImportWithARefusedLineWritesNothingAndNamesEveryLine() throws {
+        let s = try store()
+        let work = try s.findTask("Work")
+        let study = try s.findTask("Study")
+        let id = s.beginImport()
+        let lines: [WorkSession] = [
+            session(work, start: 1_000),                       // 1: fine
+            session(study, start: 1_600),                      // 2: overlaps line 1
+            session(work, start: 10_000, length: 48 * 3600),   // 3: 48 hours
+            session(work, start: 400_000, focused: 86_400),    // 4: focused longer than the session
+            session(work, start: 500_000, length: 0),          // 5: no length
+            session(work, start: 600_000),                     // 6: fine
+        ]
+        try s.stageImport(id, sessions: staged(lines), rejected: [(7, "not JSON")], lines: 7)
+        let failure = error { () throws(DiligenceError) in try s.commitImport(id, window: Self.window, reserved: nil) }
+        #expect(failure?.code == "invalid_import")
+        let message = failure?.message ?? ""
+        #expect(message.hasPrefix("5 lines of the import are refused; nothing was imported."), "\(message)")
+        for expected in ["line 2: ", "overlaps another of the same batch", "line 3: ", "lasts 48h", "line 4: ", "focused time (24h) is longer",
+                         "line 5: ", "lasts no time", "line 7: not JSON"] {
+            #expect(message.contains(expected), "\(expected) in \(message)")
+        }
+        #expect(!message.contains("line 1:") && !message.contains("line 6:"))
+        #expect(try s.sessions().isEmpty)
     }
 
     @Test func discardedImportWritesNothing() throws {
         let s = try store()
         let work = try s.findTask("Work")
-        let id = try s.beginImport()
-        try s.stageImport(id, sessions: [session(work, start: 1_000)], lines: 1)
-        _ = try s.beginImport()  // a new import replaces the unfinished one
-        #expect(error { () throws(DiligenceError) in try s.stageImport(id, sessions: [], lines: 1) }?.code == "unknown_import")
-        try s.discardImport()
+        let id = s.beginImport()
+        try s.stageImport(id, sessions: staged([session(work, start: 1_000)]), rejected: [], lines: 1)
+        _ = s.beginImport()  // a new import replaces the unfinished one
+        #expect(error { () throws(DiligenceError) in try s.stageImport(id, sessions: [], rejected: [], lines: 1) }?.code == "unknown_import")
+        s.discardImport()
         #expect(try s.sessions().isEmpty)
+    }
+
+    // MARK: The one door
+
+    @Test func theDoorWritesWhatPassesAndSaysWhyTheRestDoesNot() throws {
+        let s = try store()
+        let work = try s.findTask("Work")
+        let study = try s.findTask("Study")
+        let recorded = try s.record(session(work, start: 1_000))
+        let batch = [
+            session(work, start: 1_000.5),                 // 0: the recorded one again
+            session(study, start: 2_000),                  // 1: overlaps it
+            session(work, start: 5_000),                   // 2: fine
+            session(work, start: 5_000),                   // 3: the same as 2
+            session(study, start: 5_100),                  // 4: overlaps 2
+            session(work, start: 2e9),                     // 5: past the window
+            WorkSession(taskID: 999, taskName: "Gone", start: 9_000, end: 9_100, plannedSeconds: 100, focusedSeconds: 100, pauses: 0, outcome: .completed),
+        ]
+        let admission = try s.admit(batch, source: .timer, window: Self.window, mode: .whatPasses)
+        #expect(admission.alreadyRecorded[0] == recorded.id)
+        #expect(admission.recorded.keys.sorted() == [2])
+        #expect(admission.alreadyRecorded[3] == admission.recorded[2])
+        #expect(admission.refused.map(\.index) == [1, 4, 5, 6])
+        #expect(admission.refused.map(\.error.code) == ["overlapping_session", "overlapping_session", "invalid_session", "unknown_task"])
+        #expect(admission.refused[0].error.message.contains("session \(recorded.id) (Work"), "\(admission.refused[0].error.message)")
+        #expect(try s.sessions().count == 2)
+    }
+
+    @Test func allOrNothingWritesNothingWhenOneIsRefused() throws {
+        let s = try store()
+        let work = try s.findTask("Work")
+        let admission = try s.admit([session(work, start: 1_000), session(work, start: 1_100)], source: .manual, window: Self.window, mode: .allOrNothing)
+        #expect(admission.refused.map(\.index) == [1])
+        #expect(admission.recorded.isEmpty)
+        #expect(try s.sessions().isEmpty)
+    }
+
+    @Test func theRunningPhaseIsReserved() throws {
+        let s = try store()
+        let work = try s.findTask("Work")
+        let admission = try s.admit([session(work, start: 1_000)], source: .manual, window: Self.window,
+                                    reserved: (start: 2_000, end: 2_100, task: "Study"), mode: .allOrNothing)
+        #expect(admission.refused.first?.error.message.contains("running work phase of Study") == true)
+    }
+
+    @Test func recordedSessionsThatOverlapEachOtherAreStillFound() throws {
+        // An older version let these in: a long one, then a short one inside it.
+        let s = try store()
+        let work = try s.findTask("Work")
+        let long = try s.record(session(work, start: 1_000, length: 20_000))
+        _ = try s.record(session(work, start: 2_000, length: 100))
+        let admission = try s.admit([session(work, start: 10_000)], source: .manual, window: Self.window, mode: .allOrNothing)
+        #expect(admission.refused.first?.error.message.contains("session \(long.id)") == true)
     }
 
     @Test func plansAndTaskRemoval() throws {

@@ -406,7 +406,7 @@ import DiligenceTime
     defer { dir.remove() }
     do {
         let db = try SQLite(location: .path(dir.database))
-        try db.exec("PRAGMA user_version = 2")
+        try db.exec("PRAGMA user_version = \(Store.schemaVersion + 1)")
     }
     let failure = error { () throws(DiligenceError) in try Store(location: .path(dir.database)) }
     #expect(failure?.code == "database_too_new")
@@ -450,4 +450,50 @@ import DiligenceTime
     #expect(clock.now - began < .seconds(10))
     try holder.exec("ROLLBACK")
     #expect(try Store(location: .path(dir.database)).tasks().count == 7)
+}
+
+// MARK: Whose database (finding 7) and which one (finding 2)
+
+@Test func anotherProgramsDatabaseIsRefusedAndLeftAsItWas() throws {
+    let dir = TemporaryDirectory()
+    defer { dir.remove() }
+    do {
+        // Another program's file: its own table, the default (rollback) journal.
+        let other = try SQLite(location: .path(dir.database))
+        try other.exec("PRAGMA journal_mode = DELETE; CREATE TABLE photos (id INTEGER PRIMARY KEY, path TEXT); INSERT INTO photos (path) VALUES ('a.jpg')")
+    }
+    let before = readFileBytes(dir.database)
+    let failure = error { () throws(DiligenceError) in try Store(location: .path(dir.database)) }
+    #expect(failure?.code == "foreign_database")
+    #expect(failure?.message.contains("photos") == true && failure?.message.contains(dir.database) == true, "\(failure?.message ?? "")")
+    #expect(readFileBytes(dir.database) == before, "the file was modified")
+    #expect(access(dir.database + "-wal", F_OK) != 0, "a WAL file was created beside it")
+    // Another program's application id, even with diligence's table names: refused too.
+    let second = TemporaryDirectory()
+    defer { second.remove() }
+    do {
+        let other = try SQLite(location: .path(second.database))
+        try other.exec("PRAGMA application_id = 42; CREATE TABLE tasks (id INTEGER); CREATE TABLE sessions (id INTEGER); CREATE TABLE plans (day TEXT); CREATE TABLE timer_state (id INTEGER); PRAGMA user_version = 1")
+    }
+    #expect(error { () throws(DiligenceError) in try Store(location: .path(second.database)) }?.code == "foreign_database")
+}
+
+@Test func aDatabaseHasAnIdentityThatLastsAndOlderOnesGetOne() throws {
+    let dir = TemporaryDirectory()
+    defer { dir.remove() }
+    let identity = try Store(location: .path(dir.database)).identity
+    #expect(identity.count == 32 && identity.allSatisfy(\.isHexDigit))
+    #expect(try Store(location: .path(dir.database)).identity == identity)
+    let other = TemporaryDirectory()
+    defer { other.remove() }
+    #expect(try Store(location: .path(other.database)).identity != identity)
+    // A schema-1 database (written before the identity existed): tasks kept, identity given.
+    do {
+        let db = try SQLite(location: .path(other.database))
+        try db.exec("DROP TABLE database_info; PRAGMA application_id = 0; PRAGMA user_version = 1")
+    }
+    let migrated = try Store(location: .path(other.database))
+    #expect(migrated.identity.count == 32)
+    #expect(try migrated.tasks().count == 7)
+    #expect(try migrated.connection.query("PRAGMA application_id").first?.int64(0) == Int64(Store.applicationID))
 }

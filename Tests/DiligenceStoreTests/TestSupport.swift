@@ -41,14 +41,14 @@ func writeBytes(_ path: String, _ bytes: [UInt8]) {
     precondition(written == bytes.count)
 }
 
-/// A session of `task` from `start` lasting `length` seconds.
+/// A session of `task` from `start` lasting `length` seconds, focused all of it unless `focused` says otherwise.
 func session(
     _ task: TaskConfig, start: Double, length: Double = 1500, outcome: Outcome = .completed,
-    pauses: Int = 0
+    pauses: Int = 0, focused: Int? = nil
 ) -> WorkSession {
     WorkSession(
         taskID: task.id, taskName: task.name, start: start, end: start + length,
-        plannedSeconds: 1500, focusedSeconds: Int(length), pauses: pauses, outcome: outcome
+        plannedSeconds: 1500, focusedSeconds: focused ?? Int(length), pauses: pauses, outcome: outcome
     )
 }
 

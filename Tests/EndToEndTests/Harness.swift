@@ -712,12 +712,13 @@ final class DaemonUnderTest {
     }
 
     /// `socketFlag: false` leaves the socket to diligencectl's own resolution ($XDG_RUNTIME_DIR).
-    func ctl(arguments: [String], socketFlag: Bool = true, timeout: Double = 10) throws -> CtlResult {
+    /// `environment`: the client's own, in place of the daemon's (a shell set up differently).
+    func ctl(arguments: [String], socketFlag: Bool = true, timeout: Double = 10, environment: [String: String]? = nil) throws -> CtlResult {
         ctlRuns += 1
         let out = root + "/ctl-\(ctlRuns).stdout"
         let err = root + "/ctl-\(ctlRuns).stderr"
         let full = (socketFlag ? ["--socket", socketPath] : []) + arguments
-        let child = try ChildProcess(executable: try Binaries.client, arguments: full, environment: environment,
+        let child = try ChildProcess(executable: try Binaries.client, arguments: full, environment: environment ?? self.environment,
                                      stdoutPath: out, stderrPath: err)
         guard let status = child.wait(timeout: timeout) else {
             child.killAndReap()
@@ -735,25 +736,48 @@ final class DaemonUnderTest {
 
     // MARK: Database
 
-    /// Rows of `sql` run by the `sqlite3` command-line tool on the daemon's database
-    /// (fields split on tabs). CI needs the `sqlite3` package.
-    func sqlite(_ sql: String) throws -> [[String]] {
+    /// The `sqlite3` command-line tool (CI needs the `sqlite3` package).
+    func sqliteTool() throws -> String {
         let paths = (environment["PATH"] ?? "").split(separator: ":").map { "\($0)/sqlite3" }
         guard let tool = paths.first(where: { access($0, X_OK) == 0 }) else {
             throw HarnessError("the sqlite3 command-line tool is needed to read the database: apt-get install -y sqlite3")
         }
+        return tool
+    }
+
+    /// Another process holding the database's write lock for `seconds` (`sqlite3` in `BEGIN
+    /// IMMEDIATE`), as a user's shell left in a transaction would; returns once it holds it.
+    /// The test ends it (killAndReap, or its deinit) if it must not run its course.
+    func holdWriteLock(for seconds: Double) throws -> ChildProcess {
+        ctlRuns += 1
+        let holder = try ChildProcess(
+            executable: try sqliteTool(), arguments: [databasePath, "BEGIN IMMEDIATE;", ".shell sleep \(seconds)", "COMMIT;"],
+            environment: environment, stdoutPath: root + "/sqlite-\(ctlRuns).stdout", stderrPath: root + "/sqlite-\(ctlRuns).stderr")
+        sleepFor(0.3)
+        return holder
+    }
+
+    /// Rows of `sql` run by the `sqlite3` command-line tool on the database file `path`.
+    func sqliteRun(_ path: String, _ sql: String) throws -> [[String]] {
         ctlRuns += 1
         let out = root + "/sqlite-\(ctlRuns).stdout"
         let err = root + "/sqlite-\(ctlRuns).stderr"
         let child = try ChildProcess(
-            executable: tool, arguments: ["-batch", "-noheader", "-separator", "\t", "-cmd", ".timeout 3000", databasePath, sql],
+            executable: try sqliteTool(), arguments: ["-batch", "-noheader", "-separator", "\t", "-cmd", ".timeout 3000", path, sql],
             environment: environment, stdoutPath: out, stderrPath: err)
         guard let status = child.wait(timeout: 10), status == .exited(0) else {
             child.killAndReap()
-            throw HarnessError("sqlite3 \(databasePath) \"\(sql)\" failed: \(readTextFile(err))\n\(diagnostics)")
+            throw HarnessError("sqlite3 \(path) \"\(sql)\" failed: \(readTextFile(err))\n\(diagnostics)")
         }
         return readTextFile(out).split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
     }
+
+    /// Rows of `sql` run by the `sqlite3` command-line tool on the daemon's database
+    /// (fields split on tabs). CI needs the `sqlite3` package.
+    func sqlite(_ sql: String) throws -> [[String]] {
+        try sqliteRun(databasePath, sql)
+    }
+
 
     deinit {
         sharedConnection = nil

@@ -75,17 +75,20 @@ public enum TestRun {
         return fields.count > 1 ? pid_t(fields[1]) ?? 0 : 0
     }
 
-    private static func readProcFile(_ path: String) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 8192)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { return bytes }
-            bytes += chunk[..<n]
-        }
+    private static func readProcFile(_ path: String) -> [UInt8] { readFileBytes(path) }
+}
+
+/// The bytes of the file at `path` (empty when it cannot be read).
+public func readFileBytes(_ path: String) -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return [] }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n <= 0 { return bytes }
+        bytes += chunk[..<n]
     }
 }
 

@@ -1,0 +1,294 @@
+import DiligenceCore
+import DiligenceTime
+
+// The one door into `sessions`. Every session the daemon records — from the timer, `history add`,
+// an import, the replay of sessions spilled at an exit — passes `admit`: the session rules
+// (SessionRules), its task, no overlap with a recorded session or another of the same batch,
+// and a session already recorded (same task, start within a second) is skipped, not doubled.
+
+/// Where a recorded session came from (the `source` column).
+public enum SessionSource: String, Sendable {
+    case timer, manual, `import`
+}
+
+/// How `admit` treats a batch with refused sessions.
+public enum AdmissionMode: Sendable {
+    /// Write what passes (the timer, a replay of spilled sessions).
+    case whatPasses
+    /// Write nothing unless everything passes (`history add`, an import).
+    case allOrNothing
+    /// Write nothing; only say what would happen.
+    case checkOnly
+}
+
+/// What `admit` did with each session of a batch, by its index in the batch.
+public struct Admission: Sendable {
+    /// Written now: each one's new id (an import of 100 000 need not keep 100 000 copies).
+    public var recorded: [Int: Int64] = [:]
+    /// Recorded already (by an earlier write, or earlier in this batch), by id: not written
+    /// again (`Store.session(id:)` reads one; an import only counts them).
+    public var alreadyRecorded: [Int: Int64] = [:]
+    /// Refused, in batch order: `invalid_session`, `unknown_task`, `overlapping_session`.
+    public var refused: [(index: Int, error: DiligenceError)] = []
+}
+
+extension Store {
+    /// Checks `batch` against the session rules and the recorded sessions and writes what
+    /// `mode` says, in one transaction (joining an open one). `window`: the date window's
+    /// wall-clock bounds now; `reserved`: the span of the work phase that is running, which no
+    /// session entered by hand or imported may overlap.
+    ///
+    /// Linear in the batch and the recorded sessions it reaches: 100 000 imported sessions are
+    /// checked against each other and the database in one pass each (docs/performance.md).
+    public func admit(
+        _ batch: [WorkSession], source: SessionSource, window: ClosedRange<Double>,
+        reserved: (start: Double, end: Double, task: String)? = nil, mode: AdmissionMode
+    ) throws(DiligenceError) -> Admission {
+        var result = Admission()
+        guard !batch.isEmpty else { return result }
+        let taskIDs = Set(try tasks().map(\.id))
+        var candidates: [Int] = []
+        for (index, session) in batch.enumerated() {
+            if let problem = SessionRules.problem(with: session, window: window) {
+                result.refused.append((index, DiligenceError("invalid_session", "The session of \(session.taskName) is refused: \(problem).")))
+            } else if !taskIDs.contains(session.taskID) {
+                result.refused.append((index, DiligenceError("unknown_task", "No task with id \(session.taskID) (\(session.taskName)); it may have been removed.")))
+            } else {
+                candidates.append(index)
+            }
+        }
+        candidates.sort { (batch[$0].start, $0) < (batch[$1].start, $1) }
+        let recorded = try recordedNeighbours(of: candidates.map { batch[$0] })
+        // The candidate accepted last: accepted ones never overlap, so sorted by start their
+        // ends grow too, and only the last one can reach into the next.
+        var last: Int?
+        var accepted: [Int] = []
+        /// A session repeating one accepted earlier in the batch, and that one's index.
+        var twins: [Int: Int] = [:]
+        for index in candidates {
+            let s = batch[index]
+            if let id = recorded.sameSession(as: s) {
+                result.alreadyRecorded[index] = id
+                continue
+            }
+            if let previous = last, batch[previous].taskID == s.taskID, abs(batch[previous].start - s.start) < SessionRules.sameStart {
+                twins[index] = previous
+                continue
+            }
+            if let id = recorded.overlapping(s) {
+                let other = try session(id: id)
+                result.refused.append((index, DiligenceError("overlapping_session",
+                    "The session of \(s.taskName) from \(RFC3339.format(s.start)) to \(RFC3339.format(s.end)) overlaps session \(other.id) "
+                        + "(\(other.taskName), \(RFC3339.format(other.start)) to \(RFC3339.format(other.end))); remove or shorten one of them.")))
+                continue
+            }
+            if let reserved, reserved.start < s.end, reserved.end > s.start {
+                result.refused.append((index, DiligenceError("overlapping_session",
+                    "The session of \(s.taskName) from \(RFC3339.format(s.start)) to \(RFC3339.format(s.end)) overlaps the running work phase of \(reserved.task) "
+                        + "(since \(RFC3339.format(reserved.start))).")))
+                continue
+            }
+            if let previous = last, batch[previous].end > s.start {
+                let other = batch[previous]
+                result.refused.append((index, DiligenceError("overlapping_session",
+                    "The session of \(s.taskName) from \(RFC3339.format(s.start)) to \(RFC3339.format(s.end)) overlaps another of the same batch "
+                        + "(\(other.taskName), \(RFC3339.format(other.start)) to \(RFC3339.format(other.end))).")))
+                continue
+            }
+            last = index
+            accepted.append(index)
+        }
+        result.refused.sort { $0.index < $1.index }
+        if mode == .checkOnly || (mode == .allOrNothing && !result.refused.isEmpty) {
+            for index in twins.keys { result.alreadyRecorded[index] = 0 }
+            return result
+        }
+        try connection.transaction { () throws(DiligenceError) in
+            let ids = try connection.insertMany(into: Self.insertTarget, columns: 8, count: accepted.count) { Self.row(batch[accepted[$0]], source: source) }
+            result.recorded.reserveCapacity(accepted.count)
+            for (index, id) in zip(accepted, ids) { result.recorded[index] = id }
+        }
+        // A session repeating another of the batch is the one that other became.
+        for (index, first) in twins { result.alreadyRecorded[index] = result.recorded[first] ?? 0 }
+        return result
+    }
+
+    /// The recorded sessions `sorted` (by start) could overlap or repeat: those starting from a
+    /// span's length before the first up to the end of the last, in start order.
+    private func recordedNeighbours(of sorted: [WorkSession]) throws(DiligenceError) -> RecordedSpans {
+        var spans = RecordedSpans()
+        guard let first = sorted.first else { return spans }
+        let until = sorted.map(\.end).max() ?? first.end
+        try connection.cached("SELECT id, task_id, start, end FROM sessions WHERE start >= ? AND start < ? ORDER BY start")
+            .forEachRow([.real(first.start - Self.longestSessionSpan), .real(until)]) { row throws(DiligenceError) in
+                spans.append(id: row.int64(0), task: row.int64(1), start: row.double(2), end: row.double(3))
+            }
+        return spans
+    }
+
+    static let insertTarget = "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source)"
+
+    /// A session's values in `insertTarget`'s columns.
+    static func row(_ session: WorkSession, source: SessionSource) -> [SQLite.Value] {
+        [
+            .integer(session.taskID), .real(session.start), .real(session.end),
+            .int(session.plannedSeconds), .int(session.focusedSeconds), .int(session.pauses),
+            .text(session.outcome.rawValue), .text(source.rawValue),
+        ]
+    }
+
+    /// Writes one session; returns it with its id.
+    func insert(_ session: WorkSession, source: SessionSource) throws(DiligenceError) -> WorkSession {
+        var stored = session
+        stored.id = try connection.insertMany(into: Self.insertTarget, columns: 8, count: 1) { _ in Self.row(session, source: source) }[0]
+        return stored
+    }
+}
+
+/// Recorded sessions in start order, with the greatest end so far at each: whether any of them
+/// overlaps a span is one binary search (recorded sessions of older versions may overlap each
+/// other, so the last one alone would not tell).
+struct RecordedSpans {
+    private var ids: [Int64] = []
+    private var tasks: [Int64] = []
+    private var starts: [Double] = []
+    /// `maxEnd[i]`: the greatest end among sessions 0...i, and `maxEndID[i]` whose it is.
+    private var maxEnd: [Double] = []
+    private var maxEndID: [Int64] = []
+
+    mutating func append(id: Int64, task: Int64, start: Double, end: Double) {
+        ids.append(id)
+        tasks.append(task)
+        starts.append(start)
+        if let previous = maxEnd.last, previous >= end {
+            maxEnd.append(previous)
+            maxEndID.append(maxEndID[maxEndID.count - 1])
+        } else {
+            maxEnd.append(end)
+            maxEndID.append(id)
+        }
+    }
+
+    /// How many sessions start before `wall`.
+    private func count(startingBefore wall: Double) -> Int {
+        var low = 0
+        var high = starts.count
+        while low < high {
+            let mid = (low + high) / 2
+            if starts[mid] < wall { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The id of a recorded session of the same task starting within a second of `s`.
+    func sameSession(as s: WorkSession) -> Int64? {
+        var i = count(startingBefore: s.start - SessionRules.sameStart)
+        while i < starts.count, starts[i] < s.start + SessionRules.sameStart {
+            if tasks[i] == s.taskID && abs(starts[i] - s.start) < SessionRules.sameStart { return ids[i] }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The id of a recorded session overlapping `s` (starting before its end, ending after its start).
+    func overlapping(_ s: WorkSession) -> Int64? {
+        let n = count(startingBefore: s.end)
+        guard n > 0, maxEnd[n - 1] > s.start else { return nil }
+        return maxEndID[n - 1]
+    }
+}
+
+// MARK: Import
+
+// An import arrives in chunks (a request line holds at most 64 KiB). Each chunk's sessions are
+// staged in memory, invisible to every report, with their line numbers and the lines that could
+// not be read; the last chunk passes them all through `admit` at once: nothing is written
+// unless every line passes, and every refused line is named.
+
+/// An import being received (`Store.beginImport` … `commitImport`).
+struct PendingImport {
+    let id: Int64
+    /// The number of the next chunk's first line.
+    var nextLine = 1
+    var sessions: [WorkSession] = []
+    var lines: [Int] = []
+    var rejected: [(line: Int, reason: String)] = []
+    /// The last chunk is staged and its commit was tried (and found the database locked).
+    var committing = false
+}
+
+extension Store {
+    /// Lines an `invalid_import` message names; the rest are counted.
+    public static let importProblemsListed = 20
+    /// Sessions one import may hold (they wait in memory, some 80 bytes each, until the last
+    /// chunk): a larger file is split and imported in parts.
+    public static let maxImportSessions = 1_000_000
+
+    /// Starts a new import, discarding any unfinished one; returns its id.
+    public func beginImport() -> Int64 {
+        // Random, so a late chunk of a discarded import is never taken for the new one.
+        let id = Int64.random(in: 1...(1 << 40))
+        pendingImport = PendingImport(id: id)
+        return id
+    }
+
+    /// The import in progress with `id`; throws `unknown_import` when it is not in progress.
+    private func pending(_ id: Int64) throws(DiligenceError) -> PendingImport {
+        guard let pendingImport, pendingImport.id == id else {
+            throw DiligenceError("unknown_import", "Import \(id) is not in progress (it failed, finished, or another import replaced it); send the file again from its first line.")
+        }
+        return pendingImport
+    }
+
+    /// The line number the next chunk of import `id` starts at.
+    public func importNextLine(_ id: Int64) throws(DiligenceError) -> Int { try pending(id).nextLine }
+
+    /// Whether the last chunk of import `id` is staged and its commit was tried (and found the
+    /// database locked): sending that chunk again only retries the commit.
+    public func importIsCommitting(_ id: Int64) throws(DiligenceError) -> Bool { try pending(id).committing }
+
+    /// Stages one chunk of import `id` that held `lines` lines: the sessions read from it and
+    /// the lines that could not be read, each with its line number.
+    public func stageImport(_ id: Int64, sessions: [(line: Int, session: WorkSession)], rejected: [(line: Int, reason: String)],
+                            lines: Int) throws(DiligenceError) {
+        var staged = try pending(id)
+        pendingImport = nil  // staged is now the only copy: appending to it does not copy the arrays
+        guard staged.sessions.count + sessions.count <= Self.maxImportSessions else {
+            throw DiligenceError("invalid_import", "An import holds at most \(Self.maxImportSessions) sessions; split the file and import each part; nothing was imported.")
+        }
+        staged.sessions += sessions.map(\.session)
+        staged.lines += sessions.map(\.line)
+        staged.rejected += rejected
+        staged.nextLine += lines
+        pendingImport = staged
+    }
+
+    /// Passes every staged session of import `id` through `admit` at once and writes them all,
+    /// or nothing: a line that could not be read or a session refused by the rules answers
+    /// `invalid_import` naming each line (up to `importProblemsListed`) and why. A session
+    /// recorded already is skipped, so importing a file twice adds nothing. Returns how many
+    /// were imported and skipped. The import is over afterwards, but for a storage error
+    /// (`database_locked`): then it stays staged, and the same last chunk can be sent again.
+    public func commitImport(_ id: Int64, window: ClosedRange<Double>,
+                             reserved: (start: Double, end: Double, task: String)?) throws(DiligenceError) -> (imported: Int, skipped: Int) {
+        let staged = try pending(id)
+        pendingImport?.committing = true
+        var problems = staged.rejected
+        let admission = try admit(staged.sessions, source: .import, window: window, reserved: reserved, mode: problems.isEmpty ? .allOrNothing : .checkOnly)
+        discardImport()
+        problems += admission.refused.map { (line: staged.lines[$0.index], reason: $0.error.message) }
+        guard problems.isEmpty else {
+            problems.sort { $0.line < $1.line }
+            let listed = problems.prefix(Self.importProblemsListed).map { "line \($0.line): \($0.reason)" }
+            let more = problems.count > Self.importProblemsListed ? "\n… and \(problems.count - Self.importProblemsListed) more." : ""
+            throw DiligenceError("invalid_import", "\(problems.count) line\(problems.count == 1 ? "" : "s") of the import \(problems.count == 1 ? "is" : "are") refused; nothing was imported.\n"
+                + listed.joined(separator: "\n") + more)
+        }
+        return (admission.recorded.count, admission.alreadyRecorded.count)
+    }
+
+    /// Forgets the import in progress, if any.
+    public func discardImport() {
+        pendingImport = nil
+    }
+}
