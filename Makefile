@@ -66,7 +66,7 @@ BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all build release run test fuzz golden deps test-deps deb-deps bench bench-deps install install-files uninstall check-prefix verify-units deb package clean man
+.PHONY: all build release run test lint format fuzz golden deps test-deps deb-deps bench bench-deps install install-files uninstall check-prefix verify-units deb package clean man
 
 all: build
 
@@ -108,7 +108,16 @@ run: release
 # and nothing of it is left in /tmp, /var/lib or /dev/shm (Tests/EndToEndTests/LeftoverTests.swift).
 # As root, the release programs are built first for the package test (PackageTests.swift: it
 # installs the .deb, which needs root; `swift test` holds the build directory, so it cannot build).
+# The tree's format is .swift-format's (the toolchain's swift-format); `make format` applies it.
+SWIFT_SOURCES = Package.swift Sources Tests
+lint:
+	$(SWIFT) format lint --strict --parallel -r $(SWIFT_SOURCES)
+
+format:
+	$(SWIFT) format format -i --parallel -r $(SWIFT_SOURCES)
+
 test: test-deps
+	$(MAKE) -s lint
 	$(MAKE) -s verify-units
 	$(SWIFT) build $(SWIFT_FLAGS)
 	$(if $(filter 0,$(shell id -u)),$(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS))

@@ -47,7 +47,8 @@ let package = Package(
         .testTarget(name: "DiligenceTimeTests", dependencies: ["DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceCoreTests", dependencies: ["DiligenceCore", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceProtocolTests", dependencies: ["DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport"]),
-        .testTarget(name: "DiligenceStoreTests", dependencies: ["DiligenceStore", "DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport"]),
+        .testTarget(
+            name: "DiligenceStoreTests", dependencies: ["DiligenceStore", "DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceDaemonTests", dependencies: ["DiligenceDaemon", "DiligenceTime", "DiligenceTestSupport"]),
         // CSystemd: the end-to-end tests run a notification server of their own on a real session bus.
         .testTarget(name: "EndToEndTests", dependencies: ["DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport", "CSystemd"]),

@@ -86,7 +86,10 @@ public struct DaemonConfig: Equatable, Sendable {
         // The policy first: it decides what every other bad line means.
         for entry in all where entry.section == "daemon" && entry.key == "on_bad_config" {
             guard let policy = BadConfigPolicy(rawValue: entry.value) else {
-                throw DiligenceError("invalid_config", "line \(entry.line) ([daemon] on_bad_config): on_bad_config is refuse or defaults; got \(entry.value.debugDescription).")
+                throw DiligenceError(
+                    "invalid_config",
+                    "line \(entry.line) ([daemon] on_bad_config): on_bad_config is refuse or defaults; got \(entry.value.debugDescription)."
+                )
             }
             config.onBadConfig = policy
         }
@@ -104,7 +107,10 @@ public struct DaemonConfig: Equatable, Sendable {
             return config
         }
         let more = errors.count > 1 ? " (and \(errors.count - 1) more bad line\(errors.count > 2 ? "s" : ""))" : ""
-        throw DiligenceError(first.code, "\(first.message)\(more) Fix the line, or add `on_bad_config = defaults` under [daemon] to start with the defaults for bad settings.")
+        throw DiligenceError(
+            first.code,
+            "\(first.message)\(more) Fix the line, or add `on_bad_config = defaults` under [daemon] to start with the defaults for bad settings."
+        )
     }
 
     /// Applies one `key = value` line.
@@ -113,12 +119,14 @@ public struct DaemonConfig: Equatable, Sendable {
         switch (entry.section, entry.key) {
         case ("timer", "suspend"):
             guard let policy = SuspendPolicy(rawValue: entry.value) else {
-                throw DiligenceError("invalid_config", "\(place): suspend is one of pause, continue, abandon; got \(entry.value.debugDescription).")
+                throw DiligenceError(
+                    "invalid_config", "\(place): suspend is one of pause, continue, abandon; got \(entry.value.debugDescription).")
             }
             suspend = policy
         case ("stats", "day_starts_at"):
             guard let minute = TimeOfDay.parse(entry.value) else {
-                throw DiligenceError("invalid_config", "\(place): day_starts_at is a time HH:MM such as 04:00; got \(entry.value.debugDescription).")
+                throw DiligenceError(
+                    "invalid_config", "\(place): day_starts_at is a time HH:MM such as 04:00; got \(entry.value.debugDescription).")
             }
             dayStartsAt = minute
         case ("daemon", "allow_root"):
@@ -129,7 +137,10 @@ public struct DaemonConfig: Equatable, Sendable {
         case ("notifications", _), ("hooks", _), ("sound", _):
             try parseOutputSetting(entry, place: place)
         default:
-            throw DiligenceError("invalid_config", "\(place): unknown setting. Known: [timer] suspend, [stats] day_starts_at, [daemon] allow_root on_bad_config, [notifications] enabled urgency timeout, [hooks] on_<event> timeout, [sound] player end_of_phase ambient directory.")
+            throw DiligenceError(
+                "invalid_config",
+                "\(place): unknown setting. Known: [timer] suspend, [stats] day_starts_at, [daemon] allow_root on_bad_config, [notifications] enabled urgency timeout, [hooks] on_<event> timeout, [sound] player end_of_phase ambient directory."
+            )
         }
     }
 

@@ -13,7 +13,7 @@ public enum DurationText {
         }
         var total = 0
         var digits = ""
-        var lastUnitRank = 0  // h=3, m=2, s=1: units must come in this order, each once
+        var lastUnitRank = 0 // h=3, m=2, s=1: units must come in this order, each once
         for ch in s {
             if ch.isASCII && ch.isNumber {
                 digits.append(ch)
@@ -27,7 +27,8 @@ public enum DurationText {
             default: return nil
             }
             guard !digits.isEmpty, lastUnitRank == 0 || rank < lastUnitRank,
-                  digits.count <= 9, let value = Int(digits) else { return nil }
+                digits.count <= 9, let value = Int(digits)
+            else { return nil }
             total += value * factor
             digits = ""
             lastUnitRank = rank
@@ -46,7 +47,9 @@ public enum DurationText {
     /// `25m`, `1h30m`, `90s` → the shortest text that parses back to `seconds`.
     public static func format(_ seconds: Int) -> String {
         if seconds == 0 { return "0s" }
-        let h = seconds / 3600, m = (seconds % 3600) / 60, s = seconds % 60
+        let h = seconds / 3600
+        let m = (seconds % 3600) / 60
+        let s = seconds % 60
         var out = ""
         if h > 0 { out += "\(h)h" }
         if m > 0 { out += "\(m)m" }
@@ -57,7 +60,9 @@ public enum DurationText {
     /// A countdown clock: `4:05`, `25:00`, `1:02:03`. Negative values print as 0:00.
     public static func clock(_ seconds: Int) -> String {
         let v = max(0, seconds)
-        let h = v / 3600, m = (v % 3600) / 60, s = v % 60
+        let h = v / 3600
+        let m = (v % 3600) / 60
+        let s = v % 60
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
     }
@@ -68,7 +73,8 @@ extension String {
     public func trimmingWhitespace() -> String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         guard let first = firstIndex(where: { !isSpace($0) }),
-              let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+            let last = lastIndex(where: { !isSpace($0) })
+        else { return "" }
         return String(self[first...last])
     }
 }

@@ -68,12 +68,19 @@ public enum CommandLineWords {
         while let c = iterator.next() {
             switch c {
             case " ", "\t":
-                if inWord { words.append(current); current = ""; inWord = false }
+                if inWord {
+                    words.append(current)
+                    current = ""
+                    inWord = false
+                }
             case "'":
                 inWord = true
                 var closed = false
                 while let q = iterator.next() {
-                    if q == "'" { closed = true; break }
+                    if q == "'" {
+                        closed = true
+                        break
+                    }
                     current.append(q)
                 }
                 guard closed else { throw DiligenceError("invalid_config", "a single quote is not closed in \(text.debugDescription).") }
@@ -81,7 +88,10 @@ public enum CommandLineWords {
                 inWord = true
                 var closed = false
                 while let q = iterator.next() {
-                    if q == "\"" { closed = true; break }
+                    if q == "\"" {
+                        closed = true
+                        break
+                    }
                     if q == "\\" {
                         guard let next = iterator.next() else { break }
                         if !["\"", "\\", "$", "`"].contains(next) { current.append("\\") }
@@ -125,7 +135,9 @@ extension DaemonConfig {
                 throw DiligenceError("invalid_config", "\(place): \(error.message)")
             }
             guard let first = words.first, !first.isEmpty else {
-                throw DiligenceError("invalid_config", "\(place): \(entry.key) needs a command, such as notify-send Diligence; for a shell, write sh -c '…'.")
+                throw DiligenceError(
+                    "invalid_config", "\(place): \(entry.key) needs a command, such as notify-send Diligence; for a shell, write sh -c '…'."
+                )
             }
             return words
         }
@@ -143,16 +155,21 @@ extension DaemonConfig {
             case "never": notifications.timeoutMilliseconds = 0
             default:
                 guard let seconds = Self.parseSeconds(value), seconds > 0, seconds <= 3600 else {
-                    throw DiligenceError("invalid_config", "\(place): timeout is default, never, or a duration up to 1h such as 10s; got \(value.debugDescription).")
+                    throw DiligenceError(
+                        "invalid_config",
+                        "\(place): timeout is default, never, or a duration up to 1h such as 10s; got \(value.debugDescription).")
                 }
                 notifications.timeoutMilliseconds = seconds * 1000
             }
         case ("hooks", "timeout"):
             guard let seconds = Self.parseSeconds(value), seconds > 0, seconds <= 24 * 3600 else {
-                throw DiligenceError("invalid_config", "\(place): timeout is a number of seconds (or a duration such as 2m) between 1 s and 24 h; got \(value.debugDescription).")
+                throw DiligenceError(
+                    "invalid_config",
+                    "\(place): timeout is a number of seconds (or a duration such as 2m) between 1 s and 24 h; got \(value.debugDescription)."
+                )
             }
             hooks.timeoutSeconds = seconds
-        case let ("hooks", key) where key.hasPrefix("on_") && HookSettings.events.contains(String(key.dropFirst(3))):
+        case ("hooks", let key) where key.hasPrefix("on_") && HookSettings.events.contains(String(key.dropFirst(3))):
             hooks.commands[String(key.dropFirst(3))] = try command()
         case ("sound", "player"):
             sound.player = value == "auto" ? nil : try command()
@@ -162,7 +179,9 @@ extension DaemonConfig {
                 sound.endOfPhaseFile = value
             } else {
                 guard let on = Self.parseBool(value) else {
-                    throw DiligenceError("invalid_config", "\(place): end_of_phase is on, off, or the absolute path of a sound file; got \(value.debugDescription).")
+                    throw DiligenceError(
+                        "invalid_config",
+                        "\(place): end_of_phase is on, off, or the absolute path of a sound file; got \(value.debugDescription).")
                 }
                 sound.endOfPhase = on
             }
@@ -174,9 +193,14 @@ extension DaemonConfig {
             }
             sound.directory = value
         case ("hooks", _):
-            throw DiligenceError("invalid_config", "\(place): unknown hook. Hooks: \(HookSettings.events.map { "on_" + $0 }.joined(separator: ", ")), and timeout.")
+            throw DiligenceError(
+                "invalid_config",
+                "\(place): unknown hook. Hooks: \(HookSettings.events.map { "on_" + $0 }.joined(separator: ", ")), and timeout.")
         default:
-            throw DiligenceError("invalid_config", "\(place): unknown setting. Known: [notifications] enabled, urgency, timeout; [sound] player, end_of_phase, ambient, directory.")
+            throw DiligenceError(
+                "invalid_config",
+                "\(place): unknown setting. Known: [notifications] enabled, urgency, timeout; [sound] player, end_of_phase, ambient, directory."
+            )
         }
     }
 

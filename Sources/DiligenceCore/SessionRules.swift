@@ -28,11 +28,13 @@ public enum SessionRules {
         }
         let length = s.end - s.start
         guard length > 0 else {
-            return length == 0 ? "it lasts no time (it starts and ends at \(RFC3339.format(s.start)))"
+            return length == 0
+                ? "it lasts no time (it starts and ends at \(RFC3339.format(s.start)))"
                 : "it ends (\(RFC3339.format(s.end))) before it starts (\(RFC3339.format(s.start)))"
         }
         guard length <= maxLength else {
-            return "it lasts \(DurationText.format(Int(saturating: length))); a session lasts at most \(DurationText.format(DurationText.maxSeconds))"
+            return
+                "it lasts \(DurationText.format(Int(saturating: length))); a session lasts at most \(DurationText.format(DurationText.maxSeconds))"
         }
         guard (1...DurationText.maxSeconds).contains(s.plannedSeconds) else {
             return "its planned time (\(s.plannedSeconds) s) is not 1 s to \(DurationText.format(DurationText.maxSeconds))"
@@ -41,7 +43,8 @@ public enum SessionRules {
         // second apart is rounding, not a wrong record.
         guard s.focusedSeconds >= 0, Double(s.focusedSeconds) <= length.rounded(.up) + 1 else {
             return "its focused time (\(DurationText.format(max(0, s.focusedSeconds)))) is "
-                + (s.focusedSeconds < 0 ? "negative" : "longer than the session (\(DurationText.format(Int(saturating: length.rounded(.up)))))")
+                + (s.focusedSeconds < 0
+                    ? "negative" : "longer than the session (\(DurationText.format(Int(saturating: length.rounded(.up)))))")
         }
         guard (0...maxPauses).contains(s.pauses) else {
             return "its pauses (\(s.pauses)) are not 0 to \(maxPauses)"

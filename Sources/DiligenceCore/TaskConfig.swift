@@ -104,13 +104,18 @@ public struct TaskConfig: Equatable, Sendable {
         if description.count > Self.maxDescriptionLength {
             throw DiligenceError("invalid_value", "A description has at most \(Self.maxDescriptionLength) characters.")
         }
-        for (field, value, minimum) in [("work", workSeconds, 1), ("short_break", shortBreakSeconds, 1), ("long_break", longBreakSeconds, 1)] {
+        for (field, value, minimum) in [
+            ("work", workSeconds, 1), ("short_break", shortBreakSeconds, 1), ("long_break", longBreakSeconds, 1),
+        ] {
             if value < minimum || value > DurationText.maxSeconds {
-                throw DiligenceError("invalid_duration", "\(field) must be between 1s and \(DurationText.format(DurationText.maxSeconds)); got \(value) seconds.")
+                throw DiligenceError(
+                    "invalid_duration",
+                    "\(field) must be between 1s and \(DurationText.format(DurationText.maxSeconds)); got \(value) seconds.")
             }
         }
         if longBreakEvery < 0 || longBreakEvery > Self.maxLongBreakEvery {
-            throw DiligenceError("invalid_value", "long_break_every must be between 0 (never) and \(Self.maxLongBreakEvery); got \(longBreakEvery).")
+            throw DiligenceError(
+                "invalid_value", "long_break_every must be between 0 (never) and \(Self.maxLongBreakEvery); got \(longBreakEvery).")
         }
         if goal < 0 || goal > Self.maxGoal {
             throw DiligenceError("invalid_value", "goal must be between 0 (none) and \(Self.maxGoal); got \(goal).")
@@ -118,7 +123,9 @@ public struct TaskConfig: Equatable, Sendable {
         if let m = reminderMinute, m < 0 || m >= 24 * 60 {
             throw DiligenceError("invalid_value", "reminder must be a time HH:MM or off.")
         }
-        if let s = sound, s.isEmpty || s.count > Self.maxNameLength || s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        if let s = sound,
+            s.isEmpty || s.count > Self.maxNameLength || s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        {
             throw DiligenceError("invalid_value", "sound must be a name of at most \(Self.maxNameLength) characters, or off.")
         }
     }

@@ -20,7 +20,10 @@ public enum TaskName {
             throw DiligenceError("invalid_name", "A task name cannot be empty.")
         }
         if let hidden = hiddenScalar(in: name) {
-            throw DiligenceError("invalid_name", "A task name cannot contain \(describe(hidden)): it does not show, so two names could look the same. Remove it and try again.")
+            throw DiligenceError(
+                "invalid_name",
+                "A task name cannot contain \(describe(hidden)): it does not show, so two names could look the same. Remove it and try again."
+            )
         }
         if name.count > maxLength {
             throw DiligenceError("invalid_name", "A task name has at most \(maxLength) characters; this one has \(name.count).")

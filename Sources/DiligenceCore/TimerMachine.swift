@@ -56,8 +56,10 @@ public struct WorkSession: Equatable, Sendable {
     public var pauses: Int
     public var outcome: Outcome
 
-    public init(id: Int64 = 0, taskID: Int64, taskName: String, start: Double, end: Double,
-                plannedSeconds: Int, focusedSeconds: Int, pauses: Int, outcome: Outcome) {
+    public init(
+        id: Int64 = 0, taskID: Int64, taskName: String, start: Double, end: Double,
+        plannedSeconds: Int, focusedSeconds: Int, pauses: Int, outcome: Outcome
+    ) {
         self.id = id
         self.taskID = taskID
         self.taskName = taskName
@@ -269,7 +271,8 @@ public struct TimerMachine: Sendable, Equatable {
             throw DiligenceError("not_running", "Only a running or paused phase can be extended.")
         }
         guard seconds > 0, duration + Double(seconds) <= Double(DurationText.maxSeconds) else {
-            throw DiligenceError("invalid_duration", "Extend by a positive duration; a phase lasts at most \(DurationText.format(DurationText.maxSeconds)).")
+            throw DiligenceError(
+                "invalid_duration", "Extend by a positive duration; a phase lasts at most \(DurationText.format(DurationText.maxSeconds)).")
         }
         duration += Double(seconds)
         return [.extended(phase, seconds: seconds)]
@@ -444,8 +447,10 @@ public struct SavedTimer: Equatable, Sendable {
     /// saving: the session's end after a restart is still its start plus its steady length.
     public var phaseAge: Double
 
-    public init(state: TimerState, phase: Phase?, task: TaskConfig?, round: Int, duration: Double,
-                elapsed: Double, pauses: Int, phaseStartWall: Double, phaseAge: Double) {
+    public init(
+        state: TimerState, phase: Phase?, task: TaskConfig?, round: Int, duration: Double,
+        elapsed: Double, pauses: Int, phaseStartWall: Double, phaseAge: Double
+    ) {
         self.state = state
         self.phase = phase
         self.task = task
@@ -460,9 +465,10 @@ public struct SavedTimer: Equatable, Sendable {
 
 extension TimerMachine {
     public func saved(at now: Now) -> SavedTimer {
-        SavedTimer(state: state, phase: phase, task: task, round: round, duration: duration,
-                   elapsed: elapsed(at: now), pauses: pauses, phaseStartWall: phaseStartWall,
-                   phaseAge: max(0, now.steady - phaseStartSteady))
+        SavedTimer(
+            state: state, phase: phase, task: task, round: round, duration: duration,
+            elapsed: elapsed(at: now), pauses: pauses, phaseStartWall: phaseStartWall,
+            phaseAge: max(0, now.steady - phaseStartSteady))
     }
 
     /// Rebuilds the machine saved `downtime` seconds before `now`. A running phase ran on while

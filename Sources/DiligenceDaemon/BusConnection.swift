@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Dispatch
 import CSystemd
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One open sd-bus connection driven from the daemon's queue, shared by the bus users
 /// (Notifier on the session bus, Logind on the system bus).
@@ -44,7 +45,7 @@ final class BusConnection {
         readSource = read
         let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
         write.setEventHandler { [weak self] in self?.pump() }
-        writeSource = write  // resumed only while sd-bus has output queued
+        writeSource = write // resumed only while sd-bus has output queued
         write.activate()
         write.suspend()
         let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -65,18 +66,22 @@ final class BusConnection {
     /// sd_bus_process, so anything that may use the bus again goes through `afterProcessing`.
     /// The caller pumps afterwards to send it. Returns sd-bus's negative errno on failure.
     @discardableResult
-    func matchSignal(sender: String, path: String, interface: String, member: String,
-                     _ handle: @escaping (OpaquePointer) -> Void) -> Int32 {
+    func matchSignal(
+        sender: String, path: String, interface: String, member: String,
+        _ handle: @escaping (OpaquePointer) -> Void
+    ) -> Int32 {
         let handler = SignalHandler(handle)
         var slot: OpaquePointer?
-        let rc = sd_bus_match_signal_async(bus, &slot, sender, path, interface, member, { m, userdata, _ in
-            guard let m, let userdata else { return 0 }
-            Unmanaged<SignalHandler>.fromOpaque(userdata).takeUnretainedValue().handle(m)
-            return 0
-        }, nil, Unmanaged.passUnretained(handler).toOpaque())
+        let rc = sd_bus_match_signal_async(
+            bus, &slot, sender, path, interface, member,
+            { m, userdata, _ in
+                guard let m, let userdata else { return 0 }
+                Unmanaged<SignalHandler>.fromOpaque(userdata).takeUnretainedValue().handle(m)
+                return 0
+            }, nil, Unmanaged.passUnretained(handler).toOpaque())
         guard rc >= 0 else { return rc }
         slots.append(slot)
-        signalHandlers.append(handler)  // kept alive as long as its slot
+        signalHandlers.append(handler) // kept alive as long as its slot
         return rc
     }
 
@@ -123,7 +128,7 @@ final class BusConnection {
         closed = true
         if flush { sd_bus_flush(bus) }
         readSource?.cancel()
-        if !writeResumed { writeSource?.resume() }  // a suspended source cannot be cancelled
+        if !writeResumed { writeSource?.resume() } // a suspended source cannot be cancelled
         writeSource?.cancel()
         timeoutTimer?.cancel()
         readSource = nil

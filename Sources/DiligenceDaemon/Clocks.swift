@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Dispatch
-import DiligenceCore
 import CLinux
+import DiligenceCore
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The daemon's clocks (DESIGN.md "Clocks: one rule"): CLOCK_BOOTTIME drives durations (it runs on
 /// during suspend), CLOCK_MONOTONIC tells how long the machine slept (it stops), the wall clock
@@ -86,7 +87,9 @@ final class ClockJumpWatch {
     init?(queue: DispatchQueue, jumped: @escaping () -> Void) {
         let fd = clinux_clock_jump_timer()
         guard fd >= 0 else {
-            Log.warning("Cannot watch the wall clock for jumps (\(String(cString: strerror(errno)))); a suspend is noticed at the next timer or command.")
+            Log.warning(
+                "Cannot watch the wall clock for jumps (\(String(cString: strerror(errno)))); a suspend is noticed at the next timer or command."
+            )
             return nil
         }
         self.fd = fd

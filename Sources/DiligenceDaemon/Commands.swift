@@ -1,7 +1,7 @@
-import Dispatch
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceStore
+import Dispatch
 
 /// The control protocol's commands (docs/protocol.md), served on the daemon's queue.
 extension Daemon {
@@ -10,8 +10,8 @@ extension Daemon {
         let command: ControlCommand
         do {
             switch Request.parse(line: line) {
-            case let .success(r): request = r
-            case let .failure(failure):
+            case .success(let r): request = r
+            case .failure(let failure):
                 Log.info("Refused a request: \(failure.error.message)", fields: [("EVENT", "refused"), ("CODE", failure.error.code)])
                 connection.send(Response.error(failure.error, id: failure.id))
                 return
@@ -43,7 +43,7 @@ extension Daemon {
                 connection.send(Response.event("status", status: statusJSON(at: now)))
                 rearm()
             }
-        } catch where error.code == "database_locked" && CommandSpec.named(request.command)?.writes == true && .now() < deadline {
+        } catch  where error.code == "database_locked" && CommandSpec.named(request.command)?.writes == true && .now() < deadline {
             connection.hold()
             // Both are only ever used on `queue`, where this runs too.
             nonisolated(unsafe) let daemon = self
@@ -60,7 +60,8 @@ extension Daemon {
     }
 
     private func refuse(_ request: Request, _ error: DiligenceError, on connection: ClientConnection) {
-        Log.info("Refused \(request.command.prefix(64)): \(error.message.prefix(400))", fields: [("EVENT", "refused"), ("CODE", error.code)])
+        Log.info(
+            "Refused \(request.command.prefix(64)): \(error.message.prefix(400))", fields: [("EVENT", "refused"), ("CODE", error.code)])
         connection.send(Response.error(error, id: request.id))
     }
 
@@ -72,44 +73,51 @@ extension Daemon {
             return statusJSON(at: observeClocks())
         case .version:
             return .object([("protocol", .int(ProtocolInfo.version)), ("version", .string(ProtocolInfo.release))])
-        case let .start(name):
+        case .start(let name):
             let task = try machine.state == .idle ? taskToStart(name) : name.map { name throws(DiligenceError) in try store.findTask(name) }
             return try timerCommand { machine, now throws(DiligenceError) in try machine.start(task, at: now) }
-        case let .toggle(name):
+        case .toggle(let name):
             let task = try machine.state == .idle ? taskToStart(name) : nil
             return try timerCommand { machine, now throws(DiligenceError) in try machine.toggle(task, at: now) }
         case .pause: return try timerCommand { m, now throws(DiligenceError) in try m.pause(at: now) }
         case .resume: return try timerCommand { m, now throws(DiligenceError) in try m.resume(at: now) }
         case .stop: return try timerCommand { m, now throws(DiligenceError) in try m.stop(at: now) }
         case .skip: return try timerCommand { m, now throws(DiligenceError) in try m.skip(at: now) }
-        case let .extend(seconds):
+        case .extend(let seconds):
             return try timerCommand { m, now throws(DiligenceError) in try m.extend(by: seconds, at: now) }
         case .reload:
             switch reload() {
             case .success: return .object([("reloaded", .bool(true)), ("config", .string(paths.config))])
-            case let .failure(error): throw error
+            case .failure(let error): throw error
             }
         case .watch:
             return .object([("watching", .bool(true))])
-        case let .taskList(recentDays):
+        case .taskList(let recentDays):
             let tasks = try store.tasks()
             guard recentDays > 0 else { return .object([("tasks", .array(tasks.map(\.json)))]) }
             // Focused seconds per task and day, today last (a sparkline in `task list`).
             let today = todayDate
             let acc = try accumulate(grid(today.adding(days: 1 - recentDays), today), tasks: tasks)
-            return .object([("tasks", .array(tasks.indices.map { t in
-                guard case let .object(members) = tasks[t].json else { return tasks[t].json }
-                return .object(members + [("recent", .array((0..<recentDays).map { .int(acc.tally(day: $0, task: t).seconds) }))])
-            }))])
-        case let .taskShow(name):
+            return .object([
+                (
+                    "tasks",
+                    .array(
+                        tasks.indices.map { t in
+                            guard case .object(let members) = tasks[t].json else { return tasks[t].json }
+                            return .object(
+                                members + [("recent", .array((0..<recentDays).map { .int(acc.tally(day: $0, task: t).seconds) }))])
+                        })
+                )
+            ])
+        case .taskShow(let name):
             return try store.findTask(name).json
-        case let .taskAdd(name, changes):
+        case .taskAdd(let name, let changes):
             var task = TaskConfig(name: name)
             changes.apply(to: &task)
             let added = try store.addTask(task)
             taskChanged(added, change: "added")
             return added.json
-        case let .taskEdit(name, newName, changes):
+        case .taskEdit(let name, let newName, let changes):
             var task = try store.findTask(name)
             changes.apply(to: &task)
             if let newName { task.name = newName }
@@ -120,10 +128,12 @@ extension Daemon {
             }
             taskChanged(updated, change: "edited")
             return updated.json
-        case let .taskRemove(name, confirm):
+        case .taskRemove(let name, let confirm):
             let task = try store.findTask(name)
             guard confirm else {
-                throw DiligenceError("confirmation_required", "Removing \(task.name) deletes its recorded sessions too; send \"confirm\": true (diligencectl: --yes).")
+                throw DiligenceError(
+                    "confirmation_required",
+                    "Removing \(task.name) deletes its recorded sessions too; send \"confirm\": true (diligencectl: --yes).")
             }
             let removed = try store.removeTask(id: task.id)
             if machine.task?.id == task.id {

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DiligenceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The config file as the daemon uses it (docs/configuration.md). A file it refuses never takes
 /// it down: at start-up it runs on the last configuration it accepted — kept beside its

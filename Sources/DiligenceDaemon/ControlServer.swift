@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Dispatch
 import DiligenceCore
 import DiligenceProtocol
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The layout of `struct ucred` (pid, uid, gid), which Glibc's Swift overlay does not export.
 private struct PeerCredentials {
@@ -134,7 +135,10 @@ final class ClientConnection {
         if isHeld || pendingOutput > Self.maxBacklog {
             // Back-pressure (or a request waiting for the database): read no more until the
             // client takes its answers (flush resumes) or the request is answered (`resume`).
-            if !readingPaused { readingPaused = true; readLoop?.unwatch(fd, token: id) }
+            if !readingPaused {
+                readingPaused = true
+                readLoop?.unwatch(fd, token: id)
+            }
             disarmPartialLineTimer()
             return
         }
@@ -153,14 +157,16 @@ final class ClientConnection {
     /// a stalled client connected forever).
     private func armPartialLineTimer() {
         guard let queue else { return }
-        let timer = partialLineTimer ?? {
-            let t = DispatchSource.makeTimerSource(queue: queue)
-            t.setEventHandler { [unowned self] in self.partialLineTimedOut() }
-            t.schedule(deadline: .distantFuture)
-            t.activate()
-            partialLineTimer = t
-            return t
-        }()
+        let timer =
+            partialLineTimer
+            ?? {
+                let t = DispatchSource.makeTimerSource(queue: queue)
+                t.setEventHandler { [unowned self] in self.partialLineTimedOut() }
+                t.schedule(deadline: .distantFuture)
+                t.activate()
+                partialLineTimer = t
+                return t
+            }()
         timer.schedule(deadline: .now() + partialLineTimeout, leeway: .milliseconds(50))
         partialLineArmed = true
     }
@@ -174,10 +180,17 @@ final class ClientConnection {
     private func partialLineTimedOut() {
         guard !closed, partialLineArmed, !input.isEmpty else { return }
         partialLineArmed = false
-        Log.info("Closing client \(id): a partial request line waited \(partialLineTimeout) s for its newline.", fields: [("EVENT", "refused"), ("CODE", "request_timeout")])
+        Log.info(
+            "Closing client \(id): a partial request line waited \(partialLineTimeout) s for its newline.",
+            fields: [("EVENT", "refused"), ("CODE", "request_timeout")])
         input = []
         closeAfterFlush = true
-        send(Response.error(DiligenceError("request_timeout", "A request line stayed incomplete for \(Int(partialLineTimeout.rounded(.up))) s; end each request with a newline. Closing the connection."), id: nil))
+        send(
+            Response.error(
+                DiligenceError(
+                    "request_timeout",
+                    "A request line stayed incomplete for \(Int(partialLineTimeout.rounded(.up))) s; end each request with a newline. Closing the connection."
+                ), id: nil))
     }
 
     /// The rest of an overlong line cannot be told from the next request: answer and close.
@@ -185,7 +198,11 @@ final class ClientConnection {
         input = []
         disarmPartialLineTimer()
         closeAfterFlush = true
-        send(Response.error(DiligenceError("line_too_long", "A request line may hold at most \(ProtocolInfo.maxLineBytes) bytes; closing the connection."), id: nil))
+        send(
+            Response.error(
+                DiligenceError(
+                    "line_too_long", "A request line may hold at most \(ProtocolInfo.maxLineBytes) bytes; closing the connection."), id: nil
+            ))
     }
 
     /// Queues `text` and writes what the socket takes now.
@@ -208,7 +225,10 @@ final class ClientConnection {
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN {
-                    if !writeSourceActive { writeSourceActive = true; writeSource?.resume() }
+                    if !writeSourceActive {
+                        writeSourceActive = true
+                        writeSource?.resume()
+                    }
                     compactOutput()
                     resumeReadingIfCaughtUp()
                     return
@@ -220,8 +240,14 @@ final class ClientConnection {
         }
         output.removeAll(keepingCapacity: output.count <= 64 * 1024)
         outputStart = 0
-        if writeSourceActive { writeSourceActive = false; writeSource?.suspend() }
-        if closeAfterFlush { close(); return }
+        if writeSourceActive {
+            writeSourceActive = false
+            writeSource?.suspend()
+        }
+        if closeAfterFlush {
+            close()
+            return
+        }
         resumeReadingIfCaughtUp()
     }
 
@@ -334,7 +360,8 @@ final class ControlServer {
             loop.start()
             readLoop = loop
         } catch {
-            throw DiligenceError("socket_error", "Cannot set up reading from clients (\(error)); the system may be out of file descriptors.")
+            throw DiligenceError(
+                "socket_error", "Cannot set up reading from clients (\(error)); the system may be out of file descriptors.")
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: queue)
         source.setEventHandler { [unowned self] in self.acceptPending() }
@@ -344,7 +371,10 @@ final class ControlServer {
 
     /// Stops accepting and closes every connection.
     func stop() {
-        if spareDescriptor >= 0 { Sys.close(spareDescriptor); spareDescriptor = -1 }
+        if spareDescriptor >= 0 {
+            Sys.close(spareDescriptor)
+            spareDescriptor = -1
+        }
         acceptSource?.cancel()
         acceptSource = nil
         for connection in Array(connections.values) { connection.close() }
@@ -358,12 +388,15 @@ final class ControlServer {
             let fd = accept(listenFD, nil, nil)
             if fd >= 0 {
                 _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                do { try Sys.setNonBlocking(fd) } catch { Sys.close(fd); continue }
+                do { try Sys.setNonBlocking(fd) } catch {
+                    Sys.close(fd)
+                    continue
+                }
             }
             if fd < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK { return }
-                if (errno == EMFILE || errno == ENFILE), makeRoomForDescriptor() { continue }
+                if errno == EMFILE || errno == ENFILE, makeRoomForDescriptor() { continue }
                 Log.warning("accept failed: \(String(cString: strerror(errno)))")
                 return
             }
@@ -382,7 +415,10 @@ final class ControlServer {
         Sys.close(spareDescriptor)
         let fd = accept(listenFD, nil, nil)
         if fd >= 0 {
-            let refusal = DiligenceError("too_many_connections", "The daemon is out of file descriptors with \(connections.count) connections, all of them watchers; close some and try again.")
+            let refusal = DiligenceError(
+                "too_many_connections",
+                "The daemon is out of file descriptors with \(connections.count) connections, all of them watchers; close some and try again."
+            )
             let bytes = Array(Response.error(refusal, id: nil).utf8)
             _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
             Sys.close(fd)
@@ -400,9 +436,15 @@ final class ControlServer {
     /// Closes `connection` to admit another, saying why.
     private func evict(_ connection: ClientConnection) {
         let idle = Double(DispatchTime.now().uptimeNanoseconds - connection.lastActive) / 1e9
-        Log.info("Closing client \(connection.id), idle for \(Int(idle)) s: \(connections.count) clients are connected, the limit; it makes room for a new one.",
-                 fields: [("EVENT", "connection_evicted")])
-        connection.send(Response.error(DiligenceError("too_many_connections", "The daemon serves \(maxConnections) connections, its limit; this one was idle longest and is closed to admit another. Connect again when needed."), id: nil))
+        Log.info(
+            "Closing client \(connection.id), idle for \(Int(idle)) s: \(connections.count) clients are connected, the limit; it makes room for a new one.",
+            fields: [("EVENT", "connection_evicted")])
+        connection.send(
+            Response.error(
+                DiligenceError(
+                    "too_many_connections",
+                    "The daemon serves \(maxConnections) connections, its limit; this one was idle longest and is closed to admit another. Connect again when needed."
+                ), id: nil))
         connection.close()
     }
 
@@ -429,13 +471,16 @@ final class ControlServer {
         if getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 {
             let me = getuid()
             if credentials.uid != me && !(credentials.uid == 0 && allowRoot) {
-                Log.warning("Refused a connection from uid \(credentials.uid) (pid \(credentials.pid)): only uid \(me) may control this daemon.")
+                Log.warning(
+                    "Refused a connection from uid \(credentials.uid) (pid \(credentials.pid)): only uid \(me) may control this daemon.")
                 return DiligenceError("permission_denied", "This daemon belongs to uid \(me); uid \(credentials.uid) may not control it.")
             }
         }
         if connections.count >= maxConnections {
             Log.warning("Refused a connection: \(maxConnections) clients are connected already, every one a watcher or busy.")
-            return DiligenceError("too_many_connections", "The daemon already serves \(maxConnections) connections, every one a watcher or busy; close some and try again.")
+            return DiligenceError(
+                "too_many_connections",
+                "The daemon already serves \(maxConnections) connections, every one a watcher or busy; close some and try again.")
         }
         return nil
     }

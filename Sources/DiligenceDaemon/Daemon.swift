@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Dispatch
+import CLinux
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceStore
-import CLinux
 import DiligenceTime
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The running daemon: owns the timer machine, the store and the control server, and drives
 /// the machine from one serial queue (no locks anywhere: every handler runs on `queue`).
@@ -83,7 +84,7 @@ public final class Daemon {
         try Files.makeDirectories(Files.directory(of: paths.database))
         // Before anything is written beside the database or into it: one daemon per database.
         self.databaseLock = try HeldDatabaseLock(database: paths.database, socket: paths.socket)
-        if case let .some(text) = loaded.accepted { Self.keepLastGood(text, paths) }
+        if case .some(let text) = loaded.accepted { Self.keepLastGood(text, paths) }
         (self.store, self.databaseKeptAside) = try Self.openStore(paths.database, wall: clocks.wall)
         // From now on a write that finds another process's lock fails at once instead of
         // holding the queue (and every status request behind it): a command waits for the
@@ -207,7 +208,8 @@ public final class Daemon {
         if saved {
             Log.info("Stopped; timer state saved (\(machine.state.rawValue)).")
         } else {
-            Log.error("Stopped; the timer state (\(machine.state.rawValue)) could not be saved: the next start restores the one saved before.")
+            Log.error(
+                "Stopped; the timer state (\(machine.state.rawValue)) could not be saved: the next start restores the one saved before.")
         }
         databaseLock.release()
     }
@@ -231,9 +233,12 @@ public final class Daemon {
             broadcast("config_reloaded", now: observeClocks())
             return .success(())
         } catch {
-            configProblems = ["Refused the config file, keeping the settings in force (\(config.summary)) until it is fixed and reloaded: \(error.message)"]
-            Log.error("Configuration not reloaded, keeping the previous one (\(config.summary)): \(error.message)",
-                      fields: [("EVENT", "config_refused"), ("CODE", error.code)])
+            configProblems = [
+                "Refused the config file, keeping the settings in force (\(config.summary)) until it is fixed and reloaded: \(error.message)"
+            ]
+            Log.error(
+                "Configuration not reloaded, keeping the previous one (\(config.summary)): \(error.message)",
+                fields: [("EVENT", "config_refused"), ("CODE", error.code)])
             return .failure(error)
         }
     }
@@ -270,9 +275,10 @@ public final class Daemon {
         let step = (reading.wall - reading.boottime) - (lastReading.wall - lastReading.boottime)
         // Slewing (NTP, at most 0.05 %) moves the wall clock a little between looks; a step more.
         if abs(step) > 1 + 0.0005 * (reading.monotonic - lastReading.monotonic) {
-            Log.info("The wall clock was set \(step > 0 ? "forward" : "back") by \(DurationText.format(Int(abs(step).rounded()))) (\(RFC3339.format(reading.wall)) now); "
-                     + "phases keep their length, and sessions their start and length.",
-                     fields: [("EVENT", "wall_clock_set"), ("SECONDS", String(Int(step.rounded())))])
+            Log.info(
+                "The wall clock was set \(step > 0 ? "forward" : "back") by \(DurationText.format(Int(abs(step).rounded()))) (\(RFC3339.format(reading.wall)) now); "
+                    + "phases keep their length, and sessions their start and length.",
+                fields: [("EVENT", "wall_clock_set"), ("SECONDS", String(Int(step.rounded())))])
         }
         lastReading = reading
         var began: Now?
@@ -283,8 +289,9 @@ public final class Daemon {
             if let announced = sleepAnnounced, start.steady - announced.steady < Self.announcedSleepWindow { start = announced }
             sleepAnnounced = nil
             began = start
-            Log.info("The machine slept for \(DurationText.format(Int(slept.rounded()))) from \(RFC3339.format(start.wall)); applying the \(config.suspend.rawValue) policy.",
-                     fields: [("EVENT", "resumed_from_suspend"), ("SLEPT_SECONDS", String(Int(slept.rounded())))])
+            Log.info(
+                "The machine slept for \(DurationText.format(Int(slept.rounded()))) from \(RFC3339.format(start.wall)); applying the \(config.suspend.rawValue) policy.",
+                fields: [("EVENT", "resumed_from_suspend"), ("SLEPT_SECONDS", String(Int(slept.rounded())))])
         }
         changeTimer(at: now) { machine in
             var events: [TimerEvent] = []
@@ -365,7 +372,7 @@ public final class Daemon {
     /// (docs/performance.md, phase-end lateness; docs/reliability.md).
     private func apply(_ events: [TimerEvent], at now: Now) {
         let ended = events.compactMap { event -> WorkSession? in
-            if case let .sessionEnded(session) = event { return session }
+            if case .sessionEnded(let session) = event { return session }
             return nil
         }
         var recorded: [WorkSession?]
@@ -379,7 +386,7 @@ public final class Daemon {
                 return stored
             }
             unflushed = true
-        } catch where error.code == "database_locked" {
+        } catch  where error.code == "database_locked" {
             // Another process holds the database: each write on its own would wait for it
             // again. The retry timer writes the sessions once it lets go.
             Log.error("Could not record \(ended.count) session(s) nor save the timer; will retry: \(error.message)")
@@ -439,7 +446,9 @@ public final class Daemon {
                 // Set aside (nil) or written: either way it no longer waits.
                 if let stored = try recordOnce(session) {
                     written.append(stored)
-                    Log.info("Recorded the delayed \(session.outcome.rawValue) session of \(session.taskName).", fields: [("EVENT", "session_recorded"), ("TASK", session.taskName)])
+                    Log.info(
+                        "Recorded the delayed \(session.outcome.rawValue) session of \(session.taskName).",
+                        fields: [("EVENT", "session_recorded"), ("TASK", session.taskName)])
                 }
                 unsaved.removeFirst()
             } catch {
@@ -454,15 +463,33 @@ public final class Daemon {
         var fields: [(String, String)] = [("EVENT", event.name), ("TASK", task)]
         let text: String
         switch event {
-        case let .phaseStarted(p): text = "Started \(p.label) of \(task)."; fields.append(("PHASE", p.rawValue))
-        case let .phasePending(p): text = "\(p.label.capitalizedFirst) of \(task) is ready; waiting for start."; fields.append(("PHASE", p.rawValue))
-        case let .phaseCompleted(p): text = "Completed \(p.label) of \(task)."; fields.append(("PHASE", p.rawValue))
-        case let .paused(p): text = "Paused \(p.label) of \(task)."; fields.append(("PHASE", p.rawValue))
-        case let .resumed(p): text = "Resumed \(p.label) of \(task)."; fields.append(("PHASE", p.rawValue))
-        case let .stopped(p): text = "Stopped \(p.label)."; fields.append(("PHASE", p.rawValue))
-        case let .skipped(p): text = "Skipped \(p.label) of \(task)."; fields.append(("PHASE", p.rawValue))
-        case let .extended(p, seconds): text = "Extended \(p.label) of \(task) by \(DurationText.format(seconds))."; fields.append(("PHASE", p.rawValue))
-        case let .sessionEnded(s): text = "Recorded a \(s.outcome.rawValue) session of \(s.taskName): \(DurationText.format(s.focusedSeconds)) focused."; fields[1] = ("TASK", s.taskName)
+        case .phaseStarted(let p):
+            text = "Started \(p.label) of \(task)."
+            fields.append(("PHASE", p.rawValue))
+        case .phasePending(let p):
+            text = "\(p.label.capitalizedFirst) of \(task) is ready; waiting for start."
+            fields.append(("PHASE", p.rawValue))
+        case .phaseCompleted(let p):
+            text = "Completed \(p.label) of \(task)."
+            fields.append(("PHASE", p.rawValue))
+        case .paused(let p):
+            text = "Paused \(p.label) of \(task)."
+            fields.append(("PHASE", p.rawValue))
+        case .resumed(let p):
+            text = "Resumed \(p.label) of \(task)."
+            fields.append(("PHASE", p.rawValue))
+        case .stopped(let p):
+            text = "Stopped \(p.label)."
+            fields.append(("PHASE", p.rawValue))
+        case .skipped(let p):
+            text = "Skipped \(p.label) of \(task)."
+            fields.append(("PHASE", p.rawValue))
+        case .extended(let p, let seconds):
+            text = "Extended \(p.label) of \(task) by \(DurationText.format(seconds))."
+            fields.append(("PHASE", p.rawValue))
+        case .sessionEnded(let s):
+            text = "Recorded a \(s.outcome.rawValue) session of \(s.taskName): \(DurationText.format(s.focusedSeconds)) focused."
+            fields[1] = ("TASK", s.taskName)
         }
         Log.info(text, fields: fields)
     }
@@ -546,14 +573,15 @@ public final class Daemon {
         todayCount = nil
         let now = clocks.now
         updateReminders()
-        Log.info("The time zone changed; it is now \(RFC3339.format(now.wall)) (\(LocalDay.zoneAbbreviation(at: now.wall))) and today is \(today(at: now).date).",
-                 fields: [("EVENT", "timezone_changed")])
+        Log.info(
+            "The time zone changed; it is now \(RFC3339.format(now.wall)) (\(LocalDay.zoneAbbreviation(at: now.wall))) and today is \(today(at: now).date).",
+            fields: [("EVENT", "timezone_changed")])
         Systemd.notify("STATUS=\(statusLine(at: now))")
     }
 
     func statusJSON(at now: Now) -> JSON {
         var status = machine.status(at: now).json(todayCompleted: todayCompleted(at: now))
-        if case var .object(members) = status {
+        if case .object(var members) = status {
             members.append(("config_problems", .array(configProblems.map(JSON.string))))
             status = .object(members)
         }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Dispatch
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceStore
 import DiligenceTime
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // What the daemon does when storage fails (docs/reliability.md): it keeps timing, keeps the
 // sessions it could not write in memory, retries them with back-off, and never overwrites a
@@ -64,7 +65,9 @@ extension Daemon {
         }
         if let id = admission.alreadyRecorded[0] {
             let existing = try store.session(id: id)
-            Log.info("The \(session.outcome.rawValue) session of \(session.taskName) started at \(RFC3339.format(session.start)) is recorded already; not writing it twice.")
+            Log.info(
+                "The \(session.outcome.rawValue) session of \(session.taskName) started at \(RFC3339.format(session.start)) is recorded already; not writing it twice."
+            )
             return existing
         }
         setAside(session, because: admission.refused.first?.error ?? DiligenceError("invalid_session", "refused"))
@@ -82,10 +85,11 @@ extension Daemon {
     /// lost even when the file cannot be written.
     func setAside(_ session: WorkSession, because error: DiligenceError) {
         var line = session.json
-        if case let .object(members) = line { line = .object(members.filter { $0.0 != "id" } + [("reason", .string(error.message))]) }
+        if case .object(let members) = line { line = .object(members.filter { $0.0 != "id" } + [("reason", .string(error.message))]) }
         let text = line.serialized
-        Log.error("A session could not be recorded and was set aside in \(setAsidePath): \(error.message) Session: \(text)",
-                  fields: [("EVENT", "session_set_aside"), ("CODE", error.code), ("TASK", session.taskName)])
+        Log.error(
+            "A session could not be recorded and was set aside in \(setAsidePath): \(error.message) Session: \(text)",
+            fields: [("EVENT", "session_set_aside"), ("CODE", error.code), ("TASK", session.taskName)])
         do {
             try Files.append(text + "\n", to: setAsidePath)
         } catch {
@@ -116,11 +120,14 @@ extension Daemon {
         do {
             try writeSpill(unsaved)
             if !unsaved.isEmpty {
-                Log.error("\(unsaved.count) session(s) could not be written to \(paths.database) before exiting; kept in \(spillPath) and recorded at the next start.", fields: [("EVENT", "sessions_spilled")])
+                Log.error(
+                    "\(unsaved.count) session(s) could not be written to \(paths.database) before exiting; kept in \(spillPath) and recorded at the next start.",
+                    fields: [("EVENT", "sessions_spilled")])
             }
         } catch {
-            Log.error("\(unsaved.count) session(s) could not be written to \(paths.database) nor kept in \(spillPath) (\(error)); they are lost: "
-                + unsaved.map(\.json.serialized).joined(separator: " "))
+            Log.error(
+                "\(unsaved.count) session(s) could not be written to \(paths.database) nor kept in \(spillPath) (\(error)); they are lost: "
+                    + unsaved.map(\.json.serialized).joined(separator: " "))
         }
     }
 
@@ -140,7 +147,9 @@ extension Daemon {
     func spillWritten() {
         guard access(spillPath, F_OK) == 0 else { return }
         do { try writeSpill([]) } catch {
-            Log.warning("\(spillPath) could not be rewritten (\(error)); its sessions are recorded, and a later start skips them as recorded already.")
+            Log.warning(
+                "\(spillPath) could not be rewritten (\(error)); its sessions are recorded, and a later start skips them as recorded already."
+            )
         }
     }
 
@@ -180,10 +189,12 @@ extension Daemon {
             return
         }
         guard !taken.isEmpty else { return }
-        Log.info("Taking back \(taken.count) session(s) kept in \(spillPath) at an exit\(spilledElsewhere.isEmpty ? "" : "; \(spilledElsewhere.count) of other databases stay there").")
+        Log.info(
+            "Taking back \(taken.count) session(s) kept in \(spillPath) at an exit\(spilledElsewhere.isEmpty ? "" : "; \(spilledElsewhere.count) of other databases stay there")."
+        )
         for item in taken {
             switch WorkSession.exported(item) {
-            case let .success(session):
+            case .success(let session):
                 do {
                     var mine = session
                     let task = try store.findTask(session.taskName)
@@ -192,9 +203,10 @@ extension Daemon {
                 } catch {
                     setAside(session, because: error)
                 }
-            case let .failure(problem):
-                Log.error("An entry of \(spillPath) is not a session (\(problem.message)); left out: \(item.serialized)",
-                          fields: [("EVENT", "session_set_aside")])
+            case .failure(let problem):
+                Log.error(
+                    "An entry of \(spillPath) is not a session (\(problem.message)); left out: \(item.serialized)",
+                    fields: [("EVENT", "session_set_aside")])
             }
         }
         for session in retryUnsaved() { broadcast("session_recorded", now: clocks.now, extra: [("session", session.json)]) }
@@ -210,10 +222,11 @@ extension Daemon {
     static func openStore(_ path: String, wall: Double) throws(DiligenceError) -> (store: Store, keptAside: String?) {
         do {
             return (try Store(location: .path(path)), nil)
-        } catch where error.code == "database_corrupt" {
+        } catch  where error.code == "database_corrupt" {
             let aside = path + ".corrupt-" + RFC3339.compactUTC(wall)
             guard rename(path, aside) == 0 else {
-                throw DiligenceError("database_corrupt", "\(error.message) Moving it aside to \(aside) failed too: \(String(cString: strerror(errno))).")
+                throw DiligenceError(
+                    "database_corrupt", "\(error.message) Moving it aside to \(aside) failed too: \(String(cString: strerror(errno))).")
             }
             for suffix in ["-wal", "-shm"] where access(path + suffix, F_OK) == 0 {
                 _ = rename(path + suffix, aside + suffix)
@@ -244,7 +257,10 @@ final class HeldDatabaseLock {
             descriptor = open(path, O_RDONLY | O_CLOEXEC)
         }
         guard descriptor >= 0 else {
-            throw DiligenceError("storage_error", "Cannot create \(path), the lock that keeps a second diligenced off the database \(database): \(String(cString: strerror(errno))). Check that its directory is writable.")
+            throw DiligenceError(
+                "storage_error",
+                "Cannot create \(path), the lock that keeps a second diligenced off the database \(database): \(String(cString: strerror(errno))). Check that its directory is writable."
+            )
         }
         // A child process between fork and exec holds a copy of a descriptor for a moment (and
         // with it a lock just released): a lock still held after a quarter second is a daemon's.
@@ -261,8 +277,10 @@ final class HeldDatabaseLock {
             }
             let holder = DatabaseLock.holder(ofDatabase: database)
             let who = holder.map { " (pid \($0.pid), socket \($0.socket))" } ?? ""
-            throw DiligenceError("already_running", "Another diligenced is already running\(who) on the database \(database); a second one would run every phase twice. "
-                + (holder.map { "Talk to it with `diligencectl --socket \($0.socket)`, or stop it first." } ?? "Stop it first."))
+            throw DiligenceError(
+                "already_running",
+                "Another diligenced is already running\(who) on the database \(database); a second one would run every phase twice. "
+                    + (holder.map { "Talk to it with `diligencectl --socket \($0.socket)`, or stop it first." } ?? "Stop it first."))
         }
         fd = descriptor
         let text = Array(DatabaseLock.contents(pid: getpid(), socket: socket).utf8)
@@ -280,4 +298,3 @@ final class HeldDatabaseLock {
 
     deinit { release() }
 }
-

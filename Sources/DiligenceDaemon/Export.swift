@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceTime
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The formats of `export` (docs/statistics.md): sessions in, one text out.
 extension ExportFormat {
@@ -68,7 +69,8 @@ extension ExportFormat {
             line("DTSTART:\(RFC3339.compactUTC(s.start))")
             line("DTEND:\(RFC3339.compactUTC(max(s.end, s.start)))")
             line("SUMMARY:" + icsText(s.taskName))
-            let detail = "\(s.outcome.rawValue), focused \(DurationText.format(s.focusedSeconds)) of \(DurationText.format(s.plannedSeconds)), \(s.pauses) pause\(s.pauses == 1 ? "" : "s")"
+            let detail =
+                "\(s.outcome.rawValue), focused \(DurationText.format(s.focusedSeconds)) of \(DurationText.format(s.plannedSeconds)), \(s.pauses) pause\(s.pauses == 1 ? "" : "s")"
             line("DESCRIPTION:" + icsText(detail))
             line("CATEGORIES:" + icsText(s.taskName))
             line("END:VEVENT")

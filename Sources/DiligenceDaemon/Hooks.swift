@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Dispatch
 import DiligenceCore
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs the `[hooks]` commands (docs/configuration.md). A hook is started and forgotten: the
 /// timer never waits for it; its output goes to the log line by line; a hook that outlives its

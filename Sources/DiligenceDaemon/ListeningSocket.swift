@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DiligenceCore
 import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The control socket: passed in by systemd (socket activation) or bound here.
 struct ListeningSocket {
@@ -22,7 +23,10 @@ struct ListeningSocket {
             return ListeningSocket(fd: fd, path: path, boundFile: nil)
         }
         guard let address = Sys.unixAddress(path) else {
-            throw DiligenceError("socket_path_too_long", "The socket path \(path) is longer than \(SocketPath.maxLength) bytes; choose a shorter one with --socket or DILIGENCE_SOCKET.")
+            throw DiligenceError(
+                "socket_path_too_long",
+                "The socket path \(path) is longer than \(SocketPath.maxLength) bytes; choose a shorter one with --socket or DILIGENCE_SOCKET."
+            )
         }
         try prepareDirectory(Files.directory(of: path))
         try removeStale(path, address: address)
@@ -71,10 +75,13 @@ struct ListeningSocket {
         // A sticky world-writable directory such as /tmp is fine: others cannot remove our files.
         let sticky = st.st_mode & S_ISVTX != 0
         if st.st_uid != getuid() && !sticky {
-            throw DiligenceError("unsafe_directory", "\(directory) belongs to uid \(st.st_uid), not to you (uid \(getuid())); use a directory of your own for the socket.")
+            throw DiligenceError(
+                "unsafe_directory",
+                "\(directory) belongs to uid \(st.st_uid), not to you (uid \(getuid())); use a directory of your own for the socket.")
         }
         if st.st_mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
-            throw DiligenceError("unsafe_directory", "\(directory) is writable by other users; run `chmod 700 \(directory)` or choose another socket path.")
+            throw DiligenceError(
+                "unsafe_directory", "\(directory) is writable by other users; run `chmod 700 \(directory)` or choose another socket path.")
         }
     }
 
@@ -88,7 +95,8 @@ struct ListeningSocket {
         guard probe >= 0 else { return }
         defer { Sys.close(probe) }
         if Sys.withSockaddr(address, { connect(probe, $0, $1) }) == 0 {
-            throw DiligenceError("already_running", "Another diligenced is already running on \(path). Stop it first (diligencectl status shows it).")
+            throw DiligenceError(
+                "already_running", "Another diligenced is already running on \(path). Stop it first (diligencectl status shows it).")
         }
         if errno == ECONNREFUSED {
             Log.info("Replacing the stale socket \(path) left by an earlier daemon.")
@@ -102,7 +110,8 @@ struct ListeningSocket {
         if let now = Sys.fileStatus(path), UInt64(now.st_dev) == boundFile.device, UInt64(now.st_ino) == boundFile.inode {
             unlink(path)
         } else {
-            Log.info("Leaving \(path) alone: it is no longer the socket this daemon bound (another daemon or systemd's socket unit has it).")
+            Log.info(
+                "Leaving \(path) alone: it is no longer the socket this daemon bound (another daemon or systemd's socket unit has it).")
         }
     }
 }

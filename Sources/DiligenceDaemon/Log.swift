@@ -1,14 +1,19 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSystemd
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Log lines: structured journal entries through `sd_journal_sendv` when stderr goes to the
 /// journal (systemd sets `JOURNAL_STREAM`) and the journal really takes them, else stderr lines
 /// with a `<N>` priority prefix that systemd and `journalctl` understand too.
 public final class Log: @unchecked Sendable {
     public enum Priority: Int32 {
-        case error = 3, warning = 4, notice = 5, info = 6, debug = 7
+        case error = 3
+        case warning = 4
+        case notice = 5
+        case info = 6
+        case debug = 7
     }
 
     /// Set once at start-up (`--verbose`), read afterwards.
@@ -45,12 +50,16 @@ public final class Log: @unchecked Sendable {
     /// Writes one entry; `fields` are extra journal fields such as `TASK`, `PHASE`, `EVENT`.
     /// To the journal when stderr is its stream and its socket is there and takes the entry;
     /// to stderr otherwise, so no line is lost.
-    public static func write(_ priority: Priority, _ message: String, fields: [(String, String)] = [],
-                             file: String = #fileID, line: Int = #line) {
+    public static func write(
+        _ priority: Priority, _ message: String, fields: [(String, String)] = [],
+        file: String = #fileID, line: Int = #line
+    ) {
         if priority == .debug && !verbose { return }
         if toJournal && journalReachable() {
-            var entries = ["MESSAGE=\(message)", "PRIORITY=\(priority.rawValue)", "SYSLOG_IDENTIFIER=diligenced",
-                           "CODE_FILE=\(file)", "CODE_LINE=\(line)"]
+            var entries = [
+                "MESSAGE=\(message)", "PRIORITY=\(priority.rawValue)", "SYSLOG_IDENTIFIER=diligenced",
+                "CODE_FILE=\(file)", "CODE_LINE=\(line)",
+            ]
             entries += fields.map { "\($0.0)=\($0.1)" }
             var storage = entries.map { Array($0.utf8) }
             var vectors = [iovec]()
@@ -65,8 +74,16 @@ public final class Log: @unchecked Sendable {
         _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
     }
 
-    public static func error(_ m: String, fields: [(String, String)] = [], file: String = #fileID, line: Int = #line) { write(.error, m, fields: fields, file: file, line: line) }
-    public static func warning(_ m: String, fields: [(String, String)] = [], file: String = #fileID, line: Int = #line) { write(.warning, m, fields: fields, file: file, line: line) }
-    public static func info(_ m: String, fields: [(String, String)] = [], file: String = #fileID, line: Int = #line) { write(.info, m, fields: fields, file: file, line: line) }
-    public static func debug(_ m: String, fields: [(String, String)] = [], file: String = #fileID, line: Int = #line) { write(.debug, m, fields: fields, file: file, line: line) }
+    public static func error(_ m: String, fields: [(String, String)] = [], file: String = #fileID, line: Int = #line) {
+        write(.error, m, fields: fields, file: file, line: line)
+    }
+    public static func warning(_ m: String, fields: [(String, String)] = [], file: String = #fileID, line: Int = #line) {
+        write(.warning, m, fields: fields, file: file, line: line)
+    }
+    public static func info(_ m: String, fields: [(String, String)] = [], file: String = #fileID, line: Int = #line) {
+        write(.info, m, fields: fields, file: file, line: line)
+    }
+    public static func debug(_ m: String, fields: [(String, String)] = [], file: String = #fileID, line: Int = #line) {
+        write(.debug, m, fields: fields, file: file, line: line)
+    }
 }

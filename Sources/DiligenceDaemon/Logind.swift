@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Dispatch
 import CSystemd
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// logind's `PrepareForSleep(b)` on the system bus (sd-bus, `DBUS_SYSTEM_BUS_ADDRESS` honoured):
 /// told before the machine sleeps, the daemon saves everything; told when it wakes, it applies
@@ -35,14 +36,19 @@ final class Logind {
             unavailable("no system bus (\(Self.address): \(String(cString: strerror(-rc))))")
             return
         }
-        guard let bus = BusConnection(opened, description: "diligenced-logind", queue: queue, onBroken: { [weak self] why in
-            self?.unavailable("the system bus connection ended (\(why))")
-        }) else {
+        guard
+            let bus = BusConnection(
+                opened, description: "diligenced-logind", queue: queue,
+                onBroken: { [weak self] why in
+                    self?.unavailable("the system bus connection ended (\(why))")
+                })
+        else {
             unavailable("the system bus has no descriptor")
             return
         }
         connection = bus
-        let subscribed = bus.matchSignal(sender: Self.service, path: Self.objectPath, interface: Self.interface, member: "PrepareForSleep") { [weak self] m in
+        let subscribed = bus.matchSignal(sender: Self.service, path: Self.objectPath, interface: Self.interface, member: "PrepareForSleep")
+        { [weak self] m in
             var sleeping: Int32 = 0
             guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "b")), &sleeping) > 0 else { return }
             // Saving writes the database and may notify: not from inside sd_bus_process.
@@ -63,8 +69,9 @@ final class Logind {
 
     /// Logs why logind is not heard and closes the connection for good.
     private func unavailable(_ why: String) {
-        Log.info("Not listening for logind's sleep signals: \(why); a suspend is still noticed from the clocks when the machine wakes.",
-                 fields: [("EVENT", "logind_unavailable")])
+        Log.info(
+            "Not listening for logind's sleep signals: \(why); a suspend is still noticed from the clocks when the machine wakes.",
+            fields: [("EVENT", "logind_unavailable")])
         close()
     }
 

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Dispatch
 import CSystemd
 import DiligenceCore
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Desktop notifications through org.freedesktop.Notifications on the user's session bus
 /// (sd-bus), with action buttons.
@@ -85,11 +86,13 @@ final class Notifier {
             return
         }
         let context = Unmanaged.passRetained(ReplyContext(notifier: self, message: message)).toOpaque()
-        let rc = sd_bus_call_async(bus, nil, call, { reply, userdata, _ in
-            let context = Unmanaged<ReplyContext>.fromOpaque(userdata!).takeRetainedValue()
-            context.notifier?.received(reply, for: context.message)
-            return 0
-        }, context, Self.callTimeoutMicroseconds)
+        let rc = sd_bus_call_async(
+            bus, nil, call,
+            { reply, userdata, _ in
+                let context = Unmanaged<ReplyContext>.fromOpaque(userdata!).takeRetainedValue()
+                context.notifier?.received(reply, for: context.message)
+                return 0
+            }, context, Self.callTimeoutMicroseconds)
         guard rc >= 0 else {
             Unmanaged<ReplyContext>.fromOpaque(context).release()
             dropBus("sending a notification failed: \(String(cString: strerror(-rc)))")
@@ -117,8 +120,9 @@ final class Notifier {
             let text = error?.pointee.message.map { String(cString: $0) } ?? ""
             if !warnedNoServer {
                 warnedNoServer = true
-                Log.warning("No desktop notification shown (\(name): \(text)); is a notification server (dunst, mako, a desktop) running? Notifications are skipped until one answers.",
-                            fields: [("EVENT", "notifications_unavailable")])
+                Log.warning(
+                    "No desktop notification shown (\(name): \(text)); is a notification server (dunst, mako, a desktop) running? Notifications are skipped until one answers.",
+                    fields: [("EVENT", "notifications_unavailable")])
             }
             shown[message.slot] = nil
         } else if let reply {
@@ -156,12 +160,14 @@ final class Notifier {
         guard let connection else { return }
         var call: OpaquePointer?
         guard sd_bus_message_new_method_call(connection.bus, &call, Self.service, Self.objectPath, Self.service, "CloseNotification") >= 0,
-              let call else { return }
+            let call
+        else { return }
         defer { sd_bus_message_unref(call) }
         var number = id
         // No reply is awaited: a notification the user dismissed already answers with an error.
         guard sd_bus_message_append_basic(call, Self.type("u"), &number) >= 0,
-              sd_bus_message_set_expect_reply(call, 0) >= 0, sd_bus_send(connection.bus, call, nil) >= 0 else {
+            sd_bus_message_set_expect_reply(call, 0) >= 0, sd_bus_send(connection.bus, call, nil) >= 0
+        else {
             Log.warning("Could not close notification \(id).")
             return
         }
@@ -239,21 +245,29 @@ final class Notifier {
             if !warnedNoBus {
                 warnedNoBus = true
                 let address = getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) } ?? "$XDG_RUNTIME_DIR/bus"
-                Log.warning("No session bus (\(address): \(String(cString: strerror(-rc)))); desktop notifications are off until one appears.",
-                            fields: [("EVENT", "notifications_unavailable")])
+                Log.warning(
+                    "No session bus (\(address): \(String(cString: strerror(-rc)))); desktop notifications are off until one appears.",
+                    fields: [("EVENT", "notifications_unavailable")])
             }
             return nil
         }
         warnedNoBus = false
-        guard let opened = BusConnection(opened, description: "diligenced-notifications", queue: queue, onBroken: { [weak self] why in
-            self?.dropBus("the session bus connection ended (\(why))")
-        }) else { return nil }
+        guard
+            let opened = BusConnection(
+                opened, description: "diligenced-notifications", queue: queue,
+                onBroken: { [weak self] why in
+                    self?.dropBus("the session bus connection ended (\(why))")
+                })
+        else { return nil }
         connection = opened
         for member in ["ActionInvoked", "NotificationClosed"] {
-            let rc = opened.matchSignal(sender: Self.service, path: Self.objectPath, interface: Self.service, member: member) { [weak self] m in
+            let rc = opened.matchSignal(sender: Self.service, path: Self.objectPath, interface: Self.service, member: member) {
+                [weak self] m in
                 self?.signalArrived(m)
             }
-            if rc < 0 { Log.warning("Could not subscribe to \(member): \(String(cString: strerror(-rc))); notification buttons will do nothing.") }
+            if rc < 0 {
+                Log.warning("Could not subscribe to \(member): \(String(cString: strerror(-rc))); notification buttons will do nothing.")
+            }
         }
         return opened
     }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-import CLinux
-#endif
-import Dispatch
 import DiligenceCore
 import DiligenceProtocol
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+    import CLinux
+#endif
 
 /// `diligenced [--socket PATH] [--database PATH] [--config PATH] [--verbose]`.
 public struct DaemonOptions: Equatable {
@@ -74,8 +75,14 @@ extension Daemon {
             Log.error("diligenced: \(error.message) Run `diligenced --help` for usage.")
             exit(2)
         }
-        if options.help { print(DaemonOptions.usage); exit(0) }
-        if options.version { print("diligenced \(ProtocolInfo.release) (protocol \(ProtocolInfo.version))"); exit(0) }
+        if options.help {
+            print(DaemonOptions.usage)
+            exit(0)
+        }
+        if options.version {
+            print("diligenced \(ProtocolInfo.release) (protocol \(ProtocolInfo.version))")
+            exit(0)
+        }
         Log.verbose = options.verbose
         ControlServer.raiseDescriptorLimit()
         let paths = DaemonPaths(socket: options.socket, database: options.database, config: options.config)

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DiligenceCore
 import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where the daemon keeps its files (SPEC.md "Programs and paths").
 public struct DaemonPaths: Sendable {
@@ -12,8 +13,10 @@ public struct DaemonPaths: Sendable {
     /// The config path was given explicitly: then it must exist.
     public var configRequired: Bool
 
-    public init(socket: String? = nil, database: String? = nil, config: String? = nil,
-                environment: [String: String] = ProcessEnvironment.current) {
+    public init(
+        socket: String? = nil, database: String? = nil, config: String? = nil,
+        environment: [String: String] = ProcessEnvironment.current
+    ) {
         self.socket = socket ?? SocketPath.resolve(environment: environment)
         self.database = database ?? DataPath.database(environment: environment)
         self.config = config ?? DataPath.config(environment: environment)

@@ -12,7 +12,7 @@ extension Daemon {
             if let hook = Self.hookName(for: event) {
                 runHook(hook, protocolEvent: event.name, phase: Self.phase(of: event), at: now)
             }
-            if case let .phaseCompleted(finished) = event {
+            if case .phaseCompleted(let finished) = event {
                 notifyPhaseEnded(finished)
                 sound.phaseEnded(config.sound)
             }
@@ -31,8 +31,8 @@ extension Daemon {
     /// The `[hooks]` event a timer event triggers (`on_<name>`).
     static func hookName(for event: TimerEvent) -> String? {
         switch event {
-        case let .phaseStarted(p): p == .work ? "work_start" : "break_start"
-        case let .phaseCompleted(p): p == .work ? "work_end" : "break_end"
+        case .phaseStarted(let p): p == .work ? "work_start" : "break_start"
+        case .phaseCompleted(let p): p == .work ? "work_end" : "break_end"
         case .paused: "pause"
         case .resumed: "resume"
         case .stopped: "stop"
@@ -43,8 +43,9 @@ extension Daemon {
 
     static func phase(of event: TimerEvent) -> Phase? {
         switch event {
-        case let .phaseStarted(p), let .phasePending(p), let .phaseCompleted(p), let .paused(p),
-             let .resumed(p), let .stopped(p), let .skipped(p), let .extended(p, _): p
+        case .phaseStarted(let p), .phasePending(let p), .phaseCompleted(let p), .paused(let p),
+            .resumed(let p), .stopped(let p), .skipped(let p), .extended(let p, _):
+            p
         case .sessionEnded: .work
         }
     }
@@ -84,10 +85,10 @@ extension Daemon {
         var actions: [(key: String, label: String)] = []
         let body: String
         switch (machine.state, next) {
-        case let (.pending, p?) where p.isBreak:
+        case (.pending, let p?) where p.isBreak:
             body = "\(task): time for a \(DurationText.format(Int(machine.duration))) \(p.label)."
             actions = [("start_break", "Start break"), ("skip_break", "Skip break")]
-        case let (.running, p?) where p.isBreak:
+        case (.running, let p?) where p.isBreak:
             body = "\(task): \(DurationText.format(Int(machine.duration))) \(p.label) started."
             actions = [("skip_break", "Skip break")]
         case (.pending, .work?):
@@ -99,10 +100,13 @@ extension Daemon {
             body = task
         }
         let summary = finished == .work ? "Focus session complete" : "Break over"
-        notifier.show(.init(slot: "phase", summary: summary, body: body, actions: actions, settings: config.notifications,
-                            category: "x-diligence.phase", stillValid: actions.isEmpty ? { true } : timerStillAsNow()) { [unowned self] key in
-            self.notificationAction(key)
-        })
+        notifier.show(
+            .init(
+                slot: "phase", summary: summary, body: body, actions: actions, settings: config.notifications,
+                category: "x-diligence.phase", stillValid: actions.isEmpty ? { true } : timerStillAsNow()
+            ) { [unowned self] key in
+                self.notificationAction(key)
+            })
     }
 
     /// A button of a phase notification: the same paths as `start` and `skip`. A button of an
@@ -149,17 +153,21 @@ extension Daemon {
         let body = task.description.isEmpty ? "Time for \(task.name)." : task.description
         var actions: [(key: String, label: String)] = []
         if machine.state == .idle || machine.state == .pending { actions = [("start_task", "Start \(task.name)")] }
-        notifier.show(.init(slot: "reminder", summary: "Reminder: \(task.name)", body: body, actions: actions,
-                            settings: config.notifications, category: "x-diligence.reminder",
-                            stillValid: actions.isEmpty ? { true } : timerStillAsNow()) { [unowned self] _ in
-            guard self.machine.state == .idle || self.machine.state == .pending,
-                  let current = try? self.store.task(id: task.id) else { return }
-            do {
-                _ = try self.timerCommand { m, now throws(DiligenceError) in try m.start(current, at: now) }
-            } catch {
-                Log.warning("Could not start \(task.name) from its reminder: \(error)")
-            }
-        })
+        notifier.show(
+            .init(
+                slot: "reminder", summary: "Reminder: \(task.name)", body: body, actions: actions,
+                settings: config.notifications, category: "x-diligence.reminder",
+                stillValid: actions.isEmpty ? { true } : timerStillAsNow()
+            ) { [unowned self] _ in
+                guard self.machine.state == .idle || self.machine.state == .pending,
+                    let current = try? self.store.task(id: task.id)
+                else { return }
+                do {
+                    _ = try self.timerCommand { m, now throws(DiligenceError) in try m.start(current, at: now) }
+                } catch {
+                    Log.warning("Could not start \(task.name) from its reminder: \(error)")
+                }
+            })
     }
 
     // MARK: Sound
@@ -168,8 +176,9 @@ extension Daemon {
     func updateAmbientSound() {
         var file: String?
         if machine.state == .running, machine.phase == .work, let name = machine.task?.sound {
-            file = Sound.ambientFile(named: name, settings: config.sound,
-                                     defaultDirectory: Files.directory(of: paths.database) + "/sounds")
+            file = Sound.ambientFile(
+                named: name, settings: config.sound,
+                defaultDirectory: Files.directory(of: paths.database) + "/sounds")
         }
         sound.ambient(file, settings: config.sound)
     }

@@ -36,10 +36,12 @@ final class ReadLoop: @unchecked Sendable {
     func start() {
         var thread = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
-        let created = pthread_create(&thread, nil, { context in
-            Unmanaged<ReadLoop>.fromOpaque(context!).takeRetainedValue().run()
-            return nil
-        }, context)
+        let created = pthread_create(
+            &thread, nil,
+            { context in
+                Unmanaged<ReadLoop>.fromOpaque(context!).takeRetainedValue().run()
+                return nil
+            }, context)
         if created == 0 {
             pthread_detach(thread)
         } else {

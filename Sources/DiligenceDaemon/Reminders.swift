@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Dispatch
 import DiligenceCore
 import DiligenceTime
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Daily task reminders (a task's `reminder = HH:MM`): at that local time each day, the daemon
 /// shows a notification, sends a `reminder` event to watchers and runs the `on_reminder` hook.

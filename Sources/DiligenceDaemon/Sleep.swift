@@ -16,8 +16,9 @@ extension Daemon {
             let saved = saveTimer(at: now)
             for session in retryUnsaved() { broadcast("session_recorded", now: now, extra: [("session", session.json)]) }
             scheduleRetryIfNeeded()
-            Log.info("The machine is about to sleep; timer state \(saved ? "saved" : "not saved (will retry)") (\(machine.state.rawValue)).",
-                     fields: [("EVENT", "prepare_for_sleep"), ("STATE", machine.state.rawValue)])
+            Log.info(
+                "The machine is about to sleep; timer state \(saved ? "saved" : "not saved (will retry)") (\(machine.state.rawValue)).",
+                fields: [("EVENT", "prepare_for_sleep"), ("STATE", machine.state.rawValue)])
         } else {
             Log.info("The machine woke up (logind).", fields: [("EVENT", "system_resumed")])
             observeClocks()

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Dispatch
 import DiligenceCore
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Sounds through a player command (docs/configuration.md `[sound]`): a short sound when a
 /// phase ends, and the task's ambient sound looped while its work phase runs. Without a player

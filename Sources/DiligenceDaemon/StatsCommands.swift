@@ -12,29 +12,31 @@ extension Daemon {
     /// Serves the statistics, plan, history, export and import commands.
     func performStats(_ command: ControlCommand) throws(DiligenceError) -> JSON {
         switch command {
-        case let .stats(period, offset, task, date): return try statsReport(period: period, offset: offset, task: task, date: date)
-        case let .week(offset): return try weekView(offset: offset)
-        case let .planSet(dayText, name, offset):
+        case .stats(let period, let offset, let task, let date):
+            return try statsReport(period: period, offset: offset, task: task, date: date)
+        case .week(let offset): return try weekView(offset: offset)
+        case .planSet(let dayText, let name, let offset):
             let day = try planDay(dayText, offset: offset)
             let task = try store.findTask(name)
             try store.setPlan(day: day, taskID: task.id)
             return .object([("day", .string(day.description)), ("task", .string(task.name))])
-        case let .planClear(dayText, offset):
+        case .planClear(let dayText, let offset):
             let day = try planDay(dayText, offset: offset)
             let cleared = try store.clearPlan(day: day)
             return .object([("day", .string(day.description)), ("cleared", .bool(cleared))])
-        case let .history(task, since, until, limit): return try history(task: task, since: since, until: until, limit: limit)
-        case let .historyAdd(task, start, end, pauses): return try addSession(task: task, start: start, end: end, pauses: pauses)
-        case let .historyRemove(id):
+        case .history(let task, let since, let until, let limit): return try history(task: task, since: since, until: until, limit: limit)
+        case .historyAdd(let task, let start, let end, let pauses):
+            return try addSession(task: task, start: start, end: end, pauses: pauses)
+        case .historyRemove(let id):
             let removed = try store.removeSession(id: id)
             Log.info("Removed session \(removed.id) of \(removed.taskName).", fields: [("EVENT", "session_removed")])
             return .object([("removed", removed.json)])
-        case let .historyEdit(id, name):
+        case .historyEdit(let id, let name):
             let task = try store.findTask(name)
             let changed = try store.changeSessionTask(id: id, taskID: task.id)
             return changed.json
-        case let .export(format, task, since, until): return try export(format: format, task: task, since: since, until: until)
-        case let .importChunk(content, importID, more): return try importChunk(content: content, importID: importID, more: more)
+        case .export(let format, let task, let since, let until): return try export(format: format, task: task, since: since, until: until)
+        case .importChunk(let content, let importID, let more): return try importChunk(content: content, importID: importID, more: more)
         default:
             throw DiligenceError("unknown_command", "Not a statistics command: \(command).")
         }
@@ -62,7 +64,10 @@ extension Daemon {
 
     /// `out_of_range` for a day outside the date window that `field` led to.
     func outsideWindow(_ field: String, _ what: String) -> DiligenceError {
-        DiligenceError("out_of_range", "\"\(field)\": \(what) is outside the dates diligence keeps, \(DateWindow.description(today: todayDate)) (from 1990 to a year ahead).")
+        DiligenceError(
+            "out_of_range",
+            "\"\(field)\": \(what) is outside the dates diligence keeps, \(DateWindow.description(today: todayDate)) (from 1990 to a year ahead)."
+        )
     }
 
     func grid(_ first: CalendarDay, _ last: CalendarDay) -> DayGrid {
@@ -128,7 +133,10 @@ extension Daemon {
         if let date {
             guard period != .all else { throw DiligenceError("invalid_argument", "\"date\" does not apply to the period \"all\".") }
             guard let day = DateText.day(date, today: now) else {
-                throw DiligenceError("invalid_date", "\"date\": \(date.debugDescription) is not a day: give YYYY-MM-DD, today, yesterday, tomorrow, or a weekday such as monday.")
+                throw DiligenceError(
+                    "invalid_date",
+                    "\"date\": \(date.debugDescription) is not a day: give YYYY-MM-DD, today, yesterday, tomorrow, or a weekday such as monday."
+                )
             }
             guard DateWindow.contains(day, today: now) else { throw outsideWindow("date", day.description) }
             anchor = day
@@ -156,23 +164,31 @@ extension Daemon {
         // the period): the longest streak touching the period is never shorter than it.
         let withinPeriod = Statistics.streaks(periodGoalDays).longest
         let longest = holdsToday ? max(withinPeriod, current) : withinPeriod
-        result = [
-            ("period", .string(period.rawValue)), ("offset", .int(offset)), ("task", .string(only?.name)),
-            ("from", .string(first.description)), ("to", .string(last.description)), ("today", .string(now.description)),
-        ] + result + [("streak", .object([("current", .int(current)), ("longest", .int(longest))]))]
+        result =
+            [
+                ("period", .string(period.rawValue)), ("offset", .int(offset)), ("task", .string(only?.name)),
+                ("from", .string(first.description)), ("to", .string(last.description)), ("today", .string(now.description)),
+            ] + result + [("streak", .object([("current", .int(current)), ("longest", .int(longest))]))]
         result.append(("days", .array(try dayRows(acc, tasks: tasks))))
         result.append(("previous", period == .all ? .null : try previousTotals(period, offset: offset, anchor: anchor, only: only)))
         if period == .today || period == .day {
             let day = acc.grid
             let sessions = try store.history(taskID: only?.id, from: day.start - Store.longestSessionSpan, to: day.end)
-                .filter { $0.end > day.start }  // one ending at the day's start is the day before's
+                .filter { $0.end > day.start } // one ending at the day's start is the day before's
             result.append(("starts_at", .string(RFC3339.format(day.start))))
             result.append(("ends_at", .string(RFC3339.format(day.end))))
             result.append(("sessions", .array(sessions.map(\.json))))
-            result.append(("goals", .array(tasks.indices.filter { tasks[$0].goal > 0 }.map { i in
-                .object([("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)),
-                         ("goal", .int(tasks[i].goal)), ("completed", .int(acc.tasks[i].completed))])
-            })))
+            result.append(
+                (
+                    "goals",
+                    .array(
+                        tasks.indices.filter { tasks[$0].goal > 0 }.map { i in
+                            .object([
+                                ("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)),
+                                ("goal", .int(tasks[i].goal)), ("completed", .int(acc.tasks[i].completed)),
+                            ])
+                        })
+                ))
         }
         return .object(result)
     }
@@ -182,7 +198,8 @@ extension Daemon {
     /// The totals of the period before; null for the first period of the date window.
     private func previousTotals(_ period: StatsPeriod, offset: Int, anchor: CalendarDay, only: TaskConfig?) throws(DiligenceError) -> JSON {
         guard let kind = period.reportPeriod,
-              let (first, last) = DateWindow.period(kind, offset: offset - 1, anchor: anchor, today: todayDate) else { return .null }
+            let (first, last) = DateWindow.period(kind, offset: offset - 1, anchor: anchor, today: todayDate)
+        else { return .null }
         let days = grid(first, last)
         let totals = try store.totals(from: days.start, to: days.end, taskID: only?.id)
         return .object([
@@ -217,14 +234,20 @@ extension Daemon {
         let active = acc.activeDays
         let taskRows: [JSON] = tasks.indices.map { i in
             let goalDays = (0..<elapsedDays).count { Statistics.reachesGoal(acc.tally(day: $0, task: i).completed, goal: tasks[i].goal) }
-            return .object([("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)), ("goal", .int(tasks[i].goal))]
-                + tally(acc.tasks[i]) + [("goal_days", .int(goalDays))])
+            return .object(
+                [("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)), ("goal", .int(tasks[i].goal))]
+                    + tally(acc.tasks[i]) + [("goal_days", .int(goalDays))])
         }
         let weekdays: [JSON] = (0..<7).map { i in .object([("weekday", .string(CalendarDay.weekdayNames[i]))] + tally(acc.weekdays[i])) }
-        let hours: [JSON] = (0..<24).map { h in .object([("hour", .int(h)), ("focused_seconds", .int(Int(saturating: acc.hours[h].rounded())))]) }
+        let hours: [JSON] = (0..<24).map { h in
+            .object([("hour", .int(h)), ("focused_seconds", .int(Int(saturating: acc.hours[h].rounded())))])
+        }
         func best(_ values: [Double], _ name: (Int) -> (String, JSON)) -> JSON {
             guard let b = Statistics.best(values) else { return .null }
-            return .object([name(b.index), ("focused_seconds", .int(Int(saturating: b.value.rounded()))), ("above_average_percent", .int(b.aboveAveragePercent))])
+            return .object([
+                name(b.index), ("focused_seconds", .int(Int(saturating: b.value.rounded()))),
+                ("above_average_percent", .int(b.aboveAveragePercent)),
+            ])
         }
         return tally(total) + [
             ("recorded", .int(acc.recorded)),
@@ -278,8 +301,10 @@ extension Daemon {
             let done: [JSON] = tasks.indices.compactMap { t in
                 let tally = acc.tally(day: d, task: t)
                 guard tally.completed > 0 || tally.focusedSeconds > 0 else { return nil }
-                return .object([("task", .string(tasks[t].name)), ("color", .string(tasks[t].color.rawValue)),
-                                ("completed", .int(tally.completed)), ("focused_seconds", .int(tally.seconds))])
+                return .object([
+                    ("task", .string(tasks[t].name)), ("color", .string(tasks[t].color.rawValue)),
+                    ("completed", .int(tally.completed)), ("focused_seconds", .int(tally.seconds)),
+                ])
             }
             return .object([
                 ("date", .string(date.description)), ("weekday", .string(CalendarDay.weekdayNames[d])),
@@ -301,7 +326,8 @@ extension Daemon {
     /// the week `offset` weeks from this one.
     private func planDay(_ text: String, offset: Int) throws(DiligenceError) -> CalendarDay {
         guard let day = DateText.day(text, today: todayDate, weekOffset: offset) else {
-            throw DiligenceError("invalid_date", "\(text.debugDescription) is not a day: give YYYY-MM-DD, today, tomorrow, or a weekday such as monday.")
+            throw DiligenceError(
+                "invalid_date", "\(text.debugDescription) is not a day: give YYYY-MM-DD, today, tomorrow, or a weekday such as monday.")
         }
         guard DateWindow.contains(day, today: todayDate) else { throw outsideWindow("day", day.description) }
         return day
@@ -347,13 +373,16 @@ extension Daemon {
         // What a person enters by hand has happened: this request's own rule, stricter than the
         // session rules' window (which leaves a day for clocks that differ between machines).
         guard end <= clocks.now.wall + 60 else {
-            throw DiligenceError("invalid_session", "The session ends in the future (\(RFC3339.format(end))); enter sessions that have happened.")
+            throw DiligenceError(
+                "invalid_session", "The session ends in the future (\(RFC3339.format(end))); enter sessions that have happened.")
         }
         let seconds = Int(saturating: (end - start).rounded())
-        let session = WorkSession(taskID: task.id, taskName: task.name, start: start, end: end,
-                                  plannedSeconds: seconds, focusedSeconds: seconds, pauses: pauses, outcome: .completed)
-        let admission = try store.admit([session], source: .manual, window: DateWindow.sessions(now: clocks.now.wall),
-                                        reserved: runningWork(at: clocks.now), mode: .allOrNothing)
+        let session = WorkSession(
+            taskID: task.id, taskName: task.name, start: start, end: end,
+            plannedSeconds: seconds, focusedSeconds: seconds, pauses: pauses, outcome: .completed)
+        let admission = try store.admit(
+            [session], source: .manual, window: DateWindow.sessions(now: clocks.now.wall),
+            reserved: runningWork(at: clocks.now), mode: .allOrNothing)
         if let refusal = admission.refused.first { throw refusal.error }
         guard let id = admission.recorded[0] else {
             let existing = admission.alreadyRecorded[0]
@@ -437,7 +466,8 @@ extension Daemon {
     /// times, whole numbers and an outcome, is returned with why; the session rules are the
     /// door's to apply, to every line of every chunk at once.
     private func parseImport(_ content: String, firstLine: Int) throws(DiligenceError)
-        -> (sessions: [(line: Int, session: WorkSession)], rejected: [(line: Int, reason: String)], lines: Int) {
+        -> (sessions: [(line: Int, session: WorkSession)], rejected: [(line: Int, reason: String)], lines: Int)
+    {
         let tasks = try store.tasks()
         var exact: [String: TaskConfig] = [:]
         var folded: [String: [TaskConfig]] = [:]
@@ -459,22 +489,27 @@ extension Daemon {
             if bytes.last == 0x0D { bytes = bytes.dropLast() }
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             switch Self.importedSession(bytes, exact: exact, folded: folded) {
-            case let .success(session): sessions.append((number, session))
-            case let .failure(problem): rejected.append((number, problem.message))
+            case .success(let session): sessions.append((number, session))
+            case .failure(let problem): rejected.append((number, problem.message))
             }
         }
         return (sessions, rejected, lines.count)
     }
 
     /// One line of an import as a session of an existing task, or why it is not one.
-    private static func importedSession(_ bytes: ArraySlice<UInt8>, exact: [String: TaskConfig],
-                                        folded: [String: [TaskConfig]]) -> Result<WorkSession, DiligenceError> {
+    private static func importedSession(
+        _ bytes: ArraySlice<UInt8>, exact: [String: TaskConfig],
+        folded: [String: [TaskConfig]]
+    ) -> Result<WorkSession, DiligenceError> {
         let json: JSON
         do { json = try JSON.parse(bytes) } catch { return .failure(DiligenceError("invalid_import", "not JSON (\(error.message))")) }
         return WorkSession.exported(json).flatMap { session in
             let name = session.taskName
             guard let task = exact[name] ?? folded[name.lowercased()].flatMap({ $0.count == 1 ? $0[0] : nil }) else {
-                return .failure(DiligenceError("invalid_import", "no task named \(name.debugDescription) (add it first: diligencectl task add \(name.debugDescription))"))
+                return .failure(
+                    DiligenceError(
+                        "invalid_import",
+                        "no task named \(name.debugDescription) (add it first: diligencectl task add \(name.debugDescription))"))
             }
             var found = session
             found.taskID = task.id

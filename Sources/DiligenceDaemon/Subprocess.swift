@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Dispatch
 import CLinux
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A child process of the daemon (a hook or a sound player), watched from `queue` without any
 /// thread or signal of its own: its exit is read from a pidfd, its output from a pipe.
@@ -27,8 +28,10 @@ final class Subprocess {
     /// (nil: inherit); `input` is written to its stdin (which is /dev/null when nil) without
     /// ever blocking; each line of its stdout and stderr goes to `onLine` (output is discarded
     /// when nil); `onExit` gets the pid and wait status. Everything is called on `queue`.
-    init(argv: [String], environment: [String]? = nil, input: [UInt8]? = nil, queue: DispatchQueue,
-         onLine: ((String) -> Void)? = nil, onExit: @escaping (pid_t, Int32) -> Void) throws(Errno) {
+    init(
+        argv: [String], environment: [String]? = nil, input: [UInt8]? = nil, queue: DispatchQueue,
+        onLine: ((String) -> Void)? = nil, onExit: @escaping (pid_t, Int32) -> Void
+    ) throws(Errno) {
         name = argv.first ?? ""
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

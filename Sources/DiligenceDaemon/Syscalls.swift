@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DiligenceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An errno value from a failed syscall, with the call's name for messages.
 public struct Errno: Error, Equatable, CustomStringConvertible {

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSystemd
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The daemon's side of the systemd service protocol (sd_notify(3), sd_listen_fds(3),
 /// sd_watchdog_enabled(3)). Without systemd every call is a cheap no-op.

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Watches the system's time zone, `/etc/localtime`, with inotify: `timedatectl set-timezone`
 /// replaces the symlink (a new link renamed over it), other tools rewrite or copy the file; each
@@ -26,7 +27,8 @@ final class ZoneWatch {
         }
         let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE)
         guard inotify_add_watch(fd, directory, mask) >= 0 else {
-            Log.warning("Cannot watch \(directory) for a new time zone (\(String(cString: strerror(errno)))); a new zone applies after a restart.")
+            Log.warning(
+                "Cannot watch \(directory) for a new time zone (\(String(cString: strerror(errno)))); a new zone applies after a restart.")
             Glibc.close(fd)
             return nil
         }

@@ -14,9 +14,11 @@ public enum Fields {
 
     // MARK: Naming a task
 
-    static let task = Field<String>.text("task", maxLength: referenceLength, "the task: its exact name, else a unique case-insensitive match")
+    static let task = Field<String>.text(
+        "task", maxLength: referenceLength, "the task: its exact name, else a unique case-insensitive match")
     static let taskToStart = Field<String?>.text(
-        "task", maxLength: referenceLength, "the task to start (default: the pending phase, else today's planned task, else the last task used, else the first)")
+        "task", maxLength: referenceLength,
+        "the task to start (default: the pending phase, else today's planned task, else the last task used, else the first)")
     static let taskFilter = Field<String?>.text("task", maxLength: referenceLength, "only this task's sessions")
 
     // MARK: Timer
@@ -38,11 +40,13 @@ public enum Fields {
     static let longBreakEvery = Field<Int?>.integer(
         "long_break_every", 0...Int64(TaskConfig.maxLongBreakEvery), "work rounds before a long break; 0 = never (new task: 4)")
     static let breaks = Field<Bool?>.boolean("breaks", "false: work follows work (new task: true)")
-    static let autostart = Field<Autostart?>.choice("autostart", optional: Autostart.self, "which phases start by themselves (new task: none)")
+    static let autostart = Field<Autostart?>.choice(
+        "autostart", optional: Autostart.self, "which phases start by themselves (new task: none)")
     static let focusMode = Field<Bool?>.boolean("focus_mode", "strict: pause refused during work, a suspend abandons it (new task: false)")
     static let goal = Field<Int?>.integer("goal", 0...Int64(TaskConfig.maxGoal), "completed work sessions per day; 0 = none (new task: 0)")
     static let reminder = Field<Setting<Int>?>.timeOfDay("reminder", "a daily reminder at this local time (new task: off)")
-    static let sound = Field<Setting<String>?>.nameOrOff("sound", maxLength: TaskConfig.maxNameLength, "ambient sound during work (new task: off)")
+    static let sound = Field<Setting<String>?>.nameOrOff(
+        "sound", maxLength: TaskConfig.maxNameLength, "ambient sound during work (new task: off)")
 
     /// Every task field, in the order help and docs list them.
     static let taskFields: [any FieldDeclaration] = [
@@ -59,20 +63,28 @@ public enum Fields {
     static let period = Field<StatsPeriod>.choice("period", default: .today, code: "invalid_period", "which period")
     static let statsOffset = Field<Int>.integer("offset", offsetRange, default: 0, "periods from this one: -1 the previous, 1 the next")
     static let statsDate = Field<String?>.text(
-        "date", maxLength: 32, "a day of the period: YYYY-MM-DD, today, yesterday, tomorrow, or a weekday (monday, mon) of this week (default today); offset counts from its period")
+        "date", maxLength: 32,
+        "a day of the period: YYYY-MM-DD, today, yesterday, tomorrow, or a weekday (monday, mon) of this week (default today); offset counts from its period"
+    )
     /// Days of recent focus per task that `task_list` adds (a sparkline's worth; at most a year).
-    static let recentDays = Field<Int>.integer("recent_days", 0...366, default: 0, "add each task's focused seconds of the last N days, today last (recent)")
+    static let recentDays = Field<Int>.integer(
+        "recent_days", 0...366, default: 0, "add each task's focused seconds of the last N days, today last (recent)")
     static let weekOffset = Field<Int>.integer("offset", offsetRange, default: 0, "weeks from this one: -1 the previous, 1 the next")
-    static let day = Field<String>.text("day", maxLength: 32, "YYYY-MM-DD, today, tomorrow, yesterday, or a weekday (monday, mon) of the week offset")
-    static let planOffset = Field<Int>.integer("offset", offsetRange, default: 0, "the week a weekday in day belongs to: -1 the previous, 1 the next")
+    static let day = Field<String>.text(
+        "day", maxLength: 32, "YYYY-MM-DD, today, tomorrow, yesterday, or a weekday (monday, mon) of the week offset")
+    static let planOffset = Field<Int>.integer(
+        "offset", offsetRange, default: 0, "the week a weekday in day belongs to: -1 the previous, 1 the next")
     static let plannedTask = Field<String>.text("task", maxLength: referenceLength, "the task to plan")
 
     // MARK: History
 
     static let since = Field<String?>.text("since", maxLength: 64, "from this day (YYYY-MM-DD, its whole day) or moment (RFC 3339) on")
-    static let until = Field<String?>.text("until", maxLength: 64, "up to and including this day (YYYY-MM-DD), or up to this moment (RFC 3339)")
+    static let until = Field<String?>.text(
+        "until", maxLength: 64, "up to and including this day (YYYY-MM-DD), or up to this moment (RFC 3339)")
     static let limit = Field<Int?>.integer("limit", 1...1_000_000, "only the most recent N sessions")
-    static let start = Field<String>.text("start", maxLength: 64, "when it started: RFC 3339, local YYYY-MM-DD HH:MM[:SS], or HH:MM today; a local time may end in its offset (+02:00, Z)")
+    static let start = Field<String>.text(
+        "start", maxLength: 64,
+        "when it started: RFC 3339, local YYYY-MM-DD HH:MM[:SS], or HH:MM today; a local time may end in its offset (+02:00, Z)")
     static let end = Field<String>.text("end", maxLength: 64, "when it ended: as start")
     static let pauses = Field<Int>.integer("pauses", 0...1_000, default: 0, "pauses taken")
     static let sessionID = Field<Int64>.id("id", 1...Int64.max, "the session's id, as history lists it")
@@ -191,7 +203,9 @@ public enum ControlCommand: Sendable, Equatable {
     /// pass its field's check. The error is what the daemon answers.
     public init(_ request: Request) throws(DiligenceError) {
         guard let spec = CommandSpec.named(request.command) else {
-            throw DiligenceError("unknown_command", "Unknown command \(request.command.debugDescription). Commands: \(CommandSpec.all.map(\.name).joined(separator: ", ")).")
+            throw DiligenceError(
+                "unknown_command",
+                "Unknown command \(request.command.debugDescription). Commands: \(CommandSpec.all.map(\.name).joined(separator: ", ")).")
         }
         self = try spec.command(request.body)
     }
@@ -206,19 +220,34 @@ extension CommandSpec {
     /// Every command, in the order docs/protocol.md lists them.
     public static let all: [CommandSpec] = [
         CommandSpec("status", "what the timer is doing", result: "the status object") { _ in .status },
-        CommandSpec("start", "from idle: start a task's work phase; from pending: start the pending phase (or the named task's work); from paused: resume",
-                    result: "the status object", fields: [Fields.taskToStart], writes: true) { .start(task: $0[Fields.taskToStart]) },
-        CommandSpec("pause", "pause the running phase (refused in strict focus mode during work)", result: "the status object", writes: true) { _ in .pause },
+        CommandSpec(
+            "start",
+            "from idle: start a task's work phase; from pending: start the pending phase (or the named task's work); from paused: resume",
+            result: "the status object", fields: [Fields.taskToStart], writes: true
+        ) { .start(task: $0[Fields.taskToStart]) },
+        CommandSpec(
+            "pause", "pause the running phase (refused in strict focus mode during work)", result: "the status object", writes: true
+        ) { _ in .pause },
         CommandSpec("resume", "resume the paused phase", result: "the status object", writes: true) { _ in .resume },
-        CommandSpec("toggle", "pause when running, resume when paused, start when pending or idle",
-                    result: "the status object", fields: [Fields.taskToStart], writes: true) { .toggle(task: $0[Fields.taskToStart]) },
-        CommandSpec("stop", "give up the phase; work is recorded as abandoned", result: "the status object (idle)", writes: true) { _ in .stop },
-        CommandSpec("skip", "end the phase now and move on; work is recorded as skipped", result: "the status object", writes: true) { _ in .skip },
-        CommandSpec("extend", "add time to the running or paused phase (a phase lasts at most 24h)",
-                    result: "the status object", fields: [Fields.extendBy], writes: true) { .extend(seconds: $0[Fields.extendBy]) },
+        CommandSpec(
+            "toggle", "pause when running, resume when paused, start when pending or idle",
+            result: "the status object", fields: [Fields.taskToStart], writes: true
+        ) { .toggle(task: $0[Fields.taskToStart]) },
+        CommandSpec("stop", "give up the phase; work is recorded as abandoned", result: "the status object (idle)", writes: true) { _ in
+            .stop
+        },
+        CommandSpec("skip", "end the phase now and move on; work is recorded as skipped", result: "the status object", writes: true) { _ in
+            .skip
+        },
+        CommandSpec(
+            "extend", "add time to the running or paused phase (a phase lasts at most 24h)",
+            result: "the status object", fields: [Fields.extendBy], writes: true
+        ) { .extend(seconds: $0[Fields.extendBy]) },
         CommandSpec("version", "the protocol and release", result: "{\"protocol\": 1, \"version\": RELEASE}") { _ in .version },
-        CommandSpec("reload", "re-read the config file, as SIGHUP does; a bad file is refused and the old settings stay",
-                    result: "{\"reloaded\": true, \"config\": PATH}") { _ in .reload },
+        CommandSpec(
+            "reload", "re-read the config file, as SIGHUP does; a bad file is refused and the old settings stay",
+            result: "{\"reloaded\": true, \"config\": PATH}"
+        ) { _ in .reload },
         CommandSpec("watch", "turn the connection into an event stream", result: "{\"watching\": true}, then events") { _ in .watch },
         CommandSpec("task_list", "every task, in creation order", result: "{\"tasks\": [task, ...]}", fields: [Fields.recentDays]) {
             .taskList(recentDays: $0[Fields.recentDays])
@@ -227,51 +256,74 @@ extension CommandSpec {
         CommandSpec("task_add", "add a task", result: "the new task object", fields: [Fields.name] + Fields.taskFields, writes: true) {
             .taskAdd(name: $0[Fields.name], changes: TaskChanges($0))
         },
-        CommandSpec("task_edit", "change a task; a changed duration applies from the next phase",
-                    result: "the changed task object", fields: [Fields.task, Fields.newName] + Fields.taskFields, writes: true) {
+        CommandSpec(
+            "task_edit", "change a task; a changed duration applies from the next phase",
+            result: "the changed task object", fields: [Fields.task, Fields.newName] + Fields.taskFields, writes: true
+        ) {
             .taskEdit(task: $0[Fields.task], newName: $0[Fields.newName], changes: TaskChanges($0))
         },
-        CommandSpec("task_remove", "remove a task and its recorded sessions (the last task cannot be removed)",
-                    result: "{\"removed\": NAME, \"sessions_removed\": N}", fields: [Fields.task, Fields.confirm], writes: true) {
+        CommandSpec(
+            "task_remove", "remove a task and its recorded sessions (the last task cannot be removed)",
+            result: "{\"removed\": NAME, \"sessions_removed\": N}", fields: [Fields.task, Fields.confirm], writes: true
+        ) {
             .taskRemove(task: $0[Fields.task], confirm: $0[Fields.confirm])
         },
-        CommandSpec("stats", "statistics of a day, week, month, year or everything (docs/statistics.md)",
-                    result: "the statistics object", fields: [Fields.period, Fields.statsOffset, Fields.taskFilter, Fields.statsDate]) {
+        CommandSpec(
+            "stats", "statistics of a day, week, month, year or everything (docs/statistics.md)",
+            result: "the statistics object", fields: [Fields.period, Fields.statsOffset, Fields.taskFilter, Fields.statsDate]
+        ) {
             .stats(period: $0[Fields.period], offset: $0[Fields.statsOffset], task: $0[Fields.taskFilter], date: $0[Fields.statsDate])
         },
-        CommandSpec("week", "one ISO week, Monday to Sunday: plan and done per day", result: "the week object", fields: [Fields.weekOffset]) {
+        CommandSpec("week", "one ISO week, Monday to Sunday: plan and done per day", result: "the week object", fields: [Fields.weekOffset])
+        {
             .week(offset: $0[Fields.weekOffset])
         },
-        CommandSpec("plan_set", "plan a task for a day (starting from idle without a task starts it that day)",
-                    result: "{\"day\": \"YYYY-MM-DD\", \"task\": NAME}", fields: [Fields.day, Fields.plannedTask, Fields.planOffset], writes: true) {
+        CommandSpec(
+            "plan_set", "plan a task for a day (starting from idle without a task starts it that day)",
+            result: "{\"day\": \"YYYY-MM-DD\", \"task\": NAME}", fields: [Fields.day, Fields.plannedTask, Fields.planOffset], writes: true
+        ) {
             .planSet(day: $0[Fields.day], task: $0[Fields.plannedTask], offset: $0[Fields.planOffset])
         },
-        CommandSpec("plan_clear", "forget a day's plan", result: "{\"day\": \"YYYY-MM-DD\", \"cleared\": true or false}",
-                    fields: [Fields.day, Fields.planOffset], writes: true) {
+        CommandSpec(
+            "plan_clear", "forget a day's plan", result: "{\"day\": \"YYYY-MM-DD\", \"cleared\": true or false}",
+            fields: [Fields.day, Fields.planOffset], writes: true
+        ) {
             .planClear(day: $0[Fields.day], offset: $0[Fields.planOffset])
         },
-        CommandSpec("history", "recorded work sessions, oldest first by start", result: "{\"sessions\": [session, ...]}",
-                    fields: [Fields.taskFilter, Fields.since, Fields.until, Fields.limit]) {
+        CommandSpec(
+            "history", "recorded work sessions, oldest first by start", result: "{\"sessions\": [session, ...]}",
+            fields: [Fields.taskFilter, Fields.since, Fields.until, Fields.limit]
+        ) {
             .history(task: $0[Fields.taskFilter], since: $0[Fields.since], until: $0[Fields.until], limit: $0[Fields.limit])
         },
-        CommandSpec("history_add", "record a completed session the timer missed (focused = planned = its length)",
-                    result: "the new session", fields: [Fields.task, Fields.start, Fields.end, Fields.pauses], writes: true) {
+        CommandSpec(
+            "history_add", "record a completed session the timer missed (focused = planned = its length)",
+            result: "the new session", fields: [Fields.task, Fields.start, Fields.end, Fields.pauses], writes: true
+        ) {
             .historyAdd(task: $0[Fields.task], start: $0[Fields.start], end: $0[Fields.end], pauses: $0[Fields.pauses])
         },
-        CommandSpec("history_remove", "delete a recorded session", result: "{\"removed\": session}", fields: [Fields.sessionID], writes: true) {
+        CommandSpec(
+            "history_remove", "delete a recorded session", result: "{\"removed\": session}", fields: [Fields.sessionID], writes: true
+        ) {
             .historyRemove(id: $0[Fields.sessionID])
         },
-        CommandSpec("history_edit", "move a session to another task", result: "the changed session",
-                    fields: [Fields.sessionID, Fields.newTask], writes: true) {
+        CommandSpec(
+            "history_edit", "move a session to another task", result: "the changed session",
+            fields: [Fields.sessionID, Fields.newTask], writes: true
+        ) {
             .historyEdit(id: $0[Fields.sessionID], task: $0[Fields.newTask])
         },
-        CommandSpec("export", "recorded sessions as a file", result: "{\"format\": ..., \"count\": N, \"content\": \"...\"}",
-                    fields: [Fields.format, Fields.taskFilter, Fields.since, Fields.until]) {
+        CommandSpec(
+            "export", "recorded sessions as a file", result: "{\"format\": ..., \"count\": N, \"content\": \"...\"}",
+            fields: [Fields.format, Fields.taskFilter, Fields.since, Fields.until]
+        ) {
             .export(format: $0[Fields.format], task: $0[Fields.taskFilter], since: $0[Fields.since], until: $0[Fields.until])
         },
-        CommandSpec("import", "add the sessions of a JSON-lines export, in chunks (see Import)",
-                    result: "the last chunk: {\"imported\": N, \"skipped\": M}; another: {\"import_id\": ID, \"received\": N}",
-                    fields: [Fields.content, Fields.importID, Fields.more], writes: true) {
+        CommandSpec(
+            "import", "add the sessions of a JSON-lines export, in chunks (see Import)",
+            result: "the last chunk: {\"imported\": N, \"skipped\": M}; another: {\"import_id\": ID, \"received\": N}",
+            fields: [Fields.content, Fields.importID, Fields.more], writes: true
+        ) {
             .importChunk(content: $0[Fields.content], importID: $0[Fields.importID], more: $0[Fields.more])
         },
     ]

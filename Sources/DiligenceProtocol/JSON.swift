@@ -13,13 +13,13 @@ public enum JSON: Equatable, Sendable {
     public static func == (a: JSON, b: JSON) -> Bool {
         switch (a, b) {
         case (.null, .null): true
-        case let (.bool(x), .bool(y)): x == y
-        case let (.int(x), .int(y)): x == y
-        case let (.double(x), .double(y)): x == y
-        case let (.int(x), .double(y)), let (.double(y), .int(x)): Double(x) == y
-        case let (.string(x), .string(y)): x == y
-        case let (.array(x), .array(y)): x == y
-        case let (.object(x), .object(y)):
+        case (.bool(let x), .bool(let y)): x == y
+        case (.int(let x), .int(let y)): x == y
+        case (.double(let x), .double(let y)): x == y
+        case (.int(let x), .double(let y)), (.double(let y), .int(let x)): Double(x) == y
+        case (.string(let x), .string(let y)): x == y
+        case (.array(let x), .array(let y)): x == y
+        case (.object(let x), .object(let y)):
             // Duplicate keys are kept; as in lookups, the last one of a key counts.
             x.count == y.count && Set(x.map(\.0)) == Set(y.map(\.0))
                 && x.allSatisfy { key, _ in a[key] == b[key] }
@@ -30,27 +30,27 @@ public enum JSON: Equatable, Sendable {
     // MARK: Access
 
     public subscript(key: String) -> JSON? {
-        guard case let .object(members) = self else { return nil }
+        guard case .object(let members) = self else { return nil }
         return members.last { $0.0 == key }?.1
     }
 
-    public var stringValue: String? { if case let .string(s) = self { s } else { nil } }
-    public var boolValue: Bool? { if case let .bool(b) = self { b } else { nil } }
+    public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+    public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
     public var intValue: Int64? {
         switch self {
-        case let .int(i): i
-        case let .double(d) where d == d.rounded() && abs(d) < 9.0e15: Int64(d)
+        case .int(let i): i
+        case .double(let d) where d == d.rounded() && abs(d) < 9.0e15: Int64(d)
         default: nil
         }
     }
     public var doubleValue: Double? {
         switch self {
-        case let .int(i): Double(i)
-        case let .double(d): d
+        case .int(let i): Double(i)
+        case .double(let d): d
         default: nil
         }
     }
-    public var arrayValue: [JSON]? { if case let .array(a) = self { a } else { nil } }
+    public var arrayValue: [JSON]? { if case .array(let a) = self { a } else { nil } }
     public var isNull: Bool { self == .null }
 
     /// The JSON type's name, for error messages.
@@ -96,23 +96,23 @@ extension JSON {
     public func write(to out: inout [UInt8]) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
-        case let .bool(b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case let .int(i): Self.writeInteger(i, to: &out)
-        case let .double(d):
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .int(let i): Self.writeInteger(i, to: &out)
+        case .double(let d):
             if d.isFinite {
                 if d == d.rounded() && abs(d) < 1e15 { Self.writeInteger(Int64(d), to: &out) } else { out.append(contentsOf: "\(d)".utf8) }
             } else {
                 out.append(contentsOf: "null".utf8)
             }
-        case let .string(s): Self.writeString(s, to: &out)
-        case let .array(items):
+        case .string(let s): Self.writeString(s, to: &out)
+        case .array(let items):
             out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 item.write(to: &out)
             }
             out.append(UInt8(ascii: "]"))
-        case let .object(members):
+        case .object(let members):
             out.append(UInt8(ascii: "{"))
             for (i, (key, value)) in members.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
@@ -245,9 +245,15 @@ private struct Parser {
             }
             return bytes[i] == UInt8(ascii: "{") ? try parseObject(depth: depth) : try parseArray(depth: depth)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw invalid("unexpected character")
         }
@@ -263,7 +269,10 @@ private struct Parser {
         i += 1
         var members: [(String, JSON)] = []
         skipSpace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
+            i += 1
+            return .object(members)
+        }
         while true {
             skipSpace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw invalid("expected a string key") }
@@ -275,8 +284,14 @@ private struct Parser {
             members.append((key, try parseValue(depth: depth + 1)))
             skipSpace()
             guard i < bytes.count else { throw invalid("unexpected end") }
-            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+            if bytes[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            if bytes[i] == UInt8(ascii: "}") {
+                i += 1
+                return .object(members)
+            }
             throw invalid("expected ',' or '}'")
         }
     }
@@ -285,14 +300,23 @@ private struct Parser {
         i += 1
         var items: [JSON] = []
         skipSpace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
+            i += 1
+            return .array(items)
+        }
         while true {
             skipSpace()
             items.append(try parseValue(depth: depth + 1))
             skipSpace()
             guard i < bytes.count else { throw invalid("unexpected end") }
-            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
+            if bytes[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            if bytes[i] == UInt8(ascii: "]") {
+                i += 1
+                return .array(items)
+            }
             throw invalid("expected ',' or ']'")
         }
     }

@@ -37,14 +37,24 @@ public struct Request: Sendable {
             return .failure(ProtocolFailure(error: DiligenceError(error.code, error.message), id: nil))
         }
         guard case .object = json else {
-            return .failure(ProtocolFailure(error: DiligenceError("not_an_object", "Each request is a JSON object, e.g. {\"command\":\"status\"}; got \(json.typeName.withArticle)."), id: nil))
+            return .failure(
+                ProtocolFailure(
+                    error: DiligenceError(
+                        "not_an_object", "Each request is a JSON object, e.g. {\"command\":\"status\"}; got \(json.typeName.withArticle)."),
+                    id: nil))
         }
         let id = json["id"]
         guard let commandValue = json["command"] else {
-            return .failure(ProtocolFailure(error: DiligenceError("missing_command", "The request has no \"command\" field, e.g. {\"command\":\"status\"}."), id: id))
+            return .failure(
+                ProtocolFailure(
+                    error: DiligenceError("missing_command", "The request has no \"command\" field, e.g. {\"command\":\"status\"}."), id: id
+                ))
         }
         guard let command = commandValue.stringValue else {
-            return .failure(ProtocolFailure(error: DiligenceError("invalid_argument", "\"command\" must be a string; got \(commandValue.typeName.withArticle)."), id: id))
+            return .failure(
+                ProtocolFailure(
+                    error: DiligenceError("invalid_argument", "\"command\" must be a string; got \(commandValue.typeName.withArticle)."),
+                    id: id))
         }
         return .success(Request(command: command, id: id, body: json))
     }
@@ -156,14 +166,16 @@ extension WorkSession {
         func bad(_ message: String) -> Result<WorkSession, DiligenceError> { .failure(DiligenceError("invalid_import", message)) }
         guard case .object = json else { return bad("expected a session object, got \(json.typeName.withArticle)") }
         guard let name = json["task"]?.stringValue, let startText = json["start"]?.stringValue, let endText = json["end"]?.stringValue,
-              let outcomeText = json["outcome"]?.stringValue else {
+            let outcomeText = json["outcome"]?.stringValue
+        else {
             return bad("\"task\", \"start\", \"end\" and \"outcome\" are each a string")
         }
         var numbers: [Int] = []
         for key in ["planned_seconds", "focused_seconds", "pauses"] {
             switch json[key] {
-            case let .int(number)?: numbers.append(Int(number))
-            case let .double(number)? where number.isFinite && number == number.rounded(.towardZero): numbers.append(Int(saturating: number))
+            case .int(let number)?: numbers.append(Int(number))
+            case .double(let number)? where number.isFinite && number == number.rounded(.towardZero):
+                numbers.append(Int(saturating: number))
             case let value?: return bad("\"\(key)\" is \(value.serialized.prefix(40)), not a whole number")
             case nil: return bad("\"\(key)\" is missing")
             }
@@ -173,8 +185,9 @@ extension WorkSession {
         guard let outcome = Outcome(rawValue: outcomeText) else {
             return bad("\"outcome\": \(outcomeText.debugDescription) is not completed, skipped or abandoned")
         }
-        return .success(WorkSession(taskID: 0, taskName: name, start: start, end: end, plannedSeconds: numbers[0],
-                                    focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome))
+        return .success(
+            WorkSession(
+                taskID: 0, taskName: name, start: start, end: end, plannedSeconds: numbers[0],
+                focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome))
     }
 }
-

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DiligenceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where the control socket lives (SPEC.md): `$DILIGENCE_SOCKET`, else
 /// `$XDG_RUNTIME_DIR/diligence/diligenced.sock`, else `/tmp/diligence-<uid>/diligenced.sock`.
@@ -85,4 +86,3 @@ public enum DatabaseLock {
         JSON.object([("pid", .int(Int(pid))), ("socket", .string(socket))]).serialized + "\n"
     }
 }
-

@@ -53,10 +53,10 @@ public struct FieldSpec: Sendable, Equatable {
 
     /// The value an absent field takes, as a person writes it (`0`, `today`, `5m`); nil when none.
     public var defaultText: String? {
-        guard case let .defaulted(value) = presence else { return nil }
+        guard case .defaulted(let value) = presence else { return nil }
         switch (type, value) {
-        case let (.duration, .int(seconds)): return DurationText.format(Int(seconds))
-        case let (_, .string(text)): return text
+        case (.duration, .int(let seconds)): return DurationText.format(Int(seconds))
+        case (_, .string(let text)): return text
         default: return value.serialized
         }
     }
@@ -74,7 +74,7 @@ public struct FieldSpec: Sendable, Equatable {
             DiligenceError("invalid_argument", "\(label) must be \(expected); got \(value.typeName.withArticle).")
         }
         switch type {
-        case let .text(maxLength):
+        case .text(let maxLength):
             guard let text = value.stringValue else { throw wrongType("a string") }
             // Characters are counted only when there are more bytes than the limit: a
             // character is at least a byte, and counting 32 KiB of an import chunk costs.
@@ -85,16 +85,18 @@ public struct FieldSpec: Sendable, Equatable {
         case .taskName:
             guard let text = value.stringValue else { throw wrongType("a string") }
             return .string(try TaskName.normalize(text))
-        case let .integer(range):
+        case .integer(let range):
             return .int(try Self.integer(value, in: range, label: label))
         case .boolean:
             guard value.boolValue != nil else { throw wrongType("true or false") }
             return value
-        case let .duration(range):
+        case .duration(let range):
             let bounds = Int64(range.lowerBound)...Int64(range.upperBound)
             let rangeText = Self.rangeText(type)
             guard let text = value.stringValue else {
-                return .int(try Self.integer(value, in: bounds, label: label, rangeText: rangeText, expected: "whole seconds or text such as \"25m\""))
+                return .int(
+                    try Self.integer(
+                        value, in: bounds, label: label, rangeText: rangeText, expected: "whole seconds or text such as \"25m\""))
             }
             guard let seconds = DurationText.parse(text) else {
                 throw DiligenceError("invalid_duration", "\(label): \(text.debugDescription) is not \(DurationText.expected).")
@@ -103,7 +105,7 @@ public struct FieldSpec: Sendable, Equatable {
                 throw DiligenceError("out_of_range", "\(label) must be between \(rangeText); got \(text.debugDescription).")
             }
             return .int(Int64(seconds))
-        case let .choice(words, code):
+        case .choice(let words, let code):
             guard let word = value.stringValue else { throw wrongType("a string") }
             guard words.contains(word) else {
                 throw DiligenceError(code, "\(label) must be one of \(words.joined(separator: ", ")); got \(word.debugDescription).")
@@ -117,12 +119,15 @@ public struct FieldSpec: Sendable, Equatable {
                 throw DiligenceError("invalid_value", "\(label) must be a time HH:MM (24-hour) or \"off\"; got \(text.debugDescription).")
             }
             return .string(TimeOfDay.format(minute))
-        case let .nameOrOff(maxLength):
+        case .nameOrOff(let maxLength):
             if value.isNull { return .null }
             guard let text = value.stringValue else { throw wrongType("a name, \"off\" or null") }
             if text == "off" { return .null }
-            guard !text.isEmpty, text.count <= maxLength, !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw DiligenceError("invalid_value", "\(label) must be a name of 1 to \(maxLength) characters without control characters, or \"off\".")
+            guard !text.isEmpty, text.count <= maxLength,
+                !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else {
+                throw DiligenceError(
+                    "invalid_value", "\(label) must be a name of 1 to \(maxLength) characters without control characters, or \"off\".")
             }
             return value
         }
@@ -130,14 +135,16 @@ public struct FieldSpec: Sendable, Equatable {
 
     /// A JSON number that is a whole number in `range`. Checked without any trapping conversion:
     /// `1e308`, `2^63` and `-0` are numbers like any other here.
-    static func integer(_ value: JSON, in range: ClosedRange<Int64>, label: String, rangeText: String? = nil,
-                        expected: String = "a whole number") throws(DiligenceError) -> Int64 {
+    static func integer(
+        _ value: JSON, in range: ClosedRange<Int64>, label: String, rangeText: String? = nil,
+        expected: String = "a whole number"
+    ) throws(DiligenceError) -> Int64 {
         let rangeText = rangeText ?? "\(range.lowerBound) and \(range.upperBound)"
         let number: Int64
         switch value {
-        case let .int(i):
+        case .int(let i):
             number = i
-        case let .double(d) where d.isFinite && d == d.rounded(.towardZero):
+        case .double(let d) where d.isFinite && d == d.rounded(.towardZero):
             guard let exact = Int64(exactly: d) else {
                 throw DiligenceError("out_of_range", "\(label) must be between \(rangeText); got \(value.serialized).")
             }
@@ -156,14 +163,14 @@ public struct FieldSpec: Sendable, Equatable {
     /// The range as docs/protocol.md and error messages write it.
     static func rangeText(_ type: FieldType) -> String {
         switch type {
-        case let .text(maxLength): "at most \(maxLength) characters"
+        case .text(let maxLength): "at most \(maxLength) characters"
         case .taskName: "1 to \(TaskName.maxLength) characters"
-        case let .integer(range): "\(range.lowerBound) and \(range.upperBound)"
+        case .integer(let range): "\(range.lowerBound) and \(range.upperBound)"
         case .boolean: "true or false"
-        case let .duration(range): "\(DurationText.format(range.lowerBound)) and \(DurationText.format(range.upperBound))"
-        case let .choice(words, _): words.joined(separator: ", ")
+        case .duration(let range): "\(DurationText.format(range.lowerBound)) and \(DurationText.format(range.upperBound))"
+        case .choice(let words, _): words.joined(separator: ", ")
         case .timeOfDay: "HH:MM or off"
-        case let .nameOrOff(maxLength): "a name of at most \(maxLength) characters, or off"
+        case .nameOrOff(let maxLength): "a name of at most \(maxLength) characters, or off"
         }
     }
 }
@@ -214,7 +221,9 @@ extension Field where Value == Int {
     }
 
     static func duration(_ name: String, default seconds: Int, _ doc: String) -> Field {
-        Field(FieldSpec(name, .duration(1...DurationText.maxSeconds), .defaulted(.int(seconds)), doc)) { $0?.intValue.map { Int($0) } ?? seconds }
+        Field(FieldSpec(name, .duration(1...DurationText.maxSeconds), .defaulted(.int(seconds)), doc)) {
+            $0?.intValue.map { Int($0) } ?? seconds
+        }
     }
 }
 
@@ -278,7 +287,7 @@ public enum Setting<Value: Sendable & Equatable>: Sendable, Equatable {
     case off
     case on(Value)
 
-    public var value: Value? { if case let .on(v) = self { v } else { nil } }
+    public var value: Value? { if case .on(let v) = self { v } else { nil } }
 }
 
 extension Field where Value == Setting<Int>? {
@@ -315,8 +324,10 @@ public struct CommandSpec: Sendable {
     public let writes: Bool
     let make: @Sendable (Arguments) -> ControlCommand
 
-    init(_ name: String, _ summary: String, result: String, fields: [any FieldDeclaration] = [], writes: Bool = false,
-         make: @escaping @Sendable (Arguments) -> ControlCommand) {
+    init(
+        _ name: String, _ summary: String, result: String, fields: [any FieldDeclaration] = [], writes: Bool = false,
+        make: @escaping @Sendable (Arguments) -> ControlCommand
+    ) {
         self.name = name
         self.summary = summary
         self.result = result
@@ -332,7 +343,7 @@ public struct CommandSpec: Sendable {
     /// declaration order.
     public func validate(_ body: JSON) throws(DiligenceError) -> Arguments {
         var given: [String: JSON] = [:]
-        if case let .object(members) = body {
+        if case .object(let members) = body {
             // `id` is the request's id, echoed in the answer, unless the command declares it
             // (history_remove, history_edit: the session's id, which is then echoed as well).
             for (key, value) in members where key != "command" && (key != "id" || field("id") != nil) {

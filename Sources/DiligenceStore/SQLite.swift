@@ -127,8 +127,10 @@ public final class SQLite {
     /// gives `database_corrupt` and is left untouched.
     /// `inspect` runs once the file is known to be a database and before anything could write
     /// to it (the store refuses another program's database there, leaving it as it was).
-    public init(location: Location, busyTimeoutMilliseconds: Int32 = 2000,
-                inspect: (SQLite) throws(DiligenceError) -> Void = { _ throws(DiligenceError) in }) throws(DiligenceError) {
+    public init(
+        location: Location, busyTimeoutMilliseconds: Int32 = 2000,
+        inspect: (SQLite) throws(DiligenceError) -> Void = { _ throws(DiligenceError) in }
+    ) throws(DiligenceError) {
         self.location = location
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         let filename: String
@@ -162,8 +164,11 @@ public final class SQLite {
             try inspect(self)
             // SQLite opens a file it may not write read-only without a word (a read-only
             // directory holding the -wal and -shm files): every write would fail later instead.
-            if case let .path(p) = location, sqlite3_db_readonly(handle, "main") == 1 {
-                throw DiligenceError("storage_error", "The database \(p) can only be read (the file or its directory is read-only); diligence must write to it. Make it writable, or point --database elsewhere.")
+            if case .path(let p) = location, sqlite3_db_readonly(handle, "main") == 1 {
+                throw DiligenceError(
+                    "storage_error",
+                    "The database \(p) can only be read (the file or its directory is read-only); diligence must write to it. Make it writable, or point --database elsewhere."
+                )
             }
             // WAL: readers (status, stats) never block the writer, and a crash mid-write
             // leaves the last committed state.
@@ -244,7 +249,8 @@ public final class SQLite {
             let left = total - start
             let count = left >= Self.rowsPerInsert ? Self.rowsPerInsert : left >= 16 ? 16 : 1
             let placeholders = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
-            let statement = try cached("INSERT INTO \(target) VALUES " + Array(repeating: placeholders, count: count).joined(separator: ","))
+            let statement = try cached(
+                "INSERT INTO \(target) VALUES " + Array(repeating: placeholders, count: count).joined(separator: ","))
             values.removeAll(keepingCapacity: true)
             for i in start..<(start + count) { values += row(i) }
             try statement.run(values)
@@ -283,8 +289,10 @@ public final class SQLite {
     /// on return, `ROLLBACK` when `body` throws. Inside an open transaction, `body` simply joins it.
     /// `temporaryOnly`: `body` writes TEMP tables alone, which need no lock on the database
     /// (`BEGIN`: another process's lock does not stop it).
-    public func transaction<T>(flush: Flush = .onCommit, temporaryOnly: Bool = false,
-                               _ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
+    public func transaction<T>(
+        flush: Flush = .onCommit, temporaryOnly: Bool = false,
+        _ body: () throws(DiligenceError) -> T
+    ) throws(DiligenceError) -> T {
         if sqlite3_get_autocommit(handle) == 0 {
             return try body()
         }
@@ -319,7 +327,9 @@ public final class SQLite {
         guard let file, let sync = file.pointee.pMethods?.pointee.xSync else { return }
         rc = sync(file, SQLITE_SYNC_FULL)
         guard rc == SQLITE_OK else {
-            throw DiligenceError("storage_error", "\(path): could not flush the write-ahead log to disk (SQLite error \(rc): \(String(cString: sqlite3_errstr(rc))))")
+            throw DiligenceError(
+                "storage_error",
+                "\(path): could not flush the write-ahead log to disk (SQLite error \(rc): \(String(cString: sqlite3_errstr(rc))))")
         }
     }
 
@@ -337,11 +347,13 @@ public final class SQLite {
         let context = Unmanaged.passUnretained(self).toOpaque()
         // Replaces SQLite's own autocheckpoint hook for this connection. The hook lives as
         // long as the connection (closed in deinit), so the unretained `self` is valid.
-        sqlite3_wal_hook(handle, { context, _, _, pages in
-            guard let context else { return SQLITE_OK }
-            Unmanaged<SQLite>.fromOpaque(context).takeUnretainedValue().walGrew(to: pages)
-            return SQLITE_OK
-        }, context)
+        sqlite3_wal_hook(
+            handle,
+            { context, _, _, pages in
+                guard let context else { return SQLITE_OK }
+                Unmanaged<SQLite>.fromOpaque(context).takeUnretainedValue().walGrew(to: pages)
+                return SQLITE_OK
+            }, context)
     }
 
     private var checkpointScheduler: ((@escaping () -> Void) -> Void)?
@@ -392,9 +404,13 @@ public final class SQLite {
                     + "It was not modified; move it aside to start afresh, or restore a backup."
             )
         case SQLITE_FULL:
-            return DiligenceError("storage_error", "Cannot write the database \(path): the disk is full (SQLite: \(detail)). Free some space and try again.")
+            return DiligenceError(
+                "storage_error", "Cannot write the database \(path): the disk is full (SQLite: \(detail)). Free some space and try again.")
         case SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN, SQLITE_AUTH:
-            return DiligenceError("storage_error", "Cannot open or write the database \(path) (SQLite: \(detail)). Check that its directory exists and that the file and directory are writable.")
+            return DiligenceError(
+                "storage_error",
+                "Cannot open or write the database \(path) (SQLite: \(detail)). Check that its directory exists and that the file and directory are writable."
+            )
         default:
             return DiligenceError("storage_error", "The database \(path) failed (SQLite: \(detail), code \(rc)).")
         }
@@ -410,7 +426,9 @@ public final class SQLite {
         if fd < 0 {
             let err = errno
             if err == EEXIST { return }
-            throw DiligenceError("storage_error", "Cannot create the database \(path): \(String(cString: strerror(err))). Check that its directory exists and is writable.")
+            throw DiligenceError(
+                "storage_error",
+                "Cannot create the database \(path): \(String(cString: strerror(err))). Check that its directory exists and is writable.")
         }
         // open(2) applied the umask; fchmod does not, so the mode is exactly 0600.
         let rc = fchmod(fd, 0o600)

@@ -50,9 +50,14 @@ extension Store {
         var candidates: [Int] = []
         for (index, session) in batch.enumerated() {
             if let problem = SessionRules.problem(with: session, window: window) {
-                result.refused.append((index, DiligenceError("invalid_session", "The session of \(session.taskName) is refused: \(problem).")))
+                result.refused.append(
+                    (index, DiligenceError("invalid_session", "The session of \(session.taskName) is refused: \(problem).")))
             } else if !taskIDs.contains(session.taskID) {
-                result.refused.append((index, DiligenceError("unknown_task", "No task with id \(session.taskID) (\(session.taskName)); it may have been removed.")))
+                result.refused.append(
+                    (
+                        index,
+                        DiligenceError("unknown_task", "No task with id \(session.taskID) (\(session.taskName)); it may have been removed.")
+                    ))
             } else {
                 candidates.append(index)
             }
@@ -77,22 +82,38 @@ extension Store {
             }
             if let id = recorded.overlapping(s) {
                 let other = try session(id: id)
-                result.refused.append((index, DiligenceError("overlapping_session",
-                    "The session of \(s.taskName) from \(RFC3339.format(s.start)) to \(RFC3339.format(s.end)) overlaps session \(other.id) "
-                        + "(\(other.taskName), \(RFC3339.format(other.start)) to \(RFC3339.format(other.end))); remove or shorten one of them.")))
+                result.refused.append(
+                    (
+                        index,
+                        DiligenceError(
+                            "overlapping_session",
+                            "The session of \(s.taskName) from \(RFC3339.format(s.start)) to \(RFC3339.format(s.end)) overlaps session \(other.id) "
+                                + "(\(other.taskName), \(RFC3339.format(other.start)) to \(RFC3339.format(other.end))); remove or shorten one of them."
+                        )
+                    ))
                 continue
             }
             if let reserved, reserved.start < s.end, reserved.end > s.start {
-                result.refused.append((index, DiligenceError("overlapping_session",
-                    "The session of \(s.taskName) from \(RFC3339.format(s.start)) to \(RFC3339.format(s.end)) overlaps the running work phase of \(reserved.task) "
-                        + "(since \(RFC3339.format(reserved.start))).")))
+                result.refused.append(
+                    (
+                        index,
+                        DiligenceError(
+                            "overlapping_session",
+                            "The session of \(s.taskName) from \(RFC3339.format(s.start)) to \(RFC3339.format(s.end)) overlaps the running work phase of \(reserved.task) "
+                                + "(since \(RFC3339.format(reserved.start))).")
+                    ))
                 continue
             }
             if let previous = last, batch[previous].end > s.start {
                 let other = batch[previous]
-                result.refused.append((index, DiligenceError("overlapping_session",
-                    "The session of \(s.taskName) from \(RFC3339.format(s.start)) to \(RFC3339.format(s.end)) overlaps another of the same batch "
-                        + "(\(other.taskName), \(RFC3339.format(other.start)) to \(RFC3339.format(other.end))).")))
+                result.refused.append(
+                    (
+                        index,
+                        DiligenceError(
+                            "overlapping_session",
+                            "The session of \(s.taskName) from \(RFC3339.format(s.start)) to \(RFC3339.format(s.end)) overlaps another of the same batch "
+                                + "(\(other.taskName), \(RFC3339.format(other.start)) to \(RFC3339.format(other.end))).")
+                    ))
                 continue
             }
             last = index
@@ -104,7 +125,9 @@ extension Store {
             return result
         }
         try connection.transaction { () throws(DiligenceError) in
-            let ids = try connection.insertMany(into: Self.insertTarget, columns: 8, count: accepted.count) { Self.row(batch[accepted[$0]], source: source) }
+            let ids = try connection.insertMany(into: Self.insertTarget, columns: 8, count: accepted.count) {
+                Self.row(batch[accepted[$0]], source: source)
+            }
             result.recorded.reserveCapacity(accepted.count)
             for (index, id) in zip(accepted, ids) { result.recorded[index] = id }
         }
@@ -235,7 +258,10 @@ extension Store {
     /// The import in progress with `id`; throws `unknown_import` when it is not in progress.
     private func pending(_ id: Int64) throws(DiligenceError) -> PendingImport {
         guard let pendingImport, pendingImport.id == id else {
-            throw DiligenceError("unknown_import", "Import \(id) is not in progress (it failed, finished, or another import replaced it); send the file again from its first line.")
+            throw DiligenceError(
+                "unknown_import",
+                "Import \(id) is not in progress (it failed, finished, or another import replaced it); send the file again from its first line."
+            )
         }
         return pendingImport
     }
@@ -249,12 +275,16 @@ extension Store {
 
     /// Stages one chunk of import `id` that held `lines` lines: the sessions read from it and
     /// the lines that could not be read, each with its line number.
-    public func stageImport(_ id: Int64, sessions: [(line: Int, session: WorkSession)], rejected: [(line: Int, reason: String)],
-                            lines: Int) throws(DiligenceError) {
+    public func stageImport(
+        _ id: Int64, sessions: [(line: Int, session: WorkSession)], rejected: [(line: Int, reason: String)],
+        lines: Int
+    ) throws(DiligenceError) {
         var staged = try pending(id)
-        pendingImport = nil  // staged is now the only copy: appending to it does not copy the arrays
+        pendingImport = nil // staged is now the only copy: appending to it does not copy the arrays
         guard staged.sessions.count + sessions.count <= Self.maxImportSessions else {
-            throw DiligenceError("invalid_import", "An import holds at most \(Self.maxImportSessions) sessions; split the file and import each part; nothing was imported.")
+            throw DiligenceError(
+                "invalid_import",
+                "An import holds at most \(Self.maxImportSessions) sessions; split the file and import each part; nothing was imported.")
         }
         staged.sessions += sessions.map(\.session)
         staged.lines += sessions.map(\.line)
@@ -269,20 +299,25 @@ extension Store {
     /// recorded already is skipped, so importing a file twice adds nothing. Returns how many
     /// were imported and skipped. The import is over afterwards, but for a storage error
     /// (`database_locked`): then it stays staged, and the same last chunk can be sent again.
-    public func commitImport(_ id: Int64, window: ClosedRange<Double>,
-                             reserved: (start: Double, end: Double, task: String)?) throws(DiligenceError) -> (imported: Int, skipped: Int) {
+    public func commitImport(
+        _ id: Int64, window: ClosedRange<Double>,
+        reserved: (start: Double, end: Double, task: String)?
+    ) throws(DiligenceError) -> (imported: Int, skipped: Int) {
         let staged = try pending(id)
         pendingImport?.committing = true
         var problems = staged.rejected
-        let admission = try admit(staged.sessions, source: .import, window: window, reserved: reserved, mode: problems.isEmpty ? .allOrNothing : .checkOnly)
+        let admission = try admit(
+            staged.sessions, source: .import, window: window, reserved: reserved, mode: problems.isEmpty ? .allOrNothing : .checkOnly)
         discardImport()
         problems += admission.refused.map { (line: staged.lines[$0.index], reason: $0.error.message) }
         guard problems.isEmpty else {
             problems.sort { $0.line < $1.line }
             let listed = problems.prefix(Self.importProblemsListed).map { "line \($0.line): \($0.reason)" }
             let more = problems.count > Self.importProblemsListed ? "\n… and \(problems.count - Self.importProblemsListed) more." : ""
-            throw DiligenceError("invalid_import", "\(problems.count) line\(problems.count == 1 ? "" : "s") of the import \(problems.count == 1 ? "is" : "are") refused; nothing was imported.\n"
-                + listed.joined(separator: "\n") + more)
+            throw DiligenceError(
+                "invalid_import",
+                "\(problems.count) line\(problems.count == 1 ? "" : "s") of the import \(problems.count == 1 ? "is" : "are") refused; nothing was imported.\n"
+                    + listed.joined(separator: "\n") + more)
         }
         return (admission.recorded.count, admission.alreadyRecorded.count)
     }

@@ -33,7 +33,8 @@ extension Store {
             values.append(.integer(taskID))
         }
         try connection.cached(sql + " ORDER BY start").forEachRow(values) { row throws(DiligenceError) in
-            let start = row.double(1), end = row.double(2)
+            let start = row.double(1)
+            let end = row.double(2)
             // Only a session of no length may start at `to`: it ends there, on the last day.
             guard end > from, start < to || end == start else { return }
             body(row.int64(0), start, end, row.int(3), row.int(4), row.int64(5) != 0)
@@ -90,24 +91,28 @@ extension Store {
         // then those that began inside and reach past `to`: their share inside.
         func addShares(_ sql: String, _ bounds: [Double]) throws(DiligenceError) {
             try connection.cached(sql + task).forEachRow(values(bounds)) { row throws(DiligenceError) in
-                let start = row.double(0), end = row.double(1)
+                let start = row.double(0)
+                let end = row.double(1)
                 focused += Double(row.int(2)) * (min(end, to) - max(start, from)) / (end - start)
             }
         }
-        try addShares("SELECT start, end, focused_seconds FROM sessions WHERE start >= ? AND start < ? AND end > ?",
-                      [from - Self.longestSessionSpan, from, from])
-        try addShares("SELECT start, end, focused_seconds FROM sessions WHERE start >= ? AND start >= ? AND start < ? AND end > ?",
-                      [from, to - Self.longestSessionSpan, to, to])
+        try addShares(
+            "SELECT start, end, focused_seconds FROM sessions WHERE start >= ? AND start < ? AND end > ?",
+            [from - Self.longestSessionSpan, from, from])
+        try addShares(
+            "SELECT start, end, focused_seconds FROM sessions WHERE start >= ? AND start >= ? AND start < ? AND end > ?",
+            [from, to - Self.longestSessionSpan, to, to])
         return Tally(completed: completed, focusedSeconds: focused)
     }
 
     /// The start of the earliest recorded session (of `taskID`), nil when there is none.
     public func firstSessionStart(taskID: Int64? = nil) throws(DiligenceError) -> Double? {
-        let row = if let taskID {
-            try connection.query("SELECT min(start) FROM sessions WHERE task_id = ?", [.integer(taskID)]).first
-        } else {
-            try connection.query("SELECT min(start) FROM sessions").first
-        }
+        let row =
+            if let taskID {
+                try connection.query("SELECT min(start) FROM sessions WHERE task_id = ?", [.integer(taskID)]).first
+            } else {
+                try connection.query("SELECT min(start) FROM sessions").first
+            }
         guard let row, !row.isNull(0) else { return nil }
         return row.double(0)
     }
@@ -147,9 +152,11 @@ extension Store {
 
     /// The session with `id`; throws `unknown_session` when there is none.
     public func session(id: Int64) throws(DiligenceError) -> WorkSession {
-        guard let row = try connection.query(
-            "SELECT \(Self.sessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id WHERE s.id = ?", [.integer(id)]
-        ).first else {
+        guard
+            let row = try connection.query(
+                "SELECT \(Self.sessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id WHERE s.id = ?", [.integer(id)]
+            ).first
+        else {
             throw DiligenceError("unknown_session", "No session with id \(id); `diligencectl history` lists them with their ids.")
         }
         return try session(from: row)
@@ -157,7 +164,9 @@ extension Store {
 
     /// Sessions (of `taskID`) starting in [`from`, `to`), oldest first; with `limit`, only the
     /// most recent `limit` of them.
-    public func history(taskID: Int64? = nil, from: Double? = nil, to: Double? = nil, limit: Int? = nil) throws(DiligenceError) -> [WorkSession] {
+    public func history(taskID: Int64? = nil, from: Double? = nil, to: Double? = nil, limit: Int? = nil) throws(DiligenceError)
+        -> [WorkSession]
+    {
         guard let limit else { return try sessions(taskID: taskID, from: from, to: to) }
         let filter = Self.sessionFilter(taskID: taskID, from: from, to: to)
         let values = filter.values + [.int(limit)]

@@ -53,7 +53,8 @@ public final class Store {
     private static func refuseForeign(_ db: SQLite) throws(DiligenceError) {
         let applicationID = try db.query("PRAGMA application_id").first?.int64(0) ?? 0
         if applicationID == Int64(Self.applicationID) { return }
-        let tables = Set(try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { $0.string(0) })
+        let tables = Set(
+            try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { $0.string(0) })
         if applicationID == 0 && tables.isEmpty { return }
         let version = try db.query("PRAGMA user_version").first?.int(0) ?? 0
         if applicationID == 0 && version >= 1 && ownTables.isSubset(of: tables) { return }
@@ -374,7 +375,8 @@ public final class Store {
     func session(from row: SQLite.Row) throws(DiligenceError) -> WorkSession {
         guard let outcome = Outcome(rawValue: row.string(8)) else {
             // The CHECK constraint makes this unreachable short of a hand-edited file.
-            throw DiligenceError("storage_error", "The database \(path) holds session \(row.int64(0)) with an unknown outcome \"\(row.string(8))\".")
+            throw DiligenceError(
+                "storage_error", "The database \(path) holds session \(row.int64(0)) with an unknown outcome \"\(row.string(8))\".")
         }
         return WorkSession(
             id: row.int64(0), taskID: row.int64(1), taskName: row.string(2),

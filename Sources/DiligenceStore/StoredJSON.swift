@@ -25,18 +25,19 @@ extension TaskConfig {
 
     init?(storedJSON json: JSON) {
         guard let id = json["id"]?.intValue, let name = json["name"]?.stringValue,
-              let description = json["description"]?.stringValue,
-              let color = json["color"]?.stringValue.flatMap(TaskColor.init(rawValue:)),
-              let work = json["workSeconds"]?.intValue, let shortBreak = json["shortBreakSeconds"]?.intValue,
-              let longBreak = json["longBreakSeconds"]?.intValue, let every = json["longBreakEvery"]?.intValue,
-              let breaks = json["breaks"]?.boolValue,
-              let autostart = json["autostart"]?.stringValue.flatMap(Autostart.init(rawValue:)),
-              let focusMode = json["focusMode"]?.boolValue, let goal = json["goal"]?.intValue
+            let description = json["description"]?.stringValue,
+            let color = json["color"]?.stringValue.flatMap(TaskColor.init(rawValue:)),
+            let work = json["workSeconds"]?.intValue, let shortBreak = json["shortBreakSeconds"]?.intValue,
+            let longBreak = json["longBreakSeconds"]?.intValue, let every = json["longBreakEvery"]?.intValue,
+            let breaks = json["breaks"]?.boolValue,
+            let autostart = json["autostart"]?.stringValue.flatMap(Autostart.init(rawValue:)),
+            let focusMode = json["focusMode"]?.boolValue, let goal = json["goal"]?.intValue
         else { return nil }
-        self.init(id: id, name: name, description: description, color: color, workSeconds: Int(work),
-                  shortBreakSeconds: Int(shortBreak), longBreakSeconds: Int(longBreak), longBreakEvery: Int(every),
-                  breaks: breaks, autostart: autostart, focusMode: focusMode, goal: Int(goal),
-                  reminderMinute: json["reminderMinute"]?.intValue.map(Int.init), sound: json["sound"]?.stringValue)
+        self.init(
+            id: id, name: name, description: description, color: color, workSeconds: Int(work),
+            shortBreakSeconds: Int(shortBreak), longBreakSeconds: Int(longBreak), longBreakEvery: Int(every),
+            breaks: breaks, autostart: autostart, focusMode: focusMode, goal: Int(goal),
+            reminderMinute: json["reminderMinute"]?.intValue.map(Int.init), sound: json["sound"]?.stringValue)
     }
 }
 
@@ -51,14 +52,15 @@ extension WorkSession {
 
     public init?(storedJSON json: JSON) {
         guard let id = json["id"]?.intValue, let taskID = json["taskID"]?.intValue,
-              let taskName = json["taskName"]?.stringValue,
-              let start = json["start"]?.doubleValue, let end = json["end"]?.doubleValue,
-              let planned = json["plannedSeconds"]?.intValue, let focused = json["focusedSeconds"]?.intValue,
-              let pauses = json["pauses"]?.intValue,
-              let outcome = json["outcome"]?.stringValue.flatMap(Outcome.init(rawValue:))
+            let taskName = json["taskName"]?.stringValue,
+            let start = json["start"]?.doubleValue, let end = json["end"]?.doubleValue,
+            let planned = json["plannedSeconds"]?.intValue, let focused = json["focusedSeconds"]?.intValue,
+            let pauses = json["pauses"]?.intValue,
+            let outcome = json["outcome"]?.stringValue.flatMap(Outcome.init(rawValue:))
         else { return nil }
-        self.init(id: id, taskID: taskID, taskName: taskName, start: start, end: end, plannedSeconds: Int(planned),
-                  focusedSeconds: Int(focused), pauses: Int(pauses), outcome: outcome)
+        self.init(
+            id: id, taskID: taskID, taskName: taskName, start: start, end: end, plannedSeconds: Int(planned),
+            focusedSeconds: Int(focused), pauses: Int(pauses), outcome: outcome)
     }
 }
 
@@ -67,8 +69,10 @@ extension SavedTimer {
         var members: [(String, JSON)] = [("state", .string(state.rawValue))]
         if let phase { members.append(("phase", .string(phase.rawValue))) }
         if let task { members.append(("task", task.storedJSON)) }
-        members += [("round", .int(round)), ("duration", .double(duration)), ("elapsed", .double(elapsed)),
-                    ("pauses", .int(pauses)), ("phaseStartWall", .double(phaseStartWall)), ("phaseAge", .double(phaseAge))]
+        members += [
+            ("round", .int(round)), ("duration", .double(duration)), ("elapsed", .double(elapsed)),
+            ("pauses", .int(pauses)), ("phaseStartWall", .double(phaseStartWall)), ("phaseAge", .double(phaseAge)),
+        ]
         return .object(members)
     }
 
@@ -76,9 +80,9 @@ extension SavedTimer {
     /// (its age is then read off the wall clock, as it was).
     init?(storedJSON json: JSON, savedWall: Double) {
         guard let state = json["state"]?.stringValue.flatMap(TimerState.init(rawValue:)),
-              let round = json["round"]?.intValue, let duration = json["duration"]?.doubleValue,
-              let elapsed = json["elapsed"]?.doubleValue, let pauses = json["pauses"]?.intValue,
-              let phaseStartWall = json["phaseStartWall"]?.doubleValue
+            let round = json["round"]?.intValue, let duration = json["duration"]?.doubleValue,
+            let elapsed = json["elapsed"]?.doubleValue, let pauses = json["pauses"]?.intValue,
+            let phaseStartWall = json["phaseStartWall"]?.doubleValue
         else { return nil }
         var phase: Phase?
         if let value = json["phase"], !value.isNull {
@@ -90,8 +94,9 @@ extension SavedTimer {
             guard let parsed = TaskConfig(storedJSON: value) else { return nil }
             task = parsed
         }
-        self.init(state: state, phase: phase, task: task, round: Int(round), duration: duration, elapsed: elapsed,
-                  pauses: Int(pauses), phaseStartWall: phaseStartWall,
-                  phaseAge: json["phaseAge"]?.doubleValue ?? max(0, savedWall - phaseStartWall))
+        self.init(
+            state: state, phase: phase, task: task, round: Int(round), duration: duration, elapsed: elapsed,
+            pauses: Int(pauses), phaseStartWall: phaseStartWall,
+            phaseAge: json["phaseAge"]?.doubleValue ?? max(0, savedWall - phaseStartWall))
     }
 }

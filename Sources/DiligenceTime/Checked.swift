@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Conversions of numbers that come from outside — a request, a file, a database written by

@@ -38,7 +38,8 @@ public enum DateText {
     public static func moment(_ text: String, today: StatisticsDay, dayStartsAt: Int) throws(DateTextError) -> Double {
         if let wall = RFC3339.parse(text) { return wall }
         guard let local = LocalMoment(text) else {
-            throw DateTextError("invalid_date", "\(text.debugDescription) is not a time: give HH:MM (today), YYYY-MM-DD HH:MM, or RFC 3339.")
+            throw DateTextError(
+                "invalid_date", "\(text.debugDescription) is not a time: give HH:MM (today), YYYY-MM-DD HH:MM, or RFC 3339.")
         }
         let date = local.date ?? (local.hour * 60 + local.minute >= dayStartsAt ? today.date : today.date.adding(days: 1))
         if let offset = local.offset {
@@ -46,17 +47,23 @@ public enum DateText {
         }
         let shown = "\(date) \(local.clock)"
         switch LocalDay.meaning(of: date, hour: local.hour, minute: local.minute, second: local.second) {
-        case let .unique(wall):
+        case .unique(let wall):
             return wall
-        case let .skipped(at, before, after):
-            let from = clockText(at, offset: before), to = clockText(at, offset: after)
-            throw DateTextError("nonexistent_time", "\(shown) does not exist here: the clocks jumped from \(from) straight to \(to) "
-                + "(\(zoneName(at - 1, before)) to \(zoneName(at, after))). Give a time before \(from) or from \(to) on.")
-        case let .repeated(first, firstOffset, second, secondOffset):
+        case .skipped(let at, let before, let after):
+            let from = clockText(at, offset: before)
+            let to = clockText(at, offset: after)
+            throw DateTextError(
+                "nonexistent_time",
+                "\(shown) does not exist here: the clocks jumped from \(from) straight to \(to) "
+                    + "(\(zoneName(at - 1, before)) to \(zoneName(at, after))). Give a time before \(from) or from \(to) on.")
+        case .repeated(let first, let firstOffset, let second, let secondOffset):
             let back = LocalDay.transition(after: first, before: second)
-            throw DateTextError("ambiguous_time", "\(shown) happens twice here (the clocks went back from \(clockText(back, offset: firstOffset)) "
-                + "to \(clockText(back, offset: secondOffset))): say which with its offset, \(shown)\(RFC3339.offsetText(firstOffset)) "
-                + "(\(zoneName(first, firstOffset)), the first) or \(shown)\(RFC3339.offsetText(secondOffset)) (\(zoneName(second, secondOffset)), the second).")
+            throw DateTextError(
+                "ambiguous_time",
+                "\(shown) happens twice here (the clocks went back from \(clockText(back, offset: firstOffset)) "
+                    + "to \(clockText(back, offset: secondOffset))): say which with its offset, \(shown)\(RFC3339.offsetText(firstOffset)) "
+                    + "(\(zoneName(first, firstOffset)), the first) or \(shown)\(RFC3339.offsetText(secondOffset)) (\(zoneName(second, secondOffset)), the second)."
+            )
         }
     }
 
@@ -70,7 +77,8 @@ public enum DateText {
     private static func zoneName(_ wall: Double, _ offset: Int) -> String {
         let abbreviation = LocalDay.zoneAbbreviation(at: wall)
         let offsetText = "UTC" + RFC3339.offsetText(offset)
-        return abbreviation.isEmpty || abbreviation.hasPrefix("+") || abbreviation.hasPrefix("-") ? offsetText : "\(abbreviation), \(offsetText)"
+        return abbreviation.isEmpty || abbreviation.hasPrefix("+") || abbreviation.hasPrefix("-")
+            ? offsetText : "\(abbreviation), \(offsetText)"
     }
 }
 
@@ -113,14 +121,16 @@ struct LocalMoment {
         } else if let sign = time.firstIndex(where: { $0 == "+" || $0 == "-" }) {
             let fields = time[time.index(after: sign)...].split(separator: ":", omittingEmptySubsequences: false)
             guard fields.count == 2, fields.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-                  let h = Int(fields[0]), let m = Int(fields[1]), h < 24, m < 60 else { return nil }
+                let h = Int(fields[0]), let m = Int(fields[1]), h < 24, m < 60
+            else { return nil }
             offset = (h * 3600 + m * 60) * (time[sign] == "-" ? -1 : 1)
             time = time[..<sign]
         }
         let fields = time.split(separator: ":", omittingEmptySubsequences: false)
         guard (2...3).contains(fields.count), fields.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              let h = Int(fields[0]), let m = Int(fields[1]), let s = fields.count == 3 ? Int(fields[2]) : 0,
-              h < 24, m < 60, s < 60 else { return nil }
+            let h = Int(fields[0]), let m = Int(fields[1]), let s = fields.count == 3 ? Int(fields[2]) : 0,
+            h < 24, m < 60, s < 60
+        else { return nil }
         (hour, minute, second, clock) = (h, m, s, time)
     }
 }

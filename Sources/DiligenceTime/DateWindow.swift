@@ -34,8 +34,10 @@ public enum DateWindow {
     /// The first and last day of the period `offset` periods from the one holding `anchor`
     /// (`today` when not given; a week runs Monday to Sunday); nil when the period does not
     /// begin inside the window. Any `offset` is safe: the arithmetic is checked, never trapping.
-    public static func period(_ kind: ReportPeriod, offset: Int, anchor: CalendarDay? = nil,
-                              today: CalendarDay) -> (first: CalendarDay, last: CalendarDay)? {
+    public static func period(
+        _ kind: ReportPeriod, offset: Int, anchor: CalendarDay? = nil,
+        today: CalendarDay
+    ) -> (first: CalendarDay, last: CalendarDay)? {
         let from = anchor ?? today
         let first: CalendarDay
         let last: CalendarDay
@@ -50,7 +52,9 @@ public enum DateWindow {
             last = first.adding(days: 6)
         case .month:
             let (index, overflow) = (from.year * 12 + from.month - 1).addingReportingOverflow(offset)
-            guard !overflow, let start = CalendarDay(year: index / 12, month: index % 12 + 1, day: 1), contains(start, today: today) else { return nil }
+            guard !overflow, let start = CalendarDay(year: index / 12, month: index % 12 + 1, day: 1), contains(start, today: today) else {
+                return nil
+            }
             first = start
             last = start.firstOfMonth(adding: 1).adding(days: -1)
         case .year:
@@ -67,7 +71,8 @@ public enum DateWindow {
         let (scaled, overflowed) = offset.multipliedReportingOverflow(by: times)
         let (number, overflow) = base.addingReportingOverflow(scaled)
         guard !overflowed, !overflow,
-              number >= firstDay.daysSince1970, number <= lastDay(today: today).daysSince1970 else { return nil }
+            number >= firstDay.daysSince1970, number <= lastDay(today: today).daysSince1970
+        else { return nil }
         return number
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Statistics days in local time (TZ) with `day_starts_at`: which date a moment belongs to, when a
@@ -103,7 +103,8 @@ public enum LocalDay {
         for i in 0..<count {
             dates.append(first.adding(days: i))
             let change = offsets[i + 1] - offsets[i]
-            shifts.append(change == 0 ? nil : DayGrid.ClockShift(at: transition(after: boundaries[i], before: boundaries[i + 1]), seconds: change))
+            shifts.append(
+                change == 0 ? nil : DayGrid.ClockShift(at: transition(after: boundaries[i], before: boundaries[i + 1]), seconds: change))
         }
         return DayGrid(dates: dates, boundaries: boundaries, dayStartMinute: minute, clockShifts: shifts)
     }
@@ -166,9 +167,11 @@ public enum LocalDay {
         case 1:
             return .unique(instants[0])
         default:
-            let first = instants[0], second = instants[instants.count - 1]
-            return .repeated(first: first, firstOffset: localClock(first).utcOffset,
-                             second: second, secondOffset: localClock(second).utcOffset)
+            let first = instants[0]
+            let second = instants[instants.count - 1]
+            return .repeated(
+                first: first, firstOffset: localClock(first).utcOffset,
+                second: second, secondOffset: localClock(second).utcOffset)
         }
     }
 

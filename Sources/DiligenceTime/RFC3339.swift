@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Dates on the wire: RFC 3339 in the local time zone with its offset, e.g. `2026-11-29T18:30:00+01:00`.
@@ -33,8 +33,8 @@ public enum RFC3339 {
             return v
         }
         guard let year = num(0..<4), b[4] == 45, let month = num(5..<7), b[7] == 45, let day = num(8..<10),
-              b[10] == 84 || b[10] == 116 || b[10] == 32,
-              let hour = num(11..<13), b[13] == 58, let minute = num(14..<16), b[16] == 58, let second = num(17..<19)
+            b[10] == 84 || b[10] == 116 || b[10] == 32,
+            let hour = num(11..<13), b[13] == 58, let minute = num(14..<16), b[16] == 58, let second = num(17..<19)
         else { return nil }
         var i = 19
         var fraction = 0.0
@@ -42,7 +42,11 @@ public enum RFC3339 {
             i += 1
             var scale = 0.1
             let start = i
-            while i < b.count, (48...57).contains(b[i]) { fraction += Double(b[i] - 48) * scale; scale /= 10; i += 1 }
+            while i < b.count, (48...57).contains(b[i]) {
+                fraction += Double(b[i] - 48) * scale
+                scale /= 10
+                i += 1
+            }
             guard i > start else { return nil }
         }
         guard i < b.count else { return nil }
@@ -51,14 +55,16 @@ public enum RFC3339 {
             i += 1
         } else if b[i] == 43 || b[i] == 45 {
             guard let oh = num((i + 1)..<(i + 3)), i + 3 < b.count, b[i + 3] == 58, let om = num((i + 4)..<(i + 6)),
-                  oh < 24, om < 60 else { return nil }
+                oh < 24, om < 60
+            else { return nil }
             offsetSeconds = (oh * 3600 + om * 60) * (b[i] == 45 ? -1 : 1)
             i += 6
         } else {
             return nil
         }
         guard i == b.count, let date = CalendarDay(year: year, month: month, day: day),
-              hour < 24, minute < 60, second < 61 else { return nil }
+            hour < 24, minute < 60, second < 61
+        else { return nil }
         let days = date.daysSince1970
         return Double(days * 86400 + hour * 3600 + minute * 60 + second - offsetSeconds) + fraction
     }

@@ -83,8 +83,9 @@ func parseArguments(_ args: [String], defaultSocket: String) throws(UsageError) 
             let next = rest.dropFirst().first
             if next == "-h" || next == "--help" { return .help(Help.group(first)) }
             let choices = Command.subcommands(of: first).map { $0.words[1] }.joined(separator: ", ")
-            throw UsageError(next.map { "unknown \(first) subcommand \($0.debugDescription); expected one of \(choices)." }
-                ?? "\(first) needs a subcommand: \(choices).", command: first)
+            throw UsageError(
+                next.map { "unknown \(first) subcommand \($0.debugDescription); expected one of \(choices)." }
+                    ?? "\(first) needs a subcommand: \(choices).", command: first)
         }
         throw UsageError("unknown command \(first.debugDescription).")
     }
@@ -115,7 +116,10 @@ func parseCommand(_ command: Command, _ args: [String]) throws(UsageError) -> Pa
             positionals.append(arg)
             continue
         }
-        if arg == "--" { optionsEnded = true; continue }
+        if arg == "--" {
+            optionsEnded = true
+            continue
+        }
         if arg == "-h" || arg == "--help" { return nil }
         guard arg.hasPrefix("--") else { throw fail("unknown option \(arg) for '\(command.name)'.") }
         let body = arg.dropFirst(2)

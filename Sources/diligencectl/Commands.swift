@@ -27,7 +27,7 @@ enum ValueKind: Sendable {
         case .template:
             _ = try renderTemplate(raw, status: .object([]))
             return .string(raw)
-        case let .field(spec):
+        case .field(let spec):
             let value = try commandLineValue(raw, of: spec.type, label: label)
             do {
                 return try spec.check(value, label: label)
@@ -61,7 +61,7 @@ enum ValueKind: Sendable {
         case .duration:
             guard let seconds = DurationText.parse(raw) else { throw bad(DurationText.expected) }
             return .int(seconds)
-        case let .choice(words, _):
+        case .choice(let words, _):
             guard words.contains(raw) else { throw bad("one of " + words.joined(separator: ", ")) }
             return .string(raw)
         case .timeOfDay:
@@ -76,13 +76,13 @@ enum ValueKind: Sendable {
 
     /// What help shows after the flag when the table gives no placeholder.
     var placeholder: String {
-        guard case let .field(spec) = self else { return "" }
+        guard case .field(let spec) = self else { return "" }
         switch spec.type {
         case .text, .taskName: return "TEXT"
         case .integer: return "N"
         case .boolean: return "on|off"
         case .duration: return "D"
-        case let .choice(words, _): return words.joined(separator: "|")
+        case .choice(let words, _): return words.joined(separator: "|")
         case .timeOfDay: return "HH:MM|off"
         case .nameOrOff: return "NAME|off"
         }
@@ -165,7 +165,7 @@ struct Argument: Sendable {
 extension ValueKind {
     /// The schema's doc line, with the default when there is one.
     var fieldHelp: String {
-        guard case let .field(spec) = self else { return "" }
+        guard case .field(let spec) = self else { return "" }
         return spec.doc + (spec.defaultText.map { " (default \($0))" } ?? "")
     }
 }
@@ -209,8 +209,10 @@ struct Command: Sendable {
     /// Paragraphs after the options in the command's help.
     var notes: String = ""
 
-    init(words: [String], arguments: [Argument] = [], options: [Option] = [], wire: String, fixed: [(String, JSON)] = [],
-         output: OutputKind = .status, exclusive: [String] = [], needsAChange: Bool = false, summary: String, notes: String = "") {
+    init(
+        words: [String], arguments: [Argument] = [], options: [Option] = [], wire: String, fixed: [(String, JSON)] = [],
+        output: OutputKind = .status, exclusive: [String] = [], needsAChange: Bool = false, summary: String, notes: String = ""
+    ) {
         let schema = CommandSpec.named(wire)
         self.words = words
         self.arguments = arguments.map { argument in
@@ -273,7 +275,8 @@ extension Command {
         Option("work", key: "work"), Option("short-break", key: "short_break"), Option("long-break", key: "long_break"),
         Option("long-break-every", key: "long_break_every"), Option("breaks", key: "breaks"),
         Option("autostart", key: "autostart"), Option("focus-mode", key: "focus_mode"),
-        Option("color", key: "color", "C", help: "one of " + TaskColor.allCases.map(\.rawValue).joined(separator: " ") + " (new task: blue)"),
+        Option(
+            "color", key: "color", "C", help: "one of " + TaskColor.allCases.map(\.rawValue).joined(separator: " ") + " (new task: blue)"),
         Option("goal", key: "goal"), Option("reminder", key: "reminder"), Option("sound", key: "sound"),
         Option("description", key: "description"),
     ]
@@ -285,37 +288,47 @@ extension Command {
     }
 
     /// Every command, in the order help lists them.
-    static let all: [Command] = [
-        Command(words: ["start"], arguments: [task], wire: "start", summary: "start TASK's work phase, or the pending phase"),
-        simple("pause", "pause the running phase"),
-        simple("resume", "resume the paused phase"),
-        simple("toggle", "pause when running, resume when paused, start otherwise"),
-        simple("stop", "give up the current phase (work is recorded as abandoned)"),
-        simple("skip", "end the phase now and move on (work is recorded as skipped)"),
-        Command(words: ["extend"], arguments: [Argument("DURATION", key: "duration")], wire: "extend", summary: "add DURATION (default 5m) to the running or paused phase"),
-        Command(words: ["status"], options: statusFormats, wire: "status", exclusive: ["json", "waybar", "format"],
+    static let all: [Command] =
+        [
+            Command(words: ["start"], arguments: [task], wire: "start", summary: "start TASK's work phase, or the pending phase"),
+            simple("pause", "pause the running phase"),
+            simple("resume", "resume the paused phase"),
+            simple("toggle", "pause when running, resume when paused, start otherwise"),
+            simple("stop", "give up the current phase (work is recorded as abandoned)"),
+            simple("skip", "end the phase now and move on (work is recorded as skipped)"),
+            Command(
+                words: ["extend"], arguments: [Argument("DURATION", key: "duration")], wire: "extend",
+                summary: "add DURATION (default 5m) to the running or paused phase"),
+            Command(
+                words: ["status"], options: statusFormats, wire: "status", exclusive: ["json", "waybar", "format"],
                 summary: "show what the timer is doing", notes: templateHelp),
-        Command(words: ["watch"],
+            Command(
+                words: ["watch"],
                 options: statusFormats + [Option("no-reconnect", .none, "", "exit when the daemon goes away instead of reconnecting")],
                 wire: "watch", output: .stream, exclusive: ["json", "waybar", "format"],
                 summary: "print the status on every change, and each second while a phase runs",
                 notes: watchHelp + "\n\n" + templateHelp),
-        Command(words: ["task", "list"], options: [json, Option("names", .none, "", "print only the names, one a line"), plain],
+            Command(
+                words: ["task", "list"], options: [json, Option("names", .none, "", "print only the names, one a line"), plain],
                 wire: "task_list", fixed: [("recent_days", .int(Int64(sparklineDays)))], output: .taskList,
                 exclusive: ["json", "names"], summary: "list the tasks, each with a sparkline of its last 30 days",
                 notes: "The sparkline shows each day's focused time, today last: ▁ none, ▂▃▅▇ quarters of the task's busiest day."),
-        Command(words: ["task", "show"], arguments: [task], options: [json], wire: "task_show",
+            Command(
+                words: ["task", "show"], arguments: [task], options: [json], wire: "task_show",
                 output: .task(heading: nil), summary: "show one task's settings"),
-        Command(words: ["task", "add"],
+            Command(
+                words: ["task", "add"],
                 arguments: [Argument("NAME", key: "name")],
                 options: taskFields, wire: "task_add", output: .task(heading: "Added task"),
                 summary: "add a task", notes: durationHelp),
-        Command(words: ["task", "edit"], arguments: [task],
+            Command(
+                words: ["task", "edit"], arguments: [task],
                 options: taskFields + [Option("name", key: "new_name", "NEW")],
                 wire: "task_edit", output: .task(heading: "Changed task"), needsAChange: true,
                 summary: "change a task's settings",
                 notes: "A changed duration applies from the next phase, never to the running one.\n" + durationHelp),
-        Command(words: ["task", "remove"], arguments: [task],
+            Command(
+                words: ["task", "remove"], arguments: [task],
                 options: [Option("yes", .none, "", "remove without asking")],
                 wire: "task_remove", fixed: [("confirm", .bool(true))], output: .removed,
                 summary: "remove a task and all its recorded sessions",
@@ -323,13 +336,17 @@ extension Command {
                     Without --yes, asks for confirmation when standard input is a terminal, and refuses
                     otherwise. Answering no exits with status 1. The last task cannot be removed.
                     """),
-        Command(words: ["reload"], wire: "reload", output: .reloaded,
+            Command(
+                words: ["reload"], wire: "reload", output: .reloaded,
                 summary: "make the daemon re-read its config file (as SIGHUP does)",
-                notes: "A bad file is refused with its line and reason, and the daemon keeps the old settings.\nThe running phase is untouched."),
-    ] + statsCommands + [
-        Command(words: ["version"], wire: "version", output: .version,
-                summary: "print the client's and the daemon's versions"),
-    ]
+                notes:
+                    "A bad file is refused with its line and reason, and the daemon keeps the old settings.\nThe running phase is untouched."
+            ),
+        ] + statsCommands + [
+            Command(
+                words: ["version"], wire: "version", output: .version,
+                summary: "print the client's and the daemon's versions")
+        ]
 
     /// The command whose words begin `arguments`, with how many words it took.
     static func find(_ arguments: some Collection<String>) -> (Command, Int)? {

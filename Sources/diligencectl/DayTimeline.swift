@@ -18,7 +18,8 @@ let longestBreakGap = 3600.0
 
 /// Per task (in order of its first session) and cell, what the cell shows. `cells` cover the
 /// day from `dayStart` to `dayEnd` (wall seconds) evenly.
-func timelineRows(_ sessions: [StatsView.Session], dayStart: Double, dayEnd: Double, cells: Int) -> [(task: String, marks: [TimelineMark])] {
+func timelineRows(_ sessions: [StatsView.Session], dayStart: Double, dayEnd: Double, cells: Int) -> [(task: String, marks: [TimelineMark])]
+{
     let length = dayEnd - dayStart
     guard length > 0, cells > 0 else { return [] }
     var order: [String] = []
@@ -53,7 +54,8 @@ func timelineRows(_ sessions: [StatsView.Session], dayStart: Double, dayEnd: Dou
 
 func dayTimelineText(_ view: StatsView, screen: Screen, paint: Paint) -> String {
     guard let startText = view.dayStart, let endText = view.dayEnd, let dayStart = RFC3339.parse(startText),
-          let dayEnd = RFC3339.parse(endText), !view.sessions.isEmpty else { return "" }
+        let dayEnd = RFC3339.parse(endText), !view.sessions.isEmpty
+    else { return "" }
     let names = Array(Set(view.sessions.map(\.task)))
     let labelWidth = min(max(4, names.map(\.displayWidth).max() ?? 4), max(6, screen.columns / 6))
     let perHour = max(1, (screen.columns - 2 - labelWidth - 1) / 24)
@@ -80,6 +82,7 @@ func dayTimelineText(_ view: StatsView, screen: Screen, paint: Paint) -> String 
         }.joined()
         out += "  " + row.task.truncated(toWidth: labelWidth).padded(toWidth: labelWidth) + " " + line.trimmingTrailingSpaces() + "\n"
     }
-    out += wrappedItems(["█ focused", "▒ paused", "· break", "(\(perHour == 1 ? "1 hour" : "\(60 / perHour) minutes") a column)"], screen: screen)
+    out += wrappedItems(
+        ["█ focused", "▒ paused", "· break", "(\(perHour == 1 ? "1 hour" : "\(60 / perHour) minutes") a column)"], screen: screen)
     return out
 }

@@ -13,7 +13,10 @@ enum DisplayWidth {
                 if let s = c.unicodeScalars.first, s.value >= 0x40, s.value <= 0x7E, s != "[" { escaped = false }
                 continue
             }
-            if c == "\u{1B}" || c.unicodeScalars.first == "\u{1B}" { escaped = true; continue }
+            if c == "\u{1B}" || c.unicodeScalars.first == "\u{1B}" {
+                escaped = true
+                continue
+            }
             width += of(c)
         }
         return width
@@ -33,14 +36,14 @@ enum DisplayWidth {
     /// Columns of one scalar on its own.
     static func of(_ s: Unicode.Scalar) -> Int {
         let v = s.value
-        if v < 0x20 || (v >= 0x7F && v < 0xA0) { return 0 }  // control characters
-        if v < 0x300 { return 1 }  // Latin: the common case, without a property look-up
+        if v < 0x20 || (v >= 0x7F && v < 0xA0) { return 0 } // control characters
+        if v < 0x300 { return 1 } // Latin: the common case, without a property look-up
         switch s.properties.generalCategory {
         case .nonspacingMark, .enclosingMark: return 0
-        case .format where v != 0x00AD: return 0  // zero width space and joiners, bidi marks; not the soft hyphen
+        case .format where v != 0x00AD: return 0 // zero width space and joiners, bidi marks; not the soft hyphen
         default: break
         }
-        if v >= 0x1160 && v <= 0x11FF { return 0 }  // Hangul medial vowels and final consonants join the syllable
+        if v >= 0x1160 && v <= 0x11FF { return 0 } // Hangul medial vowels and final consonants join the syllable
         if s.properties.isEmojiPresentation { return 2 }
         return isWide(v) ? 2 : 1
     }
@@ -60,7 +63,13 @@ enum DisplayWidth {
         var high = wideRanges.count - 1
         while low <= high {
             let mid = (low + high) / 2
-            if v < wideRanges[mid].lowerBound { high = mid - 1 } else if v > wideRanges[mid].upperBound { low = mid + 1 } else { return true }
+            if v < wideRanges[mid].lowerBound {
+                high = mid - 1
+            } else if v > wideRanges[mid].upperBound {
+                low = mid + 1
+            } else {
+                return true
+            }
         }
         return false
     }

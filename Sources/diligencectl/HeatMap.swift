@@ -106,7 +106,7 @@ func splitByYear(_ days: [StatsView.DayFigures]) -> [[StatsView.DayFigures]] {
 func heatMapText(_ days: [StatsView.DayFigures], scale: HeatScale, color: String?, screen: Screen, paint: Paint) -> String {
     let layout = HeatMapLayout(days)
     guard !layout.weeks.isEmpty else { return "" }
-    let labelWidth = 4  // "Mon "
+    let labelWidth = 4 // "Mon "
     let room = max(7, screen.columns - labelWidth - 2)
     let cellWidth = layout.weeks.count * 2 <= room ? 2 : 1
     let perBand = max(1, room / cellWidth)

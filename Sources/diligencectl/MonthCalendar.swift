@@ -17,9 +17,12 @@ func monthCalendarText(_ view: StatsView, scale: HeatScale, screen: Screen, pain
     // Wide: `W12` labels and two-cell shades; narrow (under 60 columns): neither.
     let wide = screen.columns >= 60
     let shadeWidth = wide ? 2 : 1
-    let cellWidth = 1 + 2 + (wide ? 1 : 0) + shadeWidth + 1  // mark, day, gap, shade, plan
+    let cellWidth = 1 + 2 + (wide ? 1 : 0) + shadeWidth + 1 // mark, day, gap, shade, plan
     let weekLabel = wide ? "     " : "  "
-    var out = weekLabel + CalendarDay.weekdayNames.map { (" " + capitalized($0).prefix(wide ? 3 : 2)).padded(toWidth: cellWidth) }.joined().trimmingTrailingSpaces() + "\n"
+    var out =
+        weekLabel
+        + CalendarDay.weekdayNames.map { (" " + capitalized($0).prefix(wide ? 3 : 2)).padded(toWidth: cellWidth) }.joined()
+        .trimmingTrailingSpaces() + "\n"
     var monday = first.monday
     while monday <= view.days[view.days.count - 1].date {
         var line = wide ? "  " + "W" + String(monday.isoWeekName.suffix(2)) : "  "
@@ -32,7 +35,9 @@ func monthCalendarText(_ view: StatsView, scale: HeatScale, screen: Screen, pain
             let isToday = date == view.today
             let number = String(date.day).padded(toWidth: 2, right: true)
             let shade = String(repeating: scale.cell(d.focused, color: view.color, paint: paint), count: shadeWidth)
-            line += (isToday ? "▸" : " ") + (isToday ? paint.inverse(number) : number) + (wide ? " " : "") + shade + planMark(d, today: view.today)
+            line +=
+                (isToday ? "▸" : " ") + (isToday ? paint.inverse(number) : number) + (wide ? " " : "") + shade
+                + planMark(d, today: view.today)
         }
         out += line.trimmingTrailingSpaces() + "\n"
         monday = monday.adding(days: 7)
@@ -45,7 +50,9 @@ func monthLegend(_ view: StatsView, scale: HeatScale, screen: Screen, paint: Pai
     var items = scale.legendItems(color: view.color, paint: paint) + ["▸ today"]
     let planned = view.days.filter { $0.planned != nil }
     if !planned.isEmpty {
-        items += ["plan: ✓ done", "✗ missed", "○ to come", "\(planned.count { $0.plannedCompleted > 0 }) of \(planned.count) planned days done"]
+        items += [
+            "plan: ✓ done", "✗ missed", "○ to come", "\(planned.count { $0.plannedCompleted > 0 }) of \(planned.count) planned days done",
+        ]
     }
     return wrappedItems(items, screen: screen)
 }

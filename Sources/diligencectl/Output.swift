@@ -106,7 +106,7 @@ func renderTemplate(_ template: String, status: JSON) throws(UsageError) -> Stri
     while let brace = rest.firstIndex(where: { $0 == "{" || $0 == "}" }) {
         out += rest[..<brace]
         let after = rest[rest.index(after: brace)...]
-        if after.first == rest[brace] {  // {{ or }}
+        if after.first == rest[brace] { // {{ or }}
             out.append(rest[brace])
             rest = after.dropFirst()
             continue
@@ -116,8 +116,9 @@ func renderTemplate(_ template: String, status: JSON) throws(UsageError) -> Stri
         }
         let name = String(after[..<close])
         guard let placeholder = templatePlaceholders.first(where: { $0.name == name }) else {
-            throw UsageError("--format: unknown placeholder {\(name)}; known: "
-                + templatePlaceholders.map { "{\($0.name)}" }.joined(separator: " ") + ".")
+            throw UsageError(
+                "--format: unknown placeholder {\(name)}; known: "
+                    + templatePlaceholders.map { "{\($0.name)}" }.joined(separator: " ") + ".")
         }
         // Offline, only {state} and {icon} mean something: the rest would show stale zeros.
         let meaningful = view.state != offlineState || name == "state" || name == "icon"
@@ -156,7 +157,8 @@ func taskTable(_ tasks: [JSON], screen: Screen = .plain) -> String {
     let width = table.split(separator: "\n").map { String($0).displayWidth }.max() ?? 0
     let room = min(recent.map(\.count).max() ?? 0, screen.columns - width - 3)
     guard room >= 7 else { return table }
-    return columns([header + ["LAST \(room) DAYS"]] + rows.indices.map { rows[$0] + [sparkline(Array(recent[$0].suffix(room)))] }, indent: "")
+    return columns(
+        [header + ["LAST \(room) DAYS"]] + rows.indices.map { rows[$0] + [sparkline(Array(recent[$0].suffix(room)))] }, indent: "")
 }
 
 /// A task as `key: value` lines; each key is the `task edit` flag that changes it.

@@ -41,8 +41,12 @@ enum Palette {
     /// The colour of pictures of all tasks together (a heat-map without `--task`).
     static let allTasks = "green"
     /// The report page's backgrounds, light and dark, and its text on each.
-    static let pageLight = (background: RGB(r: 0xff, g: 0xff, b: 0xff), text: RGB(r: 0x1f, g: 0x23, b: 0x28), muted: RGB(r: 0x57, g: 0x60, b: 0x6a))
-    static let pageDark = (background: RGB(r: 0x0d, g: 0x11, b: 0x17), text: RGB(r: 0xe6, g: 0xed, b: 0xf3), muted: RGB(r: 0x9d, g: 0xa7, b: 0xb3))
+    static let pageLight = (
+        background: RGB(r: 0xff, g: 0xff, b: 0xff), text: RGB(r: 0x1f, g: 0x23, b: 0x28), muted: RGB(r: 0x57, g: 0x60, b: 0x6a)
+    )
+    static let pageDark = (
+        background: RGB(r: 0x0d, g: 0x11, b: 0x17), text: RGB(r: 0xe6, g: 0xed, b: 0xf3), muted: RGB(r: 0x9d, g: 0xa7, b: 0xb3)
+    )
     /// What an empty cell fades from on a terminal (most are dark).
     static let terminalBase = RGB(r: 0x30, g: 0x36, b: 0x3d)
 

@@ -50,7 +50,8 @@ func shortDuration(_ seconds: Int) -> String {
 /// An SVG element opening with an accessible title (`role="img"`, `aria-labelledby`).
 private func svgOpen(id: String, title: String, width: Int, height: Int, standalone: Bool = false) -> String {
     let ns = standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : ""
-    return "<svg\(ns) id=\"\(id)\" viewBox=\"0 0 \(width) \(height)\" width=\"\(width)\" height=\"\(height)\" role=\"img\" aria-labelledby=\"\(id)-title\">"
+    return
+        "<svg\(ns) id=\"\(id)\" viewBox=\"0 0 \(width) \(height)\" width=\"\(width)\" height=\"\(height)\" role=\"img\" aria-labelledby=\"\(id)-title\">"
         + "<title id=\"\(id)-title\">\(xmlEscaped(title))</title>"
 }
 
@@ -75,7 +76,8 @@ func heatMapSVG(_ view: StatsView, standalone: Bool = false) -> String {
     var svg = svgOpen(id: "heatmap", title: title, width: width, height: height, standalone: standalone)
     if standalone {
         let base = RGB(r: 0xeb, g: 0xed, b: 0xf0)
-        svg += "<style>" + (0...4).map { ".l\($0){fill:\(HeatScale.rgb($0, view.color, base: base).hex)}" }.joined()
+        svg +=
+            "<style>" + (0...4).map { ".l\($0){fill:\(HeatScale.rgb($0, view.color, base: base).hex)}" }.joined()
             + "text{font:10px sans-serif;fill:#1f2328}</style>"
     }
     svg += "<desc>Each square is a day, shaded by focused time; weeks run down from Monday.</desc>"
@@ -96,7 +98,8 @@ func heatMapSVG(_ view: StatsView, standalone: Bool = false) -> String {
                 guard let date = layout.day(week: week, weekday: weekday) else { continue }
                 let seconds = layout.seconds[date] ?? 0
                 let level = scale.level(seconds)
-                svg += "<rect class=\"day l\(level)\" data-date=\"\(date)\" data-seconds=\"\(seconds)\" x=\"\(left + week * (cell + gap))\" "
+                svg +=
+                    "<rect class=\"day l\(level)\" data-date=\"\(date)\" data-seconds=\"\(seconds)\" x=\"\(left + week * (cell + gap))\" "
                     + "y=\"\(y0 + top + weekday * (cell + gap))\" width=\"\(cell)\" height=\"\(cell)\" rx=\"2\">"
                     + "<title>\(date): \(hoursMinutes(seconds))</title></rect>"
             }
@@ -108,7 +111,8 @@ func heatMapSVG(_ view: StatsView, standalone: Bool = false) -> String {
     var x = left
     for level in 0...4 {
         let label = level == 0 ? "none" : "to " + shortDuration(scale.upperBound(level))
-        svg += "<rect class=\"l\(level)\" x=\"\(x)\" y=\"\(legendY)\" width=\"\(cell)\" height=\"\(cell)\" rx=\"2\"/>"
+        svg +=
+            "<rect class=\"l\(level)\" x=\"\(x)\" y=\"\(legendY)\" width=\"\(cell)\" height=\"\(cell)\" rx=\"2\"/>"
             + "<text x=\"\(x + cell + 4)\" y=\"\(legendY + cell - 2)\">\(label)</text>"
         x += cell + 8 + label.count * 6 + 8
     }
@@ -131,9 +135,13 @@ private func columnChart(id: String, title: String, labels: [String], values: [I
         let h = maximum > 0 ? values[i] * chartHeight / maximum : 0
         let x = gap + i * (barWidth + gap)
         let y = 14 + chartHeight - h
-        svg += "<g class=\"bar\"><rect x=\"\(x)\" y=\"\(y)\" width=\"\(barWidth)\" height=\"\(max(h, values[i] > 0 ? 1 : 0))\" fill=\"\(fill)\">"
+        svg +=
+            "<g class=\"bar\"><rect x=\"\(x)\" y=\"\(y)\" width=\"\(barWidth)\" height=\"\(max(h, values[i] > 0 ? 1 : 0))\" fill=\"\(fill)\">"
             + "<title>\(xmlEscaped(labels[i])): \(hoursMinutes(values[i]))</title></rect>"
-        if values[i] > 0 { svg += "<text class=\"value\" x=\"\(x + barWidth / 2)\" y=\"\(y - 3)\" text-anchor=\"middle\">\(shortDuration(values[i]))</text>" }
+        if values[i] > 0 {
+            svg +=
+                "<text class=\"value\" x=\"\(x + barWidth / 2)\" y=\"\(y - 3)\" text-anchor=\"middle\">\(shortDuration(values[i]))</text>"
+        }
         if i % labelEvery == 0 {
             svg += "<text x=\"\(x + barWidth / 2)\" y=\"\(14 + chartHeight + 14)\" text-anchor=\"middle\">\(xmlEscaped(labels[i]))</text>"
         }
@@ -153,7 +161,8 @@ private func taskChart(_ tasks: [StatsView.TaskFigures]) -> String {
     for (i, t) in tasks.enumerated() {
         let y = 4 + i * rowHeight
         let length = maximum > 0 ? max(1, t.focused * barRoom / maximum) : 0
-        svg += "<g class=\"task\" data-task=\"\(xmlEscaped(t.name))\" data-seconds=\"\(t.focused)\">"
+        svg +=
+            "<g class=\"task\" data-task=\"\(xmlEscaped(t.name))\" data-seconds=\"\(t.focused)\">"
             + "<text x=\"0\" y=\"\(y + 15)\">\(xmlEscaped(t.name.truncated(toWidth: 20)))<title>\(xmlEscaped(t.name))</title></text>"
             + "<rect x=\"\(nameWidth)\" y=\"\(y + 3)\" width=\"\(length)\" height=\"16\" rx=\"3\" fill=\"\(Palette.rgb(t.color).hex)\"/>"
             + "<text x=\"\(nameWidth + length + 6)\" y=\"\(y + 15)\">\(hoursMinutes(t.focused)) · \(plural(t.completed, "session"))</text></g>"
@@ -165,51 +174,76 @@ private func taskChart(_ tasks: [StatsView.TaskFigures]) -> String {
 
 func reportHTML(_ view: StatsView, week: JSON) -> String {
     let noun = view.isDay ? "day" : view.period
-    let heading = (view.isDay ? "\(view.totals.from)" : "\(capitalized(view.period)) \(view.totals.from) – \(view.totals.to)") + (view.task.map { " · \($0)" } ?? "")
+    let heading =
+        (view.isDay ? "\(view.totals.from)" : "\(capitalized(view.period)) \(view.totals.from) – \(view.totals.to)")
+        + (view.task.map { " · \($0)" } ?? "")
     var body = "<header><h1>Focus · \(xmlEscaped(heading))</h1></header>\n"
 
     // Totals with their change against the previous period.
     var facts: [(String, String)] = [
-        ("Completed sessions", "\(view.totals.completed)" + (view.previous.map { " " + sessionChange(view.totals.completed, $0.completed, previousNoun: noun) } ?? "")),
-        ("Focused", hoursMinutes(view.totals.focused) + (view.previous.map { " " + changeText(view.totals.focused, $0.focused, previousNoun: noun) } ?? "")),
-        ("Active days", "\(view.totals.activeDays)" + (view.totals.activeDays > 0 ? ", \(hoursMinutes(view.averagePerActiveDay)) a day on average" : "")),
+        (
+            "Completed sessions",
+            "\(view.totals.completed)"
+                + (view.previous.map { " " + sessionChange(view.totals.completed, $0.completed, previousNoun: noun) } ?? "")
+        ),
+        (
+            "Focused",
+            hoursMinutes(view.totals.focused)
+                + (view.previous.map { " " + changeText(view.totals.focused, $0.focused, previousNoun: noun) } ?? "")
+        ),
+        (
+            "Active days",
+            "\(view.totals.activeDays)" + (view.totals.activeDays > 0 ? ", \(hoursMinutes(view.averagePerActiveDay)) a day on average" : "")
+        ),
         ("Streak", "\(plural(view.streak.current, "day")) now, longest \(view.streak.longest)"),
     ]
     if let score = view.focusScore { facts.append(("Focus score", "\(score) of 100")) }
     if let b = view.bestTask { facts.append(("Best task", "\(b.label): \(hoursMinutes(b.focused)), \(b.abovePercent)% above average")) }
-    if let b = view.bestWeekday { facts.append(("Best weekday", "\(b.label): \(hoursMinutes(b.focused)), \(b.abovePercent)% above average")) }
+    if let b = view.bestWeekday {
+        facts.append(("Best weekday", "\(b.label): \(hoursMinutes(b.focused)), \(b.abovePercent)% above average"))
+    }
     if let b = view.bestHour { facts.append(("Best hour", "\(b.label): \(hoursMinutes(b.focused)), \(b.abovePercent)% above average")) }
-    body += "<section id=\"totals\"><h2>Totals</h2><dl>" + facts.map { "<div><dt>\(xmlEscaped($0.0))</dt><dd>\(xmlEscaped($0.1))</dd></div>" }.joined() + "</dl></section>\n"
+    body +=
+        "<section id=\"totals\"><h2>Totals</h2><dl>"
+        + facts.map { "<div><dt>\(xmlEscaped($0.0))</dt><dd>\(xmlEscaped($0.1))</dd></div>" }.joined() + "</dl></section>\n"
 
     body += "<section><h2>Focus by day</h2><div class=\"chart\">\(heatMapSVG(view))</div></section>\n"
 
     if view.days.count <= 31 {
         let labels = view.days.map { view.days.count <= 7 ? weekdayShort(CalendarDay.weekdayNames[$0.date.weekday - 1]) : "\($0.date.day)" }
-        body += "<section><h2>Day by day</h2><div class=\"chart\">"
+        body +=
+            "<section><h2>Day by day</h2><div class=\"chart\">"
             + columnChart(id: "days", title: "Focused time per day", labels: labels, values: view.days.map(\.focused), color: view.color)
             + "</div></section>\n"
     } else {
         // A longer period: its last 31 days up to today as day bars, then the months.
         let recent = Array(view.days.filter { $0.date <= view.today }.suffix(31))
         if !recent.isEmpty {
-            body += "<section><h2>The last \(recent.count) days</h2><div class=\"chart\">"
-                + columnChart(id: "days", title: "Focused time per day, \(recent[0].date) to \(recent[recent.count - 1].date)",
-                              labels: recent.map { "\($0.date.day)" }, values: recent.map(\.focused), color: view.color)
+            body +=
+                "<section><h2>The last \(recent.count) days</h2><div class=\"chart\">"
+                + columnChart(
+                    id: "days", title: "Focused time per day, \(recent[0].date) to \(recent[recent.count - 1].date)",
+                    labels: recent.map { "\($0.date.day)" }, values: recent.map(\.focused), color: view.color)
                 + "</div></section>\n"
         }
         let months = view.months.suffix(24)
-        body += "<section><h2>Month by month</h2><div class=\"chart\">"
-            + columnChart(id: "months", title: "Focused time per month", labels: months.map { Int($0.month.suffix(2)).map { monthNames[$0 - 1] } ?? $0.month },
-                          values: months.map(\.focused), color: view.color)
+        body +=
+            "<section><h2>Month by month</h2><div class=\"chart\">"
+            + columnChart(
+                id: "months", title: "Focused time per month",
+                labels: months.map { Int($0.month.suffix(2)).map { monthNames[$0 - 1] } ?? $0.month },
+                values: months.map(\.focused), color: view.color)
             + "</div></section>\n"
     }
 
     let tasks = view.tasks.filter { $0.focused > 0 || $0.completed > 0 }
     if !tasks.isEmpty { body += "<section><h2>Per task</h2><div class=\"chart\">\(taskChart(tasks))</div></section>\n" }
 
-    body += "<section><h2>Hours of the day</h2><div class=\"chart\">"
-        + columnChart(id: "hours", title: "Focused time per hour of the day", labels: (0..<24).map { twoDigits($0) }, values: view.hours,
-                      color: view.color, labelEvery: 3)
+    body +=
+        "<section><h2>Hours of the day</h2><div class=\"chart\">"
+        + columnChart(
+            id: "hours", title: "Focused time per hour of the day", labels: (0..<24).map { twoDigits($0) }, values: view.hours,
+            color: view.color, labelEvery: 3)
         + "</div></section>\n"
 
     body += weekSection(week, today: view.today)
@@ -217,11 +251,15 @@ func reportHTML(_ view: StatsView, week: JSON) -> String {
     let goals = view.tasks.filter { $0.goal > 0 }
     if !goals.isEmpty {
         let elapsed = view.days.count { $0.date <= view.today }
-        body += "<section id=\"goals\"><h2>Goals</h2><table><thead><tr><th scope=\"col\">Task</th><th scope=\"col\">Daily goal</th><th scope=\"col\">Days reached</th></tr></thead><tbody>"
-            + goals.map { "<tr><td>\(xmlEscaped($0.name))</td><td>\(plural($0.goal, "session"))</td><td>\($0.goalDays) of \(elapsed)</td></tr>" }.joined()
+        body +=
+            "<section id=\"goals\"><h2>Goals</h2><table><thead><tr><th scope=\"col\">Task</th><th scope=\"col\">Daily goal</th><th scope=\"col\">Days reached</th></tr></thead><tbody>"
+            + goals.map {
+                "<tr><td>\(xmlEscaped($0.name))</td><td>\(plural($0.goal, "session"))</td><td>\($0.goalDays) of \(elapsed)</td></tr>"
+            }.joined()
             + "</tbody></table></section>\n"
     }
-    body += "<footer><p>Written by diligencectl report, \(view.today). Days start at the daemon's day_starts_at; focused time excludes pauses.</p></footer>\n"
+    body +=
+        "<footer><p>Written by diligencectl report, \(view.today). Days start at the daemon's day_starts_at; focused time excludes pauses.</p></footer>\n"
 
     return """
         <!DOCTYPE html>
@@ -256,9 +294,12 @@ private func weekSection(_ week: JSON, today: CalendarDay) -> String {
         }
         let plannedCompleted = (d["tasks"]?.arrayValue ?? []).first { $0["task"]?.stringValue == planned }?["completed"]?.intValue ?? 0
         let isToday = d["today"]?.boolValue == true
-        let figures = CalendarDay(date).map { StatsView.DayFigures(date: $0, completed: 0, focused: 0, planned: planned, plannedCompleted: Int(plannedCompleted)) }
+        let figures = CalendarDay(date).map {
+            StatsView.DayFigures(date: $0, completed: 0, focused: 0, planned: planned, plannedCompleted: Int(plannedCompleted))
+        }
         let mark = figures.map { ["✓": "✓ done", "✗": "✗ missed", "○": "○ to come"][planMark($0, today: today)] ?? "" } ?? ""
-        rows += "<tr\(isToday ? " class=\"today\"" : "")><th scope=\"row\">\(capitalized(d["weekday"]?.stringValue ?? "")) \(date)</th>"
+        rows +=
+            "<tr\(isToday ? " class=\"today\"" : "")><th scope=\"row\">\(capitalized(d["weekday"]?.stringValue ?? "")) \(date)</th>"
             + "<td>\(xmlEscaped(planned ?? "–"))</td><td>\(xmlEscaped(done.isEmpty ? "–" : done.joined(separator: ", ")))</td><td>\(mark)</td></tr>"
     }
     return "<section id=\"week\"><h2>Week \(xmlEscaped(week["week"]?.stringValue ?? "")): plan and done</h2>"

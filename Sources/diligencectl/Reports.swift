@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceTime
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // Statistics, the week and its plan, history, export and import: their commands, and the
 // reports a person reads. Pure functions of the daemon's JSON (docs/statistics.md).
@@ -22,62 +23,77 @@ extension Command {
     static let periodDate = Argument("DATE", key: "date")
 
     static let statsCommands: [Command] = [
-        Command(words: ["stats"],
-                arguments: [period, periodDate],
-                options: [taskFilter, offset, plain, json], wire: "stats", output: .report,
-                summary: "statistics of a day, week, month, year or everything, with pictures",
-                notes: """
-                    DATE picks the period holding that day: stats day 2026-03-14, stats month 2026-03-01.
-                    Weeks run Monday to Sunday; a day starts at [stats] day_starts_at (default 00:00).
-                    Focused time counts every work session (pauses excluded), split between the days it
-                    touches; a completed session counts for the day it ended. Each total shows its change
-                    against the whole previous period. A day draws a timeline of its sessions; a week its
-                    days as bars; a month a calendar; a year (and all, per year) a heat-map and month bars;
-                    longer periods the hours of the day. Pictures fit the terminal's width (COLUMNS);
-                    colours only on a terminal, without NO_COLOR and TERM=dumb: otherwise the glyphs
-                    · ░ ▒ ▓ █ shade the days.
-                    """),
-        Command(words: ["report"],
-                arguments: [period, periodDate],
-                options: [taskFilter, offset,
-                          Option("html", .none, "", "write the report page: one HTML file, no script, nothing fetched (the default)"),
-                          Option("svg", .none, "", "write the heat-map alone, as an SVG image")],
-                wire: "stats", output: .page, exclusive: ["html", "svg"],
-                summary: "the statistics as a page to keep or share: report year --html > report.html",
-                notes: """
-                    The page holds the heat-map, the day bars, the tasks in their colours, the hours of the
-                    day, the week's plan against what was done, the best task, weekday and hour, streaks and
-                    goals; it follows the system's light or dark theme and fits a phone. --svg writes only
-                    the heat-map, for a README or a wiki.
-                    """),
-        Command(words: ["week"], options: [offset, plain, json], wire: "week", output: .report,
-                summary: "one ISO week: plan and done, day by day"),
-        Command(words: ["plan", "set"], arguments: [day, task], options: [offset], wire: "plan_set", output: .report,
-                summary: "plan TASK for DAY (start without a task starts it that day)"),
-        Command(words: ["plan", "clear"], arguments: [day], options: [offset], wire: "plan_clear", output: .report,
-                summary: "forget DAY's plan"),
-        Command(words: ["history"],
-                options: [taskFilter, since, until, Option("limit", key: "limit"), json],
-                wire: "history", output: .report, summary: "list recorded work sessions"),
-        Command(words: ["history", "add"],
-                arguments: [task, Argument("START", key: "start"), Argument("END", key: "end")],
-                options: [Option("pauses", key: "pauses"), json],
-                wire: "history_add", output: .report,
-                summary: "record a completed session the timer missed",
-                notes: "HH:MM is a moment of today (days start at day_starts_at). A session that overlaps a recorded one is refused; the message names it. A local time a DST change skips or repeats is refused: give its offset, e.g. 2026-10-25 02:30+02:00."),
-        Command(words: ["history", "remove"], arguments: [sessionID], options: [json], wire: "history_remove", output: .report,
-                summary: "delete a recorded session"),
-        Command(words: ["history", "edit"], arguments: [sessionID],
-                options: [Option("task", key: "task", "TASK"), json],
-                wire: "history_edit", output: .report, needsAChange: true, summary: "change a session's task"),
-        Command(words: ["export"],
-                options: [Option("format", key: "format"), taskFilter, since, until],
-                wire: "export", output: .report, summary: "print sessions as CSV, JSON lines or iCalendar",
-                notes: "jsonl writes every field and is what import reads; csv has a header row (RFC 4180); ics has one event per session."),
-        Command(words: ["import"],
-                arguments: [Argument(local: "FILE", required: true, help: "what export --format jsonl wrote (- for standard input)")],
-                wire: "import", output: .report, summary: "add the sessions of a JSON-lines file",
-                notes: "All or nothing: one bad line rejects the file, naming the line. Sessions already recorded are skipped."),
+        Command(
+            words: ["stats"],
+            arguments: [period, periodDate],
+            options: [taskFilter, offset, plain, json], wire: "stats", output: .report,
+            summary: "statistics of a day, week, month, year or everything, with pictures",
+            notes: """
+                DATE picks the period holding that day: stats day 2026-03-14, stats month 2026-03-01.
+                Weeks run Monday to Sunday; a day starts at [stats] day_starts_at (default 00:00).
+                Focused time counts every work session (pauses excluded), split between the days it
+                touches; a completed session counts for the day it ended. Each total shows its change
+                against the whole previous period. A day draws a timeline of its sessions; a week its
+                days as bars; a month a calendar; a year (and all, per year) a heat-map and month bars;
+                longer periods the hours of the day. Pictures fit the terminal's width (COLUMNS);
+                colours only on a terminal, without NO_COLOR and TERM=dumb: otherwise the glyphs
+                · ░ ▒ ▓ █ shade the days.
+                """),
+        Command(
+            words: ["report"],
+            arguments: [period, periodDate],
+            options: [
+                taskFilter, offset,
+                Option("html", .none, "", "write the report page: one HTML file, no script, nothing fetched (the default)"),
+                Option("svg", .none, "", "write the heat-map alone, as an SVG image"),
+            ],
+            wire: "stats", output: .page, exclusive: ["html", "svg"],
+            summary: "the statistics as a page to keep or share: report year --html > report.html",
+            notes: """
+                The page holds the heat-map, the day bars, the tasks in their colours, the hours of the
+                day, the week's plan against what was done, the best task, weekday and hour, streaks and
+                goals; it follows the system's light or dark theme and fits a phone. --svg writes only
+                the heat-map, for a README or a wiki.
+                """),
+        Command(
+            words: ["week"], options: [offset, plain, json], wire: "week", output: .report,
+            summary: "one ISO week: plan and done, day by day"),
+        Command(
+            words: ["plan", "set"], arguments: [day, task], options: [offset], wire: "plan_set", output: .report,
+            summary: "plan TASK for DAY (start without a task starts it that day)"),
+        Command(
+            words: ["plan", "clear"], arguments: [day], options: [offset], wire: "plan_clear", output: .report,
+            summary: "forget DAY's plan"),
+        Command(
+            words: ["history"],
+            options: [taskFilter, since, until, Option("limit", key: "limit"), json],
+            wire: "history", output: .report, summary: "list recorded work sessions"),
+        Command(
+            words: ["history", "add"],
+            arguments: [task, Argument("START", key: "start"), Argument("END", key: "end")],
+            options: [Option("pauses", key: "pauses"), json],
+            wire: "history_add", output: .report,
+            summary: "record a completed session the timer missed",
+            notes:
+                "HH:MM is a moment of today (days start at day_starts_at). A session that overlaps a recorded one is refused; the message names it. A local time a DST change skips or repeats is refused: give its offset, e.g. 2026-10-25 02:30+02:00."
+        ),
+        Command(
+            words: ["history", "remove"], arguments: [sessionID], options: [json], wire: "history_remove", output: .report,
+            summary: "delete a recorded session"),
+        Command(
+            words: ["history", "edit"], arguments: [sessionID],
+            options: [Option("task", key: "task", "TASK"), json],
+            wire: "history_edit", output: .report, needsAChange: true, summary: "change a session's task"),
+        Command(
+            words: ["export"],
+            options: [Option("format", key: "format"), taskFilter, since, until],
+            wire: "export", output: .report, summary: "print sessions as CSV, JSON lines or iCalendar",
+            notes: "jsonl writes every field and is what import reads; csv has a header row (RFC 4180); ics has one event per session."),
+        Command(
+            words: ["import"],
+            arguments: [Argument(local: "FILE", required: true, help: "what export --format jsonl wrote (- for standard input)")],
+            wire: "import", output: .report, summary: "add the sessions of a JSON-lines file",
+            notes: "All or nothing: one bad line rejects the file, naming the line. Sessions already recorded are skipped."),
     ]
 }
 
@@ -91,8 +107,8 @@ func importFile(_ parsed: ParsedCommand, send: (Request) throws(Failure) -> JSON
     let path = parsed.arguments.first?.stringValue ?? "-"
     let bytes: [UInt8]
     switch readFile(path) {
-    case let .success(b): bytes = b
-    case let .failure(error): throw .usage(error)
+    case .success(let b): bytes = b
+    case .failure(let error): throw .usage(error)
     }
     var chunks: [ArraySlice<UInt8>] = []
     var chunkStart = 0
@@ -101,7 +117,9 @@ func importFile(_ parsed: ParsedCommand, send: (Request) throws(Failure) -> JSON
     for (i, byte) in bytes.enumerated() where byte == 0x0A || i == bytes.count - 1 {
         let lineEnd = i + 1
         if lineEnd - lineStart > importChunkBytes {
-            throw .usage(UsageError("\(path): line \(lineNumber) is longer than \(importChunkBytes / 1024) KiB; is it a session?", command: "import"))
+            throw .usage(
+                UsageError("\(path): line \(lineNumber) is longer than \(importChunkBytes / 1024) KiB; is it a session?", command: "import")
+            )
         }
         if lineEnd - chunkStart > importChunkBytes {
             chunks.append(bytes[chunkStart..<lineStart])
@@ -122,9 +140,12 @@ func importFile(_ parsed: ParsedCommand, send: (Request) throws(Failure) -> JSON
             throw .usage(UsageError("\(path): line \(before + bad + 1) is not UTF-8 text; nothing was imported.", command: "import"))
         }
         let last = index == chunks.count - 1
-        answer = try send(Request(command: "import", arguments: [
-            ("content", .string(text)), ("import_id", importID), ("more", .bool(!last)),
-        ]))
+        answer = try send(
+            Request(
+                command: "import",
+                arguments: [
+                    ("content", .string(text)), ("import_id", importID), ("more", .bool(!last)),
+                ]))
         if !last { importID = answer["import_id"] ?? .null }
     }
     return answer
@@ -241,8 +262,10 @@ private func weekReport(_ r: JSON, _ paint: Paint) -> String {
         let done = (d["tasks"]?.arrayValue ?? []).map { t in
             paint(str(t, "task"), str(t, "color")) + " \(num(t, "completed")) (\(hoursMinutes(num(t, "focused_seconds"))))"
         }
-        return [marker + weekdayShort(str(d, "weekday")) + " " + String(str(d, "date").suffix(5)), "plan: " + planned,
-                "done: " + (done.isEmpty ? "–" : done.joined(separator: ", "))]
+        return [
+            marker + weekdayShort(str(d, "weekday")) + " " + String(str(d, "date").suffix(5)), "plan: " + planned,
+            "done: " + (done.isEmpty ? "–" : done.joined(separator: ", ")),
+        ]
     }
     out += columns(rows)
     out += "  Total: \(plural(num(r, "completed"), "session")), \(hoursMinutes(num(r, "focused_seconds"))) focused\n"
@@ -253,8 +276,11 @@ private func historyTable(_ sessions: [JSON]) -> String {
     guard !sessions.isEmpty else { return "No sessions recorded.\n" }
     let header = ["ID", "DATE", "TIME", "TASK", "FOCUSED", "PAUSES", "OUTCOME"]
     let rows = sessions.map { s in
-        [String(num(s, "id")), RFC3339.dateText(str(s, "start")), RFC3339.clockText(str(s, "start")) + "–" + RFC3339.clockText(str(s, "end")), str(s, "task"),
-         hoursMinutes(num(s, "focused_seconds")), String(num(s, "pauses")), str(s, "outcome")]
+        [
+            String(num(s, "id")), RFC3339.dateText(str(s, "start")),
+            RFC3339.clockText(str(s, "start")) + "–" + RFC3339.clockText(str(s, "end")), str(s, "task"),
+            hoursMinutes(num(s, "focused_seconds")), String(num(s, "pauses")), str(s, "outcome"),
+        ]
     }
     return columns([header] + rows, right: [0, 4, 5], indent: "")
 }

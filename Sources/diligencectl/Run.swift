@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What a run of `diligencectl` produced: the texts for stdout and stderr, and the exit code.
 struct Outcome: Equatable {
@@ -33,10 +34,12 @@ struct Terminal: Sendable {
 
     /// Standard input, output and error of this process.
     static var standard: Terminal {
-        Terminal(isInteractive: isatty(0) != 0, ask: { prompt in
-            writeAll(prompt, to: 2)
-            return readLine()
-        }, outputIsTerminal: isatty(1) != 0, windowColumns: Screen.windowColumns(fd: 1))
+        Terminal(
+            isInteractive: isatty(0) != 0,
+            ask: { prompt in
+                writeAll(prompt, to: 2)
+                return readLine()
+            }, outputIsTerminal: isatty(1) != 0, windowColumns: Screen.windowColumns(fd: 1))
     }
 
     /// A terminal nobody sits at.
@@ -69,11 +72,11 @@ func runClient(_ args: [String], environment: [String: String], terminal: Termin
         return .usage(error)
     }
     switch invocation {
-    case let .help(text):
+    case .help(let text):
         return Outcome(stdout: text)
     case .clientVersion:
         return Outcome(stdout: clientVersionLine)
-    case let .run(parsed, socket):
+    case .run(let parsed, let socket):
         var screen = Screen.detect(environment: environment, isTerminal: terminal.outputIsTerminal, windowColumns: terminal.windowColumns)
         if parsed.has("plain") { screen.colors = .none }
         return execute(parsed, socket: socket ?? defaultSocket, terminal: terminal, screen: screen, environment: environment)
@@ -93,8 +96,10 @@ enum Failure: Error {
 }
 
 /// Sends `parsed`'s request (after asking, for `task remove`) and shows the answer.
-func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal, screen: Screen = .plain,
-             environment: [String: String] = ProcessEnvironment.current) -> Outcome {
+func execute(
+    _ parsed: ParsedCommand, socket: String, terminal: Terminal, screen: Screen = .plain,
+    environment: [String: String] = ProcessEnvironment.current
+) -> Outcome {
     // `version` prints the client's line whatever happens next.
     let prefix = if case .version = parsed.command.output { clientVersionLine } else { "" }
     if case .stream = parsed.command.output { return watch(parsed, socket: socket) }
@@ -102,8 +107,10 @@ func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal, screen
     do throws(Failure) {
         let confirm = parsed.command.wire == "task_remove" && !parsed.has("yes")
         if confirm, !terminal.isInteractive {
-            throw .usage(UsageError("'task remove' deletes the task's recorded sessions too; pass --yes to confirm.",
-                                    command: parsed.command.name))
+            throw .usage(
+                UsageError(
+                    "'task remove' deletes the task's recorded sessions too; pass --yes to confirm.",
+                    command: parsed.command.name))
         }
         let connection: ControlConnection
         do {
@@ -132,15 +139,15 @@ func execute(_ parsed: ParsedCommand, socket: String, terminal: Terminal, screen
         }
     } catch {
         switch error {
-        case let .connection(.unreachable(path, reason)):
+        case .connection(.unreachable(let path, let reason)):
             outcome = Outcome(stderr: unreachableMessage(path: path, reason: reason, environment: environment), code: ExitCode.unreachable)
-        case let .connection(.broken(reason)):
+        case .connection(.broken(let reason)):
             outcome = Outcome(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError)
-        case let .daemon(message):
+        case .daemon(let message):
             outcome = Outcome(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
-        case let .usage(usage):
+        case .usage(let usage):
             outcome = .usage(usage)
-        case let .declined(message):
+        case .declined(let message):
             outcome = Outcome(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
         }
     }
@@ -212,7 +219,7 @@ func show(_ result: JSON, for parsed: ParsedCommand, screen: Screen = .plain) ->
         let tasks = result["tasks"]?.arrayValue ?? []
         if parsed.has("names") { return tasks.map { ($0["name"]?.stringValue ?? "") + "\n" }.joined() }
         return taskTable(tasks, screen: screen)
-    case let .task(heading):
+    case .task(let heading):
         let name = result["name"]?.stringValue ?? ""
         return (heading.map { "\($0) \"\(name)\".\n" } ?? "") + taskDetails(result)
     case .removed:

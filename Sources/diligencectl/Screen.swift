@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Where the output goes: how wide it is and which colours it shows. Decided once per run from

@@ -7,7 +7,9 @@ import DiligenceTime
 
 func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
     let noun = view.isDay ? "day" : view.period
-    var title = view.isDay ? (view.period == "today" && view.from == view.today ? "Today" : "Day") + " · \(view.totals.from)"
+    var title =
+        view.isDay
+        ? (view.period == "today" && view.from == view.today ? "Today" : "Day") + " · \(view.totals.from)"
         : "\(capitalized(view.period)) · \(view.totals.from) – \(view.totals.to)"
     if let task = view.task { title += " · " + task }
     var out = paint.bold(title.truncated(toWidth: screen.columns - 1)) + "\n"
@@ -15,13 +17,20 @@ func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
     let sessionsChange = view.previous.map { " " + sessionChange(view.totals.completed, $0.completed, previousNoun: noun) } ?? ""
     var facts: [[String]]
     if view.isDay {
-        facts = [["Completed", plural(view.totals.completed, "session") + sessionsChange],
-                 ["Focused", hoursMinutes(view.totals.focused) + focusChange]]
+        facts = [
+            ["Completed", plural(view.totals.completed, "session") + sessionsChange],
+            ["Focused", hoursMinutes(view.totals.focused) + focusChange],
+        ]
     } else {
         let active = view.totals.activeDays
-        facts = [["Sessions", "\(view.totals.completed) completed\(sessionsChange), \(view.recorded) recorded"],
-                 ["Focused", "\(hoursMinutes(view.totals.focused))\(focusChange) on \(plural(active, "active day"))"
-                    + (active > 0 ? ", \(hoursMinutes(view.averagePerActiveDay)) a day on average" : "")]]
+        facts = [
+            ["Sessions", "\(view.totals.completed) completed\(sessionsChange), \(view.recorded) recorded"],
+            [
+                "Focused",
+                "\(hoursMinutes(view.totals.focused))\(focusChange) on \(plural(active, "active day"))"
+                    + (active > 0 ? ", \(hoursMinutes(view.averagePerActiveDay)) a day on average" : ""),
+            ],
+        ]
     }
     if let score = view.focusScore { facts.append(["Focus score", "\(score) of 100"]) }
     facts.append(["Streak", "\(plural(view.streak.current, "day")) (longest \(view.streak.longest))"])
@@ -33,49 +42,84 @@ func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
         let timeline = dayTimelineText(view, screen: screen, paint: paint)
         if !timeline.isEmpty { out += "\nTimeline\n" + timeline }
         if !view.sessions.isEmpty {
-            out += "\nSessions\n" + columns(view.sessions.map { s in
-                [RFC3339.clockText(s.start) + "–" + RFC3339.clockText(s.end), s.task.truncated(toWidth: nameWidth(screen)), hoursMinutes(s.focused),
-                 s.outcome + (s.pauses > 0 ? ", \(plural(s.pauses, "pause"))" : "")]
-            }, right: [2], width: screen.columns)
+            out +=
+                "\nSessions\n"
+                + columns(
+                    view.sessions.map { s in
+                        [
+                            RFC3339.clockText(s.start) + "–" + RFC3339.clockText(s.end), s.task.truncated(toWidth: nameWidth(screen)),
+                            hoursMinutes(s.focused),
+                            s.outcome + (s.pauses > 0 ? ", \(plural(s.pauses, "pause"))" : ""),
+                        ]
+                    }, right: [2], width: screen.columns)
         }
         if !view.goals.isEmpty {
-            out += "\nGoals\n" + columns(view.goals.map { g in
-                let cells = min(g.goal, 20)
-                let filled = g.goal == 0 ? 0 : min(cells, g.completed * cells / g.goal)
-                return [g.task.truncated(toWidth: nameWidth(screen)), paint(String(repeating: "█", count: filled), g.color) + String(repeating: "░", count: cells - filled),
-                        "\(g.completed)/\(g.goal)" + (g.completed >= g.goal ? " ✓" : "")]
-            }, width: screen.columns)
+            out +=
+                "\nGoals\n"
+                + columns(
+                    view.goals.map { g in
+                        let cells = min(g.goal, 20)
+                        let filled = g.goal == 0 ? 0 : min(cells, g.completed * cells / g.goal)
+                        return [
+                            g.task.truncated(toWidth: nameWidth(screen)),
+                            paint(String(repeating: "█", count: filled), g.color) + String(repeating: "░", count: cells - filled),
+                            "\(g.completed)/\(g.goal)" + (g.completed >= g.goal ? " ✓" : ""),
+                        ]
+                    }, width: screen.columns)
         }
         return out
     case "week":
-        out += "\nMinutes per day\n" + barRows(view.days.map { d in
-            [weekdayShort(CalendarDay.weekdayNames[d.date.weekday - 1]) + " " + String(d.date.description.suffix(5)), hoursMinutes(d.focused)]
-        }, values: view.days.map(\.focused), colors: { _ in view.color }, screen: screen, paint: paint)
+        out +=
+            "\nMinutes per day\n"
+            + barRows(
+                view.days.map { d in
+                    [
+                        weekdayShort(CalendarDay.weekdayNames[d.date.weekday - 1]) + " " + String(d.date.description.suffix(5)),
+                        hoursMinutes(d.focused),
+                    ]
+                }, values: view.days.map(\.focused), colors: { _ in view.color }, screen: screen, paint: paint)
     case "month":
-        out += "\nCalendar\n" + monthCalendarText(view, scale: scale, screen: screen, paint: paint) + monthLegend(view, scale: scale, screen: screen, paint: paint)
+        out +=
+            "\nCalendar\n" + monthCalendarText(view, scale: scale, screen: screen, paint: paint)
+            + monthLegend(view, scale: scale, screen: screen, paint: paint)
     default:
         for year in splitByYear(view.days) {
             out += "\nFocus in \(year[0].date.year)\n" + heatMapText(year, scale: scale, color: view.color, screen: screen, paint: paint)
         }
         out += scale.legend(color: view.color, screen: screen, paint: paint)
         let months = view.months.count > 24 ? Array(view.months.suffix(24)) : view.months
-        out += "\nPer month" + (months.count < view.months.count ? " (the last 24)" : "") + "\n" + barRows(months.map { m in
-            [(Int(m.month.suffix(2)).map { monthNames[$0 - 1] } ?? m.month) + (view.period == "all" ? " " + m.month.prefix(4) : ""), hoursMinutes(m.focused), plural(m.completed, "session")]
-        }, values: months.map(\.focused), right: [1, 2], colors: { _ in view.color }, screen: screen, paint: paint)
-        out += "\nMinutes per weekday\n" + barRows(view.weekdays.map { [weekdayShort($0.name), hoursMinutes($0.focused)] },
-                                                   values: view.weekdays.map(\.focused), colors: { _ in view.color }, screen: screen, paint: paint)
+        out +=
+            "\nPer month" + (months.count < view.months.count ? " (the last 24)" : "") + "\n"
+            + barRows(
+                months.map { m in
+                    [
+                        (Int(m.month.suffix(2)).map { monthNames[$0 - 1] } ?? m.month)
+                            + (view.period == "all" ? " " + m.month.prefix(4) : ""), hoursMinutes(m.focused),
+                        plural(m.completed, "session"),
+                    ]
+                }, values: months.map(\.focused), right: [1, 2], colors: { _ in view.color }, screen: screen, paint: paint)
+        out +=
+            "\nMinutes per weekday\n"
+            + barRows(
+                view.weekdays.map { [weekdayShort($0.name), hoursMinutes($0.focused)] },
+                values: view.weekdays.map(\.focused), colors: { _ in view.color }, screen: screen, paint: paint)
     }
     let histogram = hourHistogramText(view.hours, color: view.color, screen: screen, paint: paint)
     if !histogram.isEmpty { out += "\nHours of the day\n" + histogram }
     let tasks = view.tasks.filter { $0.focused > 0 || $0.completed > 0 }
     if !tasks.isEmpty {
-        out += "\nPer task\n" + barRows(tasks.map { t in
-            [paint(t.name.truncated(toWidth: nameWidth(screen)), t.color), hoursMinutes(t.focused), plural(t.completed, "session")]
-        }, values: tasks.map(\.focused), right: [1, 2], colors: { tasks[$0].color }, screen: screen, paint: paint)
+        out +=
+            "\nPer task\n"
+            + barRows(
+                tasks.map { t in
+                    [paint(t.name.truncated(toWidth: nameWidth(screen)), t.color), hoursMinutes(t.focused), plural(t.completed, "session")]
+                }, values: tasks.map(\.focused), right: [1, 2], colors: { tasks[$0].color }, screen: screen, paint: paint)
     }
     var bests: [[String]] = []
     func above(_ b: StatsView.Best) -> String { "\(hoursMinutes(b.focused)), \(b.abovePercent)% above average" }
-    if let b = view.bestTask { bests.append(["Best task", paint(b.label.truncated(toWidth: nameWidth(screen)), view.color(of: b.label)), above(b)]) }
+    if let b = view.bestTask {
+        bests.append(["Best task", paint(b.label.truncated(toWidth: nameWidth(screen)), view.color(of: b.label)), above(b)])
+    }
     if let b = view.bestWeekday { bests.append(["Best weekday", b.label, above(b)]) }
     if let b = view.bestHour { bests.append(["Best hour", b.label, above(b)]) }
     if !bests.isEmpty { out += "\n" + columns(bests, width: screen.columns) }

@@ -101,8 +101,9 @@ struct StatsView {
         func num(_ j: JSON?, _ key: String) -> Int { j?[key]?.intValue.flatMap { Int(exactly: $0) } ?? 0 }
         func list(_ key: String) -> [JSON] { r[key]?.arrayValue ?? [] }
         func readTotals(_ j: JSON?) -> Totals {
-            Totals(from: str(j, "from"), to: str(j, "to"), completed: num(j, "completed"), focused: num(j, "focused_seconds"),
-                   activeDays: num(j, "active_days"))
+            Totals(
+                from: str(j, "from"), to: str(j, "to"), completed: num(j, "completed"), focused: num(j, "focused_seconds"),
+                activeDays: num(j, "active_days"))
         }
         func best(_ key: String, _ label: (JSON) -> String) -> Best? {
             guard let b = r[key], !b.isNull else { return nil }
@@ -121,17 +122,21 @@ struct StatsView {
         streak = (num(r["streak"], "current"), num(r["streak"], "longest"))
         previous = r["previous"].flatMap { $0.isNull ? nil : readTotals($0) }
         tasks = list("tasks").map {
-            TaskFigures(name: str($0, "task"), color: str($0, "color"), goal: num($0, "goal"), completed: num($0, "completed"),
-                        focused: num($0, "focused_seconds"), goalDays: num($0, "goal_days"))
+            TaskFigures(
+                name: str($0, "task"), color: str($0, "color"), goal: num($0, "goal"), completed: num($0, "completed"),
+                focused: num($0, "focused_seconds"), goalDays: num($0, "goal_days"))
         }
         days = list("days").compactMap { d in
             CalendarDay(str(d, "date")).map {
-                DayFigures(date: $0, completed: num(d, "completed"), focused: num(d, "focused_seconds"),
-                           planned: d["planned"]?.stringValue, plannedCompleted: num(d, "planned_completed"))
+                DayFigures(
+                    date: $0, completed: num(d, "completed"), focused: num(d, "focused_seconds"),
+                    planned: d["planned"]?.stringValue, plannedCompleted: num(d, "planned_completed"))
             }
         }
         months = list("months").map {
-            MonthFigures(month: str($0, "month"), completed: num($0, "completed"), focused: num($0, "focused_seconds"), activeDays: num($0, "active_days"))
+            MonthFigures(
+                month: str($0, "month"), completed: num($0, "completed"), focused: num($0, "focused_seconds"),
+                activeDays: num($0, "active_days"))
         }
         weekdays = list("weekdays").map { (str($0, "weekday"), num($0, "completed"), num($0, "focused_seconds")) }
         var hours = Array(repeating: 0, count: 24)
@@ -143,10 +148,13 @@ struct StatsView {
         dayStart = r["starts_at"]?.stringValue
         dayEnd = r["ends_at"]?.stringValue
         sessions = list("sessions").map {
-            Session(task: str($0, "task"), start: str($0, "start"), end: str($0, "end"), focused: num($0, "focused_seconds"),
-                    pauses: num($0, "pauses"), outcome: str($0, "outcome"))
+            Session(
+                task: str($0, "task"), start: str($0, "start"), end: str($0, "end"), focused: num($0, "focused_seconds"),
+                pauses: num($0, "pauses"), outcome: str($0, "outcome"))
         }
-        goals = list("goals").map { Goal(task: str($0, "task"), color: str($0, "color"), goal: num($0, "goal"), completed: num($0, "completed")) }
+        goals = list("goals").map {
+            Goal(task: str($0, "task"), color: str($0, "color"), goal: num($0, "goal"), completed: num($0, "completed"))
+        }
     }
 
     /// The colour of task `name` (nil when the report does not list it).

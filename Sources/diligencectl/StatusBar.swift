@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DiligenceCore
 import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // Output for status bars: `--waybar`, the offline line, and the `watch` stream (docs/status-bars.md).
 
@@ -41,7 +42,8 @@ func barText(_ s: StatusView) -> String {
 /// `text`, `alt`, `tooltip`, `class` and `percentage` (elapsed share of the phase).
 func waybarLine(_ status: JSON) -> String {
     let s = StatusView(status)
-    var tooltip = s.state == offlineState
+    var tooltip =
+        s.state == offlineState
         ? "diligenced is not running; start it with `systemctl --user start diligenced.socket`"
         : statusLine(status)
     if s.state != offlineState, s.state != "idle" {
@@ -120,20 +122,21 @@ struct WatchIO {
     /// Sleeps between reconnection attempts. Returns false to stop watching.
     var sleep: (Double) -> Bool
 
-    static var standard: WatchIO { WatchIO(
-        emit: { line in
-            switch writeAll(line, to: 1) {
-            case 0: .delivered
-            case EPIPE: .readerGone
-            case let code: .failed("cannot write to standard output: \(String(cString: strerror(code)))")
-            }
-        },
-        sleep: { seconds in
-            var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
-            var remaining = timespec()
-            while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-            return true
-        })
+    static var standard: WatchIO {
+        WatchIO(
+            emit: { line in
+                switch writeAll(line, to: 1) {
+                case 0: .delivered
+                case EPIPE: .readerGone
+                case let code: .failed("cannot write to standard output: \(String(cString: strerror(code)))")
+                }
+            },
+            sleep: { seconds in
+                var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+                var remaining = timespec()
+                while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+                return true
+            })
     }
 }
 
@@ -153,7 +156,7 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard) -> 
     }
     /// How `watch` ends when a line could not be delivered.
     func ending(_ delivery: Delivery) -> Outcome {
-        if case let .failed(reason) = delivery { return Outcome(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError) }
+        if case .failed(let reason) = delivery { return Outcome(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError) }
         return Outcome()
     }
     while true {
@@ -176,10 +179,10 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard) -> 
             ended = error
         }
         guard reconnect else {
-            if case let .unreachable(path, reason) = ended {
+            if case .unreachable(let path, let reason) = ended {
                 return Outcome(stderr: unreachableMessage(path: path, reason: reason), code: ExitCode.unreachable)
             }
-            if case let .broken(reason) = ended {
+            if case .broken(let reason) = ended {
                 return Outcome(stderr: "diligencectl: \(reason).\n", code: ExitCode.daemonError)
             }
             return Outcome(code: ExitCode.daemonError)

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // diligencectl: the command-line client. Everything happens in runClient (Run.swift); this file
 // only feeds it the process's arguments and environment and prints what it returns.

@@ -1,5 +1,5 @@
-import Testing
 import DiligenceCore
+import Testing
 
 /// `[daemon] on_bad_config`: refuse (default) or start with defaults for the bad lines.
 @Suite struct BadConfigPolicyTests {

@@ -1,5 +1,5 @@
-import Testing
 import DiligenceCore
+import Testing
 
 @Suite struct ConfigTests {
     @Test func defaultsWithoutAnything() throws {
@@ -8,7 +8,8 @@ import DiligenceCore
     }
 
     @Test func readsEveryKnownSetting() throws {
-        let c = try DaemonConfig.parse("""
+        let c = try DaemonConfig.parse(
+            """
             # comment
             ; another
             [timer]

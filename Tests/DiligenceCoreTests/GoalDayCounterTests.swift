@@ -1,7 +1,7 @@
-import Testing
-import DiligenceTestSupport
 import DiligenceCore
+import DiligenceTestSupport
 import DiligenceTime
+import Testing
 
 /// The streak's fast path (completed sessions only) against the full accumulator.
 @Suite struct GoalDayCounterTests {
@@ -30,29 +30,33 @@ import DiligenceTime
         #expect(expected.contains(true) && expected.contains(false), "the sessions should meet some days and miss others")
         // The accumulator's goal days follow Statistics.metGoal day by day.
         for day in 0..<grid.count {
-            #expect(expected[day] == Statistics.metGoal(completed: taskIDs.indices.map { acc.tally(day: day, task: $0).completed }, goals: goals))
+            #expect(
+                expected[day]
+                    == Statistics.metGoal(completed: taskIDs.indices.map { acc.tally(day: day, task: $0).completed }, goals: goals))
         }
     }
 
     /// The streak counts a session ending at midnight on the day that ends there, as reports do.
     @Test func aSessionEndingAtMidnightMeetsTheEarlierDay() {
-        let grid = DayGrid(dates: [CalendarDay(year: 2026, month: 6, day: 8)!, CalendarDay(year: 2026, month: 6, day: 9)!],
-                           boundaries: [0, 86400, 172800])
+        let grid = DayGrid(
+            dates: [CalendarDay(year: 2026, month: 6, day: 8)!, CalendarDay(year: 2026, month: 6, day: 9)!],
+            boundaries: [0, 86400, 172800])
         var counter = GoalDayCounter(grid: grid, taskIDs: [1], goals: [0])
         counter.addCompleted(taskID: 1, end: 86400)
         #expect(counter.goalDays == [true, false])
-        counter.addCompleted(taskID: 1, end: 0)  // the day before the grid's
-        counter.addCompleted(taskID: 1, end: 172800)  // the grid's last day
+        counter.addCompleted(taskID: 1, end: 0) // the day before the grid's
+        counter.addCompleted(taskID: 1, end: 172800) // the grid's last day
         #expect(counter.goalDays == [true, true])
     }
 
     @Test func aTaskWithoutAGoalNeedsOneCompletedSession() {
-        let grid = DayGrid(dates: [CalendarDay(year: 2026, month: 6, day: 8)!, CalendarDay(year: 2026, month: 6, day: 9)!],
-                           boundaries: [0, 86400, 172800])
+        let grid = DayGrid(
+            dates: [CalendarDay(year: 2026, month: 6, day: 8)!, CalendarDay(year: 2026, month: 6, day: 9)!],
+            boundaries: [0, 86400, 172800])
         var counter = GoalDayCounter(grid: grid, taskIDs: [1, 2], goals: [0, 2])
-        counter.addCompleted(taskID: 2, end: 100)  // one of two: not met
-        counter.addCompleted(taskID: 1, end: 90000)  // no goal: one is enough
-        counter.addCompleted(taskID: 2, end: 172801)  // after the grid: ignored
+        counter.addCompleted(taskID: 2, end: 100) // one of two: not met
+        counter.addCompleted(taskID: 1, end: 90000) // no goal: one is enough
+        counter.addCompleted(taskID: 2, end: 172801) // after the grid: ignored
         #expect(counter.goalDays == [false, true])
         #expect(Statistics.reachesGoal(1, goal: 0) && !Statistics.reachesGoal(1, goal: 2) && Statistics.reachesGoal(2, goal: 2))
     }

@@ -1,5 +1,5 @@
-import Testing
 import DiligenceCore
+import Testing
 
 @Suite struct CommandLineWordsTests {
     @Test(arguments: [
@@ -37,7 +37,8 @@ import DiligenceCore
     }
 
     @Test func readsEverySection() throws {
-        let c = try DaemonConfig.parse("""
+        let c = try DaemonConfig.parse(
+            """
             [notifications]
             enabled = false
             urgency = critical

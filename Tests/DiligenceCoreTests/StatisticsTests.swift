@@ -1,14 +1,15 @@
-import Testing
 import DiligenceCore
 import DiligenceTime
+import Testing
 
 /// Pure figures: days given as plain boundaries (no time zone), sessions as plain values.
 @Suite struct StatisticsTests {
     /// `count` days of 24 hours from `CalendarDay(2026, 6, 8)` (a Monday) at wall 0.
     static func evenGrid(_ count: Int, dayStartMinute: Int = 0) -> DayGrid {
         let first = CalendarDay(year: 2026, month: 6, day: 8)!
-        return DayGrid(dates: (0..<count).map { first.adding(days: $0) },
-                       boundaries: (0...count).map { Double($0 * 86400) }, dayStartMinute: dayStartMinute)
+        return DayGrid(
+            dates: (0..<count).map { first.adding(days: $0) },
+            boundaries: (0...count).map { Double($0 * 86400) }, dayStartMinute: dayStartMinute)
     }
 
     /// One rule for the count and the focus: a session ending exactly at a day boundary belongs
@@ -81,7 +82,7 @@ import DiligenceTime
         for pauses in [0, 2, 25] {
             acc.add(taskID: 1, start: 3600, end: 5000, focusedSeconds: 1400, pauses: pauses, completed: true)
         }
-        #expect(acc.focusScore == 63)  // (100 + 90 + 0) / 3
+        #expect(acc.focusScore == 63) // (100 + 90 + 0) / 3
     }
 
     @Test func sessionsOfOtherTasksAndOutsideTheGridAreIgnored() {

@@ -1,5 +1,6 @@
-import Testing
 import DiligenceTestSupport
+import Testing
+
 @testable import DiligenceCore
 
 // MARK: Test helpers, written once
@@ -53,6 +54,5 @@ func running(_ config: TaskConfig, _ clock: FakeClock) throws -> TimerMachine {
 
 /// The work sessions among `events`.
 func sessions(_ events: [TimerEvent]) -> [WorkSession] {
-    events.compactMap { if case let .sessionEnded(s) = $0 { s } else { nil } }
+    events.compactMap { if case .sessionEnded(let s) = $0 { s } else { nil } }
 }
-

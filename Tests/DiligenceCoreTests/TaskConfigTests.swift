@@ -1,5 +1,6 @@
-import Testing
 import DiligenceTestSupport
+import Testing
+
 @testable import DiligenceCore
 
 @Suite("DurationText")

@@ -1,5 +1,6 @@
-import Testing
 import DiligenceTestSupport
+import Testing
+
 @testable import DiligenceCore
 
 /// Finding 12: invisible and look-alike names were accepted. New names are NFC, trimmed, and

@@ -1,5 +1,6 @@
-import Testing
 import DiligenceTestSupport
+import Testing
+
 @testable import DiligenceCore
 
 /// The user's commands: start, pause, resume, toggle, stop, skip, extend (SPEC.md "Timer semantics").
@@ -182,12 +183,14 @@ struct TimerMachineCommandTests {
         _ = try machine.pause(at: clock.advance(600))
         _ = try machine.resume(at: clock.advance(300))
         let events = try machine.stop(at: clock.advance(180))
-        #expect(events == [
-            .sessionEnded(WorkSession(
-                taskID: 1, taskName: "Writing", start: startWall, end: clock.now.wall,
-                plannedSeconds: 1500, focusedSeconds: 780, pauses: 1, outcome: .abandoned)),
-            .stopped(.work),
-        ])
+        #expect(
+            events == [
+                .sessionEnded(
+                    WorkSession(
+                        taskID: 1, taskName: "Writing", start: startWall, end: clock.now.wall,
+                        plannedSeconds: 1500, focusedSeconds: 780, pauses: 1, outcome: .abandoned)),
+                .stopped(.work),
+            ])
         #expect(machine.state == .idle)
         #expect(machine.phase == nil)
         #expect(machine.task == nil)
@@ -238,13 +241,15 @@ struct TimerMachineCommandTests {
         let startWall = clock.now.wall
         var machine = try running(task(), clock)
         let events = try machine.skip(at: clock.advance(600))
-        #expect(events == [
-            .sessionEnded(WorkSession(
-                taskID: 1, taskName: "Writing", start: startWall, end: clock.now.wall,
-                plannedSeconds: 1500, focusedSeconds: 600, pauses: 0, outcome: .skipped)),
-            .skipped(.work),
-            .phasePending(.shortBreak),
-        ])
+        #expect(
+            events == [
+                .sessionEnded(
+                    WorkSession(
+                        taskID: 1, taskName: "Writing", start: startWall, end: clock.now.wall,
+                        plannedSeconds: 1500, focusedSeconds: 600, pauses: 0, outcome: .skipped)),
+                .skipped(.work),
+                .phasePending(.shortBreak),
+            ])
         #expect(machine.state == .pending)
         #expect(machine.round == 1)
     }

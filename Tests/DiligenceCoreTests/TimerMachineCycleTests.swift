@@ -1,4 +1,5 @@
 import Testing
+
 @testable import DiligenceCore
 
 /// Rounds, breaks, autostart, absolute deadlines and the catch-up rule.
@@ -82,13 +83,15 @@ struct TimerMachineCycleTests {
         let startWall = clock.now.wall
         var machine = try running(task(), clock)
         let events = machine.tick(at: clock.advance(1500))
-        #expect(events == [
-            .sessionEnded(WorkSession(
-                taskID: 1, taskName: "Writing", start: startWall, end: startWall + 1500,
-                plannedSeconds: 1500, focusedSeconds: 1500, pauses: 0, outcome: .completed)),
-            .phaseCompleted(.work),
-            .phasePending(.shortBreak),
-        ])
+        #expect(
+            events == [
+                .sessionEnded(
+                    WorkSession(
+                        taskID: 1, taskName: "Writing", start: startWall, end: startWall + 1500,
+                        plannedSeconds: 1500, focusedSeconds: 1500, pauses: 0, outcome: .completed)),
+                .phaseCompleted(.work),
+                .phasePending(.shortBreak),
+            ])
     }
 
     // MARK: A changed task applies from the next phase

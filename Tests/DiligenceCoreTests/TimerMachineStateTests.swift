@@ -1,4 +1,5 @@
 import Testing
+
 @testable import DiligenceCore
 
 /// Status, suspends, and saving/restoring the machine.
@@ -8,17 +9,21 @@ struct TimerMachineStateTests {
 
     @Test func statusWhenIdle() {
         let status = TimerMachine().status(at: FakeClock().now)
-        #expect(status == TimerStatus(
-            state: .idle, phase: nil, task: nil, round: 1, longBreakEvery: 0, durationSeconds: 0,
-            remainingSeconds: 0, elapsedSeconds: 0, endsAt: nil, pauses: 0))
+        #expect(
+            status
+                == TimerStatus(
+                    state: .idle, phase: nil, task: nil, round: 1, longBreakEvery: 0, durationSeconds: 0,
+                    remainingSeconds: 0, elapsedSeconds: 0, endsAt: nil, pauses: 0))
     }
 
     @Test func statusAtTheStartOfAPhase() throws {
         let clock = FakeClock()
         let machine = try running(task(), clock)
-        #expect(machine.status(at: clock.now) == TimerStatus(
-            state: .running, phase: .work, task: task(), round: 1, longBreakEvery: 4, durationSeconds: 1500,
-            remainingSeconds: 1500, elapsedSeconds: 0, endsAt: clock.now.wall + 1500, pauses: 0))
+        #expect(
+            machine.status(at: clock.now)
+                == TimerStatus(
+                    state: .running, phase: .work, task: task(), round: 1, longBreakEvery: 4, durationSeconds: 1500,
+                    remainingSeconds: 1500, elapsedSeconds: 0, endsAt: clock.now.wall + 1500, pauses: 0))
     }
 
     @Test(arguments: [
@@ -27,7 +32,7 @@ struct TimerMachineStateTests {
         (59.75, 1441, 59),
         (1499.5, 1, 1499),
         (1500.0, 0, 1500),
-        (1600.0, 0, 1500),  // past the deadline, not yet ticked
+        (1600.0, 0, 1500), // past the deadline, not yet ticked
     ])
     func remainingRoundsUpElapsedRoundsDown(_ after: Double, remaining: Int, elapsed: Int) throws {
         var clock = FakeClock()
@@ -102,12 +107,14 @@ struct TimerMachineStateTests {
     @Test func suspendUnderAbandonGivesUpWorkAtTheMomentOfSleep() throws {
         var (machine, clock, origin) = try sleptInWork()
         let events = machine.suspended(for: 1800, policy: .abandon, at: clock.now)
-        #expect(events == [
-            .sessionEnded(WorkSession(
-                taskID: 1, taskName: "Writing", start: origin.wall, end: origin.wall + 600,
-                plannedSeconds: 1500, focusedSeconds: 600, pauses: 0, outcome: .abandoned)),
-            .stopped(.work),
-        ])
+        #expect(
+            events == [
+                .sessionEnded(
+                    WorkSession(
+                        taskID: 1, taskName: "Writing", start: origin.wall, end: origin.wall + 600,
+                        plannedSeconds: 1500, focusedSeconds: 600, pauses: 0, outcome: .abandoned)),
+                .stopped(.work),
+            ])
         #expect(machine.state == .idle)
     }
 

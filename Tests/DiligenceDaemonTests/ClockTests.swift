@@ -1,13 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Synchronization
-import Testing
 import DiligenceCore
 import DiligenceProtocol
-@testable import DiligenceDaemon
 import DiligenceTestSupport
 import DiligenceTime
+import Synchronization
+import Testing
+
+@testable import DiligenceDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Clock readings a test moves by hand: a suspend moves BOOTTIME and the wall clock but not
 /// MONOTONIC, an NTP or manual step moves only the wall clock. The daemon reads them through
@@ -20,12 +22,19 @@ final class FakeClock: Sendable {
 
     /// Time passes with the machine awake.
     func advance(_ seconds: Double) {
-        reading.withLock { $0.boottime += seconds; $0.monotonic += seconds; $0.wall += seconds }
+        reading.withLock {
+            $0.boottime += seconds
+            $0.monotonic += seconds
+            $0.wall += seconds
+        }
     }
 
     /// The machine sleeps for `seconds`.
     func suspend(_ seconds: Double) {
-        reading.withLock { $0.boottime += seconds; $0.wall += seconds }
+        reading.withLock {
+            $0.boottime += seconds
+            $0.wall += seconds
+        }
     }
 
     /// The wall clock is set forward (positive) or back (negative); no time passes.
@@ -155,7 +164,7 @@ extension InProcessDaemon {
         #expect(completed.focusedSeconds == 600)
 
         // The next phase starts at the stepped clock's time; a step back during it changes nothing.
-        #expect(try d.request("{\"command\":\"skip\"}")["ok"] == .bool(true))  // the pending break
+        #expect(try d.request("{\"command\":\"skip\"}")["ok"] == .bool(true)) // the pending break
         let secondStart = clock.wall
         let startAnswer = try d.request("{\"command\":\"start\"}")
         #expect(startAnswer["ok"] == .bool(true), "\(startAnswer.serialized)")
@@ -196,9 +205,9 @@ extension InProcessDaemon {
         _ = try d.request("{\"command\":\"start\",\"task\":\"Work\"}")
         clock.advance(16.6)
         d.daemon.queue.sync { d.daemon.sleepSignal(true) }
-        clock.advance(2)  // the last seconds before the kernel suspends
+        clock.advance(2) // the last seconds before the kernel suspends
         clock.suspend(300)
-        clock.advance(10)  // awake, and nothing happens
+        clock.advance(10) // awake, and nothing happens
         d.daemon.queue.sync { d.daemon.sleepSignal(false) }
         let session = try #require(d.sessions().first)
         #expect(session.outcome == .abandoned)
@@ -235,7 +244,8 @@ extension InProcessDaemon {
             defer { d.stop() }
             #expect(try d.status()["today_completed"] == .int(0))
             let day = RFC3339.format(clock.wall).prefix(10)
-            let added = try d.request("{\"command\":\"history_add\",\"task\":\"Work\",\"start\":\"\(day)T00:00:00Z\",\"end\":\"\(day)T00:25:00Z\"}")
+            let added = try d.request(
+                "{\"command\":\"history_add\",\"task\":\"Work\",\"start\":\"\(day)T00:00:00Z\",\"end\":\"\(day)T00:25:00Z\"}")
             #expect(added["ok"] == .bool(true), "\(added.serialized)")
             #expect(try d.status()["today_completed"] == .int(1))
             let id = try #require(added["result"]?["id"]?.intValue ?? added["result"]?["session"]?["id"]?.intValue)

@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Dispatch
-import Testing
 import DiligenceCore
 import DiligenceProtocol
-@testable import DiligenceDaemon
 import DiligenceTestSupport
+import Dispatch
+import Testing
+
+@testable import DiligenceDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The control socket and its framing, against a daemon running in this process.
 @Suite struct ControlSocketTests {
@@ -49,7 +51,10 @@ import DiligenceTestSupport
     @Test func aLiveDaemonIsNotReplacedAndAStaleSocketIs() throws {
         let d = try InProcessDaemon()
         let path = d.socketPath
-        #expect(throws: DiligenceError("already_running", "Another diligenced is already running on \(path). Stop it first (diligencectl status shows it).")) {
+        #expect(
+            throws: DiligenceError(
+                "already_running", "Another diligenced is already running on \(path). Stop it first (diligencectl status shows it).")
+        ) {
             _ = try ListeningSocket.open(path: path)
         }
         // Leave a socket file behind that nobody listens on.
@@ -60,11 +65,12 @@ import DiligenceTestSupport
         close(fd)
         #expect(Sys.fileStatus(path).map(Sys.isSocket) == true)
         let replaced = try ListeningSocket.open(path: path)
-        #expect(Sys.withSockaddr(address) { a, l in
-            let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(probe) }
-            return connect(probe, a, l)
-        } == 0)
+        #expect(
+            Sys.withSockaddr(address) { a, l in
+                let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+                defer { close(probe) }
+                return connect(probe, a, l)
+            } == 0)
         replaced.close()
         d.directory.remove()
     }

@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Dispatch
-import Testing
-@testable import DiligenceDaemon
+import DiligenceCore
 import DiligenceProtocol
 import DiligenceTestSupport
-import DiligenceCore
+import Dispatch
+import Testing
+
+@testable import DiligenceDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A daemon running inside the test process on a private directory: fast to start, and its
 /// state can be inspected directly. (EndToEndTests run the real binaries.)

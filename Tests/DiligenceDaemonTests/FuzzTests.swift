@@ -1,11 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
-import DiligenceTestSupport
 import DiligenceCore
 import DiligenceProtocol
+import DiligenceTestSupport
+import Testing
+
 @testable import DiligenceDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Random and mutated requests against a running daemon (issue item 2). `make test` runs
 /// `DILIGENCE_FUZZ_COUNT` (default 5 000) requests at a fixed seed; `make fuzz` runs 100 000.
@@ -31,13 +33,16 @@ import DiligenceProtocol
             if sent >= warmUp && rssAfterWarmUp == 0 { rssAfterWarmUp = residentBytes() }
             let batch = (0..<min(20, Self.count - sent)).map { _ in generator.next() }
             for answer in try client.exchange(batch) {
-                let parsed = try #require(try? JSON.parse(answer), "seed \(Self.seed): not JSON: \(String(decoding: answer, as: UTF8.self))")
+                let parsed = try #require(
+                    try? JSON.parse(answer), "seed \(Self.seed): not JSON: \(String(decoding: answer, as: UTF8.self))")
                 if parsed["ok"] == .bool(true) {
                     answered.ok += 1
                 } else {
                     answered.error += 1
                     let code = parsed["error"]?["code"]?.stringValue ?? ""
-                    #expect(!code.isEmpty && code.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "_" }, "seed \(Self.seed): \(parsed.serialized)")
+                    #expect(
+                        !code.isEmpty && code.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "_" },
+                        "seed \(Self.seed): \(parsed.serialized)")
                 }
             }
             sent += batch.count
@@ -47,7 +52,9 @@ import DiligenceProtocol
         #expect(try d.request("{\"command\":\"status\"}")["ok"] == .bool(true), "seed \(Self.seed)")
         let growth = residentBytes() - rssAfterWarmUp
         #expect(growth < Self.memoryGrowthBound, "seed \(Self.seed): resident memory grew \(growth / 1024) KiB over \(Self.count) requests")
-        print("fuzz: seed \(Self.seed), \(Self.count) requests, \(answered.ok) ok, \(answered.error) refused, RSS growth \(growth / 1024) KiB")
+        print(
+            "fuzz: seed \(Self.seed), \(Self.count) requests, \(answered.ok) ok, \(answered.error) refused, RSS growth \(growth / 1024) KiB"
+        )
     }
 }
 
@@ -124,8 +131,8 @@ struct RequestGenerator {
     }
 }
 
-private extension String {
-    var replacingWatch: String { split(separator: "watch", omittingEmptySubsequences: false).joined(separator: "w4tch") }
+extension String {
+    fileprivate var replacingWatch: String { split(separator: "watch", omittingEmptySubsequences: false).joined(separator: "w4tch") }
 }
 
 /// Writes a batch of raw request lines on one connection and reads one answer line per request.
@@ -160,7 +167,8 @@ struct FuzzClient {
                 continue
             }
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            try #require(n > 0, "no answer after \(answers.count) of \(lines.count): \(n == 0 ? "closed" : String(cString: strerror(errno)))")
+            try #require(
+                n > 0, "no answer after \(answers.count) of \(lines.count): \(n == 0 ? "closed" : String(cString: strerror(errno)))")
             buffer += chunk[..<n]
         }
         return answers

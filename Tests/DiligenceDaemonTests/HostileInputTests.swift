@@ -1,10 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import DiligenceCore
 import DiligenceProtocol
+import Testing
+
 @testable import DiligenceDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Broken and hostile clients (issue item 2): each gets a specific error and costs the daemon nothing.
 @Suite struct HostileInputTests {
@@ -111,8 +113,8 @@ import DiligenceProtocol
         for _ in 0..<4 {
             let c = try d.connect()
             try c.write("{\"command\":\"watch\"}\n")
-            _ = try c.readJSONLine()  // the answer
-            _ = try c.readJSONLine()  // the first status event
+            _ = try c.readJSONLine() // the answer
+            _ = try c.readJSONLine() // the first status event
             watchers.append(c)
         }
         let extra = try d.connect()

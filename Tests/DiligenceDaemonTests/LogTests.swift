@@ -1,10 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import DiligenceCore
 import DiligenceTestSupport
+import Testing
+
 @testable import DiligenceDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Which way log lines go: the journal only when stderr is the stream systemd named in
 /// JOURNAL_STREAM, else `<N>`-prefixed lines.
@@ -22,7 +24,10 @@ import DiligenceTestSupport
         let stream = open(dir.path + "/stream", O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
         let other = open(dir.path + "/other", O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
         try #require(stream >= 0 && other >= 0)
-        defer { close(stream); close(other) }
+        defer {
+            close(stream)
+            close(other)
+        }
 
         #expect(Log.isJournalStream(identity(of: stream), fd: stream))
         // Inherited by a process whose stderr went elsewhere: plain lines.
@@ -33,7 +38,8 @@ import DiligenceTestSupport
     }
 
     @Test func stderrLinesCarryThePriorityAndTheFields() {
-        #expect(Log.stderrLine(.info, "Started work of Study.", fields: [("EVENT", "phase_started"), ("TASK", "Study"), ("PHASE", "work")])
+        #expect(
+            Log.stderrLine(.info, "Started work of Study.", fields: [("EVENT", "phase_started"), ("TASK", "Study"), ("PHASE", "work")])
                 == "<6>Started work of Study. (event=phase_started task=Study phase=work)\n")
         #expect(Log.stderrLine(.error, "Configuration not reloaded.", fields: []) == "<3>Configuration not reloaded.\n")
         #expect(Log.stderrLine(.debug, "x", fields: []).hasPrefix("<7>"))

@@ -1,5 +1,6 @@
-import Testing
 import DiligenceCore
+import Testing
+
 @testable import DiligenceDaemon
 
 @Suite struct OptionsTests {

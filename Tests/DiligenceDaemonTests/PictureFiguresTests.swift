@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
-@testable import DiligenceDaemon
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceTestSupport
 import DiligenceTime
+import Testing
+
+@testable import DiligenceDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The figures the client's pictures draw (docs/statistics.md): per-month totals, the previous
 /// period, plans beside what was done, goal days, a day chosen by `date`, recent days per task.
@@ -19,7 +21,7 @@ import DiligenceTime
             defer { d.stop() }
             try d.addSession("Work", "2025-03-30 10:00", "2025-03-30 10:25")
             try d.addSession("Work", "2025-03-31 10:00", "2025-03-31 10:50")
-            try d.addSession("Study", "2025-12-31 23:50", "2026-01-01 00:10")  // split across the years
+            try d.addSession("Study", "2025-12-31 23:50", "2026-01-01 00:10") // split across the years
             try d.addSession("Study", "2024-07-01 09:00", "2024-07-01 09:30")
             let year = try d.call("stats", [("period", .string("year")), ("date", .string("2025-06-10"))])
             #expect(year["from"]?.stringValue == "2025-01-01" && year["to"]?.stringValue == "2025-12-31")
@@ -50,16 +52,17 @@ import DiligenceTime
         try withTimeZone("Europe/Berlin") {
             let d = try InProcessDaemon(config: "[stats]\nday_starts_at = 04:00\n")
             defer { d.stop() }
-            try d.addSession("Work", "2025-03-30 01:30", "2025-03-30 03:30")  // across the DST change
-            try d.addSession("Work", "2025-03-31 03:40", "2025-03-31 04:20")  // across the day's start
+            try d.addSession("Work", "2025-03-30 01:30", "2025-03-30 03:30") // across the DST change
+            try d.addSession("Work", "2025-03-31 03:40", "2025-03-31 04:20") // across the day's start
             try d.addSession("Study", "2025-02-28 23:50", "2025-03-01 00:20")
-            try d.addSession("Study", "2025-03-31 23:50", "2025-04-01 04:30")  // across the month's end
+            try d.addSession("Study", "2025-03-31 23:50", "2025-04-01 04:30") // across the month's end
             try d.addSession("Work", "2024-12-31 20:00", "2025-01-01 20:00")
             for period in ["day", "week", "month", "year"] {
                 for date in ["2025-03-31", "2025-04-01", "2025-03-30", "2025-01-01", "2025-04-02"] {
                     for task: JSON in [.null, .string("Study")] {
                         let now = try d.call("stats", [("period", .string(period)), ("date", .string(date)), ("task", task)])
-                        let before = try d.call("stats", [("period", .string(period)), ("date", .string(date)), ("offset", .int(-1)), ("task", task)])
+                        let before = try d.call(
+                            "stats", [("period", .string(period)), ("date", .string(date)), ("offset", .int(-1)), ("task", task)])
                         #expect(now["previous"]?["from"] == before["from"] && now["previous"]?["to"] == before["to"])
                         #expect(int(now["previous"], "completed") == int(before, "completed"), "\(period) \(date)")
                         #expect(int(now["previous"], "focused_seconds") == int(before, "focused_seconds"), "\(period) \(date)")
@@ -78,7 +81,8 @@ import DiligenceTime
             try d.addSession("Study", "2025-03-30 14:00", "2025-03-30 14:50")
             let day = try d.call("stats", [("period", .string("day")), ("date", .string("2025-03-30"))])
             #expect(day["period"]?.stringValue == "day")
-            #expect(day["starts_at"]?.stringValue == "2025-03-30T00:00:00+00:00" && day["ends_at"]?.stringValue == "2025-03-31T00:00:00+00:00")
+            #expect(
+                day["starts_at"]?.stringValue == "2025-03-30T00:00:00+00:00" && day["ends_at"]?.stringValue == "2025-03-31T00:00:00+00:00")
             #expect(day["today"]?.stringValue == LocalDay.date(containing: Double(time(nil)), dayStartsAt: 0).description)
             #expect(day["from"]?.stringValue == "2025-03-30" && day["to"]?.stringValue == "2025-03-30")
             let sessions = day["sessions"]?.arrayValue ?? []
@@ -110,8 +114,8 @@ import DiligenceTime
             #expect(byDate["2025-03-31"]?["planned"]?.stringValue == "Work" && int(byDate["2025-03-31"], "planned_completed") == 0)
             #expect(byDate["2025-03-29"]?["planned"] == nil && byDate["2025-03-29"]?["planned_completed"] == nil)
             let tasks = month["tasks"]?.arrayValue ?? []
-            #expect(int(tasks.first { $0["task"]?.stringValue == "Work" }, "goal_days") == 1)  // goal 2: only the 30th
-            #expect(int(tasks.first { $0["task"]?.stringValue == "Study" }, "goal_days") == 1)  // no goal: one session
+            #expect(int(tasks.first { $0["task"]?.stringValue == "Work" }, "goal_days") == 1) // goal 2: only the 30th
+            #expect(int(tasks.first { $0["task"]?.stringValue == "Study" }, "goal_days") == 1) // no goal: one session
             // A report of another task leaves Work's plans out.
             let study = try d.call("stats", [("period", .string("month")), ("date", .string("2025-03-01")), ("task", .string("Study"))])
             #expect(study["days"]?.arrayValue?.allSatisfy { $0["planned"] == nil } == true)

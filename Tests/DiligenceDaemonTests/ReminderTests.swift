@@ -1,8 +1,9 @@
-import Testing
-@testable import DiligenceDaemon
-import DiligenceTestSupport
 import DiligenceCore
+import DiligenceTestSupport
 import Dispatch
+import Testing
+
+@testable import DiligenceDaemon
 
 @Suite struct ReminderFiringTests {
     @Test func firesOncePerDayAndLateOnlyOnTheSameDay() {
@@ -13,7 +14,9 @@ import Dispatch
                 defer { reminders.cancel() }
                 var fired: [String] = []
                 reminders.onReminder = { fired.append($0.name) }
-                let tasks = [TaskConfig(id: 1, name: "Read", reminderMinute: 9 * 60), TaskConfig(id: 2, name: "Walk", reminderMinute: 18 * 60)]
+                let tasks = [
+                    TaskConfig(id: 1, name: "Read", reminderMinute: 9 * 60), TaskConfig(id: 2, name: "Walk", reminderMinute: 18 * 60),
+                ]
                 reminders.update(tasks: tasks, now: localTime(2025, 6, 10, 8, 0))
                 #expect(reminders.nextDue == localTime(2025, 6, 10, 9, 0))
                 // Resumed from a suspend at 11:00: 09:00 fires late, once.

@@ -1,6 +1,7 @@
-import Testing
 import DiligenceCore
 import DiligenceProtocol
+import Testing
+
 @testable import DiligenceDaemon
 
 /// What the daemon does on logind's PrepareForSleep (Sleep.swift), with injected clocks; the

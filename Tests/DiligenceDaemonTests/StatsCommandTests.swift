@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
-@testable import DiligenceDaemon
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceTestSupport
 import DiligenceTime
+import Testing
+
+@testable import DiligenceDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The statistics commands through the control socket of an in-process daemon, in fixed time
 /// zones (the daemon computes days in local time, so each test holds the time-zone lock).
@@ -41,7 +43,7 @@ import DiligenceTime
             // Work 3600 vs average (3600 + 1500) / 2: 41% above.
             #expect(week["best_task"]?["above_average_percent"]?.intValue == 41)
             #expect(week["best_weekday"]?["weekday"]?.stringValue == "sunday")
-            #expect(week["focus_score"]?.intValue == 95)  // (90 + 100) / 2
+            #expect(week["focus_score"]?.intValue == 95) // (90 + 100) / 2
             #expect(week["active_days"]?.intValue == 2)
             #expect(week["average_seconds_per_active_day"]?.intValue == 2550)
             #expect(week["streak"]?["longest"]?.intValue == 2)
@@ -118,13 +120,23 @@ import DiligenceTime
             defer { d.stop() }
             try d.addSession("Work", "2025-05-01 09:00", "2025-05-01 09:25")
             let id = try d.call("history")["sessions"]?.arrayValue?.first?["id"]?.intValue ?? -1
-            let overlap = try d.failure("history_add", [("task", .string("Study")), ("start", .string("2025-05-01 09:20")), ("end", .string("2025-05-01 09:45"))])
+            let overlap = try d.failure(
+                "history_add", [("task", .string("Study")), ("start", .string("2025-05-01 09:20")), ("end", .string("2025-05-01 09:45"))])
             #expect(overlap.code == "overlapping_session")
             #expect(overlap.message.contains("session \(id) (Work"), "\(overlap.message)")
-            let backwards = try d.failure("history_add", [("task", .string("Work")), ("start", .string("2025-05-02 10:00")), ("end", .string("2025-05-02 09:00"))])
+            let backwards = try d.failure(
+                "history_add", [("task", .string("Work")), ("start", .string("2025-05-02 10:00")), ("end", .string("2025-05-02 09:00"))])
             #expect(backwards.code == "invalid_session")
-            #expect(try d.failure("history_add", [("task", .string("Work")), ("start", .string("2025-02-30 10:00")), ("end", .string("2025-02-30 11:00"))]).code == "invalid_date")
-            #expect(try d.failure("history_add", [("task", .string("Nope")), ("start", .string("2025-05-02 10:00")), ("end", .string("2025-05-02 11:00"))]).code == "unknown_task")
+            #expect(
+                try d.failure(
+                    "history_add",
+                    [("task", .string("Work")), ("start", .string("2025-02-30 10:00")), ("end", .string("2025-02-30 11:00"))]
+                ).code == "invalid_date")
+            #expect(
+                try d.failure(
+                    "history_add",
+                    [("task", .string("Nope")), ("start", .string("2025-05-02 10:00")), ("end", .string("2025-05-02 11:00"))]
+                ).code == "unknown_task")
             #expect(try d.failure("stats", [("period", .string("decade"))]).code == "invalid_period")
             #expect(try d.failure("export", [("format", .string("xml"))]).code == "unknown_format")
             #expect(try d.call("history")["sessions"]?.arrayValue?.count == 1)
@@ -140,8 +152,10 @@ import DiligenceTime
         try withTimeZone("UTC") {
             let d = try InProcessDaemon()
             defer { d.stop() }
-            let good = #"{"task":"Work","start":"2025-05-01T09:00:00Z","end":"2025-05-01T09:25:00Z","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}"#
-            let backwards = #"{"task":"Work","start":"2025-05-01T11:00:00Z","end":"2025-05-01T10:00:00Z","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}"#
+            let good =
+                #"{"task":"Work","start":"2025-05-01T09:00:00Z","end":"2025-05-01T09:25:00Z","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}"#
+            let backwards =
+                #"{"task":"Work","start":"2025-05-01T11:00:00Z","end":"2025-05-01T10:00:00Z","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}"#
             let first = try d.call("import", [("content", .string(good + "\n\n")), ("more", .bool(true))])
             let importID = try #require(first["import_id"]?.intValue)
             let bad = try d.failure("import", [("content", .string(good + "\n" + backwards + "\n")), ("import_id", .int(Int(importID)))])

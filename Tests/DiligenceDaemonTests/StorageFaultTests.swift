@@ -1,13 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Dispatch
-import Testing
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceStore
 import DiligenceTestSupport
+import Dispatch
+import Testing
+
 @testable import DiligenceDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Storage faults (issue item 5) done for real: garbage bytes, a second process's lock, a full
 /// tmpfs, a read-only mount. The daemon keeps timing and loses nothing it recorded.
@@ -22,7 +24,7 @@ import DiligenceTestSupport
     }
 
     @Test func aCorruptDatabaseIsKeptAsideAndNamedAndANewOneStarts() throws {
-        let garbage = (0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) }
+        let garbage = (0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
         let d = try InProcessDaemon { paths in
             let fd = open(paths.database, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             _ = garbage.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
@@ -52,7 +54,7 @@ import DiligenceTestSupport
         let other = try SQLite(location: .path(d.daemon.paths.database), busyTimeoutMilliseconds: 100)
         try other.exec("BEGIN EXCLUSIVE")
         let released = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) let holder = other  // used by that one block alone from here on
+        nonisolated(unsafe) let holder = other // used by that one block alone from here on
         DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
             try? holder.exec("COMMIT")
             released.signal()

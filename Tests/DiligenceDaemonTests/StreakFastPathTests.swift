@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
-@testable import DiligenceDaemon
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceTestSupport
 import DiligenceTime
+import Testing
+
+@testable import DiligenceDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The current streak and the report grid are computed by fast paths (completed sessions only;
 /// day starts 24 hours apart where no clock change is near): they must agree with the full
@@ -22,7 +24,9 @@ import DiligenceTime
             let grid = LocalDay.grid(from: first, through: last, dayStartsAt: minute)
             var shifted = 0
             for i in 0...grid.count {
-                #expect(grid.boundaries[i] == LocalDay.start(of: first.adding(days: i), dayStartsAt: minute), "\(zone): day \(first.adding(days: i))")
+                #expect(
+                    grid.boundaries[i] == LocalDay.start(of: first.adding(days: i), dayStartsAt: minute),
+                    "\(zone): day \(first.adding(days: i))")
             }
             for i in 0..<grid.count {
                 // A day with a clock change has a shift (its length may still be 24 hours
@@ -54,7 +58,8 @@ import DiligenceTime
             var sessions = ""
             for back in 1...310 where back != 300 {
                 let dayStart = LocalDay.start(of: today.adding(days: -back), dayStartsAt: 150)
-                sessions += #"{"task":"Study","start":"\#(RFC3339.format(dayStart - 600))","end":"\#(RFC3339.format(dayStart + 900))","#
+                sessions +=
+                    #"{"task":"Study","start":"\#(RFC3339.format(dayStart - 600))","end":"\#(RFC3339.format(dayStart + 900))","#
                     + #""planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}"# + "\n"
             }
             let imported = try d.request(Request(command: "import", arguments: [("content", .string(sessions))]).body.serialized)

@@ -1,11 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceCore
 import Dispatch
 import Synchronization
 import Testing
-import DiligenceCore
+
 @testable import DiligenceDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Child processes (hooks, sound players) get ordinary blocking stdin and stdout, and their
 /// stdin holds the event from the moment they start.
@@ -17,9 +19,10 @@ import DiligenceCore
         let done = DispatchSemaphore(value: 0)
         var child: Subprocess?
         try queue.sync {
-            child = try Subprocess(argv: ["/bin/sh", "-c", script], input: Array(input.utf8), queue: queue,
-                                   onLine: { line in lines.withLock { $0.append(line) } },
-                                   onExit: { _, _ in done.signal() })
+            child = try Subprocess(
+                argv: ["/bin/sh", "-c", script], input: Array(input.utf8), queue: queue,
+                onLine: { line in lines.withLock { $0.append(line) } },
+                onExit: { _, _ in done.signal() })
         }
         #expect(done.wait(timeout: .now() + 10) == .success)
         // Output read after the exit is still delivered on the queue.

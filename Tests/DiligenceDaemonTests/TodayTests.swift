@@ -1,9 +1,10 @@
-import Testing
-@testable import DiligenceDaemon
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceTestSupport
 import DiligenceTime
+import Testing
+
+@testable import DiligenceDaemon
 
 /// One "today" and one rule for the day a session counts on, through the control socket of an
 /// in-process daemon on a fake clock (docs/statistics.md, "Days").
@@ -52,7 +53,9 @@ import DiligenceTime
             #expect(d.sessions().count == 2)
             #expect(RFC3339.format(d.sessions()[1].start).hasPrefix("\(calendarToday)T01:00:00"))
             // 03:00 is an hour ahead.
-            #expect(try d.failure("history_add", [("task", .string("Work")), ("start", .string("03:00")), ("end", .string("03:30"))]).code == "invalid_session")
+            #expect(
+                try d.failure("history_add", [("task", .string("Work")), ("start", .string("03:00")), ("end", .string("03:30"))]).code
+                    == "invalid_session")
             let stats = try d.call("stats", [("period", .string("today"))])
             #expect(stats["from"] == .string(statisticsToday.description))
             #expect(stats["completed"] == .int(2), "\(stats.serialized)")
@@ -73,10 +76,13 @@ import DiligenceTime
             }
             let gap = try refusal("2026-03-29 02:30", "2026-03-29 04:00")
             #expect(gap.code == "nonexistent_time", "\(gap)")
-            #expect(gap.message.contains("2026-03-29 02:30") && gap.message.contains("02:00") && gap.message.contains("03:00"), "\(gap.message)")
+            #expect(
+                gap.message.contains("2026-03-29 02:30") && gap.message.contains("02:00") && gap.message.contains("03:00"), "\(gap.message)"
+            )
             let twice = try refusal("2026-10-25 02:30", "2026-10-25 03:30")
             #expect(twice.code == "ambiguous_time", "\(twice)")
-            #expect(twice.message.contains("2026-10-25 02:30+02:00") && twice.message.contains("2026-10-25 02:30+01:00"), "\(twice.message)")
+            #expect(
+                twice.message.contains("2026-10-25 02:30+02:00") && twice.message.contains("2026-10-25 02:30+01:00"), "\(twice.message)")
             #expect(d.sessions().isEmpty)
 
             // With the offset: 01:50 (CEST) to the first 02:30 is 40 minutes...

@@ -1,11 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceTestSupport
 import Dispatch
 import Synchronization
 import Testing
+
 @testable import DiligenceDaemon
-import DiligenceTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The time-zone watch on a directory of the test's own, changed the ways tools change
 /// /etc/localtime.

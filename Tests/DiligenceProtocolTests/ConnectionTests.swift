@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import DiligenceProtocol
 import DiligenceTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite struct ConnectionTests {
     /// A daemon that refuses a client (another uid, too many connections) answers why and closes

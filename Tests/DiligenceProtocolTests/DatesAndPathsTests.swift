@@ -1,10 +1,11 @@
 import DiligenceCore
-import Testing
 import DiligenceTestSupport
+import Testing
+
 @testable import DiligenceProtocol
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Dates in the protocol's JSON (local time with its offset); serialized because the tests change the zone.
@@ -16,11 +17,15 @@ struct DatesInJSONTests {
             let now = Now(steady: 100, wall: 1_795_973_400)
             _ = try machine.start(TaskConfig(name: "Writing", color: .purple, goal: 8), at: now)
             let json = machine.status(at: now.adding(60.5)).json(todayCompleted: 3)
-            guard case let .object(members) = json else { Issue.record("not an object"); return }
-            #expect(members.map(\.0) == [
-                "state", "phase", "task", "color", "round", "long_break_every", "duration_seconds",
-                "remaining_seconds", "elapsed_seconds", "ends_at", "pauses", "focus_mode", "today_completed", "goal",
-            ])
+            guard case .object(let members) = json else {
+                Issue.record("not an object")
+                return
+            }
+            #expect(
+                members.map(\.0) == [
+                    "state", "phase", "task", "color", "round", "long_break_every", "duration_seconds",
+                    "remaining_seconds", "elapsed_seconds", "ends_at", "pauses", "focus_mode", "today_completed", "goal",
+                ])
             #expect(json["state"] == .string("running"))
             #expect(json["phase"] == .string("work"))
             #expect(json["task"] == .string("Writing"))
@@ -38,7 +43,10 @@ struct DatesInJSONTests {
             let session = WorkSession(
                 id: 4, taskID: 1, taskName: "Writing", start: 1_795_973_400, end: 1_795_974_900,
                 plannedSeconds: 1500, focusedSeconds: 1400, pauses: 2, outcome: .abandoned)
-            #expect(session.json.serialized == #"{"id":4,"task":"Writing","start":"2026-11-29T17:30:00+00:00","end":"2026-11-29T17:55:00+00:00","planned_seconds":1500,"focused_seconds":1400,"pauses":2,"outcome":"abandoned"}"#)
+            #expect(
+                session.json.serialized
+                    == #"{"id":4,"task":"Writing","start":"2026-11-29T17:30:00+00:00","end":"2026-11-29T17:55:00+00:00","planned_seconds":1500,"focused_seconds":1400,"pauses":2,"outcome":"abandoned"}"#
+            )
         }
     }
 }
@@ -51,7 +59,9 @@ struct SocketPathTests {
 
     @Test func runtimeDirNext() {
         #expect(SocketPath.resolve(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]) == "/run/user/1000/diligence/diligenced.sock")
-        #expect(SocketPath.resolve(environment: ["DILIGENCE_SOCKET": "", "XDG_RUNTIME_DIR": "/run/user/1000"]) == "/run/user/1000/diligence/diligenced.sock")
+        #expect(
+            SocketPath.resolve(environment: ["DILIGENCE_SOCKET": "", "XDG_RUNTIME_DIR": "/run/user/1000"])
+                == "/run/user/1000/diligence/diligenced.sock")
     }
 
     @Test(arguments: [[:], ["XDG_RUNTIME_DIR": ""], ["XDG_RUNTIME_DIR": "relative/dir"], ["DILIGENCE_SOCKET": ""]] as [[String: String]])

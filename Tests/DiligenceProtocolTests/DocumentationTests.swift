@@ -1,10 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import DiligenceCore
 import DiligenceTestSupport
+import Testing
+
 @testable import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// docs/protocol.md is the reference scripts are written against: its command tables must say
 /// what the schema enforces, and its error table must list every code the sources can send.
@@ -37,14 +39,15 @@ struct DocumentationTests {
 
     static func rangeText(_ type: FieldType) -> String {
         switch type {
-        case let .text(maxLength): "at most \(maxLength) characters"
+        case .text(let maxLength): "at most \(maxLength) characters"
         case .taskName: "a [task name](#task-names)"
-        case let .integer(range): "\(range.lowerBound) to \(range.upperBound)"
+        case .integer(let range): "\(range.lowerBound) to \(range.upperBound)"
         case .boolean: "`true` `false`"
-        case let .duration(range): "\(DurationText.format(range.lowerBound)) to \(DurationText.format(range.upperBound)): seconds, or text (`25m`, `1h30m`)"
-        case let .choice(words, _): words.map { "`\($0)`" }.joined(separator: " ")
+        case .duration(let range):
+            "\(DurationText.format(range.lowerBound)) to \(DurationText.format(range.upperBound)): seconds, or text (`25m`, `1h30m`)"
+        case .choice(let words, _): words.map { "`\($0)`" }.joined(separator: " ")
         case .timeOfDay: "`HH:MM` (24-hour), or `off`/null"
-        case let .nameOrOff(maxLength): "a name of at most \(maxLength) characters, or `off`/null"
+        case .nameOrOff(let maxLength): "a name of at most \(maxLength) characters, or `off`/null"
         }
     }
 
@@ -101,10 +104,12 @@ struct DocumentationTests {
                 continue
             }
             if found != expected {
-                mismatches.append("\(heading): the table should read\n" + (expected ?? ["(no table: it takes no fields)"]).joined(separator: "\n"))
+                mismatches.append(
+                    "\(heading): the table should read\n" + (expected ?? ["(no table: it takes no fields)"]).joined(separator: "\n"))
             }
         }
-        #expect(mismatches.isEmpty, Comment(rawValue: "docs/protocol.md differs from the schema:\n\n" + mismatches.joined(separator: "\n\n")))
+        #expect(
+            mismatches.isEmpty, Comment(rawValue: "docs/protocol.md differs from the schema:\n\n" + mismatches.joined(separator: "\n\n")))
     }
 
     @Test("the command overview lists every command, in the schema's order, with its summary and result")
@@ -112,7 +117,9 @@ struct DocumentationTests {
         let doc = Self.protocolDoc
         let rows = doc.split(separator: "\n").filter { $0.hasPrefix("| [`") }.map(String.init)
         let expected = CommandSpec.all.map(Self.overviewRow)
-        #expect(rows == expected, Comment(rawValue: "the overview table under \"## Commands\" should read\n" + expected.joined(separator: "\n")))
+        #expect(
+            rows == expected, Comment(rawValue: "the overview table under \"## Commands\" should read\n" + expected.joined(separator: "\n"))
+        )
     }
 
     // MARK: Error codes
@@ -168,8 +175,10 @@ struct DocumentationTests {
         let documented = Set(answered + atStart)
         let used = Self.codesInSources()
         #expect(used.count > 40, "the scan found only \(used.sorted())")
-        #expect(used.subtracting(documented).isEmpty, "used in Sources, missing in docs/protocol.md: \(used.subtracting(documented).sorted())")
-        #expect(documented.subtracting(used).isEmpty, "in docs/protocol.md, used nowhere in Sources: \(documented.subtracting(used).sorted())")
+        #expect(
+            used.subtracting(documented).isEmpty, "used in Sources, missing in docs/protocol.md: \(used.subtracting(documented).sorted())")
+        #expect(
+            documented.subtracting(used).isEmpty, "in docs/protocol.md, used nowhere in Sources: \(documented.subtracting(used).sorted())")
         #expect(Set(answered).count == answered.count && Set(atStart).count == atStart.count, "a code is listed twice")
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import DiligenceProtocol
 
 /// The JSON parser against the kinds of case RFC 8259 conformance suites (JSONTestSuite's y_,
@@ -15,7 +16,7 @@ struct JSONConformanceTests {
         (#"[null,true,false]"#, .array([.null, .bool(true), .bool(false)])),
         (#"{"a":[{"b":{}}]}"#, .object([("a", .array([.object([("b", .object([]))])]))])),
         (#"{"":0}"#, .object([("", .int(0))])),
-        (#"{"a":1,"a":2}"#, .object([("a", .int(1)), ("a", .int(2))])),  // duplicate keys: kept, the last one counts
+        (#"{"a":1,"a":2}"#, .object([("a", .int(1)), ("a", .int(2))])), // duplicate keys: kept, the last one counts
         (#""lonely string""#, .string("lonely string")), ("123", .int(123)), ("null", .null), ("true", .bool(true)),
         // Numbers
         ("[0]", .array([.int(0)])), ("[-0]", .array([.int(0)])), ("[-0.0]", .array([.double(-0.0)])),
@@ -24,48 +25,50 @@ struct JSONConformanceTests {
         ("[123e65]", .array([.double(123e65)])), ("[0.1e1]", .array([.double(1)])),
         ("[9223372036854775807]", .array([.int(Int64.max)])), ("[-9223372036854775808]", .array([.int(Int64.min)])),
         // Strings and escapes
-        (#"["\u0000"]"#, .array([.string("\u{0}")])),                              // y_string_null_escape
-        (#"{"foo\u0000bar":42}"#, .object([("foo\u{0}bar", .int(42))])),           // y_object_escaped_null_in_key
+        (#"["\u0000"]"#, .array([.string("\u{0}")])), // y_string_null_escape
+        (#"{"foo\u0000bar":42}"#, .object([("foo\u{0}bar", .int(42))])), // y_object_escaped_null_in_key
         (#"["a\u0000b"]"#, .array([.string("a\u{0}b")])),
-        (#"["\uD801\udc37"]"#, .array([.string("\u{10437}")])),                      // a pair, mixed case
-        (#"["\uDBFF\uDFFF"]"#, .array([.string("\u{10FFFF}")])),                     // the last code point
+        (#"["\uD801\udc37"]"#, .array([.string("\u{10437}")])), // a pair, mixed case
+        (#"["\uDBFF\uDFFF"]"#, .array([.string("\u{10FFFF}")])), // the last code point
         (#"["\u0061\u30af\u30EA\u30b9"]"#, .array([.string("aクリス")])),
         (#"["\"\\\/\b\f\n\r\t"]"#, .array([.string("\"\\/\u{8}\u{C}\n\r\t")])),
         (#"["new\u000Aline"]"#, .array([.string("new\nline")])),
-        (#"["\uFFFF"]"#, .array([.string("\u{FFFF}")])),                             // a noncharacter, escaped
-        ("[\"\u{7F}\"]", .array([.string("\u{7F}")])),                               // DEL needs no escape
-        ("[\"€𝄞\u{2028}\"]", .array([.string("€𝄞\u{2028}")])),                       // raw UTF-8, a raw line separator
+        (#"["\uFFFF"]"#, .array([.string("\u{FFFF}")])), // a noncharacter, escaped
+        ("[\"\u{7F}\"]", .array([.string("\u{7F}")])), // DEL needs no escape
+        ("[\"€𝄞\u{2028}\"]", .array([.string("€𝄞\u{2028}")])), // raw UTF-8, a raw line separator
         ("[\"\"]", .array([.string("")])),
     ]
 
     /// Must be refused, with this code.
-    static let mustReject: [(text: [UInt8], code: String)] = [
-        // Structure and trailing garbage
-        ("[1,]", "invalid_json"), ("[,1]", "invalid_json"), (#"["x",,]"#, "invalid_json"), (#"{"a":1,}"#, "invalid_json"),
-        ("{,}", "invalid_json"), ("[", "invalid_json"), (#"{"a""#, "invalid_json"), (#"{"a":}"#, "invalid_json"),
-        ("{:1}", "invalid_json"), ("{1:1}", "invalid_json"), ("{'a':1}", "invalid_json"), (#"{"a" "b"}"#, "invalid_json"),
-        (#"["a""#, "invalid_json"), ("[1 true]", "invalid_json"), ("[1]x", "invalid_json"), ("{}}", "invalid_json"),
-        ("[]]", "invalid_json"), ("[][]", "invalid_json"), (#""a" "b""#, "invalid_json"), ("[1] // comment", "invalid_json"),
-        ("/* c */ []", "invalid_json"), ("", "invalid_json"), (" \n ", "invalid_json"), ("['x']", "invalid_json"),
-        // Numbers
-        ("[1.]", "invalid_json"), ("[.1]", "invalid_json"), ("[01]", "invalid_json"), ("[-01]", "invalid_json"),
-        ("[+1]", "invalid_json"), ("[1e]", "invalid_json"), ("[1e+]", "invalid_json"), ("[1.0e]", "invalid_json"),
-        ("[0x1]", "invalid_json"), ("[Infinity]", "invalid_json"), ("[-Infinity]", "invalid_json"), ("[NaN]", "invalid_json"),
-        ("[-]", "invalid_json"), ("[- 1]", "invalid_json"), ("[1e1.5]", "invalid_json"),
-        // Words
-        ("[tru]", "invalid_json"), ("[nul]", "invalid_json"), ("[True]", "invalid_json"), ("[nulll]", "invalid_json"),
-        // Strings
-        (#"["abc]"#, "invalid_json"), (#"["\x00"]"#, "invalid_json"), (#"["\a"]"#, "invalid_json"), (#"["\u00A"]"#, "invalid_json"),
-        (#"["\uqqqq"]"#, "invalid_json"), (#"["\"]"#, "invalid_json"), ("[\"tab\there\"]", "invalid_json"),
-        ("[\"new\nline\"]", "invalid_json"), ("[\"\u{1F}\"]", "invalid_json"),
-    ].map { (Array($0.0.utf8), $0.1) } + [
-        // Raw bytes: NUL (a control character, in a string or not), and invalid UTF-8
-        ([0x5B, 0x22, 0x61, 0x00, 0x62, 0x22, 0x5D], "invalid_json"), ([0x5B, 0x00, 0x5D], "invalid_json"),
-        ([0x5B, 0x22, 0xFF, 0x22, 0x5D], "invalid_utf8"), ([0x5B, 0x22, 0xC0, 0x80, 0x22, 0x5D], "invalid_utf8"),
-        ([0x5B, 0x22, 0x80, 0x22, 0x5D], "invalid_utf8"), ([0x5B, 0x22, 0xE2, 0x82, 0x22, 0x5D], "invalid_utf8"),
-        ([0x5B, 0x22, 0xED, 0xA0, 0x80, 0x22, 0x5D], "invalid_utf8"), ([0x5B, 0x22, 0xF4, 0x90, 0x80, 0x80, 0x22, 0x5D], "invalid_utf8"),
-        ([0x5B, 0x22, 0xF8, 0x88, 0x80, 0x80, 0x80, 0x22, 0x5D], "invalid_utf8"),
-    ]
+    static let mustReject: [(text: [UInt8], code: String)] =
+        [
+            // Structure and trailing garbage
+            ("[1,]", "invalid_json"), ("[,1]", "invalid_json"), (#"["x",,]"#, "invalid_json"), (#"{"a":1,}"#, "invalid_json"),
+            ("{,}", "invalid_json"), ("[", "invalid_json"), (#"{"a""#, "invalid_json"), (#"{"a":}"#, "invalid_json"),
+            ("{:1}", "invalid_json"), ("{1:1}", "invalid_json"), ("{'a':1}", "invalid_json"), (#"{"a" "b"}"#, "invalid_json"),
+            (#"["a""#, "invalid_json"), ("[1 true]", "invalid_json"), ("[1]x", "invalid_json"), ("{}}", "invalid_json"),
+            ("[]]", "invalid_json"), ("[][]", "invalid_json"), (#""a" "b""#, "invalid_json"), ("[1] // comment", "invalid_json"),
+            ("/* c */ []", "invalid_json"), ("", "invalid_json"), (" \n ", "invalid_json"), ("['x']", "invalid_json"),
+            // Numbers
+            ("[1.]", "invalid_json"), ("[.1]", "invalid_json"), ("[01]", "invalid_json"), ("[-01]", "invalid_json"),
+            ("[+1]", "invalid_json"), ("[1e]", "invalid_json"), ("[1e+]", "invalid_json"), ("[1.0e]", "invalid_json"),
+            ("[0x1]", "invalid_json"), ("[Infinity]", "invalid_json"), ("[-Infinity]", "invalid_json"), ("[NaN]", "invalid_json"),
+            ("[-]", "invalid_json"), ("[- 1]", "invalid_json"), ("[1e1.5]", "invalid_json"),
+            // Words
+            ("[tru]", "invalid_json"), ("[nul]", "invalid_json"), ("[True]", "invalid_json"), ("[nulll]", "invalid_json"),
+            // Strings
+            (#"["abc]"#, "invalid_json"), (#"["\x00"]"#, "invalid_json"), (#"["\a"]"#, "invalid_json"), (#"["\u00A"]"#, "invalid_json"),
+            (#"["\uqqqq"]"#, "invalid_json"), (#"["\"]"#, "invalid_json"), ("[\"tab\there\"]", "invalid_json"),
+            ("[\"new\nline\"]", "invalid_json"), ("[\"\u{1F}\"]", "invalid_json"),
+        ].map { (Array($0.0.utf8), $0.1) } + [
+            // Raw bytes: NUL (a control character, in a string or not), and invalid UTF-8
+            ([0x5B, 0x22, 0x61, 0x00, 0x62, 0x22, 0x5D], "invalid_json"), ([0x5B, 0x00, 0x5D], "invalid_json"),
+            ([0x5B, 0x22, 0xFF, 0x22, 0x5D], "invalid_utf8"), ([0x5B, 0x22, 0xC0, 0x80, 0x22, 0x5D], "invalid_utf8"),
+            ([0x5B, 0x22, 0x80, 0x22, 0x5D], "invalid_utf8"), ([0x5B, 0x22, 0xE2, 0x82, 0x22, 0x5D], "invalid_utf8"),
+            ([0x5B, 0x22, 0xED, 0xA0, 0x80, 0x22, 0x5D], "invalid_utf8"),
+            ([0x5B, 0x22, 0xF4, 0x90, 0x80, 0x80, 0x22, 0x5D], "invalid_utf8"),
+            ([0x5B, 0x22, 0xF8, 0x88, 0x80, 0x80, 0x80, 0x22, 0x5D], "invalid_utf8"),
+        ]
 
     /// Left to the implementation by RFC 8259; what this parser does. Accepted ones give this
     /// value; refused ones this code.
@@ -102,7 +105,7 @@ struct JSONConformanceTests {
         let parsed = try JSON.parse(text)
         #expect(parsed == value, "\(text)")
         // And keeps key order, duplicates included.
-        if case let .object(members) = value { #expect(parsed.serialized == JSON.object(members).serialized) }
+        if case .object(let members) = value { #expect(parsed.serialized == JSON.object(members).serialized) }
         // What it gives prints to text that parses back to it.
         #expect(try JSON.parse(parsed.serialized) == parsed, "\(text)")
     }
@@ -118,8 +121,8 @@ struct JSONConformanceTests {
         let (bytes, outcome) = Self.eitherWay[index]
         let shown = String(decoding: bytes.prefix(60), as: UTF8.self).debugDescription
         switch outcome {
-        case let .success(value): #expect(try JSON.parse(bytes) == value, "\(shown)")
-        case let .failure(error): #expect(jsonErrorCode(bytes) == error.code, "\(shown)")
+        case .success(let value): #expect(try JSON.parse(bytes) == value, "\(shown)")
+        case .failure(let error): #expect(jsonErrorCode(bytes) == error.code, "\(shown)")
         }
     }
 

@@ -1,5 +1,5 @@
-import Testing
 import DiligenceProtocol
+import Testing
 
 /// Strings are printed and parsed in runs (whole stretches without escapes copied at once):
 /// mixes of escapes, multi-byte characters and plain text must come out exactly as they went in.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import DiligenceProtocol
 
 @Suite("JSON")
@@ -93,8 +94,11 @@ struct JSONTests {
         #expect(jsonErrorCode(Array(#"{"command":"status"}"#.utf8) + [0]) == "invalid_json")
     }
 
-    @Test(arguments: [[0x22, 0xFF, 0x22], [0xFF], [0x22, 0xC0, 0x80, 0x22], [0x22, 0x80, 0x22], [0x22, 0xE2, 0x82, 0x22],
-                      [0x22, 0xED, 0xA0, 0x80, 0x22]] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0x22, 0xFF, 0x22], [0xFF], [0x22, 0xC0, 0x80, 0x22], [0x22, 0x80, 0x22], [0x22, 0xE2, 0x82, 0x22],
+            [0x22, 0xED, 0xA0, 0x80, 0x22],
+        ] as [[UInt8]])
     func invalidUTF8(_ bytes: [UInt8]) {
         #expect(jsonErrorCode(bytes) == "invalid_utf8")
     }
@@ -128,8 +132,8 @@ struct JSONTests {
     }
 }
 
-private extension String {
+extension String {
     /// The canonical printed form of the escape test input: `\u00e9` is printed as é.
-    func replacingEscapedE() -> String { replacing(#"\u00e9"#, with: "é") }
+    fileprivate func replacingEscapedE() -> String { replacing(#"\u00e9"#, with: "é") }
 
 }

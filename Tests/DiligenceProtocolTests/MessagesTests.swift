@@ -1,6 +1,7 @@
 import DiligenceCore
-import Testing
 import DiligenceTestSupport
+import Testing
+
 @testable import DiligenceProtocol
 
 @Suite("Requests and responses")
@@ -8,7 +9,7 @@ struct MessagesTests {
     // MARK: Request.parse
 
     func failure(_ line: String) -> ProtocolFailure? {
-        if case let .failure(f) = Request.parse(line: Array(line.utf8)) { f } else { nil }
+        if case .failure(let f) = Request.parse(line: Array(line.utf8)) { f } else { nil }
     }
 
     @Test func parsesCommandArgumentsAndID() throws {
@@ -64,25 +65,33 @@ struct MessagesTests {
 
     @Test func errorLines() {
         let error = DiligenceError("unknown_task", "No task named \"X\".\nTasks: Work")
-        #expect(Response.error(error, id: .int(1)) ==
-            #"{"ok":false,"error":{"code":"unknown_task","message":"No task named \"X\".\nTasks: Work"},"id":1}"# + "\n")
+        #expect(
+            Response.error(error, id: .int(1))
+                == #"{"ok":false,"error":{"code":"unknown_task","message":"No task named \"X\".\nTasks: Work"},"id":1}"# + "\n")
         #expect(Response.error(error, id: nil).filter { $0 == "\n" }.count == 1)
     }
 
     @Test func eventLines() {
         #expect(Response.event("tick", status: .object([])) == #"{"event":"tick","status":{}}"# + "\n")
-        #expect(Response.event("session_recorded", status: .null, extra: [("session", .int(1))]) ==
-            #"{"event":"session_recorded","session":1,"status":null}"# + "\n")
+        #expect(
+            Response.event("session_recorded", status: .null, extra: [("session", .int(1))])
+                == #"{"event":"session_recorded","session":1,"status":null}"# + "\n")
     }
 
     @Test func taskJSON() {
         let config = TaskConfig(id: 3, name: "T", color: .cyan, workSeconds: 60, reminderMinute: 545)
-        #expect(config.json.serialized == #"{"id":3,"name":"T","description":"","color":"cyan","work_seconds":60,"short_break_seconds":300,"long_break_seconds":900,"long_break_every":4,"breaks":true,"autostart":"none","focus_mode":false,"goal":0,"reminder":"09:05","sound":null}"#)
+        #expect(
+            config.json.serialized
+                == #"{"id":3,"name":"T","description":"","color":"cyan","work_seconds":60,"short_break_seconds":300,"long_break_seconds":900,"long_break_every":4,"breaks":true,"autostart":"none","focus_mode":false,"goal":0,"reminder":"09:05","sound":null}"#
+        )
     }
 
     @Test func idleStatusJSON() {
         let status = TimerMachine().status(at: Now(steady: 0, wall: 0))
-        #expect(status.json(todayCompleted: 2).serialized == #"{"state":"idle","phase":null,"task":null,"color":null,"round":1,"long_break_every":0,"duration_seconds":0,"remaining_seconds":0,"elapsed_seconds":0,"ends_at":null,"pauses":0,"focus_mode":false,"today_completed":2,"goal":0}"#)
+        #expect(
+            status.json(todayCompleted: 2).serialized
+                == #"{"state":"idle","phase":null,"task":null,"color":null,"round":1,"long_break_every":0,"duration_seconds":0,"remaining_seconds":0,"elapsed_seconds":0,"ends_at":null,"pauses":0,"focus_mode":false,"today_completed":2,"goal":0}"#
+        )
     }
 
     @Test func protocolVersion() {
@@ -92,5 +101,5 @@ struct MessagesTests {
 }
 
 extension Result where Failure == ProtocolFailure {
-    var failureCode: String? { if case let .failure(f) = self { f.error.code } else { nil } }
+    var failureCode: String? { if case .failure(let f) = self { f.error.code } else { nil } }
 }

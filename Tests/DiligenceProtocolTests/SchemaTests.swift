@@ -1,6 +1,7 @@
 import DiligenceCore
-import Testing
 import DiligenceTestSupport
+import Testing
+
 @testable import DiligenceProtocol
 
 /// The command schema: every request is checked against it before a handler runs, and what a
@@ -36,14 +37,14 @@ struct SchemaTests {
         switch field.type {
         case .text: return (.string("x"), .string("y"))
         case .taskName: return (.string("Name A"), .string("Name B"))
-        case let .integer(range):
+        case .integer(let range):
             let low = range.lowerBound == 0 ? 1 : range.lowerBound
             return (.int(low == -100_000 ? 3 : low), .int(low == -100_000 ? 4 : low + 1))
         case .boolean:
             let fallback = field.presence == .defaulted(.bool(true))
             return (.bool(!fallback), .bool(!fallback))
         case .duration: return (.int(60), .int(120))
-        case let .choice(words, _):
+        case .choice(let words, _):
             let others = words.filter { field.presence != .defaulted(.string($0)) }
             return (.string(others[0]), .string(others[1]))
         case .timeOfDay: return (.string("07:30"), .string("08:45"))
@@ -172,8 +173,9 @@ struct SchemaTests {
         #expect(error.code == "out_of_range")
         #expect(error.message.contains("\"description\" holds at most 1000 characters"))
         let fits = String(repeating: "d", count: 1000)
-        guard case let .taskEdit(_, _, changes) = try command(#"{"command":"task_edit","task":"T","description":""# + fits + #""}"#) else {
-            Issue.record("not task_edit"); return
+        guard case .taskEdit(_, _, let changes) = try command(#"{"command":"task_edit","task":"T","description":""# + fits + #""}"#) else {
+            Issue.record("not task_edit")
+            return
         }
         #expect(changes.description == fits)
     }
@@ -215,29 +217,38 @@ struct SchemaTests {
     }
 
     @Test func taskChangesCarryEveryField() throws {
-        let line = #"{"command":"task_edit","task":"T","description":"Deep","color":"green","work":"50m","short_break":"7","#
+        let line =
+            #"{"command":"task_edit","task":"T","description":"Deep","color":"green","work":"50m","short_break":"7","#
             + #""long_break":1200,"long_break_every":2,"breaks":false,"autostart":"all","focus_mode":true,"goal":8,"#
             + #""reminder":"07:30","sound":"rain"}"#
-        guard case let .taskEdit(task, newName, changes) = try command(line) else { Issue.record("not task_edit"); return }
+        guard case .taskEdit(let task, let newName, let changes) = try command(line) else {
+            Issue.record("not task_edit")
+            return
+        }
         #expect(task == "T" && newName == nil)
         var config = TaskConfig(name: "T")
         changes.apply(to: &config)
-        #expect(config == TaskConfig(name: "T", description: "Deep", color: .green, workSeconds: 3000, shortBreakSeconds: 420,
-                                     longBreakSeconds: 1200, longBreakEvery: 2, breaks: false, autostart: .all, focusMode: true,
-                                     goal: 8, reminderMinute: 450, sound: "rain"))
+        #expect(
+            config
+                == TaskConfig(
+                    name: "T", description: "Deep", color: .green, workSeconds: 3000, shortBreakSeconds: 420,
+                    longBreakSeconds: 1200, longBreakEvery: 2, breaks: false, autostart: .all, focusMode: true,
+                    goal: 8, reminderMinute: 450, sound: "rain"))
     }
 
     @Test func secondsSpellingWinsOverTheShortOne() throws {
-        guard case let .taskAdd(_, changes) = try command(#"{"command":"task_add","name":"T","work_seconds":900,"work":"50m"}"#) else {
-            Issue.record("not task_add"); return
+        guard case .taskAdd(_, let changes) = try command(#"{"command":"task_add","name":"T","work_seconds":900,"work":"50m"}"#) else {
+            Issue.record("not task_add")
+            return
         }
         #expect(changes.workSeconds == 900)
     }
 
     @Test(arguments: [#""reminder":"off""#, #""reminder":null"#])
     func reminderOff(_ field: String) throws {
-        guard case let .taskEdit(_, _, changes) = try command(#"{"command":"task_edit","task":"T","# + field + "}") else {
-            Issue.record("not task_edit"); return
+        guard case .taskEdit(_, _, let changes) = try command(#"{"command":"task_edit","task":"T","# + field + "}") else {
+            Issue.record("not task_edit")
+            return
         }
         var config = TaskConfig(name: "T", reminderMinute: 450)
         changes.apply(to: &config)
@@ -246,8 +257,9 @@ struct SchemaTests {
 
     @Test(arguments: [#""sound":"off""#, #""sound":null"#])
     func soundOff(_ field: String) throws {
-        guard case let .taskEdit(_, _, changes) = try command(#"{"command":"task_edit","task":"T","# + field + "}") else {
-            Issue.record("not task_edit"); return
+        guard case .taskEdit(_, _, let changes) = try command(#"{"command":"task_edit","task":"T","# + field + "}") else {
+            Issue.record("not task_edit")
+            return
         }
         var config = TaskConfig(name: "T", sound: "rain")
         changes.apply(to: &config)
@@ -255,7 +267,10 @@ struct SchemaTests {
     }
 
     @Test func noTaskFieldsChangeNothing() throws {
-        guard case let .taskEdit(_, _, changes) = try command(#"{"command":"task_edit","task":"T"}"#) else { Issue.record("not task_edit"); return }
+        guard case .taskEdit(_, _, let changes) = try command(#"{"command":"task_edit","task":"T"}"#) else {
+            Issue.record("not task_edit")
+            return
+        }
         let config = TaskConfig(name: "T", color: .red, workSeconds: 60, reminderMinute: 30, sound: "rain")
         var copy = config
         changes.apply(to: &copy)

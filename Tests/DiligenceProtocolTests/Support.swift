@@ -1,10 +1,11 @@
 import DiligenceCore
-import Testing
 import DiligenceTestSupport
+import Testing
+
 @testable import DiligenceProtocol
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // MARK: Test helpers, written once
@@ -24,11 +25,9 @@ func jsonErrorCode(_ text: String) -> String? { jsonErrorCode(Array(text.utf8)) 
 /// A request parsed from one line of text; fails the test when the line is refused.
 func request(_ line: String) throws -> Request {
     switch Request.parse(line: Array(line.utf8)) {
-    case let .success(request): return request
-    case let .failure(failure):
+    case .success(let request): return request
+    case .failure(let failure):
         Issue.record("refused: \(failure.error.code) \(failure.error.message)")
         throw failure
     }
 }
-
-

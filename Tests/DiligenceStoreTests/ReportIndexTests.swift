@@ -1,7 +1,8 @@
 import DiligenceCore
-import Testing
-@testable import DiligenceStore
 import DiligenceTestSupport
+import Testing
+
+@testable import DiligenceStore
 
 /// Reports read their sessions from the covering index `sessions_report`, which every open
 /// creates when missing (outside the schema version: it changes no data).
@@ -28,7 +29,8 @@ import DiligenceTestSupport
         defer { dir.remove() }
         do {
             let store = try Store(location: .path(dir.database))
-            try store.connection.exec("""
+            try store.connection.exec(
+                """
                 INSERT INTO sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome)
                 VALUES (1, 1000, 2500, 1500, 1500, 1, 'completed');
                 DROP INDEX sessions_report;
@@ -65,7 +67,8 @@ import DiligenceTestSupport
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let store = try Store(location: .path(dir.database))
-        try store.connection.exec("""
+        try store.connection.exec(
+            """
             INSERT INTO sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome) VALUES
                 (1, 86400, 88000, 1500, 1500, 0, 'completed'),  -- ends before the range: left out
                 (1, 90000, 200000, 1500, 1500, 0, 'skipped'),   -- began before, reaches into it

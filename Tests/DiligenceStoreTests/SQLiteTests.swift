@@ -1,5 +1,6 @@
 import DiligenceCore
 import Testing
+
 @testable import DiligenceStore
 
 @Test func valuesRoundTripThroughBindsAndColumns() throws {
@@ -9,10 +10,11 @@ import Testing
     try db.run("INSERT INTO t VALUES (?, ?, ?, ?)", [.integer(Int64.min), .real(-0.125), .text(text), nil])
     try db.run("INSERT INTO t VALUES (?, ?, ?, ?)", [.integer(Int64.max), .real(1e300), .text(""), .text("x")])
     let rows = try db.query("SELECT a, b, c, d FROM t ORDER BY rowid")
-    #expect(rows.map(\.values) == [
-        [.integer(Int64.min), .real(-0.125), .text(text), .null],
-        [.integer(Int64.max), .real(1e300), .text(""), .text("x")],
-    ])
+    #expect(
+        rows.map(\.values) == [
+            [.integer(Int64.min), .real(-0.125), .text(text), .null],
+            [.integer(Int64.max), .real(1e300), .text(""), .text("x")],
+        ])
     #expect(rows[0].optionalString(3) == nil)
     #expect(rows[1].optionalString(3) == "x")
     #expect(db.lastInsertRowID == 2)

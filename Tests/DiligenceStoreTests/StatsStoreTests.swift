@@ -1,7 +1,8 @@
-import Testing
 import DiligenceCore
-@testable import DiligenceStore
 import DiligenceTime
+import Testing
+
+@testable import DiligenceStore
 
 @Suite struct StatsStoreTests {
     func store() throws -> Store { try Store(location: .memory) }
@@ -9,10 +10,10 @@ import DiligenceTime
     @Test func rangeScanIncludesSessionsThatBeganBeforeIt() throws {
         let s = try store()
         let work = try s.findTask("Work")
-        _ = try s.record(session(work, start: 10_000 - 600))  // reaches into the range
+        _ = try s.record(session(work, start: 10_000 - 600)) // reaches into the range
         _ = try s.record(session(work, start: 12_000))
-        _ = try s.record(session(work, start: 5_000))  // ended before the range
-        _ = try s.record(session(work, start: 20_000))  // after it
+        _ = try s.record(session(work, start: 5_000)) // ended before the range
+        _ = try s.record(session(work, start: 20_000)) // after it
         var seen: [Double] = []
         try s.forEachSession(from: 10_000, to: 20_000) { _, start, _, focused, _, completed in
             seen.append(start)
@@ -66,7 +67,9 @@ import DiligenceTime
         #expect(result.imported == 2 && result.skipped == 0)
         #expect(try s.sessions().count == 2)
         #expect(try s.connection.query("SELECT DISTINCT source FROM sessions").map { $0.string(0) } == ["import"])
-        #expect(error { () throws(DiligenceError) in try s.importNextLine(id) }?.code == "unknown_import", "a finished import takes no more chunks")
+        #expect(
+            error { () throws(DiligenceError) in try s.importNextLine(id) }?.code == "unknown_import",
+            "a finished import takes no more chunks")
 
         // The same sessions again (start within a second): skipped, not errors.
         let again = s.beginImport()
@@ -81,20 +84,22 @@ import DiligenceTime
         let study = try s.findTask("Study")
         let id = s.beginImport()
         let lines: [WorkSession] = [
-            session(work, start: 1_000),                       // 1: fine
-            session(study, start: 1_600),                      // 2: overlaps line 1
-            session(work, start: 10_000, length: 48 * 3600),   // 3: 48 hours
-            session(work, start: 400_000, focused: 86_400),    // 4: focused longer than the session
-            session(work, start: 500_000, length: 0),          // 5: no length
-            session(work, start: 600_000),                     // 6: fine
+            session(work, start: 1_000), // 1: fine
+            session(study, start: 1_600), // 2: overlaps line 1
+            session(work, start: 10_000, length: 48 * 3600), // 3: 48 hours
+            session(work, start: 400_000, focused: 86_400), // 4: focused longer than the session
+            session(work, start: 500_000, length: 0), // 5: no length
+            session(work, start: 600_000), // 6: fine
         ]
         try s.stageImport(id, sessions: staged(lines), rejected: [(7, "not JSON")], lines: 7)
         let failure = error { () throws(DiligenceError) in try s.commitImport(id, window: Self.window, reserved: nil) }
         #expect(failure?.code == "invalid_import")
         let message = failure?.message ?? ""
         #expect(message.hasPrefix("5 lines of the import are refused; nothing was imported."), "\(message)")
-        for expected in ["line 2: ", "overlaps another of the same batch", "line 3: ", "lasts 48h", "line 4: ", "focused time (24h) is longer",
-                         "line 5: ", "lasts no time", "line 7: not JSON"] {
+        for expected in [
+            "line 2: ", "overlaps another of the same batch", "line 3: ", "lasts 48h", "line 4: ", "focused time (24h) is longer",
+            "line 5: ", "lasts no time", "line 7: not JSON",
+        ] {
             #expect(message.contains(expected), "\(expected) in \(message)")
         }
         #expect(!message.contains("line 1:") && !message.contains("line 6:"))
@@ -106,8 +111,9 @@ import DiligenceTime
         let work = try s.findTask("Work")
         let id = s.beginImport()
         try s.stageImport(id, sessions: staged([session(work, start: 1_000)]), rejected: [], lines: 1)
-        _ = s.beginImport()  // a new import replaces the unfinished one
-        #expect(error { () throws(DiligenceError) in try s.stageImport(id, sessions: [], rejected: [], lines: 1) }?.code == "unknown_import")
+        _ = s.beginImport() // a new import replaces the unfinished one
+        #expect(
+            error { () throws(DiligenceError) in try s.stageImport(id, sessions: [], rejected: [], lines: 1) }?.code == "unknown_import")
         s.discardImport()
         #expect(try s.sessions().isEmpty)
     }
@@ -120,13 +126,15 @@ import DiligenceTime
         let study = try s.findTask("Study")
         let recorded = try s.record(session(work, start: 1_000))
         let batch = [
-            session(work, start: 1_000.5),                 // 0: the recorded one again
-            session(study, start: 2_000),                  // 1: overlaps it
-            session(work, start: 5_000),                   // 2: fine
-            session(work, start: 5_000),                   // 3: the same as 2
-            session(study, start: 5_100),                  // 4: overlaps 2
-            session(work, start: 2e9),                     // 5: past the window
-            WorkSession(taskID: 999, taskName: "Gone", start: 9_000, end: 9_100, plannedSeconds: 100, focusedSeconds: 100, pauses: 0, outcome: .completed),
+            session(work, start: 1_000.5), // 0: the recorded one again
+            session(study, start: 2_000), // 1: overlaps it
+            session(work, start: 5_000), // 2: fine
+            session(work, start: 5_000), // 3: the same as 2
+            session(study, start: 5_100), // 4: overlaps 2
+            session(work, start: 2e9), // 5: past the window
+            WorkSession(
+                taskID: 999, taskName: "Gone", start: 9_000, end: 9_100, plannedSeconds: 100, focusedSeconds: 100, pauses: 0,
+                outcome: .completed),
         ]
         let admission = try s.admit(batch, source: .timer, window: Self.window, mode: .whatPasses)
         #expect(admission.alreadyRecorded[0] == recorded.id)
@@ -141,7 +149,8 @@ import DiligenceTime
     @Test func allOrNothingWritesNothingWhenOneIsRefused() throws {
         let s = try store()
         let work = try s.findTask("Work")
-        let admission = try s.admit([session(work, start: 1_000), session(work, start: 1_100)], source: .manual, window: Self.window, mode: .allOrNothing)
+        let admission = try s.admit(
+            [session(work, start: 1_000), session(work, start: 1_100)], source: .manual, window: Self.window, mode: .allOrNothing)
         #expect(admission.refused.map(\.index) == [1])
         #expect(admission.recorded.isEmpty)
         #expect(try s.sessions().isEmpty)
@@ -150,8 +159,9 @@ import DiligenceTime
     @Test func theRunningPhaseIsReserved() throws {
         let s = try store()
         let work = try s.findTask("Work")
-        let admission = try s.admit([session(work, start: 1_000)], source: .manual, window: Self.window,
-                                    reserved: (start: 2_000, end: 2_100, task: "Study"), mode: .allOrNothing)
+        let admission = try s.admit(
+            [session(work, start: 1_000)], source: .manual, window: Self.window,
+            reserved: (start: 2_000, end: 2_100, task: "Study"), mode: .allOrNothing)
         #expect(admission.refused.first?.error.message.contains("running work phase of Study") == true)
     }
 
@@ -171,7 +181,7 @@ import DiligenceTime
         let day = CalendarDay("2026-06-10")!
         try s.setPlan(day: day, taskID: extra.id)
         try s.setPlan(day: day.adding(days: 1), taskID: extra.id)
-        try s.setPlan(day: day.adding(days: 1), taskID: try s.findTask("Work").id)  // replaces
+        try s.setPlan(day: day.adding(days: 1), taskID: try s.findTask("Work").id) // replaces
         _ = try s.record(session(extra, start: 1_000))
         #expect(try s.plans(from: day, through: day.adding(days: 6)).count == 2)
         #expect(try s.clearPlan(day: day.adding(days: 1)))

@@ -1,10 +1,11 @@
 import DiligenceCore
-import Glibc
 import DiligenceProtocol
-import Testing
-@testable import DiligenceStore
 import DiligenceTestSupport
 import DiligenceTime
+import Glibc
+import Testing
+
+@testable import DiligenceStore
 
 // MARK: Opening and seeding
 
@@ -12,7 +13,12 @@ import DiligenceTime
     let store = try Store(location: .memory)
     let tasks = try store.tasks()
     #expect(tasks.map(\.id) == Array(1...7))
-    #expect(tasks.map { var t = $0; t.id = 0; return t } == TaskConfig.defaults)
+    #expect(
+        tasks.map {
+            var t = $0
+            t.id = 0
+            return t
+        } == TaskConfig.defaults)
     #expect(store.path == ":memory:")
 }
 
@@ -40,7 +46,7 @@ import DiligenceTime
         #expect(walMode == 0o600)
     }
     #expect(try store.connection.query("PRAGMA journal_mode").first?.string(0) == "wal")
-    #expect(try store.connection.query("PRAGMA synchronous").first?.int(0) == 2)  // FULL
+    #expect(try store.connection.query("PRAGMA synchronous").first?.int(0) == 2) // FULL
     #expect(try store.connection.query("PRAGMA foreign_keys").first?.int(0) == 1)
 }
 
@@ -123,7 +129,12 @@ import DiligenceTime
         edited.id = 1
         #expect(error { () throws(DiligenceError) in try store.updateTask(edited) }?.code == code)
     }
-    #expect(try store.tasks().map { var t = $0; t.id = 0; return t } == TaskConfig.defaults)
+    #expect(
+        try store.tasks().map {
+            var t = $0
+            t.id = 0
+            return t
+        } == TaskConfig.defaults)
 }
 
 @Test func namesAreStoredNormalizedAndOldNamesSurviveEdits() throws {
@@ -160,7 +171,7 @@ import DiligenceTime
 @Test func renameChecksDuplicatesExceptItself() throws {
     let store = try Store(location: .memory)
     var study = try store.findTask("Study")
-    study.name = "STUDY"  // its own name in another case is fine
+    study.name = "STUDY" // its own name in another case is fine
     #expect(try store.updateTask(study).name == "STUDY")
     study.name = "work"
     let failure = error { () throws(DiligenceError) in try store.updateTask(study) }
@@ -197,10 +208,12 @@ import DiligenceTime
 @Test func unknownTaskListsTheNames() throws {
     let store = try Store(location: .memory)
     let failure = error { () throws(DiligenceError) in try store.findTask("Writing") }
-    #expect(failure == DiligenceError(
-        "unknown_task",
-        "No task named \"Writing\". Tasks: Work, Study, Exercise, Meditate, Wish, Daily, Errands"
-    ))
+    #expect(
+        failure
+            == DiligenceError(
+                "unknown_task",
+                "No task named \"Writing\". Tasks: Work, Study, Exercise, Meditate, Wish, Daily, Errands"
+            ))
 }
 
 @Test func removeTakesItsSessionsAndPlans() throws {
@@ -211,7 +224,8 @@ import DiligenceTime
         _ = try store.record(session(study, start: start))
     }
     let kept = try store.record(session(work, start: 200, outcome: .skipped))
-    try store.connection.run("INSERT INTO plans (day, task_id) VALUES ('2025-03-03', ?), ('2025-03-04', ?)", [.integer(study.id), .integer(work.id)])
+    try store.connection.run(
+        "INSERT INTO plans (day, task_id) VALUES ('2025-03-03', ?), ('2025-03-04', ?)", [.integer(study.id), .integer(work.id)])
 
     #expect(try store.removeTask(id: study.id) == 3)
     #expect(try store.task(id: study.id) == nil)
@@ -252,7 +266,7 @@ import DiligenceTime
     let earlier = try store.record(session(work, start: 1_600_000_000, outcome: .skipped))
 
     let all = try store.sessions()
-    #expect(all.map(\.id) == [earlier.id, stored.id, later.id])  // by start, not by id
+    #expect(all.map(\.id) == [earlier.id, stored.id, later.id]) // by start, not by id
     let read = all[1]
     #expect(read.id == stored.id)
     #expect(read.taskID == study.id)
@@ -265,8 +279,8 @@ import DiligenceTime
     #expect(read.outcome == .abandoned)
 
     #expect(try store.sessions(taskID: work.id).map(\.id) == [earlier.id, later.id])
-    #expect(try store.sessions(from: 1_700_000_123.25).map(\.id) == [stored.id, later.id])  // from inclusive
-    #expect(try store.sessions(to: 1_700_000_123.25).map(\.id) == [earlier.id])  // to exclusive
+    #expect(try store.sessions(from: 1_700_000_123.25).map(\.id) == [stored.id, later.id]) // from inclusive
+    #expect(try store.sessions(to: 1_700_000_123.25).map(\.id) == [earlier.id]) // to exclusive
     #expect(try store.sessions(taskID: work.id, from: 1_650_000_000, to: 1_800_000_000).map(\.id) == [later.id])
     #expect(try store.sessions(taskID: 99).isEmpty)
 }
@@ -310,12 +324,12 @@ import DiligenceTime
     #expect(try store.lastUsedTaskID() == nil)
     let work = try store.findTask("Work")
     let wish = try store.findTask("Wish")
-    _ = try store.record(session(wish, start: 1000, length: 100))  // ends 1100
+    _ = try store.record(session(wish, start: 1000, length: 100)) // ends 1100
     #expect(try store.lastUsedTaskID() == wish.id)
     // Recorded later and started earlier, but ended later: it is the last used.
-    _ = try store.record(session(work, start: 900, length: 500, outcome: .abandoned))  // ends 1400
+    _ = try store.record(session(work, start: 900, length: 500, outcome: .abandoned)) // ends 1400
     #expect(try store.lastUsedTaskID() == work.id)
-    _ = try store.record(session(wish, start: 0, length: 10))  // ends 10
+    _ = try store.record(session(wish, start: 0, length: 10)) // ends 10
     #expect(try store.lastUsedTaskID() == work.id)
 }
 
@@ -369,16 +383,20 @@ import DiligenceTime
         """
     try store.connection.run("INSERT INTO timer_state VALUES (1, ?, 1700000100.5, 2, 'b')", [.text(earlier)])
     let task = TaskConfig(id: 1, name: "Study", sound: "rain")
-    #expect(try store.loadTimer()?.saved == SavedTimer(state: .running, phase: .work, task: task, round: 2, duration: 1500,
-                                                       elapsed: 30.25, pauses: 1, phaseStartWall: 1_700_000_000.5,
-                                                       phaseAge: 100))  // not kept then: the wall clock's 100 s since the start
+    #expect(
+        try store.loadTimer()?.saved
+            == SavedTimer(
+                state: .running, phase: .work, task: task, round: 2, duration: 1500,
+                elapsed: 30.25, pauses: 1, phaseStartWall: 1_700_000_000.5,
+                phaseAge: 100)) // not kept then: the wall clock's 100 s since the start
 }
 
 @Test func aStoredSessionRoundTripsExactly() throws {
     // The spill file keeps sessions this way; `recordOnce` finds a spilled one by its exact start.
-    let session = WorkSession(id: 7, taskID: 3, taskName: "Écrire \"vite\"", start: 1_700_000_000.1234567,
-                              end: 1_700_001_500.000001, plannedSeconds: 1500, focusedSeconds: 1499, pauses: 2,
-                              outcome: .abandoned)
+    let session = WorkSession(
+        id: 7, taskID: 3, taskName: "Écrire \"vite\"", start: 1_700_000_000.1234567,
+        end: 1_700_001_500.000001, plannedSeconds: 1500, focusedSeconds: 1499, pauses: 2,
+        outcome: .abandoned)
     let text = JSON.array([session.storedJSON]).serialized
     let parsed = try JSON.parse(text).arrayValue?.compactMap(WorkSession.init(storedJSON:))
     #expect(parsed == [session])
@@ -428,7 +446,7 @@ import DiligenceTime
     let waited = clock.now - began
     #expect(failure?.code == "database_locked")
     #expect(failure?.message.contains(dir.database) == true)
-    #expect(waited >= .milliseconds(1500))  // the busy timeout waited
+    #expect(waited >= .milliseconds(1500)) // the busy timeout waited
     #expect(waited < .seconds(10))
     let recordFailure = error { () throws(DiligenceError) in try store.record(session(try store.findTask("Work"), start: 1)) }
     #expect(recordFailure?.code == "database_locked")
@@ -460,7 +478,9 @@ import DiligenceTime
     do {
         // Another program's file: its own table, the default (rollback) journal.
         let other = try SQLite(location: .path(dir.database))
-        try other.exec("PRAGMA journal_mode = DELETE; CREATE TABLE photos (id INTEGER PRIMARY KEY, path TEXT); INSERT INTO photos (path) VALUES ('a.jpg')")
+        try other.exec(
+            "PRAGMA journal_mode = DELETE; CREATE TABLE photos (id INTEGER PRIMARY KEY, path TEXT); INSERT INTO photos (path) VALUES ('a.jpg')"
+        )
     }
     let before = readFileBytes(dir.database)
     let failure = error { () throws(DiligenceError) in try Store(location: .path(dir.database)) }
@@ -473,7 +493,9 @@ import DiligenceTime
     defer { second.remove() }
     do {
         let other = try SQLite(location: .path(second.database))
-        try other.exec("PRAGMA application_id = 42; CREATE TABLE tasks (id INTEGER); CREATE TABLE sessions (id INTEGER); CREATE TABLE plans (day TEXT); CREATE TABLE timer_state (id INTEGER); PRAGMA user_version = 1")
+        try other.exec(
+            "PRAGMA application_id = 42; CREATE TABLE tasks (id INTEGER); CREATE TABLE sessions (id INTEGER); CREATE TABLE plans (day TEXT); CREATE TABLE timer_state (id INTEGER); PRAGMA user_version = 1"
+        )
     }
     #expect(error { () throws(DiligenceError) in try Store(location: .path(second.database)) }?.code == "foreign_database")
 }

@@ -1,7 +1,8 @@
 import DiligenceCore
-import Glibc
-@testable import DiligenceStore
 import DiligenceTestSupport
+import Glibc
+
+@testable import DiligenceStore
 
 extension TemporaryDirectory {
     /// A path for a file in this directory.

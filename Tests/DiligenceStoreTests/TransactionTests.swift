@@ -1,8 +1,9 @@
 import DiligenceCore
+import DiligenceTestSupport
 import Glibc
 import Testing
+
 @testable import DiligenceStore
-import DiligenceTestSupport
 
 // Store.transaction: the daemon writes a phase end's session and saved timer in one commit
 // (one disk flush), so both must be seen together or not at all.
@@ -56,12 +57,12 @@ import DiligenceTestSupport
     try db.exec("CREATE TABLE t (x)")
     try db.transaction(flush: .byCaller) { () throws(DiligenceError) in
         _ = try db.run("INSERT INTO t VALUES (1)")
-        #expect(try db.query("PRAGMA synchronous").first?.int(0) == 1)  // NORMAL inside
+        #expect(try db.query("PRAGMA synchronous").first?.int(0) == 1) // NORMAL inside
     }
     #expect(try reader.query("SELECT count(*) FROM t").first?.int(0) == 1)
     try db.flushJournal()
     // Every other write still waits for the disk in its COMMIT.
-    #expect(try db.query("PRAGMA synchronous").first?.int(0) == 2)  // FULL
+    #expect(try db.query("PRAGMA synchronous").first?.int(0) == 2) // FULL
     // A failed body restores it too.
     _ = error { () throws(DiligenceError) in
         try db.transaction(flush: .byCaller) { () throws(DiligenceError) in throw DiligenceError("test", "stop") }

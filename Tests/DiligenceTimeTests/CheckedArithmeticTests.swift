@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
-import DiligenceTime
 import DiligenceTestSupport
+import DiligenceTime
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Property tests of the calendar functions over the whole date window and far beyond it
 /// (finding 1: an offset of 2^40 trapped in the calendar code and killed the daemon). Nothing
@@ -94,7 +95,9 @@ struct CheckedArithmeticTests {
         }
     }
 
-    @Test("every day of the date window and the year after: its start lies in it and names it", arguments: ["Europe/Berlin", "America/Sao_Paulo", "Australia/Lord_Howe"])
+    @Test(
+        "every day of the date window and the year after: its start lies in it and names it",
+        arguments: ["Europe/Berlin", "America/Sao_Paulo", "Australia/Lord_Howe"])
     func everyDayOfTheWindow(_ zone: String) {
         withTimeZone(zone) {
             let last = CalendarDay(year: 2040, month: 1, day: 1)!

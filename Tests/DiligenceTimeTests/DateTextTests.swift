@@ -1,6 +1,6 @@
-import Testing
 import DiligenceTestSupport
 import DiligenceTime
+import Testing
 
 /// Local times that exist once, never, or twice, and the moments people type.
 @Suite struct DateTextTests {
@@ -8,7 +8,7 @@ import DiligenceTime
         withTimeZone("Europe/Berlin") {
             let spring = CalendarDay("2026-03-29")!
             #expect(LocalDay.meaning(of: spring, hour: 1, minute: 59, second: 59) == .unique(localTime(2026, 3, 29, 1, 59, 59)))
-            guard case let .skipped(at, before, after) = LocalDay.meaning(of: spring, hour: 2, minute: 30, second: 0) else {
+            guard case .skipped(let at, let before, let after) = LocalDay.meaning(of: spring, hour: 2, minute: 30, second: 0) else {
                 Issue.record("02:30 on 2026-03-29 exists in Berlin?")
                 return
             }
@@ -16,7 +16,10 @@ import DiligenceTime
             #expect(LocalDay.meaning(of: spring, hour: 3, minute: 0, second: 0) == .unique(at))
 
             let autumn = CalendarDay("2026-10-25")!
-            guard case let .repeated(first, firstOffset, second, secondOffset) = LocalDay.meaning(of: autumn, hour: 2, minute: 30, second: 0) else {
+            guard
+                case .repeated(let first, let firstOffset, let second, let secondOffset) = LocalDay.meaning(
+                    of: autumn, hour: 2, minute: 30, second: 0)
+            else {
                 Issue.record("02:30 on 2026-10-25 happens once in Berlin?")
                 return
             }
@@ -31,14 +34,17 @@ import DiligenceTime
         withTimeZone("Australia/Lord_Howe") {
             // 2026-10-04 02:00 (+10:30) becomes 02:30 (+11:00).
             let day = CalendarDay("2026-10-04")!
-            guard case let .skipped(_, before, after) = LocalDay.meaning(of: day, hour: 2, minute: 15, second: 0) else {
+            guard case .skipped(_, let before, let after) = LocalDay.meaning(of: day, hour: 2, minute: 15, second: 0) else {
                 Issue.record("02:15 on 2026-10-04 exists on Lord Howe?")
                 return
             }
             #expect(before == 37800 && after == 39600)
             if case .unique = LocalDay.meaning(of: day, hour: 2, minute: 30, second: 0) {} else { Issue.record("02:30 should exist once") }
             // 2026-04-05 02:00 (+11:00) goes back to 01:30 (+10:30): 01:45 happens twice.
-            guard case let .repeated(first, _, second, _) = LocalDay.meaning(of: CalendarDay("2026-04-05")!, hour: 1, minute: 45, second: 0) else {
+            guard
+                case .repeated(let first, _, let second, _) = LocalDay.meaning(
+                    of: CalendarDay("2026-04-05")!, hour: 1, minute: 45, second: 0)
+            else {
                 Issue.record("01:45 on 2026-04-05 happens once on Lord Howe?")
                 return
             }
@@ -46,7 +52,8 @@ import DiligenceTime
         }
         withTimeZone("Pacific/Chatham") {
             // 2026-09-27 02:45 (+12:45) becomes 03:45 (+13:45).
-            guard case let .skipped(_, before, after) = LocalDay.meaning(of: CalendarDay("2026-09-27")!, hour: 3, minute: 0, second: 0) else {
+            guard case .skipped(_, let before, let after) = LocalDay.meaning(of: CalendarDay("2026-09-27")!, hour: 3, minute: 0, second: 0)
+            else {
                 Issue.record("03:00 on 2026-09-27 exists on Chatham?")
                 return
             }
@@ -57,7 +64,7 @@ import DiligenceTime
     /// What `moment` makes of each form, and what it refuses.
     @Test func moments() throws {
         try withTimeZone("Europe/Berlin") {
-            let today = LocalDay.day(containing: localTime(2026, 6, 10, 2), dayStartsAt: 240)  // 2026-06-09's day
+            let today = LocalDay.day(containing: localTime(2026, 6, 10, 2), dayStartsAt: 240) // 2026-06-09's day
             #expect(today.date == CalendarDay("2026-06-09"))
             func moment(_ text: String) throws -> Double { try DateText.moment(text, today: today, dayStartsAt: 240) }
             #expect(try moment("23:00") == localTime(2026, 6, 9, 23))
@@ -76,14 +83,20 @@ import DiligenceTime
                 Issue.record("a time in the gap was accepted")
             } catch let error as DateTextError {
                 #expect(error.code == "nonexistent_time")
-                #expect(error.message == "2026-03-29 02:30 does not exist here: the clocks jumped from 02:00 straight to 03:00 (CET, UTC+01:00 to CEST, UTC+02:00). Give a time before 02:00 or from 03:00 on.")
+                #expect(
+                    error.message
+                        == "2026-03-29 02:30 does not exist here: the clocks jumped from 02:00 straight to 03:00 (CET, UTC+01:00 to CEST, UTC+02:00). Give a time before 02:00 or from 03:00 on."
+                )
             }
             do {
                 _ = try moment("2026-10-25 02:30")
                 Issue.record("a repeated time was accepted")
             } catch let error as DateTextError {
                 #expect(error.code == "ambiguous_time")
-                #expect(error.message == "2026-10-25 02:30 happens twice here (the clocks went back from 03:00 to 02:00): say which with its offset, 2026-10-25 02:30+02:00 (CEST, UTC+02:00, the first) or 2026-10-25 02:30+01:00 (CET, UTC+01:00, the second).")
+                #expect(
+                    error.message
+                        == "2026-10-25 02:30 happens twice here (the clocks went back from 03:00 to 02:00): say which with its offset, 2026-10-25 02:30+02:00 (CEST, UTC+02:00, the first) or 2026-10-25 02:30+01:00 (CET, UTC+01:00, the second)."
+                )
             }
         }
     }

@@ -1,6 +1,6 @@
-import Testing
-import DiligenceTime
 import DiligenceTestSupport
+import DiligenceTime
+import Testing
 
 @Suite struct LocalDayTests {
     @Test func dayFromMidnightToMidnight() {

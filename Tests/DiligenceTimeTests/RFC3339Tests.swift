@@ -1,9 +1,9 @@
-import Testing
 import DiligenceTestSupport
 import DiligenceTime
+import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Everything that reads the process time zone; serialized because the tests change it.

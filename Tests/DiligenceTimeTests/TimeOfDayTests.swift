@@ -1,5 +1,5 @@
-import Testing
 import DiligenceTime
+import Testing
 
 /// `HH:MM` times of day (reminders, day_starts_at).
 @Suite struct TimeOfDayTests {

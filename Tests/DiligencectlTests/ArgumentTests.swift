@@ -1,6 +1,7 @@
 import DiligenceCore
 import DiligenceProtocol
 import Testing
+
 @testable import diligencectl
 
 @Suite struct ArgumentTests {
@@ -19,12 +20,14 @@ import Testing
     }
 
     @Test func socketBeforeTheCommand() throws {
-        guard case let .run(_, socket) = try parseArguments(["--socket", "/x/s.sock", "status"], defaultSocket: nowhere) else {
-            Issue.record("not a run"); return
+        guard case .run(_, let socket) = try parseArguments(["--socket", "/x/s.sock", "status"], defaultSocket: nowhere) else {
+            Issue.record("not a run")
+            return
         }
         #expect(socket == "/x/s.sock")
-        guard case let .run(_, socket2) = try parseArguments(["--socket=/y.sock", "status"], defaultSocket: nowhere) else {
-            Issue.record("not a run"); return
+        guard case .run(_, let socket2) = try parseArguments(["--socket=/y.sock", "status"], defaultSocket: nowhere) else {
+            Issue.record("not a run")
+            return
         }
         #expect(socket2 == "/y.sock")
     }

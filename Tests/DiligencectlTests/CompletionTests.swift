@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import diligencectl
 
 /// The shell completions in contrib/completions are written by hand: these checks keep them in

@@ -1,5 +1,6 @@
 import DiligenceProtocol
 import Testing
+
 @testable import diligencectl
 
 /// The client against a socket: nobody there, or a fake daemon with canned answers.
@@ -32,7 +33,7 @@ import Testing
 
     @Test func roundTrip() {
         let daemon = FakeDaemon(responses: [
-            #"{"ok":true,"result":{"state":"running","phase":"work","task":"Work","round":1,"long_break_every":4,"duration_seconds":1500,"remaining_seconds":1500,"elapsed_seconds":0}}"#,
+            #"{"ok":true,"result":{"state":"running","phase":"work","task":"Work","round":1,"long_break_every":4,"duration_seconds":1500,"remaining_seconds":1500,"elapsed_seconds":0}}"#
         ])
         let out = run(["--socket", daemon.path, "start", "Work"])
         #expect(daemon.requests() == [#"{"command":"start","task":"Work"}"#])
@@ -41,7 +42,7 @@ import Testing
 
     @Test func daemonErrorIsExit1WithItsMessage() {
         let daemon = FakeDaemon(responses: [
-            #"{"ok":false,"error":{"code":"not_running","message":"Nothing is running."}}"#,
+            #"{"ok":false,"error":{"code":"not_running","message":"Nothing is running."}}"#
         ])
         let out = run(["--socket=\(daemon.path)", "pause"])
         #expect(daemon.requests() == [#"{"command":"pause"}"#])
@@ -49,7 +50,7 @@ import Testing
     }
 
     @Test func brokenConnectionIsExit1() {
-        let daemon = FakeDaemon(responses: [])  // reads the request, then hangs up
+        let daemon = FakeDaemon(responses: []) // reads the request, then hangs up
         let out = run(["--socket", daemon.path, "status"])
         _ = daemon.requests()
         #expect(out.code == 1)
@@ -67,12 +68,16 @@ import Testing
         let removed = #"{"ok":true,"result":{"removed":"Reading","sessions_removed":2}}"#
         let daemon = FakeDaemon(responses: [task, removed])
         let asked = Asked()
-        let yes = Terminal(isInteractive: true) { asked.prompt = $0; return "y\n" }
+        let yes = Terminal(isInteractive: true) {
+            asked.prompt = $0
+            return "y\n"
+        }
         let out = run(["--socket", daemon.path, "task", "remove", "reading"], terminal: yes)
-        #expect(daemon.requests() == [
-            #"{"command":"task_show","task":"reading"}"#,
-            #"{"command":"task_remove","task":"reading","confirm":true}"#,
-        ])
+        #expect(
+            daemon.requests() == [
+                #"{"command":"task_show","task":"reading"}"#,
+                #"{"command":"task_remove","task":"reading","confirm":true}"#,
+            ])
         #expect(asked.prompt == "Remove task \"Reading\" and all its recorded sessions? [y/N] ")
         #expect(out == Outcome(stdout: "Removed task \"Reading\" and its 2 recorded sessions.\n"))
     }

@@ -1,33 +1,42 @@
 import DiligenceProtocol
 import Testing
+
 @testable import diligencectl
 
 @Suite struct OutputTests {
     // MARK: Status line
 
     @Test func statusLineForEachState() {
-        #expect(statusLine(status(state: "running", phase: "work", task: "Work", round: 2, remaining: 754))
-            == "Work · work · 12:34 left · round 2/4")
-        #expect(statusLine(status(state: "running", phase: "short_break", task: "Work", round: 2, remaining: 299))
-            == "Work · short break · 4:59 left · round 2/4")
-        #expect(statusLine(status(state: "running", phase: "long_break", task: "Work", round: 3, every: 0, remaining: 3723))
-            == "Work · long break · 1:02:03 left · round 3")
-        #expect(statusLine(status(state: "paused", phase: "work", task: "Work", remaining: 754))
-            == "Work · paused · 12:34 left")
-        #expect(statusLine(status(state: "paused", phase: "long_break", task: "Work", remaining: 60))
-            == "Work · long break paused · 1:00 left")
-        #expect(statusLine(status(state: "pending", phase: "short_break", task: "Work"))
-            == "Work · short break ready — run: diligencectl start")
-        #expect(statusLine(status(state: "pending", phase: "work", task: "Study"))
-            == "Study · work ready — run: diligencectl start")
+        #expect(
+            statusLine(status(state: "running", phase: "work", task: "Work", round: 2, remaining: 754))
+                == "Work · work · 12:34 left · round 2/4")
+        #expect(
+            statusLine(status(state: "running", phase: "short_break", task: "Work", round: 2, remaining: 299))
+                == "Work · short break · 4:59 left · round 2/4")
+        #expect(
+            statusLine(status(state: "running", phase: "long_break", task: "Work", round: 3, every: 0, remaining: 3723))
+                == "Work · long break · 1:02:03 left · round 3")
+        #expect(
+            statusLine(status(state: "paused", phase: "work", task: "Work", remaining: 754))
+                == "Work · paused · 12:34 left")
+        #expect(
+            statusLine(status(state: "paused", phase: "long_break", task: "Work", remaining: 60))
+                == "Work · long break paused · 1:00 left")
+        #expect(
+            statusLine(status(state: "pending", phase: "short_break", task: "Work"))
+                == "Work · short break ready — run: diligencectl start")
+        #expect(
+            statusLine(status(state: "pending", phase: "work", task: "Study"))
+                == "Study · work ready — run: diligencectl start")
         #expect(statusLine(status(state: "idle", today: 3)) == "Idle · 3 completed today")
         #expect(statusLine(status(state: "idle", today: 3, goal: 8)) == "Idle · 3 of 8 completed today")
     }
 
     // MARK: Templates
 
-    let running = status(state: "running", phase: "short_break", task: "Study", color: "blue", round: 2, every: 4,
-                         duration: 300, remaining: 200, elapsed: 100, today: 5, goal: 8)
+    let running = status(
+        state: "running", phase: "short_break", task: "Study", color: "blue", round: 2, every: 4,
+        duration: 300, remaining: 200, elapsed: 100, today: 5, goal: 8)
 
     @Test func everyPlaceholder() throws {
         let cases: [(String, String)] = [
@@ -44,8 +53,9 @@ import Testing
 
     @Test func idleTemplate() throws {
         let idle = status(state: "idle", today: 2)
-        #expect(try renderTemplate("[{task}|{phase}|{color}|{remaining}|{percent}|{icon}|{today}]", status: idle)
-            == "[|||0:00|0|⏹|2]")
+        #expect(
+            try renderTemplate("[{task}|{phase}|{color}|{remaining}|{percent}|{icon}|{today}]", status: idle)
+                == "[|||0:00|0|⏹|2]")
     }
 
     @Test func iconPerState() throws {
@@ -99,31 +109,33 @@ import Testing
             ("short_break_seconds", .int(300)), ("long_break_seconds", .int(900)), ("long_break_every", .int(4)),
             ("breaks", .bool(true)), ("autostart", .string("none")), ("goal", .int(0)),
         ])
-        #expect(taskTable([work, read]) == """
-            NAME     COLOR   WORK   SHORT  LONG  EVERY  BREAKS  AUTOSTART  GOAL
-            Work     purple  25m    5m     15m   4      on      none       -
-            Reading  green   1h30m  1m30s  15m   never  off     all        3
+        #expect(
+            taskTable([work, read]) == """
+                NAME     COLOR   WORK   SHORT  LONG  EVERY  BREAKS  AUTOSTART  GOAL
+                Work     purple  25m    5m     15m   4      on      none       -
+                Reading  green   1h30m  1m30s  15m   never  off     all        3
 
-            """)
+                """)
     }
 
     @Test func taskDetailsLines() {
-        #expect(taskDetails(read) == """
-            name: Reading
-            description: books
-            color: green
-            work: 1h30m
-            short-break: 1m30s
-            long-break: 15m
-            long-break-every: 0
-            breaks: off
-            autostart: all
-            focus-mode: on
-            goal: 3
-            reminder: 09:30
-            sound: off
+        #expect(
+            taskDetails(read) == """
+                name: Reading
+                description: books
+                color: green
+                work: 1h30m
+                short-break: 1m30s
+                long-break: 15m
+                long-break-every: 0
+                breaks: off
+                autostart: all
+                focus-mode: on
+                goal: 3
+                reminder: 09:30
+                sound: off
 
-            """)
+                """)
     }
 
     @Test func resultsForEachCommand() throws {
@@ -132,8 +144,9 @@ import Testing
         #expect(show(read, for: try parse(["task", "show", "read"])).hasPrefix("name: Reading\n"))
         #expect(show(read, for: try parse(["task", "show", "read", "--json"])) == read.serialized + "\n")
         let removed = JSON.object([("removed", .string("Reading")), ("sessions_removed", .int(1))])
-        #expect(show(removed, for: try parse(["task", "remove", "read", "--yes"]))
-            == "Removed task \"Reading\" and its 1 recorded session.\n")
+        #expect(
+            show(removed, for: try parse(["task", "remove", "read", "--yes"]))
+                == "Removed task \"Reading\" and its 1 recorded session.\n")
         #expect(show(running, for: try parse(["skip"])) == "Study · short break · 3:20 left · round 2/4\n")
         #expect(show(running, for: try parse(["status", "--json"])) == running.serialized + "\n")
         #expect(show(running, for: try parse(["status", "--format", "{task}"])) == "Study\n")

@@ -1,6 +1,7 @@
+import DiligenceProtocol
 import Foundation
 import Testing
-import DiligenceProtocol
+
 @testable import diligencectl
 
 /// The terminal pictures as text, at 40, 80 and 120 columns without colours (what NO_COLOR, a
@@ -48,7 +49,8 @@ import DiligenceProtocol
 
     @Test("a period far from now keeps its dates in the title, whatever CalendarDay can hold")
     func farPeriodTitle() throws {
-        let json = try JSON.parse(#"{"period":"year","offset":100000,"from":"102026-01-01","to":"102026-12-31","today":"2026-12-01","days":[]}"#)
+        let json = try JSON.parse(
+            #"{"period":"year","offset":100000,"from":"102026-01-01","to":"102026-12-31","today":"2026-12-01","days":[]}"#)
         let text = statsReport(StatsView(json), screen: .plain, paint: Paint(.none))
         #expect(text.hasPrefix("Year · 102026-01-01 – 102026-12-31\n"), "\(text)")
     }
@@ -81,7 +83,8 @@ import DiligenceProtocol
     func noColorOnATerminal() {
         let terminal = Terminal(isInteractive: true, ask: { _ in nil }, outputIsTerminal: true, windowColumns: 100)
         for environment in [["TERM": "xterm-256color", "NO_COLOR": "1"], ["TERM": "dumb"]] {
-            let screen = Screen.detect(environment: environment, isTerminal: terminal.outputIsTerminal, windowColumns: terminal.windowColumns)
+            let screen = Screen.detect(
+                environment: environment, isTerminal: terminal.outputIsTerminal, windowColumns: terminal.windowColumns)
             #expect(screen == Screen(columns: 100, colors: .none))
         }
     }

@@ -1,14 +1,17 @@
 import Foundation
 import Testing
+
 @testable import diligencectl
 
 /// The README's command list is written for people, so it is not generated; this keeps it true
 /// to the client's own table (what `diligencectl --help` and `COMMAND --help` print): every
 /// command has a line, and every option of a command is named on the lines of that command.
 @Suite struct ReadmeTests {
-    static let readme = (try? String(contentsOfFile: URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("README.md").path, encoding: .utf8)) ?? ""
+    static let readme =
+        (try? String(
+            contentsOfFile: URL(fileURLWithPath: #filePath)
+                .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("README.md").path, encoding: .utf8)) ?? ""
 
     /// The code block under "## The client".
     static var commandList: [String] {

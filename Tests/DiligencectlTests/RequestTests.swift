@@ -1,5 +1,6 @@
-import Testing
 import DiligenceProtocol
+import Testing
+
 @testable import diligencectl
 
 @Suite struct RequestTests {
@@ -24,8 +25,10 @@ import DiligenceProtocol
         (["task", "add", "Read"], #"{"command":"task_add","name":"Read"}"#),
         (["task", "remove", "Read", "--yes"], #"{"command":"task_remove","task":"Read","confirm":true}"#),
         (["task", "edit", "Read", "--name", "Reading"], #"{"command":"task_edit","task":"Read","new_name":"Reading"}"#),
-        (["task", "edit", "Read", "--reminder", "off", "--sound=off"],
-         #"{"command":"task_edit","task":"Read","reminder":null,"sound":null}"#),
+        (
+            ["task", "edit", "Read", "--reminder", "off", "--sound=off"],
+            #"{"command":"task_edit","task":"Read","reminder":null,"sound":null}"#
+        ),
     ])
     func exactJSON(args: [String], json: String) throws {
         #expect(try requestLine(args) == json)
@@ -37,12 +40,14 @@ import DiligenceProtocol
             "--color", "green", "--focus-mode", "on", "--autostart", "breaks", "--breaks", "off",
             "--long-break-every", "0", "--long-break", "20m", "--short-break", "90s", "--work", "1h",
         ]
-        let fields = #""work":3600,"short_break":90,"long_break":1200,"long_break_every":0,"breaks":false,"#
+        let fields =
+            #""work":3600,"short_break":90,"long_break":1200,"long_break_every":0,"breaks":false,"#
             + #""autostart":"breaks","focus_mode":true,"color":"green","goal":4,"reminder":"09:30","sound":"rain","#
             + #""description":"Books \"and\" papers""#
         #expect(try requestLine(["task", "add", "Read"] + args) == #"{"command":"task_add","name":"Read","# + fields + "}")
-        #expect(try requestLine(["task", "edit", "Read"] + args + ["--name", "Study"])
-            == #"{"command":"task_edit","task":"Read","# + fields + #","new_name":"Study"}"#)
+        #expect(
+            try requestLine(["task", "edit", "Read"] + args + ["--name", "Study"])
+                == #"{"command":"task_edit","task":"Read","# + fields + #","new_name":"Study"}"#)
     }
 
     @Test func requestIsOneLine() throws {
@@ -61,15 +66,17 @@ import DiligenceProtocol
             let spec = try #require(CommandSpec.named(command.wire), "\(command.name): no protocol command \(command.wire)")
             for option in command.options {
                 guard let key = option.key else { continue }
-                guard case let .field(field) = option.kind else {
-                    Issue.record("\(command.name) --\(option.name): \(key) is not a field of \(command.wire)"); continue
+                guard case .field(let field) = option.kind else {
+                    Issue.record("\(command.name) --\(option.name): \(key) is not a field of \(command.wire)")
+                    continue
                 }
                 #expect(field == spec.field(key), "\(command.name) --\(option.name)")
             }
             for argument in command.arguments {
                 guard let key = argument.key else { continue }
-                guard case let .field(field) = argument.kind else {
-                    Issue.record("\(command.name) \(argument.name): \(key) is not a field of \(command.wire)"); continue
+                guard case .field(let field) = argument.kind else {
+                    Issue.record("\(command.name) \(argument.name): \(key) is not a field of \(command.wire)")
+                    continue
                 }
                 #expect(field == spec.field(key), "\(command.name) \(argument.name)")
                 #expect(argument.required == field.isRequired, "\(command.name) \(argument.name)")
@@ -77,7 +84,8 @@ import DiligenceProtocol
             for (key, _) in command.fixed { #expect(spec.field(key) != nil, "\(command.name): fixed \(key)") }
             // Every required field of the wire command is given by an argument or a fixed member.
             for field in spec.fields where field.isRequired {
-                let given = command.arguments.contains { $0.key == field.name } || command.fixed.contains { $0.0 == field.name }
+                let given =
+                    command.arguments.contains { $0.key == field.name } || command.fixed.contains { $0.0 == field.name }
                     || command.wire == "import"
                     // `history edit ID --task T`: the one change it can make must be given.
                     || (command.needsAChange && command.options.compactMap(\.key) == [field.name])

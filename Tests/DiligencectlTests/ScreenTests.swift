@@ -1,16 +1,17 @@
 import Testing
+
 @testable import diligencectl
 
 @Suite struct DisplayWidthTests {
     @Test(arguments: [
-        ("abc", 3), ("", 0), ("é", 1), ("e\u{301}", 1),  // combining acute
-        ("日本語", 6), ("ｶﾀｶﾅ", 4),  // wide; halfwidth katakana stays narrow
-        ("ＡＢ", 4),  // fullwidth Latin
-        ("한국", 4), ("\u{1100}\u{1161}\u{11A8}", 2),  // precomposed and conjoining jamo
-        ("😀", 2), ("👍🏽", 2), ("👨‍👩‍👧", 2), ("🇩🇪", 2),  // emoji, skin tone, ZWJ family, flag
-        ("❤", 1), ("❤️", 2), ("1️⃣", 2),  // text style; VS16 makes it an emoji
-        ("a\u{200B}b", 2), ("\u{200D}", 0), ("\u{FEFF}", 0),  // zero width space, joiner, BOM
-        ("\u{1B}[1mbold\u{1B}[0m", 4), ("\u{1B}[38;2;1;2;3m█\u{1B}[0m", 1),  // escape sequences take none
+        ("abc", 3), ("", 0), ("é", 1), ("e\u{301}", 1), // combining acute
+        ("日本語", 6), ("ｶﾀｶﾅ", 4), // wide; halfwidth katakana stays narrow
+        ("ＡＢ", 4), // fullwidth Latin
+        ("한국", 4), ("\u{1100}\u{1161}\u{11A8}", 2), // precomposed and conjoining jamo
+        ("😀", 2), ("👍🏽", 2), ("👨‍👩‍👧", 2), ("🇩🇪", 2), // emoji, skin tone, ZWJ family, flag
+        ("❤", 1), ("❤️", 2), ("1️⃣", 2), // text style; VS16 makes it an emoji
+        ("a\u{200B}b", 2), ("\u{200D}", 0), ("\u{FEFF}", 0), // zero width space, joiner, BOM
+        ("\u{1B}[1mbold\u{1B}[0m", 4), ("\u{1B}[38;2;1;2;3m█\u{1B}[0m", 1), // escape sequences take none
         ("·░▒▓█", 5), ("▁▂▃▅▇", 5), ("–—…", 3),
     ])
     func widths(text: String, expected: Int) {
@@ -63,7 +64,7 @@ import Testing
         #expect(colors(["TERM": "xterm", "COLORTERM": "24bit"]) == .truecolor)
         #expect(colors(["TERM": "xterm-256color"], tty: false) == ColorSupport.none)
         #expect(colors(["TERM": "xterm-256color", "NO_COLOR": "1"]) == ColorSupport.none)
-        #expect(colors(["TERM": "xterm-256color", "NO_COLOR": ""]) == .palette256)  // empty NO_COLOR: no effect
+        #expect(colors(["TERM": "xterm-256color", "NO_COLOR": ""]) == .palette256) // empty NO_COLOR: no effect
         #expect(colors(["TERM": "dumb", "COLORTERM": "truecolor"]) == ColorSupport.none)
         #expect(colors([:]) == ColorSupport.none)
     }

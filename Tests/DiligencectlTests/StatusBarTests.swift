@@ -1,5 +1,6 @@
 import DiligenceProtocol
 import Testing
+
 @testable import diligencectl
 
 /// `--waybar`, the offline line, and the `watch` loop (Sources/diligencectl/StatusBar.swift).
@@ -27,14 +28,16 @@ import Testing
 
     @Test("waybar line: text with icon and countdown, tooltip with the status line and today's count, percentage")
     func waybarFields() throws {
-        let running = status(state: "running", phase: "work", task: "Write", round: 2, duration: 1500,
-                             remaining: 1125, elapsed: 375, today: 3, goal: 8)
+        let running = status(
+            state: "running", phase: "work", task: "Write", round: 2, duration: 1500,
+            remaining: 1125, elapsed: 375, today: 3, goal: 8)
         let line = try JSON.parse(waybarLine(running))
         #expect(line["text"]?.stringValue == "▶ 18:45")
         #expect(line["tooltip"]?.stringValue == "Write · work · 18:45 left · round 2/4\n3 of 8 completed today")
         #expect(line["percentage"]?.intValue == 25)
-        #expect(try JSON.parse(waybarLine(status(state: "pending", phase: "long_break", task: "W")))["text"]?.stringValue
-            == "⏭ long break")
+        #expect(
+            try JSON.parse(waybarLine(status(state: "pending", phase: "long_break", task: "W")))["text"]?.stringValue
+                == "⏭ long break")
         #expect(try JSON.parse(waybarLine(status(state: "idle", today: 2)))["text"]?.stringValue == "⏹ 2")
         #expect(try JSON.parse(waybarLine(offlineStatus))["text"]?.stringValue == "⊘ offline")
     }
@@ -75,7 +78,15 @@ import Testing
     func reconnectsWithBackoff() throws {
         var lines: [String] = []
         var sleeps: [Double] = []
-        let io = WatchIO(emit: { lines.append($0); return .delivered }, sleep: { sleeps.append($0); return sleeps.count < 4 })
+        let io = WatchIO(
+            emit: {
+                lines.append($0)
+                return .delivered
+            },
+            sleep: {
+                sleeps.append($0)
+                return sleeps.count < 4
+            })
         let outcome = watch(try parse(["watch", "--waybar"]), socket: nowhere, io: io)
         #expect(outcome.code == 0)
         #expect(sleeps == [0.1, 0.2, 0.4, 0.8])
@@ -85,8 +96,14 @@ import Testing
 
     @Test("watch --no-reconnect without a daemon exits 3 and names the socket")
     func noReconnect() throws {
-        let outcome = watch(try parse(["watch", "--no-reconnect"]), socket: nowhere,
-                            io: WatchIO(emit: { _ in .delivered }, sleep: { _ in Issue.record("slept"); return false }))
+        let outcome = watch(
+            try parse(["watch", "--no-reconnect"]), socket: nowhere,
+            io: WatchIO(
+                emit: { _ in .delivered },
+                sleep: { _ in
+                    Issue.record("slept")
+                    return false
+                }))
         #expect(outcome.code == ExitCode.unreachable)
         #expect(outcome.stderr.contains(nowhere))
     }
@@ -99,7 +116,11 @@ import Testing
             .map { Response.event($0.0, status: $0.1) }.joined()
         let daemon = FakeDaemon(responses: [#"{"ok":true,"result":{"watching":true}}"# + "\n" + events.dropLast()])
         var lines: [String] = []
-        let io = WatchIO(emit: { lines.append($0); return lines.count < 2 ? .delivered : .readerGone }, sleep: { _ in false })
+        let io = WatchIO(
+            emit: {
+                lines.append($0)
+                return lines.count < 2 ? .delivered : .readerGone
+            }, sleep: { _ in false })
         _ = watch(try parse(["watch", "--format", "{state} {remaining}"]), socket: daemon.path, io: io)
         #expect(lines == ["paused 1:00\n", "running 0:59\n"])
         #expect(daemon.requests() == [#"{"command":"watch"}"#])
@@ -108,12 +129,24 @@ import Testing
     @Test("watch ends at the first line it cannot deliver: 0 when the reader is gone, 1 with the reason otherwise")
     func endsOnWriteErrors() throws {
         let event = Response.event("status", status: status(state: "idle"))
-        for (delivery, expected) in [(Delivery.readerGone, Outcome()),
-                                     (.failed("cannot write: No space left on device"),
-                                      Outcome(stderr: "diligencectl: cannot write: No space left on device\n", code: 1))] {
+        for (delivery, expected) in [
+            (Delivery.readerGone, Outcome()),
+            (
+                .failed("cannot write: No space left on device"),
+                Outcome(stderr: "diligencectl: cannot write: No space left on device\n", code: 1)
+            ),
+        ] {
             let daemon = FakeDaemon(responses: [#"{"ok":true,"result":{"watching":true}}"# + "\n" + event + event])
             var attempts = 0
-            let io = WatchIO(emit: { _ in attempts += 1; return delivery }, sleep: { _ in Issue.record("slept"); return false })
+            let io = WatchIO(
+                emit: { _ in
+                    attempts += 1
+                    return delivery
+                },
+                sleep: { _ in
+                    Issue.record("slept")
+                    return false
+                })
             #expect(watch(try parse(["watch"]), socket: daemon.path, io: io) == expected)
             #expect(attempts == 1)
         }

@@ -1,10 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DiligenceProtocol
 import DiligenceTestSupport
 import Synchronization
+
 @testable import diligencectl
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A socket path where nothing listens, so a test that reaches the network by mistake fails fast.
 let nowhere = "/nonexistent-diligencectl-test/diligenced.sock"
@@ -16,7 +18,7 @@ func run(_ args: [String], terminal: Terminal = .none) -> Outcome {
 
 /// The parsed command for `args`; fails the test when they do not parse to a command.
 func parse(_ args: [String]) throws -> ParsedCommand {
-    guard case let .run(parsed, _) = try parseArguments(args, defaultSocket: nowhere) else {
+    guard case .run(let parsed, _) = try parseArguments(args, defaultSocket: nowhere) else {
         throw UsageError("not a command: \(args)")
     }
     return parsed
@@ -76,11 +78,13 @@ final class FakeDaemon: @unchecked Sendable {
         }
         precondition(bound == 0 && listen(listener, 4) == 0, "cannot listen on \(path)")
         let unmanaged = Unmanaged.passRetained(self)
-        pthread_create(&thread, nil, { raw in
-            let daemon = Unmanaged<FakeDaemon>.fromOpaque(raw!).takeRetainedValue()
-            daemon.serve()
-            return nil
-        }, unmanaged.toOpaque())
+        pthread_create(
+            &thread, nil,
+            { raw in
+                let daemon = Unmanaged<FakeDaemon>.fromOpaque(raw!).takeRetainedValue()
+                daemon.serve()
+                return nil
+            }, unmanaged.toOpaque())
     }
 
     /// The request lines received so far (waits for the serving thread to finish).

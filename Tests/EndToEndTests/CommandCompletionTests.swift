@@ -9,7 +9,8 @@ extension EndToEnd {
 
         /// What bash offers for `words`, the last one being the word under the cursor.
         static func bash(_ bar: BarHarness, _ words: String) throws -> [String] {
-            let out = try bar.run("""
+            let out = try bar.run(
+                """
                 bash -c 'source \(dir)/diligencectl.bash; COMP_WORDS=(\(words)); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); \
                 _diligencectl; printf "%s\\n" "${COMPREPLY[@]}"'
                 """)
@@ -39,7 +40,8 @@ extension EndToEnd {
             #expect(try Self.bash(bar, "diligencectl history --task Meditate \"\"") == [])
             #expect(try Self.bash(bar, "diligencectl history add Me") == ["Meditate"])
             #expect(try Self.bash(bar, "diligencectl history edit 3 --task Ex") == ["Exercise"])
-            #expect(try Self.bash(bar, "diligencectl import \(Binaries.packageRoot)/Package.s") == [Binaries.packageRoot + "/Package.swift"])
+            #expect(
+                try Self.bash(bar, "diligencectl import \(Binaries.packageRoot)/Package.s") == [Binaries.packageRoot + "/Package.swift"])
         }
 
         @Test("fish completes periods, formats, days, task names and history subcommands")
@@ -58,7 +60,8 @@ extension EndToEnd {
             #expect(try Self.fish(bar, "diligencectl history --task Meditate ") == [])
             #expect(try Self.fish(bar, "diligencectl history add Me") == ["Meditate"])
             #expect(try Self.fish(bar, "diligencectl history edit 3 --task Ex") == ["Exercise"])
-            #expect(try Self.fish(bar, "diligencectl import \(Binaries.packageRoot)/Package.s") == [Binaries.packageRoot + "/Package.swift"])
+            #expect(
+                try Self.fish(bar, "diligencectl import \(Binaries.packageRoot)/Package.s") == [Binaries.packageRoot + "/Package.swift"])
             // Every subcommand of task edit/remove, not just the first listed, completes task names.
             #expect(try Self.fish(bar, "diligencectl task edit Ex") == ["Exercise"])
             #expect(try Self.fish(bar, "diligencectl task remove Me") == ["Meditate"])

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceProtocol
 import Foundation
 import Testing
-import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension EndToEnd {
     @Suite("A bad config file never takes the daemon down, and is reported until fixed")
@@ -15,8 +16,9 @@ extension EndToEnd {
             try d.start()
             let status = try d.ctl("status")
             #expect(status.exitCode == 0 && status.stdout.hasPrefix("Idle"), "\(status)")
-            #expect(status.stderr.hasPrefix("diligencectl: warning: the daemon's configuration: Refused the config file")
-                        && status.stderr.contains("line 2") && status.stderr.contains("sometimes"), "\(status)")
+            #expect(
+                status.stderr.hasPrefix("diligencectl: warning: the daemon's configuration: Refused the config file")
+                    && status.stderr.contains("line 2") && status.stderr.contains("sometimes"), "\(status)")
             let problems = try d.ctlStatus()["config_problems"]?.arrayValue ?? []
             #expect(problems.count == 1, "\(problems)")
             #expect(d.notify.waitForStatus(containing: ["Idle", "⚠", "line 2"], timeout: 5) != nil, "\(d.notify.statusLines)")

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Foundation
-import Testing
 import DiligenceProtocol
 import DiligenceTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The grammar-based fuzzer (docs/reliability.md): requests generated from the protocol's own
 /// command schema, every field at the values where code breaks — 0, ±1, ±2^31, ±2^53, ±2^63,
@@ -19,7 +20,9 @@ extension EndToEnd {
     @Suite("Grammar fuzzing: requests generated from the command schema")
     struct GrammarFuzz {
         static var count: Int { ProcessInfo.processInfo.environment["DILIGENCE_GRAMMAR_FUZZ_COUNT"].flatMap { Int($0) } ?? 100_000 }
-        static var seed: UInt64 { ProcessInfo.processInfo.environment["DILIGENCE_FUZZ_SEED"].flatMap { UInt64($0) } ?? 0x5EED_D111_6E4C_E001 }
+        static var seed: UInt64 {
+            ProcessInfo.processInfo.environment["DILIGENCE_FUZZ_SEED"].flatMap { UInt64($0) } ?? 0x5EED_D111_6E4C_E001
+        }
         /// Growth of the daemon's resident memory the whole run may cause, after a warm-up.
         static let memoryGrowthBound = 32 * 1024 * 1024
         /// Requests per write: pipelined, answered in order.
@@ -48,7 +51,9 @@ extension EndToEnd {
                     answers = try connection.exchange(lines)
                 } catch {
                     let status = d.process?.poll().map { "\($0)" } ?? "still running"
-                    Issue.record("seed \(Self.seed): a batch after request \(sent) was not answered (daemon \(status)): \(error)\nbatch: \(lines.map { $0.prefix(200) })\n\(d.diagnostics)")
+                    Issue.record(
+                        "seed \(Self.seed): a batch after request \(sent) was not answered (daemon \(status)): \(error)\nbatch: \(lines.map { $0.prefix(200) })\n\(d.diagnostics)"
+                    )
                     return
                 }
                 for (line, bytes) in zip(lines, answers) {
@@ -60,7 +65,9 @@ extension EndToEnd {
                         continue
                     }
                     guard let answer = try? JSON.parse(bytes) else {
-                        Issue.record("seed \(Self.seed): not JSON in answer to \(line.prefix(300)): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+                        Issue.record(
+                            "seed \(Self.seed): not JSON in answer to \(line.prefix(300)): \(String(decoding: bytes.prefix(300), as: UTF8.self))"
+                        )
                         return
                     }
                     if answer.isOK {
@@ -71,7 +78,9 @@ extension EndToEnd {
                         if !documented.contains(code) {
                             undocumented += 1
                             if undocumented > 20 { return }
-                            Issue.record("seed \(Self.seed): undocumented error code \(code) for \(line.prefix(300)): \(answer.serialized.prefix(300))")
+                            Issue.record(
+                                "seed \(Self.seed): undocumented error code \(code) for \(line.prefix(300)): \(answer.serialized.prefix(300))"
+                            )
                         }
                     }
                 }
@@ -84,7 +93,9 @@ extension EndToEnd {
             #expect(d.process?.isRunning == true)
             #expect(try d.status()["state"] != nil)
             let growth = residentBytes(of: d.process?.pid) - rssAfterWarmUp
-            #expect(growth < Self.memoryGrowthBound, "seed \(Self.seed): the daemon's memory grew \(growth / 1024) KiB over \(Self.count) requests")
+            #expect(
+                growth < Self.memoryGrowthBound,
+                "seed \(Self.seed): the daemon's memory grew \(growth / 1024) KiB over \(Self.count) requests")
             // The generator reaches the handlers, not only the schema's refusals.
             #expect(ok > Self.count / 20, "only \(ok) of \(Self.count) requests were served")
             let summary = codes.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
@@ -96,7 +107,9 @@ extension EndToEnd {
 /// The codes of docs/protocol.md's table of errors a request can be answered with.
 func documentedErrorCodes() throws -> Set<String> {
     let text = readTextFile(Binaries.packageRoot + "/docs/protocol.md")
-    guard let start = text.range(of: "## Error codes\n\n### Answers\n") else { throw HarnessError("docs/protocol.md has no \"### Answers\" error table") }
+    guard let start = text.range(of: "## Error codes\n\n### Answers\n") else {
+        throw HarnessError("docs/protocol.md has no \"### Answers\" error table")
+    }
     var codes: Set<String> = []
     for line in text[start.upperBound...].split(separator: "\n").prefix(while: { !$0.hasPrefix("#") }) where line.hasPrefix("| `") {
         let cell = line.dropFirst(3).prefix { $0 != "`" }
@@ -153,17 +166,23 @@ final class PipelinedConnection {
             let left = deadline - monotonicNow()
             guard left > 0 else { throw HarnessError("timed out after \(answers.count) of \(lines.count) answers") }
             var poller = pollfd(fd: fd, events: Int16(POLLIN) | (out.isEmpty ? 0 : Int16(POLLOUT)), revents: 0)
-            guard poll(&poller, 1, Int32(min(left, 1) * 1000)) >= 0 || errno == EINTR else { throw HarnessError("poll: \(String(cString: strerror(errno)))") }
+            guard poll(&poller, 1, Int32(min(left, 1) * 1000)) >= 0 || errno == EINTR else {
+                throw HarnessError("poll: \(String(cString: strerror(errno)))")
+            }
             if poller.revents & Int16(POLLOUT) != 0, !out.isEmpty {
                 let n = out.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if n > 0 { out = out.dropFirst(n) } else if errno != EAGAIN && errno != EINTR {
+                if n > 0 {
+                    out = out.dropFirst(n)
+                } else if errno != EAGAIN && errno != EINTR {
                     throw HarnessError("send: \(String(cString: strerror(errno)))")
                 }
             }
             if poller.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
                 let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
                 if n == 0 { throw HarnessError("the daemon closed the connection after \(answers.count) of \(lines.count) answers") }
-                if n > 0 { buffer += chunk[..<n] } else if errno != EAGAIN && errno != EINTR {
+                if n > 0 {
+                    buffer += chunk[..<n]
+                } else if errno != EAGAIN && errno != EINTR {
                     throw HarnessError("read: \(String(cString: strerror(errno)))")
                 }
             }
@@ -221,7 +240,10 @@ struct SchemaRequestGenerator {
 
     /// A JSON value of the wrong kind for most fields.
     mutating func anyValue() -> String {
-        pick(["null", "true", "false", "[]", "{}", "[1,2]", "{\"a\":1}", "\"\"", "0", "[[[[[[]]]]]]", pick(Self.numbers), quoted(pick(Self.strings))])
+        pick([
+            "null", "true", "false", "[]", "{}", "[1,2]", "{\"a\":1}", "\"\"", "0", "[[[[[[]]]]]]", pick(Self.numbers),
+            quoted(pick(Self.strings)),
+        ])
     }
 
     func quoted(_ escaped: String) -> String { "\"" + escaped + "\"" }
@@ -230,7 +252,7 @@ struct SchemaRequestGenerator {
     mutating func value(for field: FieldSpec) -> String {
         if chance(15) { return anyValue() }
         switch field.type {
-        case let .integer(range):
+        case .integer(let range):
             switch int(4) {
             case 0: return String(range.lowerBound)
             case 1: return String(range.upperBound)
@@ -241,7 +263,7 @@ struct SchemaRequestGenerator {
             return chance(50) ? pick(Self.numbers) : quoted(pick(Self.strings))
         case .boolean:
             return pick(["true", "false", "\"true\"", "1"])
-        case let .choice(words, _):
+        case .choice(let words, _):
             return chance(80) ? quoted(pick(words)) : quoted(pick(Self.strings))
         case .timeOfDay, .nameOrOff:
             return chance(20) ? "null" : quoted(pick(Self.strings))
@@ -255,15 +277,25 @@ struct SchemaRequestGenerator {
     mutating func importContent() -> String {
         var lines: [String] = []
         for _ in 0..<(1 + int(4)) {
-            if chance(10) { lines.append(pick(["", "x", "{}", "[]", "{\\\"task\\\":1}"])); continue }
+            if chance(10) {
+                lines.append(pick(["", "x", "{}", "[]", "{\\\"task\\\":1}"]))
+                continue
+            }
             let task = pick(["Work", "Study", "work", "Nope", ""])
-            let start = pick(["2026-06-01T09:00:00Z", "0001-01-01T00:00:00Z", "2099-01-01T00:00:00Z", "1990-01-01T00:00:00Z", "2026-06-01T09:10:00Z", "bad"])
-            let end = pick(["2026-06-01T09:25:00Z", "2026-06-03T09:25:00Z", "0001-01-01T00:25:00Z", "2099-01-01T00:25:00Z", "2026-06-01T09:00:00Z", "1990-01-01T00:25:00Z"])
+            let start = pick([
+                "2026-06-01T09:00:00Z", "0001-01-01T00:00:00Z", "2099-01-01T00:00:00Z", "1990-01-01T00:00:00Z", "2026-06-01T09:10:00Z",
+                "bad",
+            ])
+            let end = pick([
+                "2026-06-01T09:25:00Z", "2026-06-03T09:25:00Z", "0001-01-01T00:25:00Z", "2099-01-01T00:25:00Z", "2026-06-01T09:00:00Z",
+                "1990-01-01T00:25:00Z",
+            ])
             let planned = pick(["1500", "0", "-1", "1e308", "9223372036854775807", "86400", "\\\"x\\\""])
             let focused = pick(["1500", "86400", "0", "-1", "1e308", "9223372036854775808", "1500.5"])
             let pauses = pick(["0", "3", "-1", "1e9", "2147483648"])
             let outcome = pick(["completed", "skipped", "abandoned", "won"])
-            let line = "{\\\"task\\\":\\\"\(task)\\\",\\\"start\\\":\\\"\(start)\\\",\\\"end\\\":\\\"\(end)\\\",\\\"planned_seconds\\\":\(planned),"
+            let line =
+                "{\\\"task\\\":\\\"\(task)\\\",\\\"start\\\":\\\"\(start)\\\",\\\"end\\\":\\\"\(end)\\\",\\\"planned_seconds\\\":\(planned),"
                 + "\\\"focused_seconds\\\":\(focused),\\\"pauses\\\":\(pauses),\\\"outcome\\\":\\\"\(outcome)\\\"}"
             lines.append(line)
             if chance(20) { lines.append(line) }

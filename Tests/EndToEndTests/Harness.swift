@@ -9,12 +9,13 @@
 //   DILIGENCE_BIN_DIR   where `diligenced` and `diligencectl` are (default: <package>/.build/debug)
 //   DILIGENCE_E2E_KEEP  set to 1 to keep each test's temporary directory (its path goes to stderr)
 
-#if canImport(Glibc)
-import Glibc
-#endif
-import Foundation
 import DiligenceProtocol
 import DiligenceTestSupport
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // MARK: - Errors and small helpers
 
@@ -122,12 +123,12 @@ enum ExitStatus: Equatable, CustomStringConvertible {
         if s & 0x7f == 0 { self = .exited((s >> 8) & 0xff) } else { self = .signaled(s & 0x7f) }
     }
 
-    var exitCode: Int32? { if case let .exited(code) = self { code } else { nil } }
+    var exitCode: Int32? { if case .exited(let code) = self { code } else { nil } }
 
     var description: String {
         switch self {
-        case let .exited(code): "exit status \(code)"
-        case let .signaled(signal): "killed by signal \(signal)"
+        case .exited(let code): "exit status \(code)"
+        case .signaled(let signal): "killed by signal \(signal)"
         }
     }
 }
@@ -147,8 +148,10 @@ final class ChildProcess {
     private(set) var status: ExitStatus?
     private var reaped = false
 
-    init(executable: String, arguments: [String], environment: [String: String],
-         stdoutPath: String, stderrPath: String) throws {
+    init(
+        executable: String, arguments: [String], environment: [String: String],
+        stdoutPath: String, stderrPath: String
+    ) throws {
         self.executable = executable
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -382,7 +385,7 @@ final class NotifyListener: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while log.ended == nil {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard n > 0 else { continue }  // timeout, EINTR or an empty datagram
+            guard n > 0 else { continue } // timeout, EINTR or an empty datagram
             let time = monotonicNow()
             let text = String(decoding: buffer[..<n], as: UTF8.self)
             let lines = text.split(separator: "\n").map(String.init)
@@ -406,7 +409,8 @@ final class NotifyListener: @unchecked Sendable {
     /// with its message's arrival time; nil after `timeout` seconds.
     func waitFor(after: Int = 0, timeout: Double, where matches: (String) -> Bool) -> (line: String, message: Message)? {
         guard let found = log.first(after: after, timeout: timeout, where: { $0.lines.contains(where: matches) }),
-              let line = found.item.lines.first(where: matches) else { return nil }
+            let line = found.item.lines.first(where: matches)
+        else { return nil }
         return (line, found.item)
     }
 
@@ -591,7 +595,8 @@ final class DaemonUnderTest {
         env["NOTIFY_SOCKET"] = notify.path
         let daemon = try Binaries.daemon
         return try ChildProcess(
-            executable: launcher.first ?? daemon, arguments: launcher.dropFirst() + (launcher.isEmpty ? [] : [daemon]) + (arguments ?? extraArguments),
+            executable: launcher.first ?? daemon,
+            arguments: launcher.dropFirst() + (launcher.isEmpty ? [] : [daemon]) + (arguments ?? extraArguments),
             environment: env, stdoutPath: root + "/diligenced-\(launches).stdout", stderrPath: stderrPath)
     }
 
@@ -681,8 +686,10 @@ final class DaemonUnderTest {
     func status() throws -> JSON { try call("status") }
 
     /// One line out and one line back on `connection`, within `timeout` seconds.
-    static func roundTrip(_ connection: ControlConnection, _ line: String, timeout: Double = 5,
-                          diagnostics: () -> String = { "" }) throws -> JSON {
+    static func roundTrip(
+        _ connection: ControlConnection, _ line: String, timeout: Double = 5,
+        diagnostics: () -> String = { "" }
+    ) throws -> JSON {
         let box = UncheckedSendable(connection)
         let text = line.hasSuffix("\n") ? line : line + "\n"
         do {
@@ -718,8 +725,9 @@ final class DaemonUnderTest {
         let out = root + "/ctl-\(ctlRuns).stdout"
         let err = root + "/ctl-\(ctlRuns).stderr"
         let full = (socketFlag ? ["--socket", socketPath] : []) + arguments
-        let child = try ChildProcess(executable: try Binaries.client, arguments: full, environment: environment ?? self.environment,
-                                     stdoutPath: out, stderrPath: err)
+        let child = try ChildProcess(
+            executable: try Binaries.client, arguments: full, environment: environment ?? self.environment,
+            stdoutPath: out, stderrPath: err)
         guard let status = child.wait(timeout: timeout) else {
             child.killAndReap()
             throw HarnessError("diligencectl \(full.joined(separator: " ")) did not finish within \(timeout) s\n\(diagnostics)")
@@ -777,7 +785,6 @@ final class DaemonUnderTest {
     func sqlite(_ sql: String) throws -> [[String]] {
         try sqliteRun(databasePath, sql)
     }
-
 
     deinit {
         sharedConnection = nil

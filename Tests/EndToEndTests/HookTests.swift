@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceProtocol
 import Foundation
 import Testing
-import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension EndToEnd {
     @Suite("Hooks: argv without a shell, environment and stdin, time limit, never in the timer's way")
@@ -14,7 +15,9 @@ extension EndToEnd {
             let record = d.root + "/hook.out"
             let canary = d.home + "/canary"
             try "still here".write(toFile: canary, atomically: true, encoding: .utf8)
-            let script = try d.writeScript("record-hook", """
+            let script = try d.writeScript(
+                "record-hook",
+                """
                 #!/bin/sh
                 {
                   printf 'argv=%s|%s\\n' "$1" "$2"
@@ -64,14 +67,19 @@ extension EndToEnd {
             try d.call("start", [("task", .string("Chain"))])
             let t0 = monotonicNow()
             for (phase, round, at) in [("short_break", Int64(1), 1.0), ("work", Int64(2), 2.0)] {
-                guard let (_, event) = watcher.waitFor(timeout: 5, where: {
-                    $0.state == "running" && $0.phase == phase && $0.status?["round"]?.intValue == round
-                }) else {
+                guard
+                    let (_, event) = watcher.waitFor(
+                        timeout: 5,
+                        where: {
+                            $0.state == "running" && $0.phase == phase && $0.status?["round"]?.intValue == round
+                        })
+                else {
                     Issue.record("\(phase) round \(round) never started\n\(watcher.transcript)\n\(d.diagnostics)")
                     return
                 }
                 let late = event.time - (t0 + at)
-                #expect(abs(late) <= 0.3, "\(phase) came \(Int(late * 1000)) ms from its deadline with a sleeping hook\n\(watcher.transcript)")
+                #expect(
+                    abs(late) <= 0.3, "\(phase) came \(Int(late * 1000)) ms from its deadline with a sleeping hook\n\(watcher.transcript)")
             }
             // Both sleeps get SIGTERM at the 2 s limit.
             let deadline = monotonicNow() + 8
@@ -85,7 +93,9 @@ extension EndToEnd {
         func soundThroughThePlayer() throws {
             let d = try DaemonUnderTest(launch: false)
             let log = d.root + "/player.log"
-            let player = try d.writeScript("fake-player", """
+            let player = try d.writeScript(
+                "fake-player",
+                """
                 #!/bin/sh
                 echo "$*" >> "\(log)"
                 exec sleep 30

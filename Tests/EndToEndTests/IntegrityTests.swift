@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceProtocol
 import Foundation
 import Testing
-import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The findings of the integrity review (issue 11), each reproduced against the real daemon
 /// through the protocol alone, so the same tests run against an older build
@@ -25,10 +26,14 @@ extension EndToEnd {
         func extremeOffsets() throws {
             let d = try DaemonUnderTest()
             // Past the protocol's range (±100 000), and inside it but outside the date window.
-            let offsets = ["1099511627776", "-1099511627776", "2147483648", "-2147483649", "9223372036854775807",
-                           "-9223372036854775808", "1e308", "100000", "-100000"]
+            let offsets = [
+                "1099511627776", "-1099511627776", "2147483648", "-2147483649", "9223372036854775807",
+                "-9223372036854775808", "1e308", "100000", "-100000",
+            ]
             for offset in offsets {
-                var lines = [#"{"command":"week","offset":\#(offset)}"#, #"{"command":"plan_set","day":"monday","task":"Work","offset":\#(offset)}"#]
+                var lines = [
+                    #"{"command":"week","offset":\#(offset)}"#, #"{"command":"plan_set","day":"monday","task":"Work","offset":\#(offset)}"#,
+                ]
                 for period in ["today", "week", "month", "year"] {
                     lines.append(#"{"command":"stats","period":"\#(period)","offset":\#(offset)}"#)
                 }
@@ -53,8 +58,9 @@ extension EndToEnd {
         func ancientSessionDoesNotBloatReports() throws {
             let d = try DaemonUnderTest()
             // Written straight into the table, as older versions' import let it in.
-            _ = try d.sqlite("INSERT INTO sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome) "
-                + "VALUES (1, -62135596800, -62135595300, 1500, 1500, 0, 'completed')")
+            _ = try d.sqlite(
+                "INSERT INTO sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome) "
+                    + "VALUES (1, -62135596800, -62135595300, 1500, 1500, 0, 'completed')")
             let before = residentBytes(of: d.process?.pid)
             let connection = try d.connect()
             try connection.write(#"{"command":"stats","period":"all"}"# + "\n")
@@ -70,10 +76,12 @@ extension EndToEnd {
             // The streak's look-back stops at 1990 too, and today's report still works.
             #expect(try d.call("stats")["streak"]?["current"]?.intValue == 0)
         }
-    
+
         /// A session line as `export --format jsonl` writes it.
-        static func line(_ task: String, _ start: String, _ end: String, planned: Int = 1500, focused: Int = 1500, pauses: Int = 0,
-                         outcome: String = "completed") -> String {
+        static func line(
+            _ task: String, _ start: String, _ end: String, planned: Int = 1500, focused: Int = 1500, pauses: Int = 0,
+            outcome: String = "completed"
+        ) -> String {
             #"{"task":"\#(task)","start":"\#(start)","end":"\#(end)","planned_seconds":\#(planned),"focused_seconds":\#(focused),"pauses":\#(pauses),"outcome":"\#(outcome)"}"#
         }
 
@@ -115,26 +123,31 @@ extension EndToEnd {
 
             // `history add` is the same door: no year 0001, no 2099.
             for (start, end) in [("0001-01-01 09:00", "0001-01-01 09:25"), ("2099-01-01 09:00", "2099-01-01 09:25")] {
-                let added = try d.send(Request(command: "history_add", arguments: [("task", .string("Work")), ("start", .string(start)), ("end", .string(end))]))
+                let added = try d.send(
+                    Request(
+                        command: "history_add", arguments: [("task", .string("Work")), ("start", .string(start)), ("end", .string(end))]))
                 #expect(added.errorCode == "invalid_session", "\(start) → \(added.serialized)")
             }
         }
-    
+
         /// A spill file as the first format wrote it: sessions naming their task by id.
         static func oldSpill(_ sessions: [(taskID: Int, taskName: String, start: Double)]) -> String {
-            "[" + sessions.map { s in
-                #"{"id":0,"taskID":\#(s.taskID),"taskName":"\#(s.taskName)","start":\#(s.start),"end":\#(s.start + 1500),"plannedSeconds":1500,"focusedSeconds":1500,"pauses":0,"outcome":"completed"}"#
-            }.joined(separator: ",") + "]"
+            "["
+                + sessions.map { s in
+                    #"{"id":0,"taskID":\#(s.taskID),"taskName":"\#(s.taskName)","start":\#(s.start),"end":\#(s.start + 1500),"plannedSeconds":1500,"focusedSeconds":1500,"pauses":0,"outcome":"completed"}"#
+                }.joined(separator: ",") + "]"
         }
 
-        @Test("finding 2: spilled sessions go to their own task by name, in their own database; a bad one blocks nothing; no other write is needed")
+        @Test(
+            "finding 2: spilled sessions go to their own task by name, in their own database; a bad one blocks nothing; no other write is needed"
+        )
         func spilledSessionsLandWhereTheyBelong() throws {
             let d = try DaemonUnderTest()
-            try d.addTask("Reading")  // id 8: the id a spilled "Ghost" session carries
+            try d.addTask("Reading") // id 8: the id a spilled "Ghost" session carries
             try d.restart()
             d.kill()
             let spill = d.runtimeDir + "/diligence/unsaved-sessions.json"
-            let may1 = 1_746_090_000.0  // 2025-05-01T09:00:00Z
+            let may1 = 1_746_090_000.0 // 2025-05-01T09:00:00Z
             // Ghost (id 8) is gone, so its session must not become Reading's; the second names
             // its task by an id no task has, and must not be held up by the first.
             try Self.oldSpill([(8, "Ghost", may1), (99, "Work", may1 + 3600)]).write(toFile: spill, atomically: true, encoding: .utf8)
@@ -147,7 +160,8 @@ extension EndToEnd {
 
             // An entry of another database stays in the file for it, untouched.
             d.kill()
-            let foreign = #"{"format":2,"entries":[{"database":"0123456789abcdef0123456789abcdef","session":{"task":"Work","start":"2025-05-02T09:00:00Z","end":"2025-05-02T09:25:00Z","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}}]}"#
+            let foreign =
+                #"{"format":2,"entries":[{"database":"0123456789abcdef0123456789abcdef","session":{"task":"Work","start":"2025-05-02T09:00:00Z","end":"2025-05-02T09:25:00Z","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}}]}"#
             try foreign.write(toFile: spill, atomically: true, encoding: .utf8)
             try d.start()
             #expect(try d.call("history")["sessions"]?.arrayValue?.count == 1)
@@ -171,12 +185,13 @@ extension EndToEnd {
             }
             #expect(count == 2, "the spilled session was not written after the lock went\n\(d.diagnostics)")
         }
-    
+
         @Test("finding 7: another program's SQLite file is refused at start and left byte for byte as it was")
         func foreignDatabaseIsLeftAlone() throws {
             let d = try DaemonUnderTest(launch: false)
             let other = d.root + "/other.db"
-            _ = try d.sqliteRun(other, "CREATE TABLE photos (id INTEGER PRIMARY KEY, path TEXT); INSERT INTO photos (path) VALUES ('a.jpg');")
+            _ = try d.sqliteRun(
+                other, "CREATE TABLE photos (id INTEGER PRIMARY KEY, path TEXT); INSERT INTO photos (path) VALUES ('a.jpg');")
             let before = FileManager.default.contents(atPath: other)
             let daemon = try d.spawnDaemon(arguments: ["--database", other])
             let status = daemon.wait(timeout: 10)
@@ -188,27 +203,33 @@ extension EndToEnd {
             #expect(try d.sqliteRun(other, "SELECT name FROM sqlite_master ORDER BY name;") == [["photos"]])
         }
 
-        @Test("finding 8: a read-only data directory holding -wal and -shm stops the start; nothing claims a save that did not happen",
-              .enabled(if: geteuid() == 0, "bind mounts need root"))
+        @Test(
+            "finding 8: a read-only data directory holding -wal and -shm stops the start; nothing claims a save that did not happen",
+            .enabled(if: geteuid() == 0, "bind mounts need root"))
         func readOnlyDataDirectoryStopsTheStart() throws {
             let d = try DaemonUnderTest()
             try d.call("start", [("task", .string("Work"))])
-            d.kill()  // no clean close: the -wal and -shm files stay
+            d.kill() // no clean close: the -wal and -shm files stay
             let data = d.dataHome + "/diligence"
-            #expect(FileManager.default.fileExists(atPath: d.databasePath + "-wal") && FileManager.default.fileExists(atPath: d.databasePath + "-shm"))
+            #expect(
+                FileManager.default.fileExists(atPath: d.databasePath + "-wal")
+                    && FileManager.default.fileExists(atPath: d.databasePath + "-shm"))
             #expect(mount(data, data, nil, UInt(MS_BIND), nil) == 0)
             defer { umount2(data, Int32(MNT_DETACH)) }
             #expect(mount(nil, data, nil, UInt(MS_REMOUNT | MS_BIND | MS_RDONLY), nil) == 0)
             let daemon = try d.spawnDaemon()
             let status = daemon.wait(timeout: 10)
-            if status == nil { daemon.signal(SIGTERM); _ = daemon.wait(timeout: 10) }
+            if status == nil {
+                daemon.signal(SIGTERM)
+                _ = daemon.wait(timeout: 10)
+            }
             #expect(status == .exited(1), "the daemon must not start on a read-only database\n\(d.diagnostics)")
             let log = readTextFile(d.stderrPaths.last ?? "")
             #expect(log.contains("storage_error") || log.contains("read-only"), "\(log)")
             #expect(log.contains(d.databasePath), "the message names the database: \(log)")
             #expect(!log.contains("timer state saved"), "a save that did not happen is claimed: \(log)")
         }
-    
+
         @Test("finding 5: a second daemon on the database stops at once naming it and the first's socket; the client points there")
         func oneDaemonPerDatabase() throws {
             let d = try DaemonUnderTest()
@@ -219,7 +240,9 @@ extension EndToEnd {
             shell["DILIGENCE_SOCKET"] = d.root + "/elsewhere.sock"
             let lost = try d.ctl(arguments: ["status"], socketFlag: false, environment: shell)
             #expect(lost.exitCode == 3, "\(lost)")
-            #expect(lost.stderr.contains(d.socketPath) && lost.stderr.contains("is running"), "the hint names the running daemon's socket: \(lost)")
+            #expect(
+                lost.stderr.contains(d.socketPath) && lost.stderr.contains("is running"),
+                "the hint names the running daemon's socket: \(lost)")
             #expect(!lost.stderr.contains("Start it with"), "no advice to start a second daemon: \(lost)")
 
             // Started anyway, on another socket: it stops at once and says why.
@@ -228,7 +251,9 @@ extension EndToEnd {
             if status == nil { second.killAndReap() }
             #expect(status == .exited(1), "a second daemon on the same database must not run\n\(d.diagnostics)")
             let log = readTextFile(d.stderrPaths.last ?? "")
-            #expect(log.contains(d.databasePath) && log.contains(d.socketPath), "the message names the database and the running daemon's socket: \(log)")
+            #expect(
+                log.contains(d.databasePath) && log.contains(d.socketPath),
+                "the message names the database and the running daemon's socket: \(log)")
             #expect(!FileManager.default.fileExists(atPath: d.root + "/elsewhere.sock"))
             // The first runs on alone.
             #expect(try d.status()["state"]?.stringValue == "running")
@@ -253,8 +278,10 @@ extension EndToEnd {
             #expect(fileStatus(d.socketPath) != nil, "the daemon removed a socket that was no longer its own")
             #expect((try? ControlConnection(path: d.socketPath)) != nil, "the new listener is still reachable")
         }
-    
-        @Test("finding 9: while another process holds the database, reads answer at once; the waiting write answers database_locked, or succeeds once the lock goes")
+
+        @Test(
+            "finding 9: while another process holds the database, reads answer at once; the waiting write answers database_locked, or succeeds once the lock goes"
+        )
         func readsDoNotWaitBehindALockedWrite() throws {
             let d = try DaemonUnderTest()
             for (held, expected) in [(3.0, "database_locked"), (1.0, "ok")] {
@@ -290,7 +317,7 @@ extension EndToEnd {
             let names = try d.call("task_list")["tasks"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
             #expect(names.contains("Locked 1") && !names.contains("Locked 3"), "\(names)")
         }
-    
+
         @Test("finding 11: with 300 idle connections open, 1 000 clients at once are all answered and the status bar stays connected")
         func idleConnectionsLockNobodyOut() throws {
             // This process holds 1 300 sockets: its soft descriptor limit may be 1 024.
@@ -321,8 +348,9 @@ extension EndToEnd {
             #expect(bar.waitFor(after: cursor, timeout: 5) { $0.name == "phase_started" } != nil, "the watcher was dropped")
             withExtendedLifetime(idle) {}
         }
-    
-        @Test("finding 10: \\u0000 is accepted; import errors for a raw NUL or non-UTF-8 line name it; out-of-range numbers name their field")
+
+        @Test(
+            "finding 10: \\u0000 is accepted; import errors for a raw NUL or non-UTF-8 line name it; out-of-range numbers name their field")
         func jsonEdges() throws {
             let d = try DaemonUnderTest()
             let escaped = try d.request(#"{"command":"task_show","task":"Work\u0000"}"#)
@@ -330,7 +358,9 @@ extension EndToEnd {
             for number in ["1e20", "99999999999999999999"] {
                 let answer = try d.request(#"{"command":"week","offset":\#(number)}"#)
                 let message = answer["error"]?["message"]?.stringValue ?? ""
-                #expect(answer.errorCode == "out_of_range" && message.contains("\"offset\"") && message.contains("-100000"), "\(number) → \(answer.serialized)")
+                #expect(
+                    answer.errorCode == "out_of_range" && message.contains("\"offset\"") && message.contains("-100000"),
+                    "\(number) → \(answer.serialized)")
             }
             let good = Self.line("Work", "2025-05-01T09:00:00Z", "2025-05-01T09:25:00Z")
             let file = d.root + "/import.jsonl"
@@ -346,25 +376,31 @@ extension EndToEnd {
             #expect(latin.exitCode != 0 && latin.stderr.contains("line 3"), "\(latin)")
             #expect(try d.call("history")["sessions"]?.arrayValue?.isEmpty == true)
         }
-    
+
         @Test("finding 12: invisible and look-alike task names are refused or trimmed; names are stored NFC; old odd names keep working")
         func taskNamesShowWhatTheyAre() throws {
             let d = try DaemonUnderTest()
             for name in [#"Work\u200b"#, #"\u202eWork"#, #"Wo\u200drk"#, #"Work\u2066"#, #"Work\ue000"#] {
                 let answer = try d.request(#"{"command":"task_add","name":"\#(name)"}"#)
                 #expect(answer.errorCode == "invalid_name", "\(name) → \(answer.serialized)")
-                #expect(answer["error"]?["message"]?.stringValue?.contains("U+") == true, "the message names the character: \(answer.serialized)")
+                #expect(
+                    answer["error"]?["message"]?.stringValue?.contains("U+") == true,
+                    "the message names the character: \(answer.serialized)")
             }
             // A trailing no-break space is trimmed: "Work" exists already.
             #expect(try d.request(#"{"command":"task_add","name":"Work\u00a0"}"#).errorCode == "duplicate_name")
             let added = try d.request(#"{"command":"task_add","name":" Cafe\u0301\u00a0"}"#)
-            #expect(added.result?["name"]?.stringValue.map { Array($0.unicodeScalars) } == Array("Caf\u{E9}".unicodeScalars), "\(added.serialized)")
+            #expect(
+                added.result?["name"]?.stringValue.map { Array($0.unicodeScalars) } == Array("Caf\u{E9}".unicodeScalars),
+                "\(added.serialized)")
             // A name stored before these rules is still found, edited, started.
             _ = try d.sqlite("UPDATE tasks SET name = 'Old' || char(8203) WHERE name = 'Errands'")
             let old = "Old\u{200B}"
             #expect(try d.send(Request(command: "task_edit", arguments: [("task", .string(old)), ("goal", .int(3))])).isOK)
             #expect(try d.send(Request(command: "start", arguments: [("task", .string(old))])).isOK)
-            #expect(try d.send(Request(command: "task_edit", arguments: [("task", .string(old)), ("new_name", .string("New\u{200B}"))])).errorCode == "invalid_name")
+            #expect(
+                try d.send(Request(command: "task_edit", arguments: [("task", .string(old)), ("new_name", .string("New\u{200B}"))]))
+                    .errorCode == "invalid_name")
         }
     }
 }

@@ -3,12 +3,13 @@
 // a second `swift test` after the first has ended (Swift Testing runs suites in parallel and in
 // no fixed order, so no test inside the run can be sure it is the last).
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceTestSupport
 import Foundation
 import Testing
-import DiligenceTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Whether `pid` is a live process (not a zombie waiting for its parent).
 func isAlive(_ pid: pid_t) -> Bool {
@@ -23,8 +24,9 @@ extension EndToEnd {
         @Test("killAndReap ends the child's whole process group, the processes it started in the background too")
         func wholeGroup() throws {
             let d = try DaemonUnderTest(launch: false)
-            let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "sleep 300 & echo $! > '\(d.root)/bg'; exec sleep 301"],
-                                         environment: d.environment, stdoutPath: d.root + "/out", stderrPath: d.root + "/err")
+            let child = try ChildProcess(
+                executable: "/bin/sh", arguments: ["-c", "sleep 300 & echo $! > '\(d.root)/bg'; exec sleep 301"],
+                environment: d.environment, stdoutPath: d.root + "/out", stderrPath: d.root + "/err")
             try waitUntil("the background sleep started", timeout: 5) { !readTextFile(d.root + "/bg").isEmpty }
             let background = try #require(pid_t(readTextFile(d.root + "/bg").trimmingWhitespace()))
             #expect(isAlive(background))
@@ -37,9 +39,11 @@ extension EndToEnd {
 
 /// Runs only when `make test` asks, after the run it checks (DILIGENCE_CHECK_LEFTOVERS_OF: that
 /// run's id; DILIGENCE_TEST_TMP: its temporary directory).
-@Suite("Nothing left behind by the test run",
-       .enabled(if: ProcessInfo.processInfo.environment["DILIGENCE_CHECK_LEFTOVERS_OF"] != nil,
-                "make test runs this after swift test"))
+@Suite(
+    "Nothing left behind by the test run",
+    .enabled(
+        if: ProcessInfo.processInfo.environment["DILIGENCE_CHECK_LEFTOVERS_OF"] != nil,
+        "make test runs this after swift test"))
 struct Leftovers {
     static let run = ProcessInfo.processInfo.environment["DILIGENCE_CHECK_LEFTOVERS_OF"] ?? ""
 

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceProtocol
 import Foundation
 import Testing
-import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Every end-to-end suite nests in this one: `.serialized` applies recursively, so no two tests
 /// run daemons (and measure their timing) at the same time.
@@ -23,21 +24,25 @@ extension EndToEnd {
 
             let ready = try #require(d.notify.waitFor(prefix: "READY=1", timeout: 0))
             let all = d.notify.messages.flatMap(\.lines)
-            #expect(all.contains { $0.hasPrefix("STATUS=") },
-                    "READY=1 should come with a STATUS= line (e.g. STATUS=Idle); got \(ready.message)\n\(d.diagnostics)")
+            #expect(
+                all.contains { $0.hasPrefix("STATUS=") },
+                "READY=1 should come with a STATUS= line (e.g. STATUS=Idle); got \(ready.message)\n\(d.diagnostics)")
 
             let socket = try #require(fileStatus(d.socketPath), "no socket file at \(d.socketPath)\n\(d.diagnostics)")
             #expect(socket.st_mode & S_IFMT == S_IFSOCK, "\(d.socketPath) is not a socket")
-            #expect(socket.st_mode & 0o777 == 0o600,
-                    "socket mode is \(String(socket.st_mode & 0o777, radix: 8)), expected 600")
+            #expect(
+                socket.st_mode & 0o777 == 0o600,
+                "socket mode is \(String(socket.st_mode & 0o777, radix: 8)), expected 600")
             let directory = (d.socketPath as NSString).deletingLastPathComponent
             let dir = try #require(fileStatus(directory), "no socket directory \(directory)")
             #expect(dir.st_mode & S_IFMT == S_IFDIR)
-            #expect(dir.st_mode & 0o777 == 0o700,
-                    "socket directory mode is \(String(dir.st_mode & 0o777, radix: 8)), expected 700")
+            #expect(
+                dir.st_mode & 0o777 == 0o700,
+                "socket directory mode is \(String(dir.st_mode & 0o777, radix: 8)), expected 700")
 
-            #expect(fileStatus(d.databasePath) != nil,
-                    "the database should exist at \(d.databasePath) by READY=1\n\(d.diagnostics)")
+            #expect(
+                fileStatus(d.databasePath) != nil,
+                "the database should exist at \(d.databasePath) by READY=1\n\(d.diagnostics)")
 
             // diligencectl finds the socket by itself through $XDG_RUNTIME_DIR.
             let viaDefault = try d.ctl(arguments: ["status"], socketFlag: false)
@@ -59,8 +64,9 @@ extension EndToEnd {
             let started = try d.call("start", [("task", .string("Long"))])
             let received = monotonicNow()
             let startedAt = (sent + received) / 2
-            #expect(started["state"]?.stringValue == "running" && started["phase"]?.stringValue == "work",
-                    "start: \(started.serialized)")
+            #expect(
+                started["state"]?.stringValue == "running" && started["phase"]?.stringValue == "work",
+                "start: \(started.serialized)")
 
             let cursor = d.notify.count
             d.signal(SIGTERM)
@@ -69,7 +75,7 @@ extension EndToEnd {
             let exit = try d.waitExit()
             #expect(exit == .exited(0), "diligenced ended with \(exit) after SIGTERM, expected exit status 0\n\(d.diagnostics)")
 
-            sleepFor(1.5)  // downtime: it counts, deadlines are absolute
+            sleepFor(1.5) // downtime: it counts, deadlines are absolute
             try d.restart()
             let resumed = try d.status()
             let expected = 60 - (monotonicNow() - startedAt)
@@ -77,8 +83,10 @@ extension EndToEnd {
             #expect(resumed["phase"]?.stringValue == "work", "after restart: \(resumed.serialized)")
             #expect(resumed["task"]?.stringValue == "Long", "after restart: \(resumed.serialized)")
             let remaining = try #require(resumed["remaining_seconds"]?.doubleValue, "no remaining_seconds: \(resumed.serialized)")
-            #expect(abs(remaining - expected) <= 2,
-                    "remaining_seconds \(remaining) after restart, expected \(String(format: "%.1f", expected)) ± 2 (60 s phase, downtime included)")
+            #expect(
+                abs(remaining - expected) <= 2,
+                "remaining_seconds \(remaining) after restart, expected \(String(format: "%.1f", expected)) ± 2 (60 s phase, downtime included)"
+            )
         }
 
         @Test("SIGINT: STOPPING=1 and exit 0")
@@ -86,8 +94,9 @@ extension EndToEnd {
             let d = try DaemonUnderTest()
             let cursor = d.notify.count
             d.signal(SIGINT)
-            #expect(d.notify.waitFor(prefix: "STOPPING=1", after: cursor, timeout: 5) != nil,
-                    "no STOPPING=1 within 5 s of SIGINT\n\(d.diagnostics)")
+            #expect(
+                d.notify.waitFor(prefix: "STOPPING=1", after: cursor, timeout: 5) != nil,
+                "no STOPPING=1 within 5 s of SIGINT\n\(d.diagnostics)")
             let exit = try d.waitExit()
             #expect(exit == .exited(0), "diligenced ended with \(exit) after SIGINT\n\(d.diagnostics)")
         }
@@ -102,12 +111,15 @@ extension EndToEnd {
             let output = readTextFile(secondStderr) + readTextFile(secondStderr.replacingOccurrences(of: ".stderr", with: ".stdout"))
             #expect(exit != nil, "the second diligenced still runs after 10 s (killed it)\n\(d.diagnostics)")
             if let exit {
-                #expect(exit.exitCode != nil && exit.exitCode != 0, "the second diligenced ended with \(exit), expected a non-zero exit status")
+                #expect(
+                    exit.exitCode != nil && exit.exitCode != 0, "the second diligenced ended with \(exit), expected a non-zero exit status")
             }
-            #expect(output.lowercased().contains("already running"),
-                    "the second diligenced should say \"already running\"; it printed: \(tail(output, 2000))")
-            #expect(d.notify.waitFor(prefix: "READY=1", after: cursor, timeout: 0) == nil,
-                    "the refused daemon must not send READY=1\n\(d.diagnostics)")
+            #expect(
+                output.lowercased().contains("already running"),
+                "the second diligenced should say \"already running\"; it printed: \(tail(output, 2000))")
+            #expect(
+                d.notify.waitFor(prefix: "READY=1", after: cursor, timeout: 0) == nil,
+                "the refused daemon must not send READY=1\n\(d.diagnostics)")
 
             // The first daemon and its socket are untouched.
             let status = try d.send(Request(command: "status"))

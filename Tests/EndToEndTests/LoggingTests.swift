@@ -2,11 +2,12 @@
 // journal socket really answers, else stderr with `<N>` priority prefixes. Nothing is lost in
 // between: sd_journal_sendv "succeeds" when the socket is missing.
 
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension EndToEnd {
     @Suite("Logging: the journal when it is there, stderr otherwise")
@@ -21,8 +22,9 @@ extension EndToEnd {
             env["NOTIFY_SOCKET"] = d.notify.path
             env["JOURNAL_STREAM"] = "\(st.st_dev):\(st.st_ino)"
             let argv = wrapper + [try Binaries.daemon]
-            let child = try ChildProcess(executable: argv[0], arguments: Array(argv.dropFirst()), environment: env,
-                                         stdoutPath: d.root + "/journal-stream.stdout", stderrPath: stderrPath)
+            let child = try ChildProcess(
+                executable: argv[0], arguments: Array(argv.dropFirst()), environment: env,
+                stdoutPath: d.root + "/journal-stream.stdout", stderrPath: stderrPath)
             guard d.notify.waitFor(prefix: "READY=1", timeout: 10) != nil else {
                 throw HarnessError("no READY=1: \(readTextFile(stderrPath))")
             }
@@ -32,14 +34,18 @@ extension EndToEnd {
         /// A mount namespace where /run/systemd/journal is `journal` (an empty directory: no
         /// journal; or one holding the test's socket), as `sh -c` argv to put before the daemon.
         static func namespace(journal: String) -> [String] {
-            ["/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-             "mkdir -p /run/systemd && mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/journal "
-                + "&& mount --bind \"$0\" /run/systemd/journal && exec \"$@\"", journal]
+            [
+                "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+                "mkdir -p /run/systemd && mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/journal "
+                    + "&& mount --bind \"$0\" /run/systemd/journal && exec \"$@\"", journal,
+            ]
         }
 
-        @Test("no journal socket: every line goes to stderr with its <N> prefix",
-              .enabled(if: geteuid() == 0 || access("/run/systemd/journal/socket", F_OK) != 0,
-                       "hiding the host's journal socket needs root (a mount namespace)"))
+        @Test(
+            "no journal socket: every line goes to stderr with its <N> prefix",
+            .enabled(
+                if: geteuid() == 0 || access("/run/systemd/journal/socket", F_OK) != 0,
+                "hiding the host's journal socket needs root (a mount namespace)"))
         func noJournalSocket() throws {
             let d = try DaemonUnderTest(launch: false)
             let empty = d.root + "/no-journal"
@@ -51,8 +57,9 @@ extension EndToEnd {
             }
         }
 
-        @Test("a journal socket that answers gets the structured entries, not stderr",
-              .enabled(if: geteuid() == 0, "a journal socket of the test's own needs a mount namespace (root)"))
+        @Test(
+            "a journal socket that answers gets the structured entries, not stderr",
+            .enabled(if: geteuid() == 0, "a journal socket of the test's own needs a mount namespace (root)"))
         func journalSocket() throws {
             let d = try DaemonUnderTest(launch: false)
             let journalDir = d.root + "/journal"
@@ -63,8 +70,9 @@ extension EndToEnd {
             let entry = journal.waitFor(timeout: 5) { $0.hasPrefix("MESSAGE=diligenced ") && $0.contains(" listening on ") }
             #expect(entry != nil, "no journal entry: \(journal.messages)")
             if let entry {
-                #expect(entry.message.lines.contains("SYSLOG_IDENTIFIER=diligenced") && entry.message.lines.contains("PRIORITY=6"),
-                        "\(entry.message)")
+                #expect(
+                    entry.message.lines.contains("SYSLOG_IDENTIFIER=diligenced") && entry.message.lines.contains("PRIORITY=6"),
+                    "\(entry.message)")
             }
             #expect(!readTextFile(stderr).contains("listening on"), "sent to the journal and stderr both: \(readTextFile(stderr))")
         }

@@ -2,13 +2,14 @@
 // (DBUS_SYSTEM_BUS_ADDRESS), a fake logind of the test's own owns org.freedesktop.login1 on it
 // and emits the signal, and the real diligenced listens.
 
-#if canImport(Glibc)
-import Glibc
-#endif
-import Foundation
-import Testing
 import CSystemd
 import DiligenceProtocol
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Owns org.freedesktop.login1 and emits PrepareForSleep(b) on request. It answers no calls,
 /// so it needs no thread: each emit is sent and flushed at once.
@@ -41,7 +42,9 @@ extension EndToEnd {
         /// Emits PrepareForSleep(`sleeping`) until the daemon's log shows `text`: the daemon
         /// subscribes asynchronously after READY=1, so the first signal may come before its
         /// match is in place. True when the line appeared within `timeout` seconds.
-        static func emit(_ logind: FakeLogind, _ sleeping: Bool, until text: String, in d: DaemonUnderTest, timeout: Double = 10) throws -> Bool {
+        static func emit(_ logind: FakeLogind, _ sleeping: Bool, until text: String, in d: DaemonUnderTest, timeout: Double = 10) throws
+            -> Bool
+        {
             let before = d.stderr.components(separatedBy: text).count
             let deadline = monotonicNow() + timeout
             while monotonicNow() < deadline {
@@ -72,8 +75,9 @@ extension EndToEnd {
             #expect(try Self.emit(logind, true, until: "event=prepare_for_sleep", in: d), "no prepare_for_sleep log line\n\(d.diagnostics)")
             let row = try #require(d.sqlite("SELECT saved_wall, saved FROM timer_state").first, "no saved timer\n\(d.diagnostics)")
             let savedWall = try #require(number(row.first))
-            #expect(savedWall > started + 1 && savedWall >= beforeSignal - 0.1,
-                    "the timer was not saved at the signal: saved at \(savedWall), started \(started), signal \(beforeSignal)")
+            #expect(
+                savedWall > started + 1 && savedWall >= beforeSignal - 0.1,
+                "the timer was not saved at the signal: saved at \(savedWall), started \(started), signal \(beforeSignal)")
             let saved = try JSON.parse(row.count > 1 ? row[1] : "")
             #expect(saved["state"]?.stringValue == "running", "\(saved.serialized)")
             #expect(saved["phase"]?.stringValue == "work", "\(saved.serialized)")
@@ -93,8 +97,9 @@ extension EndToEnd {
             try d.addTask("Quick", [("work", .string("1s")), ("short_break", .string("1s")), ("autostart", .string("all"))])
             let watcher = try d.watch()
             try d.call("start", [("task", .string("Quick"))])
-            #expect(watcher.waitFor(timeout: 6, where: { $0.state == "running" && $0.phase == "short_break" }) != nil,
-                    "the timer stalled without a system bus\n\(watcher.transcript)\n\(d.diagnostics)")
+            #expect(
+                watcher.waitFor(timeout: 6, where: { $0.state == "running" && $0.phase == "short_break" }) != nil,
+                "the timer stalled without a system bus\n\(watcher.transcript)\n\(d.diagnostics)")
             let notices = d.stderr.components(separatedBy: "event=logind_unavailable").count - 1
             #expect(notices == 1, "expected one line about the missing system bus\n\(d.stderr)")
             #expect(d.stderr.contains("no-such-system-bus"), "the line should name the address tried\n\(d.stderr)")

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceProtocol
 import Foundation
 import Testing
-import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension DaemonUnderTest {
     /// Writes `text` as `$XDG_CONFIG_HOME/diligence/diligenced.conf` (before `start()`).
@@ -31,14 +32,20 @@ extension EndToEnd {
             let bus = try SessionBus(directory: d.root)
             let server = try NotificationServer(busAddress: bus.address)
             d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-            do { try d.start() } catch { server.stop(); throw error }
+            do { try d.start() } catch {
+                server.stop()
+                throw error
+            }
             return (d, bus, server)
         }
 
         @Test("a work end shows a notification with Start break / Skip break; invoking Start break starts the break and closes it")
         func actionStartsTheBreak() throws {
             let (d, bus, server) = try Self.daemonWithNotificationServer()
-            defer { server.stop(); withExtendedLifetime(bus) {} }
+            defer {
+                server.stop()
+                withExtendedLifetime(bus) {}
+            }
             try d.addTask("Quick", [("work", .string("1s")), ("short_break", .string("1s"))])
             let watcher = try d.watch()
             try d.call("start", [("task", .string("Quick"))])
@@ -71,14 +78,19 @@ extension EndToEnd {
             #expect(second.actionKeys == ["start_focus"], "\(second)")
 
             server.invoke("start_focus", on: second.id)
-            #expect(watcher.waitFor(timeout: 5, where: { $0.state == "running" && $0.phase == "work" && $0.status?["round"]?.intValue == 2 }) != nil,
-                    "Start focus did not start round 2\n\(watcher.transcript)")
+            #expect(
+                watcher.waitFor(timeout: 5, where: { $0.state == "running" && $0.phase == "work" && $0.status?["round"]?.intValue == 2 })
+                    != nil,
+                "Start focus did not start round 2\n\(watcher.transcript)")
         }
 
         @Test("Skip break from a notification skips the pending break")
         func actionSkipsTheBreak() throws {
             let (d, bus, server) = try Self.daemonWithNotificationServer()
-            defer { server.stop(); withExtendedLifetime(bus) {} }
+            defer {
+                server.stop()
+                withExtendedLifetime(bus) {}
+            }
             try d.addTask("Quick", [("work", .string("1s"))])
             let watcher = try d.watch()
             try d.call("start", [("task", .string("Quick"))])
@@ -97,7 +109,10 @@ extension EndToEnd {
         @Test("after skip, the notification that offered Start break / Skip break is closed; hints name the desktop entry and the category")
         func staleNotificationIsClosed() throws {
             let (d, bus, server) = try Self.daemonWithNotificationServer()
-            defer { server.stop(); withExtendedLifetime(bus) {} }
+            defer {
+                server.stop()
+                withExtendedLifetime(bus) {}
+            }
             try d.addTask("Quick", [("work", .string("1s"))])
             try d.call("start", [("task", .string("Quick"))])
             guard let first = server.waitForCall(1, timeout: 5) else {
@@ -108,18 +123,21 @@ extension EndToEnd {
             #expect(first.hints["desktop-entry"] == "diligence" && first.hints["category"] == "x-diligence.phase", "\(first.hints)")
             // The entry the hint names is shipped (and installed by make install).
             #expect(fileStatus(Binaries.packageRoot + "/contrib/\(first.hints["desktop-entry"] ?? "?").desktop") != nil)
-            try d.call("task_list")  // a request that changes nothing closes nothing
+            try d.call("task_list") // a request that changes nothing closes nothing
             sleepFor(0.3)
             #expect(server.closed.isEmpty, "\(server.closed)")
             try d.call("skip")
-            #expect(server.waitForClose(of: first.id, timeout: 5), "CloseNotification(\(first.id)) never came: \(server.closed)\n\(d.diagnostics)")
+            #expect(
+                server.waitForClose(of: first.id, timeout: 5),
+                "CloseNotification(\(first.id)) never came: \(server.closed)\n\(d.diagnostics)")
         }
 
         /// The same with dunst as the server: its "Start break / Skip break" notification leaves
         /// the screen when the break is skipped from the command line (it would stay: `timeout =
         /// never`, as for a user who wants to see every phase end).
-        @Test("dunst: after skip, the notification offering the skipped break leaves the screen",
-              .enabled(if: Dunst.unavailable == nil, "\(Dunst.unavailable ?? "")"))
+        @Test(
+            "dunst: after skip, the notification offering the skipped break leaves the screen",
+            .enabled(if: Dunst.unavailable == nil, "\(Dunst.unavailable ?? "")"))
         func dunstClosesTheStaleNotification() throws {
             let d = try DaemonUnderTest(launch: false)
             let bus = try SessionBus(directory: d.root)
@@ -138,7 +156,10 @@ extension EndToEnd {
         @Test("phases that start by themselves: each phase notification replaces the previous one, none is closed")
         func nextReplacesPrevious() throws {
             let (d, bus, server) = try Self.daemonWithNotificationServer()
-            defer { server.stop(); withExtendedLifetime(bus) {} }
+            defer {
+                server.stop()
+                withExtendedLifetime(bus) {}
+            }
             try d.addTask("Chain", [("work", .string("1s")), ("short_break", .string("1s")), ("autostart", .string("all"))])
             try d.call("start", [("task", .string("Chain"))])
             guard let first = server.waitForCall(1, timeout: 5), let second = server.waitForCall(2, timeout: 5) else {
@@ -158,9 +179,13 @@ extension EndToEnd {
             try d.addTask("Chain", [("work", .string("1s")), ("short_break", .string("1s")), ("autostart", .string("all"))])
             let watcher = try d.watch()
             try d.call("start", [("task", .string("Chain"))])
-            #expect(watcher.waitFor(timeout: 6, where: { $0.state == "running" && $0.phase == "work" && $0.status?["round"]?.intValue == 2 }) != nil,
-                    "the timer stalled without a bus\n\(watcher.transcript)\n\(d.diagnostics)")
-            #expect(watcher.waitFor(timeout: 4, where: { $0.state == "running" && $0.phase == "short_break" && $0.status?["round"]?.intValue == 2 }) != nil)
+            #expect(
+                watcher.waitFor(timeout: 6, where: { $0.state == "running" && $0.phase == "work" && $0.status?["round"]?.intValue == 2 })
+                    != nil,
+                "the timer stalled without a bus\n\(watcher.transcript)\n\(d.diagnostics)")
+            #expect(
+                watcher.waitFor(
+                    timeout: 4, where: { $0.state == "running" && $0.phase == "short_break" && $0.status?["round"]?.intValue == 2 }) != nil)
             let warnings = d.stderr.components(separatedBy: "No session bus").count - 1
             #expect(warnings == 1, "expected one warning about the missing bus\n\(d.stderr)")
         }

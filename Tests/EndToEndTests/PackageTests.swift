@@ -8,12 +8,13 @@
 // The release programs come from `make test`, which builds them before `swift test` (that holds
 // the build directory) and names them in DILIGENCE_RELEASE_BIN_DIR.
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceTestSupport
 import Foundation
 import Testing
-import DiligenceTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where `make test` put the release programs (built with the static Swift runtime).
 private let releaseBinDir = ProcessInfo.processInfo.environment["DILIGENCE_RELEASE_BIN_DIR"] ?? ""
@@ -43,8 +44,9 @@ private let packageTestUnavailable: String? = {
     for program in ["/usr/bin/lintian", "/usr/bin/dpkg-shlibdeps", "/usr/bin/dpkg-gencontrol"] where access(program, X_OK) != 0 {
         return "\(program) is missing: make test-deps installs it"
     }
-    let installed = try? runProgram(["/usr/bin/dpkg-query", "-W", "-f", "${Status}", "diligence"], environment: [:],
-                                    directory: TestRun.temporaryBase)
+    let installed = try? runProgram(
+        ["/usr/bin/dpkg-query", "-W", "-f", "${Status}", "diligence"], environment: [:],
+        directory: TestRun.temporaryBase)
     if installed?.output.hasSuffix(" installed") == true {
         return "diligence is installed on this machine: the test's install and purge checks assume it is not"
     }
@@ -52,8 +54,9 @@ private let packageTestUnavailable: String? = {
 }()
 
 extension EndToEnd {
-    @Suite("Debian package: make deb, lintian, dpkg -i, the socket unit under systemd --user, dpkg --purge",
-           .enabled(if: packageTestUnavailable == nil, "\(packageTestUnavailable ?? "")"))
+    @Suite(
+        "Debian package: make deb, lintian, dpkg -i, the socket unit under systemd --user, dpkg --purge",
+        .enabled(if: packageTestUnavailable == nil, "\(packageTestUnavailable ?? "")"))
     struct DebianPackage {
         /// The packages in `directory`: .deb first, then the -dbgsym .ddeb.
         static func packages(in directory: String) -> [String] {
@@ -64,11 +67,14 @@ extension EndToEnd {
 
         /// `make package` (what `make deb` runs once the release is built) into `directory`;
         /// `shell` prefixes the command (a umask), `environment` varies the build's surroundings.
-        static func makePackage(into directory: String, shell prefix: String, environment: [String: String], log: String) throws -> ChildProcess {
+        static func makePackage(into directory: String, shell prefix: String, environment: [String: String], log: String) throws
+            -> ChildProcess
+        {
             let command = "\(prefix) exec make -s -C '\(Binaries.packageRoot)' package BIN_DIR='\(releaseBinDir)' DEB_DIR='\(directory)'"
-            return try ChildProcess(executable: "/bin/sh", arguments: ["-c", command],
-                                    environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 },
-                                    stdoutPath: log, stderrPath: log)
+            return try ChildProcess(
+                executable: "/bin/sh", arguments: ["-c", command],
+                environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 },
+                stdoutPath: log, stderrPath: log)
         }
 
         /// `dpkg-query -W` of `package` inside the namespace: "install ok installed 0.2.0", or what it says.
@@ -77,35 +83,47 @@ extension EndToEnd {
             return query.succeeded ? query.output : "not known to dpkg (\(query.stderr.trimmingWhitespace()))"
         }
 
-        @Test("make deb twice gives the same bytes; lintian has nothing to say; dpkg -i puts every file where Debian, systemd, man and the shells look; the socket unit runs a phase; dpkg --purge leaves nothing")
+        @Test(
+            "make deb twice gives the same bytes; lintian has nothing to say; dpkg -i puts every file where Debian, systemd, man and the shells look; the socket unit runs a phase; dpkg --purge leaves nothing"
+        )
         func buildInstallRunPurge() throws {
             let work = TemporaryDirectory("diligence-deb")
             defer { work.remove() }
 
             // Two builds of the same release programs, the second under another umask and time
             // zone, started while lintian reads the first: the same bytes.
-            let first = work.path + "/first", second = work.path + "/second"
+            let first = work.path + "/first"
+            let second = work.path + "/second"
             let firstBuild = try Self.makePackage(into: first, shell: "", environment: ["TZ": "UTC"], log: work.path + "/first.log")
             guard let firstStatus = firstBuild.wait(timeout: 300), firstStatus == .exited(0) else {
                 firstBuild.killAndReap()
                 throw HarnessError("make package failed:\n\(tail(readTextFile(work.path + "/first.log")))")
             }
-            let secondBuild = try Self.makePackage(into: second, shell: "umask 077;",
-                                                   environment: ["TZ": "Pacific/Kiritimati"],
-                                                   log: work.path + "/second.log")
+            let secondBuild = try Self.makePackage(
+                into: second, shell: "umask 077;",
+                environment: ["TZ": "Pacific/Kiritimati"],
+                log: work.path + "/second.log")
             let packages = Self.packages(in: first)
-            for package in packages { #expect(fileStatus(package) != nil, "make package made no \(package): \(try? FileManager.default.contentsOfDirectory(atPath: first))") }
+            for package in packages {
+                #expect(
+                    fileStatus(package) != nil,
+                    "make package made no \(package): \(try? FileManager.default.contentsOfDirectory(atPath: first))")
+            }
 
-            let lintian = try runProgram(["/usr/bin/lintian", "--allow-root", "--fail-on", "error,warning", "--display-level", ">=info",
-                                          "--show-overrides"] + packages,
-                                         environment: ["PATH": "/usr/bin:/bin", "HOME": work.path, "LANG": "C.UTF-8"], directory: work.path, timeout: 300)
+            let lintian = try runProgram(
+                [
+                    "/usr/bin/lintian", "--allow-root", "--fail-on", "error,warning", "--display-level", ">=info",
+                    "--show-overrides",
+                ] + packages,
+                environment: ["PATH": "/usr/bin:/bin", "HOME": work.path, "LANG": "C.UTF-8"], directory: work.path, timeout: 300)
             let complaints = lintian.stdout.split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
             #expect(lintian.succeeded && complaints.isEmpty, "lintian: \(lintian)")
             // Every override (debian/diligence.lintian-overrides, none today) is still needed.
             #expect(!lintian.stdout.contains("unused-override") && !lintian.stdout.contains("mismatched-override"), "\(lintian.stdout)")
             // No maintainer scripts: the package starts nothing, as root or otherwise.
-            let control = try runProgram(["/bin/sh", "-c", "dpkg-deb --ctrl-tarfile '\(packages[0])' | tar -t | sort"],
-                                         environment: ["PATH": "/usr/bin:/bin"], directory: work.path)
+            let control = try runProgram(
+                ["/bin/sh", "-c", "dpkg-deb --ctrl-tarfile '\(packages[0])' | tar -t | sort"],
+                environment: ["PATH": "/usr/bin:/bin"], directory: work.path)
             #expect(control.stdout == "./\n./control\n./md5sums\n", "control members: \(control)")
 
             guard let secondStatus = secondBuild.wait(timeout: 300), secondStatus == .exited(0) else {
@@ -150,27 +168,36 @@ extension EndToEnd {
 
             // systemd --user looks for packaged user units in /usr/lib/systemd/user.
             let unitPaths = try m.inNamespace(["/usr/bin/systemd-analyze", "--user", "unit-paths"]).stdout
-            #expect(unitPaths.split(separator: "\n").contains("/usr/lib/systemd/user"), "systemd --user does not look in /usr/lib/systemd/user: \(unitPaths)")
+            #expect(
+                unitPaths.split(separator: "\n").contains("/usr/lib/systemd/user"),
+                "systemd --user does not look in /usr/lib/systemd/user: \(unitPaths)")
             // man finds each page; each shell finds the completion in its vendor directory.
             for (section, page) in [("1", "diligencectl"), ("5", "diligenced.conf"), ("8", "diligenced")] {
-                let where_ = try m.inNamespace(["/usr/bin/man", "-w", section, page])
-                #expect(where_.output == "/usr/share/man/man\(section)/\(page).\(section).gz", "man -w \(section) \(page): \(where_)")
+                let manPath = try m.inNamespace(["/usr/bin/man", "-w", section, page])
+                #expect(manPath.output == "/usr/share/man/man\(section)/\(page).\(section).gz", "man -w \(section) \(page): \(manPath)")
             }
-            let bash = try m.inNamespace(["/bin/bash", "-c",
-                                          ". /usr/share/bash-completion/bash_completion; __load_completion diligencectl && complete -p diligencectl"])
+            let bash = try m.inNamespace([
+                "/bin/bash", "-c",
+                ". /usr/share/bash-completion/bash_completion; __load_completion diligencectl && complete -p diligencectl",
+            ])
             #expect(bash.succeeded && bash.output.contains("diligencectl"), "bash-completion does not load it: \(bash)")
-            let zsh = try m.inNamespace(["/usr/bin/zsh", "-f", "-c",
-                                         "autoload -Uz compinit; compinit -u -d \(m.daemon.root)/zcompdump; print -r -- ${_comps[diligencectl]}"])
+            let zsh = try m.inNamespace([
+                "/usr/bin/zsh", "-f", "-c",
+                "autoload -Uz compinit; compinit -u -d \(m.daemon.root)/zcompdump; print -r -- ${_comps[diligencectl]}",
+            ])
             #expect(zsh.output == "_diligencectl", "zsh's compinit does not find it: \(zsh)")
             let fish = try m.inNamespace(["/usr/bin/fish", "-c", "complete -C 'diligencectl sta'"])
-            #expect(fish.stdout.split(separator: "\n").contains { $0.hasPrefix("start") } , "fish does not find it: \(fish)")
+            #expect(fish.stdout.split(separator: "\n").contains { $0.hasPrefix("start") }, "fish does not find it: \(fish)")
             // The debug info of each program, found by its build id (gdb, coredumpctl).
             for program in ["diligenced", "diligencectl"] {
                 let notes = try m.inNamespace(["/usr/bin/readelf", "-n", "/usr/bin/" + program]).stdout
-                let id = try #require(notes.split(separator: "\n").first { $0.contains("Build ID:") }?.split(separator: " ").last.map(String.init))
+                let id = try #require(
+                    notes.split(separator: "\n").first { $0.contains("Build ID:") }?.split(separator: " ").last.map(String.init))
                 let debug = "/usr/lib/debug/.build-id/\(id.prefix(2))/\(id.dropFirst(2)).debug"
                 let sections = try m.inNamespace(["/usr/bin/readelf", "-S", "-W", debug])
-                #expect(sections.succeeded && sections.stdout.contains(".debug_info"), "no debug info for /usr/bin/\(program) at \(debug): \(sections)")
+                #expect(
+                    sections.succeeded && sections.stdout.contains(".debug_info"),
+                    "no debug info for /usr/bin/\(program) at \(debug): \(sections)")
             }
 
             // What README.Debian tells a user to run, then a short phase through the installed client.
@@ -178,7 +205,9 @@ extension EndToEnd {
             #expect(try m.property("FragmentPath", of: "diligenced.socket") == "/usr/lib/systemd/user/diligenced.socket")
             let ctl = { (arguments: [String]) in try m.inNamespace(["/usr/bin/diligencectl"] + arguments) }
             let version = try ctl(["version"])
-            #expect(version.stdout == "diligencectl \(projectVersion) (protocol 1)\ndiligenced \(projectVersion) (protocol 1)\n", "\(version)\n\(m.diagnostics)")
+            #expect(
+                version.stdout == "diligencectl \(projectVersion) (protocol 1)\ndiligenced \(projectVersion) (protocol 1)\n",
+                "\(version)\n\(m.diagnostics)")
             let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(try m.mainPID())/exe")) ?? "?"
             #expect(exe == "/usr/bin/diligenced", "the service runs \(exe)")
             #expect(try ctl(["task", "add", "Packaged", "--work", "1s"]).succeeded)

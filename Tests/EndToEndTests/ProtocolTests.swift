@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceProtocol
 import Foundation
 import Testing
-import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension EndToEnd {
     @Suite("Protocol over the raw socket: ordering, concurrency, hostile input")
@@ -21,7 +22,8 @@ extension EndToEnd {
             let d = try DaemonUnderTest()
             let c = try d.connect()
             // One write holding five requests and a blank line (ignored, no answer).
-            try c.write("""
+            try c.write(
+                """
                 {"command":"status","id":1}
                 {"command":"version","id":"two"}
 
@@ -54,7 +56,8 @@ extension EndToEnd {
             }
             for (i, c) in clients.enumerated() {
                 let answers = try Self.readLines(c, 3)
-                #expect(answers.map { $0["id"]?.stringValue } == (0..<3).map { "c\(i)-r\($0)" }, "client \(i): \(answers.map(\.serialized))")
+                #expect(
+                    answers.map { $0["id"]?.stringValue } == (0..<3).map { "c\(i)-r\($0)" }, "client \(i): \(answers.map(\.serialized))")
                 #expect(answers.allSatisfy { $0.isOK }, "client \(i): \(answers.map(\.serialized))")
             }
 
@@ -114,8 +117,9 @@ extension EndToEnd {
             let c = try d.connect()
             for (line, code, id) in cases {
                 let answer = try DaemonUnderTest.roundTrip(c, line, diagnostics: { d.diagnostics })
-                #expect(answer["ok"]?.boolValue == false && answer.errorCode == code,
-                        "\(line.prefix(80)) → expected \(code), got \(answer.serialized)")
+                #expect(
+                    answer["ok"]?.boolValue == false && answer.errorCode == code,
+                    "\(line.prefix(80)) → expected \(code), got \(answer.serialized)")
                 let message = answer["error"]?["message"]?.stringValue ?? ""
                 #expect(!message.isEmpty, "an error carries a message: \(answer.serialized)")
                 #expect(answer["id"] == id, "\(line.prefix(80)) → id should be \(id?.serialized ?? "absent"): \(answer.serialized)")

@@ -1,13 +1,14 @@
 // Reliability end to end (docs/reliability.md): another user at the socket, and SIGKILL at
 // random moments while short phases run. The real binaries, the real database.
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceProtocol
+import DiligenceTestSupport
 import Foundation
 import Testing
-import DiligenceTestSupport
-import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite(.serialized) struct ReliabilityTests {
     /// Another uid that reaches the socket (the test opens the directories and the socket to
@@ -26,7 +27,8 @@ import DiligenceProtocol
         let client = d.root + "/diligencectl"
         try copyExecutable(try Binaries.client, to: client)
         chmod(client, 0o755)
-        let out = d.root + "/nobody.stdout", err = d.root + "/nobody.stderr"
+        let out = d.root + "/nobody.stdout"
+        let err = d.root + "/nobody.stderr"
         let child = try ChildProcess(
             executable: "/usr/sbin/runuser", arguments: ["-u", "nobody", "--", client, "--socket", d.socketPath, "status"],
             environment: d.environment, stdoutPath: out, stderrPath: err)
@@ -41,8 +43,9 @@ import DiligenceProtocol
 
     /// Root is another user too: refused by a daemon of `nobody`, unless its config says
     /// `allow_root = true`.
-    @Test(.enabled(if: geteuid() == 0 && access("/usr/sbin/runuser", X_OK) == 0, "needs root and runuser to run a daemon as nobody"),
-          arguments: [false, true])
+    @Test(
+        .enabled(if: geteuid() == 0 && access("/usr/sbin/runuser", X_OK) == 0, "needs root and runuser to run a daemon as nobody"),
+        arguments: [false, true])
     func rootIsRefusedUnlessAllowed(allowRoot: Bool) throws {
         let d = try DaemonUnderTest(launch: false)
         let nobody = try #require(getpwnam("nobody")).pointee
@@ -86,8 +89,12 @@ import DiligenceProtocol
     /// session is lost or doubled, and each restart resumes the running phase.
     @Test func sigkillAtRandomMomentsLosesAndDoublesNothing() throws {
         let d = try DaemonUnderTest()
-        try d.addTask("Storm", [("work", .string("1s")), ("short_break", .string("1s")), ("long_break", .string("1s")),
-                               ("autostart", .string("all"))])
+        try d.addTask(
+            "Storm",
+            [
+                ("work", .string("1s")), ("short_break", .string("1s")), ("long_break", .string("1s")),
+                ("autostart", .string("all")),
+            ])
         try d.call("start", [("task", .string("Storm"))])
         var random = SeededRandom(seed: 0xC0FF_EE00_D111_6E4C)
         var reportedIDs: Set<Int64> = []
@@ -111,7 +118,9 @@ import DiligenceProtocol
             lastCount = rows.count
         }
         let completed = try d.sqlite("SELECT count(*) FROM sessions WHERE outcome = 'completed'").first?.first ?? "0"
-        print("sigkill storm: \(Self.kills) kills, \(lastCount) sessions (\(completed) completed), \(reportedIDs.count) seen on watch streams before a kill")
+        print(
+            "sigkill storm: \(Self.kills) kills, \(lastCount) sessions (\(completed) completed), \(reportedIDs.count) seen on watch streams before a kill"
+        )
         #expect(lastCount > 0)
         #expect(!reportedIDs.isEmpty)
     }

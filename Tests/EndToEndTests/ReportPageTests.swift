@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import DiligenceProtocol
 import DiligenceTestSupport
+import Foundation
+import Testing
 
 /// `diligencectl report --html` in a real browser: Debian's headless chromium loads the page
 /// offline, and the test reads back what it rendered (docs/statistics.md, "The page").
@@ -34,16 +34,18 @@ struct ReportPageTests {
         let program = try requireProgram("chromium", "/usr/bin/chromium")
         let profile = TestRun.makeDirectory(in: TestRun.temporaryBase, prefix: "cr")
         defer { try? FileManager.default.removeItem(atPath: profile) }
-        let run = try runProgram([
-            program, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
-            "--disable-crash-reporter", "--disable-breakpad",
-            "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=\(profile)/profile", "--enable-logging=stderr", "--v=0",
-            "--log-net-log=\(dir)/netlog.json", "--window-size=\(width),\(height)", "--hide-scrollbars",
-        ] + action + ["file://" + file], environment: [
-            "PATH": "/usr/bin:/bin", "HOME": profile, "TMPDIR": profile, "XDG_CONFIG_HOME": profile, "XDG_CACHE_HOME": profile,
-            "LANG": "C.UTF-8",
-        ], directory: dir, timeout: 90)
+        let run = try runProgram(
+            [
+                program, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
+                "--disable-crash-reporter", "--disable-breakpad",
+                "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=\(profile)/profile", "--enable-logging=stderr", "--v=0",
+                "--log-net-log=\(dir)/netlog.json", "--window-size=\(width),\(height)", "--hide-scrollbars",
+            ] + action + ["file://" + file],
+            environment: [
+                "PATH": "/usr/bin:/bin", "HOME": profile, "TMPDIR": profile, "XDG_CONFIG_HOME": profile, "XDG_CACHE_HOME": profile,
+                "LANG": "C.UTF-8",
+            ], directory: dir, timeout: 90)
         // Its crash handler leaves the process group and outlives it a moment: wait for every
         // process that names the profile to end (ending it by pid after 10 s), then remove it.
         let helpers = { processes(naming: profile) }
@@ -59,7 +61,8 @@ struct ReportPageTests {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry in
             guard let pid = pid_t(entry), pid != getpid(),
-                  let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+                let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+            else { return nil }
             return String(decoding: data, as: UTF8.self).contains(text) ? pid : nil
         }
     }
@@ -91,7 +94,8 @@ struct ReportPageTests {
     func detectorsCatchABadPage() throws {
         let d = try DaemonUnderTest(launch: false)
         let page = d.root + "/bad.html"
-        try #"<!DOCTYPE html><html><head><link rel="stylesheet" href="http://example.com/x.css"/></head><body><img src="https://example.org/a.png"/><script>console.error("boom")</script></body></html>"#
+        try
+            #"<!DOCTYPE html><html><head><link rel="stylesheet" href="http://example.com/x.css"/></head><body><img src="https://example.org/a.png"/><script>console.error("boom")</script></body></html>"#
             .write(toFile: page, atomically: true, encoding: .utf8)
         let run = try Self.chromium(["--dump-dom"], file: page, in: d.root)
         #expect(run.succeeded, "\(run)")
@@ -107,7 +111,8 @@ struct ReportPageTests {
         #expect(report.exitCode == 0, "\(report)")
         let page = d.root + "/report.html"
         try report.stdout.write(toFile: page, atomically: true, encoding: .utf8)
-        let lint = try runProgram([try requireProgram("libxml2-utils", "/usr/bin/xmllint"), "--noout", page], environment: [:], directory: d.root)
+        let lint = try runProgram(
+            [try requireProgram("libxml2-utils", "/usr/bin/xmllint"), "--noout", page], environment: [:], directory: d.root)
         #expect(lint.succeeded && lint.stderr.isEmpty, "\(lint)")
         #expect(!report.stdout.contains("<script"), "no script")
 
@@ -148,7 +153,8 @@ struct ReportPageTests {
         #expect(svg.exitCode == 0 && svg.stdout.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""), "\(svg)")
         let file = d.root + "/heatmap.svg"
         try svg.stdout.write(toFile: file, atomically: true, encoding: .utf8)
-        let lint = try runProgram([try requireProgram("libxml2-utils", "/usr/bin/xmllint"), "--noout", file], environment: [:], directory: d.root)
+        let lint = try runProgram(
+            [try requireProgram("libxml2-utils", "/usr/bin/xmllint"), "--noout", file], environment: [:], directory: d.root)
         #expect(lint.succeeded && lint.stderr.isEmpty, "\(lint)")
         #expect(Self.dayCells(svg.stdout).count == 31)
         let all = try d.ctl("stats", "all", "--json").json()

@@ -3,11 +3,12 @@
 // sd-bus, records every Notify call and emits ActionInvoked when a test asks. LogindTests
 // uses the same bus as a system bus, with a fake logind of its own.
 
-#if canImport(Glibc)
-import Glibc
-#endif
-import Foundation
 import CSystemd
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `dbus-daemon --session --nofork` on a private socket; killed when released.
 final class SessionBus {
@@ -21,12 +22,16 @@ final class SessionBus {
         }
         let out = directory + "/dbus.address"
         process = try ChildProcess(
-            executable: tool, arguments: ["--session", "--nofork", "--nopidfile", "--print-address=1", "--address=unix:path=\(directory)/bus"],
+            executable: tool,
+            arguments: ["--session", "--nofork", "--nopidfile", "--print-address=1", "--address=unix:path=\(directory)/bus"],
             environment: ["PATH": "/usr/bin:/bin"], stdoutPath: out, stderrPath: directory + "/dbus.stderr")
         let deadline = monotonicNow() + 10
         while true {
             let text = readTextFile(out).trimmingCharacters(in: .whitespacesAndNewlines)
-            if !text.isEmpty { address = text; break }
+            if !text.isEmpty {
+                address = text
+                break
+            }
             if monotonicNow() > deadline || !process.isRunning {
                 throw HarnessError("dbus-daemon printed no address: \(readTextFile(directory + "/dbus.stderr"))")
             }
@@ -65,7 +70,9 @@ final class NotificationServer: @unchecked Sendable {
         var hints: [String: String]
         /// The id this server answered.
         var id: UInt32
-        var description: String { "Notify(\(appName), replaces \(replacesID), \(summary.debugDescription), \(body.debugDescription), \(actions)) → \(id)" }
+        var description: String {
+            "Notify(\(appName), replaces \(replacesID), \(summary.debugDescription), \(body.debugDescription), \(actions)) → \(id)"
+        }
         var actionKeys: [String] { stride(from: 0, to: actions.count, by: 2).map { actions[$0] } }
     }
 
@@ -145,10 +152,12 @@ final class NotificationServer: @unchecked Sendable {
             started.signal()
             return
         }
-        let rc = sd_bus_add_object(bus, nil, "/org/freedesktop/Notifications", { m, userdata, _ in
-            guard let m, let userdata else { return 0 }
-            return Unmanaged<NotificationServer>.fromOpaque(userdata).takeUnretainedValue().handle(m)
-        }, Unmanaged.passUnretained(self).toOpaque())
+        let rc = sd_bus_add_object(
+            bus, nil, "/org/freedesktop/Notifications",
+            { m, userdata, _ in
+                guard let m, let userdata else { return 0 }
+                return Unmanaged<NotificationServer>.fromOpaque(userdata).takeUnretainedValue().handle(m)
+            }, Unmanaged.passUnretained(self).toOpaque())
         guard rc >= 0 else {
             sd_bus_flush_close_unref(bus)
             failure = "sd-bus on \(address): \(String(cString: strerror(-rc)))"
@@ -186,7 +195,7 @@ final class NotificationServer: @unchecked Sendable {
         let app = Self.readString(m) ?? ""
         var replaces: UInt32 = 0
         sd_bus_message_read_basic(m, Self.code("u"), &replaces)
-        _ = Self.readString(m)  // icon
+        _ = Self.readString(m) // icon
         let summary = Self.readString(m) ?? ""
         let body = Self.readString(m) ?? ""
         var actions: [String] = []
@@ -232,9 +241,12 @@ final class NotificationServer: @unchecked Sendable {
         condition.unlock()
         let bus = sd_bus_message_get_bus(m)
         var signal: OpaquePointer?
-        if sd_bus_message_new_signal(bus, &signal, "/org/freedesktop/Notifications", "org.freedesktop.Notifications", "NotificationClosed") >= 0,
-           let signal {
-            var number = id, reason: UInt32 = 3
+        if sd_bus_message_new_signal(bus, &signal, "/org/freedesktop/Notifications", "org.freedesktop.Notifications", "NotificationClosed")
+            >= 0,
+            let signal
+        {
+            var number = id
+            var reason: UInt32 = 3
             sd_bus_message_append_basic(signal, Self.code("u"), &number)
             sd_bus_message_append_basic(signal, Self.code("u"), &reason)
             sd_bus_send(bus, signal, nil)
@@ -248,8 +260,11 @@ final class NotificationServer: @unchecked Sendable {
 
     private func emitAction(_ bus: OpaquePointer, id: UInt32, key: String) {
         var signal: OpaquePointer?
-        guard sd_bus_message_new_signal(bus, &signal, "/org/freedesktop/Notifications", "org.freedesktop.Notifications", "ActionInvoked") >= 0,
-              let signal else { return }
+        guard
+            sd_bus_message_new_signal(bus, &signal, "/org/freedesktop/Notifications", "org.freedesktop.Notifications", "ActionInvoked")
+                >= 0,
+            let signal
+        else { return }
         defer { sd_bus_message_unref(signal) }
         var number = id
         sd_bus_message_append_basic(signal, Self.code("u"), &number)
@@ -275,18 +290,22 @@ final class Dunst {
     init(directory: String, busAddress: String) throws {
         self.directory = directory
         let displayFile = directory + "/xvfb.display"
-        xvfb = try ChildProcess(executable: "/usr/bin/Xvfb",
-                                arguments: ["-displayfd", "1", "-nolisten", "tcp", "-nolisten", "unix", "-screen", "0", "640x480x24"],
-                                environment: ["PATH": "/usr/bin:/bin"], stdoutPath: displayFile, stderrPath: directory + "/xvfb.stderr")
+        xvfb = try ChildProcess(
+            executable: "/usr/bin/Xvfb",
+            arguments: ["-displayfd", "1", "-nolisten", "tcp", "-nolisten", "unix", "-screen", "0", "640x480x24"],
+            environment: ["PATH": "/usr/bin:/bin"], stdoutPath: displayFile, stderrPath: directory + "/xvfb.stderr")
         var display = ""
         try waitUntil("Xvfb names its display", timeout: 10, diagnostics: readTextFile(directory + "/xvfb.stderr")) {
             display = readTextFile(displayFile).trimmingWhitespace()
             return !display.isEmpty
         }
-        environment = ["PATH": "/usr/bin:/bin", "HOME": directory, "XDG_CONFIG_HOME": directory + "/config",
-                       "DISPLAY": ":" + display, "DBUS_SESSION_BUS_ADDRESS": busAddress]
-        dunst = try ChildProcess(executable: "/usr/bin/dunst", arguments: [], environment: environment,
-                                 stdoutPath: directory + "/dunst.log", stderrPath: directory + "/dunst.log")
+        environment = [
+            "PATH": "/usr/bin:/bin", "HOME": directory, "XDG_CONFIG_HOME": directory + "/config",
+            "DISPLAY": ":" + display, "DBUS_SESSION_BUS_ADDRESS": busAddress,
+        ]
+        dunst = try ChildProcess(
+            executable: "/usr/bin/dunst", arguments: [], environment: environment,
+            stdoutPath: directory + "/dunst.log", stderrPath: directory + "/dunst.log")
         try waitUntil("dunst answers on the bus", timeout: 10, diagnostics: readTextFile(directory + "/dunst.log")) {
             displayed != nil
         }

@@ -3,11 +3,12 @@
 // and nothing in it runs. bash is driven through COMP_WORDS (with and without bash-completion),
 // zsh through a pseudo-terminal (zpty) as a person types, fish through `complete -C`.
 
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension EndToEnd {
     @Suite("Shell completions: task names are data, quoted and never evaluated")
@@ -44,8 +45,9 @@ extension EndToEnd {
 
             /// Runs `program arguments...` in `work`; returns its stdout.
             func run(_ program: String, _ arguments: [String], timeout: Double = 20) throws -> String {
-                let run = try runProgram(["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", work, program] + arguments,
-                                         environment: environment, directory: d.root, timeout: timeout)
+                let run = try runProgram(
+                    ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", work, program] + arguments,
+                    environment: environment, directory: d.root, timeout: timeout)
                 guard run.succeeded else { throw HarnessError("\(run)") }
                 return run.stdout
             }
@@ -79,13 +81,17 @@ extension EndToEnd {
                 """
             var cases = Self.names
             // Begun with a backslash-escaped space, an opening single or double quote.
-            cases += [("Deep Work", "Deep\\ W"), ("Odd $(touch X)", "'Od"), ("a'b\"c", "'a"), ("a'b\"c", "\"a"),
-                      ("Odd $(touch X)", "\"Od")]
+            cases += [
+                ("Deep Work", "Deep\\ W"), ("Odd $(touch X)", "'Od"), ("a'b\"c", "'a"), ("a'b\"c", "\"a"),
+                ("Odd $(touch X)", "\"Od"),
+            ]
             for (name, typed) in cases {
                 let out = try s.run("/bin/bash", ["-c", script, "bash", s.d.socketPath, typed])
                 let parts = out.split(separator: "\0", omittingEmptySubsequences: false).map(String.init)
-                #expect(parts.count == 2 && parts[0].hasPrefix("1\n") && parts[1] == name,
-                        "bash: `start \(typed)<Tab>` → \(parts.first.map { $0.replacingOccurrences(of: "\n", with: " line: ") } ?? "?") reads back as \(parts.last.map(\.debugDescription) ?? "?"), not \(name.debugDescription)")
+                #expect(
+                    parts.count == 2 && parts[0].hasPrefix("1\n") && parts[1] == name,
+                    "bash: `start \(typed)<Tab>` → \(parts.first.map { $0.replacingOccurrences(of: "\n", with: " line: ") } ?? "?") reads back as \(parts.last.map(\.debugDescription) ?? "?"), not \(name.debugDescription)"
+                )
             }
             #expect(s.litter.isEmpty, "bash evaluated a task name: \(s.litter) appeared")
         }
@@ -100,26 +106,28 @@ extension EndToEnd {
             mkdir(out, 0o700)
             let driver = s.d.root + "/drive.zsh"
             try """
-                zmodload zsh/zpty || exit 2
-                dir=$1 out=$2; shift 2
-                zpty -b comp zsh -f -i
-                zpty -w comp "PS1='' PROMPT_EOL_MARK=''; fpath=(${(q)dir} \\$fpath); autoload -Uz compinit; compinit -u -d ${(q)out}/zcompdump"
-                zpty -w comp "typeset -i n=0; save() { n+=1; print -r -- \\"\\$BUFFER\\" > ${(q)out}/\\$n.line; print -r -- \\"\\${(Q)\\${(z)BUFFER}[-1]}\\" > ${(q)out}/\\$n.word; BUFFER=; }; zle -N save; bindkey '^X^P' save"
-                typeset -i i=0
-                for line in "$@"; do
-                    i+=1
-                    zpty -w -n comp "$line"$'\\t'$'\\x18\\x10'
-                    for t in {1..200}; do [[ -s $out/$i.word ]] && break; sleep 0.05; done
-                done
-                zpty -d comp
+            zmodload zsh/zpty || exit 2
+            dir=$1 out=$2; shift 2
+            zpty -b comp zsh -f -i
+            zpty -w comp "PS1='' PROMPT_EOL_MARK=''; fpath=(${(q)dir} \\$fpath); autoload -Uz compinit; compinit -u -d ${(q)out}/zcompdump"
+            zpty -w comp "typeset -i n=0; save() { n+=1; print -r -- \\"\\$BUFFER\\" > ${(q)out}/\\$n.line; print -r -- \\"\\${(Q)\\${(z)BUFFER}[-1]}\\" > ${(q)out}/\\$n.word; BUFFER=; }; zle -N save; bindkey '^X^P' save"
+            typeset -i i=0
+            for line in "$@"; do
+                i+=1
+                zpty -w -n comp "$line"$'\\t'$'\\x18\\x10'
+                for t in {1..200}; do [[ -s $out/$i.word ]] && break; sleep 0.05; done
+            done
+            zpty -d comp
 
-                """.write(toFile: driver, atomically: true, encoding: .utf8)
+            """.write(toFile: driver, atomically: true, encoding: .utf8)
             let lines = Self.names.map { "diligencectl --socket \(s.d.socketPath) start \($0.typed)" }
             _ = try s.run("/usr/bin/zsh", ["-f", driver, Self.completions, out] + lines, timeout: 60)
             for (index, (name, typed)) in Self.names.enumerated() {
                 let line = readTextFile(out + "/\(index + 1).line").trimmingWhitespace()
                 let word = readTextFile(out + "/\(index + 1).word")
-                #expect(word == name + "\n", "zsh: `start \(typed)<Tab>` → \(line.debugDescription), whose last word is \(word.debugDescription)")
+                #expect(
+                    word == name + "\n",
+                    "zsh: `start \(typed)<Tab>` → \(line.debugDescription), whose last word is \(word.debugDescription)")
             }
             #expect(s.litter.isEmpty, "zsh evaluated a task name: \(s.litter) appeared")
         }
@@ -128,10 +136,13 @@ extension EndToEnd {
         func fish() throws {
             let s = try Setup()
             for (name, typed) in Self.names {
-                let out = try s.run("/usr/bin/fish", [
-                    "-c", "source '\(Self.completions)/diligencectl.fish'; complete -C \"diligencectl --socket $argv[1] start $argv[2]\"",
-                    s.d.socketPath, typed,
-                ])
+                let out = try s.run(
+                    "/usr/bin/fish",
+                    [
+                        "-c",
+                        "source '\(Self.completions)/diligencectl.fish'; complete -C \"diligencectl --socket $argv[1] start $argv[2]\"",
+                        s.d.socketPath, typed,
+                    ])
                 let candidates = out.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
                 #expect(candidates == [name], "fish: `start \(typed)<Tab>` → \(candidates)")
             }

@@ -3,10 +3,11 @@
 // CLOCK_MONOTONIC) and re-arms or cancels its timerfds as the kernel does at a resume or a clock
 // step. A suspend of an hour takes milliseconds.
 
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The compiled library: one build per test run, into `<package>/.build/test-helpers/`.
 enum FakeClockLibrary {
@@ -16,14 +17,16 @@ enum FakeClockLibrary {
         let directory = Binaries.packageRoot + "/.build/test-helpers"
         let library = directory + "/libdiligence-fakeclock.so"
         guard let cc = findProgram("/usr/bin/cc", "/usr/bin/gcc") else {
-            return .failure(HarnessError("the simulated-suspend tests compile a C library: apt-get install -y gcc libc6-dev (make test-deps)"))
+            return .failure(
+                HarnessError("the simulated-suspend tests compile a C library: apt-get install -y gcc libc6-dev (make test-deps)"))
         }
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         // Built under a name of this process's own, then renamed: a concurrent run never loads half a file.
         let temporary = library + ".\(getpid())"
         do {
-            let run = try runProgram([cc, "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-o", temporary, source, "-ldl", "-pthread"],
-                                     environment: ["PATH": "/usr/bin:/bin"], directory: directory)
+            let run = try runProgram(
+                [cc, "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-o", temporary, source, "-ldl", "-pthread"],
+                environment: ["PATH": "/usr/bin:/bin"], directory: directory)
             guard run.succeeded, rename(temporary, library) == 0 else {
                 unlink(temporary)
                 return .failure(HarnessError("compiling the fake-clock library failed: \(run)"))

@@ -3,12 +3,13 @@
 // can be in and checks both ends of that path: a watcher sees the new status, and a daemon
 // killed with SIGKILL right after comes back in the same state.
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceProtocol
 import Foundation
 import Testing
-import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The parts of a status that a change must carry to watchers and across a crash.
 struct TimerShape: Equatable, CustomStringConvertible {
@@ -30,7 +31,8 @@ struct TimerShape: Equatable, CustomStringConvertible {
 
     /// Equal but for the time a running phase loses meanwhile (`slack` seconds at most).
     func matches(_ other: TimerShape, slack: Int = 3) -> Bool {
-        var a = self, b = other
+        var a = self
+        var b = other
         a.remaining = 0
         b.remaining = 0
         return a == b && abs(remaining - other.remaining) <= (state == "running" ? slack : 0)
@@ -70,14 +72,21 @@ extension EndToEnd {
             ("skip", []),
             ("extend", [("duration", .int(60))]),
             // The running task's new lengths: a pending phase takes its new one at once.
-            ("task_edit", [("task", .string("Walk")), ("work", .string("11m")), ("short_break", .string("4m")),
-                           ("long_break", .string("8m"))]),
+            (
+                "task_edit",
+                [
+                    ("task", .string("Walk")), ("work", .string("11m")), ("short_break", .string("4m")),
+                    ("long_break", .string("8m")),
+                ]
+            ),
             // Removing the running task drops its phase.
             ("task_remove", [("task", .string("Walk")), ("confirm", .bool(true))]),
         ]
 
-        static let walk: [(String, JSON)] = [("work", .string("10m")), ("short_break", .string("3m")),
-                                             ("long_break", .string("7m")), ("long_break_every", .int(2))]
+        static let walk: [(String, JSON)] = [
+            ("work", .string("10m")), ("short_break", .string("3m")),
+            ("long_break", .string("7m")), ("long_break_every", .int(2)),
+        ]
 
         /// Idle, with Walk (at its usual lengths) and Other.
         static func reset(_ d: DaemonUnderTest) throws {
@@ -91,8 +100,9 @@ extension EndToEnd {
             if !names.contains("Other") { try d.addTask("Other", [("work", .string("20m"))]) }
         }
 
-        @Test("every command from every state: the watcher sees the new status, a SIGKILLed daemon restores it",
-              arguments: states.map(\.name))
+        @Test(
+            "every command from every state: the watcher sees the new status, a SIGKILLed daemon restores it",
+            arguments: states.map(\.name))
         func everyCommandFromState(_ stateName: String) throws {
             let steps = try #require(Self.states.first { $0.name == stateName }?.steps)
             let d = try DaemonUnderTest()

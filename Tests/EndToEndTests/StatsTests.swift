@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceProtocol
 import Foundation
 import Testing
-import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension EndToEnd {
     @Suite("diligencectl: stats, history, export and import")
@@ -72,8 +73,15 @@ extension EndToEnd {
             var events: [[String: String]] = []
             var current: [String: String]?
             for line in lines {
-                if line == "BEGIN:VEVENT" { current = [:]; continue }
-                if line == "END:VEVENT" { events.append(current ?? [:]); current = nil; continue }
+                if line == "BEGIN:VEVENT" {
+                    current = [:]
+                    continue
+                }
+                if line == "END:VEVENT" {
+                    events.append(current ?? [:])
+                    current = nil
+                    continue
+                }
                 if current != nil, let colon = line.firstIndex(of: ":") {
                     current?[String(line[..<colon])] = String(line[line.index(after: colon)...])
                 }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceProtocol
 import Foundation
 import Testing
-import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs the contrib/ configurations' commands the way each bar runs them (`sh -c` with the
 /// programs on PATH), against a real daemon.
@@ -36,8 +37,9 @@ struct BarHarness {
     /// Starts `sh -c command` in the background; its stdout goes to a file read by `lines`.
     func spawn(_ command: String, name: String) throws -> (ChildProcess, () -> [String]) {
         let out = d.root + "/\(name).out"
-        let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", command], environment: environment,
-                                     stdoutPath: out, stderrPath: d.root + "/\(name).err")
+        let child = try ChildProcess(
+            executable: "/bin/sh", arguments: ["-c", command], environment: environment,
+            stdoutPath: out, stderrPath: d.root + "/\(name).err")
         return (child, { readTextFile(out).split(separator: "\n").map(String.init) })
     }
 
@@ -141,8 +143,9 @@ extension EndToEnd {
                 #expect(BarHarness.waitForLine(lines) { $0 == "⏭ Work 5:00" } != nil, "\(name) pending: \(lines())")
             }
             let documented = readTextFile(Binaries.packageRoot + "/docs/status-bars.md").split(separator: "\n")
-            #expect(documented.contains("⏭ Work 5:00") && !documented.contains { $0.hasPrefix("⏭ Work ") && $0 != "⏭ Work 5:00" },
-                    "docs/status-bars.md shows a pending phase other than as the bars print it")
+            #expect(
+                documented.contains("⏭ Work 5:00") && !documented.contains { $0.hasPrefix("⏭ Work ") && $0 != "⏭ Work 5:00" },
+                "docs/status-bars.md shows a pending phase other than as the bars print it")
         }
 
         @Test("tmux: the status line a real tmux draws shows the icon, task and countdown")
@@ -176,7 +179,8 @@ extension EndToEnd {
             // The daemon goes away: an offline mark, not an empty space.
             bar.d.kill()
             let (offlineLine, offlineScreen) = try statusLine(showing: "⊘ offline")
-            #expect(offlineLine.range(of: #"⊘ offline \| \d\d:\d\d"#, options: .regularExpression) != nil, "the tmux screen:\n\(offlineScreen)")
+            #expect(
+                offlineLine.range(of: #"⊘ offline \| \d\d:\d\d"#, options: .regularExpression) != nil, "the tmux screen:\n\(offlineScreen)")
         }
     }
 }
@@ -191,7 +195,8 @@ extension EndToEnd {
             try bar.run("bash -n \(dir)/diligencectl.bash")
             try bar.run("zsh -n \(dir)/_diligencectl")
             try bar.run("fish -n \(dir)/diligencectl.fish")
-            let bash = try bar.run("""
+            let bash = try bar.run(
+                """
                 bash -c 'source \(dir)/diligencectl.bash; COMP_WORDS=(diligencectl task edit Ex); COMP_CWORD=3; \
                 _diligencectl; printf "%s\\n" "${COMPREPLY[@]}"'
                 """)
@@ -203,8 +208,9 @@ extension EndToEnd {
         /// The pages as `make install` installs them (the Makefile's rule: scdoc, then the
         /// paragraph clean-up), rendered by groff with every warning on for a UTF-8 and an ASCII
         /// terminal under LC_ALL=C, linted by mandoc, and shown by man.
-        @Test("each man page renders without a warning in groff -ww and mandoc -T lint, also under LC_ALL=C",
-              arguments: ["diligencectl.1", "diligenced.8", "diligenced.conf.5"])
+        @Test(
+            "each man page renders without a warning in groff -ww and mandoc -T lint, also under LC_ALL=C",
+            arguments: ["diligencectl.1", "diligenced.8", "diligenced.conf.5"])
         func manPage(page: String) throws {
             let bar = BarHarness(d: try DaemonUnderTest(launch: false))
             let out = bar.d.root + "/" + page

@@ -6,13 +6,14 @@
 // sleep; abandon; focus mode), with and without logind, with and without a watcher, the wake
 // looked at at once and only seconds later, with nothing else happening meanwhile.
 
-#if canImport(Glibc)
-import Glibc
-#endif
-import Foundation
-import Testing
 import DiligenceProtocol
 import DiligenceTime
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension EndToEnd {
     @Suite("Time at the edges: a real suspend, a clock stepped back, a new time zone")
@@ -25,7 +26,8 @@ extension EndToEnd {
         static let lateBy = 2.5
 
         enum Policy: String, CaseIterable, CustomStringConvertible {
-            case pause, `continue`, abandon, focusMode = "focus mode"
+            case pause, `continue`, abandon
+            case focusMode = "focus mode"
             var description: String { rawValue }
             /// The config's `suspend` setting (focus mode abandons work whatever it says).
             var setting: String { self == .focusMode ? "pause" : rawValue }
@@ -59,7 +61,8 @@ extension EndToEnd {
                     d.extraEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(d.root)/no-system-bus"
                 }
                 try FileManager.default.createDirectory(atPath: d.configHome + "/diligence", withIntermediateDirectories: true)
-                try "[timer]\nsuspend = \(policy.setting)\n".write(toFile: d.configHome + "/diligence/diligenced.conf", atomically: true, encoding: .utf8)
+                try "[timer]\nsuspend = \(policy.setting)\n".write(
+                    toFile: d.configHome + "/diligence/diligenced.conf", atomically: true, encoding: .utf8)
                 try d.start()
                 task = policy == .focusMode ? "Deep" : "Short"
                 try d.addTask(task, [("work", .string("\(Int(TimeEdges.work))s")), ("focus_mode", .bool(policy == .focusMode))])
@@ -99,9 +102,11 @@ extension EndToEnd {
             let began = rig.clock.daemonWall
             var beganLatest = began
             if let logind = rig.logind {
-                check(try Logind.emit(logind, true, until: "event=prepare_for_sleep", in: d), "\(what): no prepare_for_sleep\n\(d.diagnostics)")
+                check(
+                    try Logind.emit(logind, true, until: "event=prepare_for_sleep", in: d),
+                    "\(what): no prepare_for_sleep\n\(d.diagnostics)")
                 beganLatest = rig.clock.daemonWall
-                sleepFor(0.3)  // awake a little longer, as systemd-sleep takes a moment
+                sleepFor(0.3) // awake a little longer, as systemd-sleep takes a moment
             }
             let resumes = rig.count("event=resumed_from_suspend")
             let awakeBefore = monotonicNow() - started
@@ -150,7 +155,9 @@ extension EndToEnd {
                 check(status["phase"]?.stringValue == "short_break", "\(what): \(status.serialized)")
                 if let watcher {
                     let recorded = watcher.waitFor(timeout: 2) { $0.name == "session_recorded" }
-                    check(recorded.map { $0.event.time - woke < 1.5 } == true, "\(what): session_recorded not pushed at the wake\n\(watcher.transcript)")
+                    check(
+                        recorded.map { $0.event.time - woke < 1.5 } == true,
+                        "\(what): session_recorded not pushed at the wake\n\(watcher.transcript)")
                 }
                 if status["state"]?.stringValue != "idle" { try d.call("stop") }
             case .abandon, .focusMode:
@@ -158,13 +165,16 @@ extension EndToEnd {
                 check(status["state"]?.stringValue == "idle", "\(what): \(status.serialized)")
                 check(sessions.map(\.outcome) == ["abandoned"], "\(what): \(Array(sessions))\n\(d.diagnostics)")
                 if let session = sessions.first {
-                    check(session.end >= began - 0.05 && session.end <= beganLatest + 0.5,
-                            "\(what): the session ends at \(session.end), the suspend began in [\(began), \(beganLatest)]\n\(d.diagnostics)")
+                    check(
+                        session.end >= began - 0.05 && session.end <= beganLatest + 0.5,
+                        "\(what): the session ends at \(session.end), the suspend began in [\(began), \(beganLatest)]\n\(d.diagnostics)")
                     check(abs(session.end - session.start - Double(session.focused)) <= 1, "\(what): \(session)")
                 }
                 if let watcher {
                     let stopped = watcher.waitFor(timeout: 2) { $0.name == "stopped" }
-                    check(stopped.map { $0.event.time - woke < 1.5 } == true, "\(what): stopped not pushed at the wake\n\(watcher.transcript)")
+                    check(
+                        stopped.map { $0.event.time - woke < 1.5 } == true, "\(what): stopped not pushed at the wake\n\(watcher.transcript)"
+                    )
                 }
             }
         }
@@ -216,7 +226,8 @@ extension EndToEnd {
             try d.call("start", [("task", .string("Quick"))])
             sleepFor(0.5)
             try clock.stepWall(-7200, pid: d.process!.pid)
-            let recorded = try #require(watcher.waitFor(timeout: 5) { $0.name == "session_recorded" }, "\(watcher.transcript)\n\(d.diagnostics)")
+            let recorded = try #require(
+                watcher.waitFor(timeout: 5) { $0.name == "session_recorded" }, "\(watcher.transcript)\n\(d.diagnostics)")
             let session = recorded.event.json["session"] ?? .null
             let start = try #require(session["start"]?.stringValue.flatMap(RFC3339.parse))
             let end = try #require(session["end"]?.stringValue.flatMap(RFC3339.parse))
@@ -249,13 +260,15 @@ extension EndToEnd {
         /// The system's time zone replaced at run time, as `timedatectl set-timezone` does it (a
         /// new /etc/localtime link renamed over the old one), in a private mount namespace whose
         /// /etc is the test's: `status` and `stats today` move to the new zone's day together.
-        @Test("a new system time zone at run time: status and stats today follow it together",
-              .enabled(if: mountNamespaceUnavailable == nil, "\(mountNamespaceUnavailable ?? "")"))
+        @Test(
+            "a new system time zone at run time: status and stats today follow it together",
+            .enabled(if: mountNamespaceUnavailable == nil, "\(mountNamespaceUnavailable ?? "")"))
         func timeZoneChangedAtRunTime() throws {
             let d = try DaemonUnderTest(launch: false)
             // The test's /etc: every entry of the real one (seen at host-etc inside the
             // namespace), but a localtime of its own. Zones twelve hours apart, without DST.
-            let etc = d.root + "/etc", hostEtc = d.root + "/host-etc"
+            let etc = d.root + "/etc"
+            let hostEtc = d.root + "/host-etc"
             for dir in [etc, hostEtc] { mkdir(dir, 0o755) }
             for name in try FileManager.default.contentsOfDirectory(atPath: "/etc") where name != "localtime" {
                 symlink(hostEtc + "/" + name, etc + "/" + name)
@@ -263,8 +276,10 @@ extension EndToEnd {
             let zones = (first: ("Etc/GMT-12", 12 * 3600), second: ("Etc/UTC", 0))
             symlink("/usr/share/zoneinfo/" + zones.first.0, etc + "/localtime")
             d.removedEnvironment = ["TZ"]
-            d.launcher = [try requireProgram("util-linux", "/usr/bin/unshare", "/bin/unshare"), "--mount", "--propagation", "private",
-                          "/bin/sh", "-c", "mount --bind /etc '\(hostEtc)' && mount --bind '\(etc)' /etc && exec \"$0\" \"$@\""]
+            d.launcher = [
+                try requireProgram("util-linux", "/usr/bin/unshare", "/bin/unshare"), "--mount", "--propagation", "private",
+                "/bin/sh", "-c", "mount --bind /etc '\(hostEtc)' && mount --bind '\(etc)' /etc && exec \"$0\" \"$@\"",
+            ]
             try d.start()
 
             // A session that is today in one zone and not in the other.
@@ -272,14 +287,16 @@ extension EndToEnd {
             func isToday(_ wall: Double, offset: Int) -> Bool {
                 ((wall + Double(offset)) / 86400).rounded(.down) == ((now + Double(offset)) / 86400).rounded(.down)
             }
-            let end = try #require(stride(from: now - 1800, to: now - 86400, by: -1800).first {
-                isToday($0, offset: zones.first.1) != isToday($0, offset: zones.second.1)
-            })
+            let end = try #require(
+                stride(from: now - 1800, to: now - 86400, by: -1800).first {
+                    isToday($0, offset: zones.first.1) != isToday($0, offset: zones.second.1)
+                })
             /// RFC 3339 in UTC, whatever the zones.
             func rfc(_ wall: Double) -> String {
                 let seconds = Int(wall)
                 let second = seconds % 60
-                return "\(CalendarDay(daysSince1970: seconds / 86400))T\(TimeOfDay.format(seconds % 86400 / 60)):\(second < 10 ? "0" : "")\(second)Z"
+                return
+                    "\(CalendarDay(daysSince1970: seconds / 86400))T\(TimeOfDay.format(seconds % 86400 / 60)):\(second < 10 ? "0" : "")\(second)Z"
             }
             try d.call("history_add", [("task", .string("Work")), ("start", .string(rfc(end - 1500))), ("end", .string(rfc(end)))])
             func counts() throws -> (status: Int64?, stats: Int64?) {
@@ -295,7 +312,8 @@ extension EndToEnd {
             let noticed = (try? waitUntil("the new zone noticed", timeout: 3) { d.stderr.contains("event=timezone_changed") }) != nil
             #expect(noticed, "the daemon did not log the new zone\n\(d.diagnostics)")
             let after = try counts()
-            #expect(after.status == 1 - expectedBefore && after.stats == 1 - expectedBefore, "in \(zones.second.0): \(after)\n\(d.diagnostics)")
+            #expect(
+                after.status == 1 - expectedBefore && after.stats == 1 - expectedBefore, "in \(zones.second.0): \(after)\n\(d.diagnostics)")
         }
     }
 }

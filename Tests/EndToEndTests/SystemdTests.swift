@@ -6,13 +6,14 @@
 // in /usr/local/lib/systemd/user exactly as after `sudo make install`, and their ExecStart=
 // points at /usr/local/bin/diligenced. Needs root (mount namespaces); CI runs as root.
 
-#if canImport(Glibc)
-import Glibc
-#endif
-import Foundation
-import Testing
 import DiligenceProtocol
 import DiligenceTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // MARK: - Running a program
 
@@ -34,8 +35,9 @@ struct ProgramRun: CustomStringConvertible {
 /// Runs `command` (absolute path first) with `environment`, its output in files under `directory`.
 func runProgram(_ command: [String], environment: [String: String], directory: String, timeout: Double = 30) throws -> ProgramRun {
     let name = directory + "/run-\(UUID().uuidString.prefix(8))"
-    let child = try ChildProcess(executable: command[0], arguments: Array(command.dropFirst()), environment: environment,
-                                 stdoutPath: name + ".stdout", stderrPath: name + ".stderr")
+    let child = try ChildProcess(
+        executable: command[0], arguments: Array(command.dropFirst()), environment: environment,
+        stdoutPath: name + ".stdout", stderrPath: name + ".stderr")
     guard let status = child.wait(timeout: timeout) else {
         child.killAndReap()
         throw HarnessError("`\(command.joined(separator: " "))` did not finish within \(timeout) s")
@@ -74,7 +76,8 @@ func waitUntil(_ what: String, timeout: Double, diagnostics: @autoclosure () -> 
 let mountNamespaceUnavailable: String? = {
     if getuid() != 0 { return "needs root to make a mount namespace (CI runs as root)" }
     guard let unshare = findProgram("/usr/bin/unshare", "/bin/unshare") else { return "unshare(1) is missing" }
-    let probe = try? runProgram([unshare, "--mount", "--propagation", "private", "true"], environment: [:], directory: TestRun.temporaryBase)
+    let probe = try? runProgram(
+        [unshare, "--mount", "--propagation", "private", "true"], environment: [:], directory: TestRun.temporaryBase)
     guard let probe, probe.succeeded else {
         return "cannot make a mount namespace (unshare --mount failed: \(probe?.stderr.trimmingWhitespace() ?? "?"))"
     }
@@ -125,8 +128,10 @@ final class UserManager {
             // The install under test: the same Makefile rule as `make install`, minus the build.
             let make = try requireProgram("make", "/usr/bin/make", "/bin/make")
             let install = try runProgram(
-                [make, "-s", "-C", Binaries.packageRoot, "install-files", "DESTDIR=\(destdir)", "PREFIX=/usr/local",
-                 "BIN_DIR=\(Binaries.directory)"],
+                [
+                    make, "-s", "-C", Binaries.packageRoot, "install-files", "DESTDIR=\(destdir)", "PREFIX=/usr/local",
+                    "BIN_DIR=\(Binaries.directory)",
+                ],
                 environment: daemon.environment, directory: root, timeout: 120)
             guard install.succeeded else { throw HarnessError("make install-files failed: \(install)") }
         }
@@ -134,13 +139,13 @@ final class UserManager {
         let dropIn = daemon.configHome + "/systemd/user/diligenced.service.d"
         try FileManager.default.createDirectory(atPath: dropIn, withIntermediateDirectories: true)
         try """
-            [Service]
-            StandardOutput=append:\(serviceLog)
-            StandardError=append:\(serviceLog)
-            WatchdogSec=\(Int(Self.watchdogSeconds))
-            LimitCORE=0
+        [Service]
+        StandardOutput=append:\(serviceLog)
+        StandardError=append:\(serviceLog)
+        WatchdogSec=\(Int(Self.watchdogSeconds))
+        LimitCORE=0
 
-            """.write(toFile: dropIn + "/test.conf", atomically: true, encoding: .utf8)
+        """.write(toFile: dropIn + "/test.conf", atomically: true, encoding: .utf8)
 
         let layers = root + "/layers"
         let overlays = throwaway.enumerated().map { index, directory in
@@ -177,14 +182,16 @@ final class UserManager {
     /// Runs `program ARGS` inside the manager's mount namespace.
     func inNamespace(_ command: [String], timeout: Double = 30) throws -> ProgramRun {
         let nsenter = try requireProgram("util-linux", "/usr/bin/nsenter", "/bin/nsenter")
-        return try runProgram([nsenter, "--mount", "--target", "\(manager.pid)"] + command,
-                              environment: clientEnvironment, directory: daemon.root, timeout: timeout)
+        return try runProgram(
+            [nsenter, "--mount", "--target", "\(manager.pid)"] + command,
+            environment: clientEnvironment, directory: daemon.root, timeout: timeout)
     }
 
     /// `make -s -C <package> ARGS` inside the namespace, as the user (systemctl --user reaches this manager).
     func make(_ arguments: String...) throws -> ProgramRun {
-        try inNamespace([try requireProgram("make", "/usr/bin/make", "/bin/make"), "-s", "-C", Binaries.packageRoot] + arguments,
-                        timeout: 60)
+        try inNamespace(
+            [try requireProgram("make", "/usr/bin/make", "/bin/make"), "-s", "-C", Binaries.packageRoot] + arguments,
+            timeout: 60)
     }
 
     /// `systemctl --user ARGS` against this manager.
@@ -212,8 +219,10 @@ final class UserManager {
     /// Waits until the service is active with a main PID other than `old`; returns it.
     func waitForNewMainPID(other old: pid_t, timeout: Double) throws -> pid_t {
         var pid: pid_t = 0
-        try waitUntil("diligenced.service active again with a new main PID (old \(old))", timeout: timeout,
-                      diagnostics: diagnostics) {
+        try waitUntil(
+            "diligenced.service active again with a new main PID (old \(old))", timeout: timeout,
+            diagnostics: diagnostics
+        ) {
             pid = try mainPID()
             let state = try property("ActiveState")
             return pid != 0 && pid != old && state == "active"
@@ -237,8 +246,9 @@ final class UserManager {
 // MARK: - Tests
 
 extension EndToEnd {
-    @Suite("systemd: units installed by make install, run by a real systemd --user",
-           .enabled(if: UserManager.unavailable == nil, "\(UserManager.unavailable ?? "")"))
+    @Suite(
+        "systemd: units installed by make install, run by a real systemd --user",
+        .enabled(if: UserManager.unavailable == nil, "\(UserManager.unavailable ?? "")"))
     struct SystemdService {
         /// A task with a 10-minute work phase, started through the socket unit; returns when it started.
         func startLongPhase(_ m: UserManager) throws -> Double {
@@ -254,13 +264,15 @@ extension EndToEnd {
         /// of Long with the remaining time a 10-minute phase started at `startedAt` should have.
         func expectStillRunning(_ m: UserManager, startedAt: Double, _ when: String) throws {
             let status = try m.daemon.ctlStatus()
-            #expect(status["state"]?.stringValue == "running" && status["phase"]?.stringValue == "work"
-                        && status["task"]?.stringValue == "Long",
-                    "\(when): \(status.serialized)\n\(m.diagnostics)")
+            #expect(
+                status["state"]?.stringValue == "running" && status["phase"]?.stringValue == "work"
+                    && status["task"]?.stringValue == "Long",
+                "\(when): \(status.serialized)\n\(m.diagnostics)")
             let remaining = try #require(status["remaining_seconds"]?.doubleValue, "no remaining_seconds: \(status.serialized)")
             let expected = 600 - (monotonicNow() - startedAt)
-            #expect(abs(remaining - expected) <= 2,
-                    "\(when): remaining_seconds \(remaining), expected \(String(format: "%.1f", expected)) ± 2")
+            #expect(
+                abs(remaining - expected) <= 2,
+                "\(when): remaining_seconds \(remaining), expected \(String(format: "%.1f", expected)) ± 2")
         }
 
         @Test("the installed units pass systemd-analyze verify, with ExecStart rewritten for the prefix")
@@ -269,37 +281,50 @@ extension EndToEnd {
             let units = "/usr/local/lib/systemd/user"
             let service = readTextFile(m.destdir + units + "/diligenced.service")
             #expect(service.contains("ExecStart=/usr/local/bin/diligenced\n"), "ExecStart not rewritten:\n\(service)")
-            #expect(service.range(of: "@[A-Z]+@", options: .regularExpression) == nil,
-                    "an @PLACEHOLDER@ is left in the installed unit:\n\(service)")
-            let verify = try m.inNamespace(["/usr/bin/systemd-analyze", "--user", "verify", "--man=no",
-                                            units + "/diligenced.socket", units + "/diligenced.service"])
-            #expect(verify.succeeded && verify.stdout.isEmpty && verify.stderr.isEmpty,
-                    "systemd-analyze verify should pass without a word: \(verify)")
-            for (name, mode) in [("bin/diligenced", 0o755), ("bin/diligencectl", 0o755),
-                                 ("lib/systemd/user/diligenced.socket", 0o644),
-                                 ("share/doc/diligence/diligenced.conf.example", 0o644)] {
+            #expect(
+                service.range(of: "@[A-Z]+@", options: .regularExpression) == nil,
+                "an @PLACEHOLDER@ is left in the installed unit:\n\(service)")
+            let verify = try m.inNamespace([
+                "/usr/bin/systemd-analyze", "--user", "verify", "--man=no",
+                units + "/diligenced.socket", units + "/diligenced.service",
+            ])
+            #expect(
+                verify.succeeded && verify.stdout.isEmpty && verify.stderr.isEmpty,
+                "systemd-analyze verify should pass without a word: \(verify)")
+            for (name, mode) in [
+                ("bin/diligenced", 0o755), ("bin/diligencectl", 0o755),
+                ("lib/systemd/user/diligenced.socket", 0o644),
+                ("share/doc/diligence/diligenced.conf.example", 0o644),
+            ] {
                 let st = try #require(fileStatus(m.destdir + "/usr/local/" + name), "make install left out \(name)")
                 #expect(Int(st.st_mode & 0o777) == mode, "\(name) has mode \(String(st.st_mode & 0o777, radix: 8))")
             }
             // Stripped, the debug info kept the Debian way: by build id, linked from the program.
             for program in ["diligenced", "diligencectl"] {
                 let installed = m.destdir + "/usr/local/bin/" + program
-                let sections = try runProgram(["/usr/bin/readelf", "-S", "-W", installed], environment: [:], directory: m.daemon.root).stdout
-                #expect(!sections.contains(".debug_") && !sections.contains(" .symtab") && sections.contains(".gnu_debuglink"),
-                        "\(program) is not stripped with a debuglink:\n\(sections)")
+                let sections = try runProgram(["/usr/bin/readelf", "-S", "-W", installed], environment: [:], directory: m.daemon.root)
+                    .stdout
+                #expect(
+                    !sections.contains(".debug_") && !sections.contains(" .symtab") && sections.contains(".gnu_debuglink"),
+                    "\(program) is not stripped with a debuglink:\n\(sections)")
                 let notes = try runProgram(["/usr/bin/readelf", "-n", installed], environment: [:], directory: m.daemon.root).stdout
-                let id = try #require(notes.split(separator: "\n").first { $0.contains("Build ID:") }?
-                    .split(separator: " ").last.map(String.init), "\(program) has no build id")
+                let id = try #require(
+                    notes.split(separator: "\n").first { $0.contains("Build ID:") }?
+                        .split(separator: " ").last.map(String.init), "\(program) has no build id")
                 let debug = m.destdir + "/usr/local/lib/debug/.build-id/\(id.prefix(2))/\(id.dropFirst(2)).debug"
                 let debugSections = try runProgram(["/usr/bin/readelf", "-S", "-W", debug], environment: [:], directory: m.daemon.root)
-                #expect(debugSections.succeeded && debugSections.stdout.contains(".debug_info"), "no debug info at \(debug): \(debugSections)")
-                let link = try runProgram(["/usr/bin/readelf", "-p", ".gnu_debuglink", installed], environment: [:], directory: m.daemon.root).stdout
+                #expect(
+                    debugSections.succeeded && debugSections.stdout.contains(".debug_info"), "no debug info at \(debug): \(debugSections)")
+                let link = try runProgram(
+                    ["/usr/bin/readelf", "-p", ".gnu_debuglink", installed], environment: [:], directory: m.daemon.root
+                ).stdout
                 #expect(link.contains("\(id.dropFirst(2)).debug"), "the debuglink names \(link)")
                 let original = try #require(fileStatus(Binaries.directory + "/" + program)).st_size
                 let stripped = try #require(fileStatus(installed)).st_size
                 #expect(stripped < original, "\(program): \(stripped) bytes installed, \(original) built")
             }
-            let version = try runProgram([m.destdir + "/usr/local/bin/diligencectl", "--version"], environment: [:], directory: m.daemon.root)
+            let version = try runProgram(
+                [m.destdir + "/usr/local/bin/diligencectl", "--version"], environment: [:], directory: m.daemon.root)
             #expect(version.succeeded && version.stdout.hasPrefix("diligencectl "), "the stripped client does not run: \(version)")
         }
 
@@ -334,7 +359,8 @@ extension EndToEnd {
             let left = try runProgram(["/usr/bin/find", prefix], environment: [:], directory: d.root).stdout
             #expect(fileStatus(prefix) == nil, "left in \(prefix): \(left)")
             #expect(fileStatus(d.dataHome + "/systemd") == nil, "\(d.dataHome)/systemd is left")
-            let links = try runProgram(["/usr/bin/find", d.configHome + "/systemd/user", "-name", "*.wants"], environment: [:], directory: d.root)
+            let links = try runProgram(
+                ["/usr/bin/find", d.configHome + "/systemd/user", "-name", "*.wants"], environment: [:], directory: d.root)
             #expect(links.stdout.isEmpty, "enablement left behind: \(links.stdout)")
         }
 
@@ -345,16 +371,21 @@ extension EndToEnd {
         func hardened() throws {
             let m = try UserManager()
             let unit = m.destdir + "/usr/local/lib/systemd/user/diligenced.service"
-            let analysis = try runProgram(["/usr/bin/systemd-analyze", "security", "--offline=true", "--no-pager", unit],
-                                          environment: m.daemon.environment, directory: m.daemon.root)
+            let analysis = try runProgram(
+                ["/usr/bin/systemd-analyze", "security", "--offline=true", "--no-pager", unit],
+                environment: m.daemon.environment, directory: m.daemon.root)
             let line = analysis.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") }.map(String.init) ?? ""
             // "→ Overall exposure level for diligenced.service: 2.7 OK :-)"
             let score = line.range(of: #"service: [0-9.]+"#, options: .regularExpression)
                 .flatMap { Double(line[$0].dropFirst("service: ".count)) }
             #expect(score != nil && score! <= 3.0, "\(line.isEmpty ? "\(analysis)" : line)")
             let dropIn = readTextFile(m.daemon.configHome + "/systemd/user/diligenced.service.d/test.conf")
-            let keys = dropIn.split(separator: "\n").compactMap { $0.split(separator: "=").first.map(String.init) }.filter { $0 != "[Service]" }
-            #expect(Set(keys) == ["StandardOutput", "StandardError", "WatchdogSec", "LimitCORE"], "the test drop-in must not loosen the sandbox: \(keys)")
+            let keys = dropIn.split(separator: "\n").compactMap { $0.split(separator: "=").first.map(String.init) }.filter {
+                $0 != "[Service]"
+            }
+            #expect(
+                Set(keys) == ["StandardOutput", "StandardError", "WatchdogSec", "LimitCORE"],
+                "the test drop-in must not loosen the sandbox: \(keys)")
         }
 
         @Test("socket activation, STATUS= in systemctl status, reload through systemd, a refused file fails the reload")
@@ -405,14 +436,16 @@ extension EndToEnd {
             }
             #expect(readTextFile(m.serviceLog).contains("line 3"), "the log should name line 3\n\(m.diagnostics)")
             let afterRefusal = try m.systemctl("status", "--no-pager", "diligenced.service")
-            #expect(afterRefusal.stdout.contains("Status: \"Focus · Long · ") && afterRefusal.stdout.contains("line 3 ([timer] suspend)"),
-                    "systemctl status should show why: \(afterRefusal)")
+            #expect(
+                afterRefusal.stdout.contains("Status: \"Focus · Long · ") && afterRefusal.stdout.contains("line 3 ([timer] suspend)"),
+                "systemctl status should show why: \(afterRefusal)")
             #expect(try m.property("ActiveState") == "active" && (try m.mainPID()) == pid, "\(m.diagnostics)")
             let warned = try m.daemon.ctl(arguments: ["status"], socketFlag: false)
             #expect(warned.exitCode == 0 && warned.stderr.contains("line 3"), "diligencectl status should warn: \(warned)")
             let viaCtl = try m.daemon.ctl(arguments: ["reload"], socketFlag: false)
-            #expect(viaCtl.exitCode == 1 && viaCtl.stderr.contains("line 3") && viaCtl.stderr.contains("sometimes"),
-                    "diligencectl reload with a bad config: \(viaCtl)")
+            #expect(
+                viaCtl.exitCode == 1 && viaCtl.stderr.contains("line 3") && viaCtl.stderr.contains("sometimes"),
+                "diligencectl reload with a bad config: \(viaCtl)")
             try "[timer]\nsuspend = abandon\n".write(toFile: config, atomically: true, encoding: .utf8)
             let good = try m.daemon.ctl(arguments: ["reload"], socketFlag: false)
             #expect(good.exitCode == 0 && good.stdout == "Reloaded the configuration from \(config).\n", "\(good)")
@@ -456,7 +489,8 @@ extension EndToEnd {
         func badConfigAtStart() throws {
             let m = try UserManager()
             try FileManager.default.createDirectory(atPath: m.daemon.configHome + "/diligence", withIntermediateDirectories: true)
-            try "[timer]\nsuspend = sometimes\n".write(toFile: m.daemon.configHome + "/diligence/diligenced.conf", atomically: true, encoding: .utf8)
+            try "[timer]\nsuspend = sometimes\n".write(
+                toFile: m.daemon.configHome + "/diligence/diligenced.conf", atomically: true, encoding: .utf8)
             try m.mustSystemctl("enable", "--now", "diligenced.socket")
             let status = try m.daemon.ctl(arguments: ["status"], socketFlag: false)
             #expect(status.exitCode == 0 && status.stdout.hasPrefix("Idle"), "\(status)\n\(m.diagnostics)")
@@ -480,7 +514,8 @@ extension EndToEnd {
             let player = try m.daemon.writeScript("player", "#!/bin/sh\necho \"$@\" >> '\(played)'\n")
             let chime = m.daemon.root + "/chime.oga"
             try "not really ogg".write(toFile: chime, atomically: true, encoding: .utf8)
-            try m.daemon.writeConfig("""
+            try m.daemon.writeConfig(
+                """
                 [hooks]
                 on_work_start = /bin/bash -c "echo work_start $DILIGENCE_TASK > /dev/tcp/127.0.0.1/\(listener.port)"
                 [sound]

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceProtocol
 import Foundation
 import Testing
-import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension EndToEnd {
     @Suite("diligencectl: task rules and exit codes")
@@ -31,8 +32,9 @@ extension EndToEnd {
         @Test("task add, edit, show and list")
         func addEditShowList() throws {
             let d = try DaemonUnderTest()
-            let add = try d.ctl("task", "add", "Fast", "--work", "2s", "--short-break", "1s", "--long-break", "3s",
-                                "--long-break-every", "2", "--autostart", "all")
+            let add = try d.ctl(
+                "task", "add", "Fast", "--work", "2s", "--short-break", "1s", "--long-break", "3s",
+                "--long-break-every", "2", "--autostart", "all")
             #expect(add.exitCode == 0, "\(add)\n\(d.diagnostics)")
             var task = try Self.shown(d, "Fast")
             #expect(task["work_seconds"]?.intValue == 2, "\(task.serialized)")
@@ -70,7 +72,7 @@ extension EndToEnd {
         @Test("task remove needs --yes off a terminal; the last task cannot be removed")
         func removeRules() throws {
             let d = try DaemonUnderTest()
-            let noYes = try d.ctl("task", "remove", "Work")  // stdin is /dev/null, not a terminal
+            let noYes = try d.ctl("task", "remove", "Work") // stdin is /dev/null, not a terminal
             #expect(noYes.exitCode == 2, "remove without --yes off a terminal is a usage error: \(noYes)")
             #expect(try Self.listedNames(d).contains("Work"), "Work must still exist")
 
@@ -104,8 +106,9 @@ extension EndToEnd {
                 #expect(r.exitCode == 2, "usage error: \(r)")
             }
             // A usage error is found before any connection: no daemon at that path at all.
-            let offline = try d.ctl(arguments: ["--socket", d.root + "/nobody/here.sock", "task", "add", "Bad", "--work", "5x"],
-                                    socketFlag: false)
+            let offline = try d.ctl(
+                arguments: ["--socket", d.root + "/nobody/here.sock", "task", "add", "Bad", "--work", "5x"],
+                socketFlag: false)
             #expect(offline.exitCode == 2, "a bad duration is a usage error even without a daemon: \(offline)")
 
             d.signal(SIGTERM)

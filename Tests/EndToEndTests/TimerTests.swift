@@ -1,16 +1,18 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceProtocol
 import Foundation
 import Testing
-import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension EndToEnd {
     @Suite("Timer: phases on time, sd_notify STATUS, autostart, controls")
     struct Timer {
         /// Sessions in the database, oldest first: task name, planned, focused, pauses, outcome.
         static func sessions(_ d: DaemonUnderTest) throws -> [[String]] {
-            try d.sqlite("""
+            try d.sqlite(
+                """
                 SELECT t.name, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome
                 FROM sessions s JOIN tasks t ON t.id = s.task_id ORDER BY s.start, s.rowid
                 """)
@@ -19,13 +21,15 @@ extension EndToEnd {
         @Test("work 2 s → short break 1 s → work → long break, each within 300 ms of its absolute deadline; sessions recorded as completed")
         func phasesOnTime() throws {
             let d = try DaemonUnderTest()
-            try d.addTask("Fast", [
-                ("work", .int(2)), ("short_break", .string("1s")), ("long_break", .int(2)),
-                ("long_break_every", .int(2)), ("autostart", .string("all")),
-            ])
+            try d.addTask(
+                "Fast",
+                [
+                    ("work", .int(2)), ("short_break", .string("1s")), ("long_break", .int(2)),
+                    ("long_break_every", .int(2)), ("autostart", .string("all")),
+                ])
             let watcher = try d.watch()
             let started = try d.call("start", [("task", .string("Fast"))])
-            let t0 = monotonicNow()  // deadlines count from the start response
+            let t0 = monotonicNow() // deadlines count from the start response
             #expect(started["state"]?.stringValue == "running", "start: \(started.serialized)")
             #expect(started["phase"]?.stringValue == "work", "start: \(started.serialized)")
             #expect(started["task"]?.stringValue == "Fast", "start: \(started.serialized)")
@@ -39,18 +43,26 @@ extension EndToEnd {
             var cursor = 0
             for step in plan {
                 let wait = t0 + step.at + 3 - monotonicNow()
-                guard let (index, event) = watcher.waitFor(after: cursor, timeout: wait, where: {
-                    $0.state == "running" && $0.phase == step.phase
-                }) else {
-                    Issue.record("\(step.phase) (round \(step.round)) never started running; watch stream:\n\(watcher.transcript)\n\(d.diagnostics)")
+                guard
+                    let (index, event) = watcher.waitFor(
+                        after: cursor, timeout: wait,
+                        where: {
+                            $0.state == "running" && $0.phase == step.phase
+                        })
+                else {
+                    Issue.record(
+                        "\(step.phase) (round \(step.round)) never started running; watch stream:\n\(watcher.transcript)\n\(d.diagnostics)")
                     return
                 }
                 cursor = index + 1
                 let late = event.time - (t0 + step.at)
-                #expect(abs(late) <= 0.3,
-                        "\(step.phase) became visible \(Int(late * 1000)) ms from its deadline (t0 + \(step.at) s); allowed ±300 ms\n\(watcher.transcript)")
-                #expect(event.status?["round"]?.intValue == step.round,
-                        "\(step.phase) should be in round \(step.round): \(event.json.serialized)")
+                #expect(
+                    abs(late) <= 0.3,
+                    "\(step.phase) became visible \(Int(late * 1000)) ms from its deadline (t0 + \(step.at) s); allowed ±300 ms\n\(watcher.transcript)"
+                )
+                #expect(
+                    event.status?["round"]?.intValue == step.round,
+                    "\(step.phase) should be in round \(step.round): \(event.json.serialized)")
             }
 
             // Both work phases were recorded as completed sessions (watch, then database).
@@ -65,12 +77,13 @@ extension EndToEnd {
                 #expect(session["focused_seconds"]?.intValue == 2, "\(session.serialized)")
                 #expect(session["pauses"]?.intValue == 0, "\(session.serialized)")
             }
-            try d.call("stop")  // gives up the long break: no work session is involved
+            try d.call("stop") // gives up the long break: no work session is involved
             let rows = try Self.sessions(d)
             #expect(rows.count == 2, "sessions in the database: \(rows)\n\(d.diagnostics)")
             for row in rows where row.count == 5 {
-                #expect(row[0] == "Fast" && number(row[1]) == 2 && number(row[2]) == 2 && number(row[3]) == 0 && row[4] == "completed",
-                        "expected Fast|2|2|0|completed, got \(row.joined(separator: "|"))")
+                #expect(
+                    row[0] == "Fast" && number(row[1]) == 2 && number(row[2]) == 2 && number(row[3]) == 0 && row[4] == "completed",
+                    "expected Fast|2|2|0|completed, got \(row.joined(separator: "|"))")
             }
             let status = try d.status()
             #expect(status["today_completed"]?.intValue == 2, "today_completed: \(status.serialized)")
@@ -90,13 +103,15 @@ extension EndToEnd {
 
             let c1 = d.notify.count
             try d.call("pause")
-            #expect(d.notify.waitForStatus(containing: ["Paused"], after: c1, timeout: 3) != nil,
-                    "no STATUS= with Paused after pause; saw \(d.notify.statusLines)")
+            #expect(
+                d.notify.waitForStatus(containing: ["Paused"], after: c1, timeout: 3) != nil,
+                "no STATUS= with Paused after pause; saw \(d.notify.statusLines)")
 
             let c2 = d.notify.count
             try d.call("stop")
-            #expect(d.notify.waitForStatus(containing: ["Idle"], after: c2, timeout: 3) != nil,
-                    "no STATUS= with Idle after stop; saw \(d.notify.statusLines)")
+            #expect(
+                d.notify.waitForStatus(containing: ["Idle"], after: c2, timeout: 3) != nil,
+                "no STATUS= with Idle after stop; saw \(d.notify.statusLines)")
         }
 
         @Test("autostart none: after work the short break waits as pending until `diligencectl start`")
@@ -110,14 +125,16 @@ extension EndToEnd {
             let pending = watcher.waitFor(timeout: 4) { $0.state == "pending" }
             #expect(pending != nil, "never became pending after the 1 s work phase\n\(watcher.transcript)\n\(d.diagnostics)")
 
-            sleepFor(0.5)  // and it stays pending: nothing starts by itself
+            sleepFor(0.5) // and it stays pending: nothing starts by itself
             let status = try d.ctlStatus()
             #expect(status["state"]?.stringValue == "pending", "status: \(status.serialized)")
             #expect(status["phase"]?.stringValue == "short_break", "status: \(status.serialized)")
             #expect(status["task"]?.stringValue == "Manual", "status: \(status.serialized)")
             // STATUS= says so too (e.g. "Ready: Break · Manual"): the task name, no longer Focus.
-            #expect(d.notify.waitFor(after: c0, timeout: 1) { $0.hasPrefix("STATUS=") && $0.contains("Manual") && !$0.contains("Focus") } != nil,
-                    "STATUS= should show the pending break of Manual; saw \(d.notify.statusLines)")
+            #expect(
+                d.notify.waitFor(after: c0, timeout: 1) { $0.hasPrefix("STATUS=") && $0.contains("Manual") && !$0.contains("Focus") }
+                    != nil,
+                "STATUS= should show the pending break of Manual; saw \(d.notify.statusLines)")
 
             let go = try d.ctl("start")
             #expect(go.exitCode == 0, "\(go)\n\(d.diagnostics)")
@@ -145,8 +162,8 @@ extension EndToEnd {
 
             var s = try ok("start", "Long")
             #expect(s["state"]?.stringValue == "running" && s["phase"]?.stringValue == "work", "\(s.serialized)")
-            try fails(1, "start", "Long")  // already_running
-            try fails(1, "resume")         // not_paused
+            try fails(1, "start", "Long") // already_running
+            try fails(1, "resume") // not_paused
 
             s = try ok("pause")
             #expect(s["state"]?.stringValue == "paused", "\(s.serialized)")
@@ -168,23 +185,25 @@ extension EndToEnd {
             #expect(s["duration_seconds"]?.intValue == 90, "60 s + 30 s: \(s.serialized)")
             s = try ok("extend")
             #expect(s["duration_seconds"]?.intValue == 390, "90 s + the default 5 m: \(s.serialized)")
-            try fails(2, "extend", "5x")  // usage error
+            try fails(2, "extend", "5x") // usage error
 
             s = try ok("skip")
-            #expect(s["state"]?.stringValue == "pending" && s["phase"]?.stringValue == "short_break",
-                    "skip of work with autostart none: pending short break: \(s.serialized)")
+            #expect(
+                s["state"]?.stringValue == "pending" && s["phase"]?.stringValue == "short_break",
+                "skip of work with autostart none: pending short break: \(s.serialized)")
             s = try ok("start")
             #expect(s["state"]?.stringValue == "running" && s["phase"]?.stringValue == "short_break", "\(s.serialized)")
             s = try ok("stop")
             #expect(s["state"]?.stringValue == "idle", "\(s.serialized)")
-            try fails(1, "stop")   // not_running
-            try fails(1, "pause")  // not_running
-            try fails(1, "skip")   // not_running
+            try fails(1, "stop") // not_running
+            try fails(1, "pause") // not_running
+            try fails(1, "skip") // not_running
 
             // toggle from idle starts the last task used; stop gives the work up.
             s = try ok("toggle")
-            #expect(s["state"]?.stringValue == "running" && s["task"]?.stringValue == "Long" && s["phase"]?.stringValue == "work",
-                    "toggle from idle starts Long: \(s.serialized)")
+            #expect(
+                s["state"]?.stringValue == "running" && s["task"]?.stringValue == "Long" && s["phase"]?.stringValue == "work",
+                "toggle from idle starts Long: \(s.serialized)")
             s = try ok("stop")
             #expect(s["state"]?.stringValue == "idle", "\(s.serialized)")
 

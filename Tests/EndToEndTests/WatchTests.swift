@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import DiligenceProtocol
 import Foundation
 import Testing
-import DiligenceProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Voluntary context switches of each thread of `pid`, by thread id (each wake-up from a
 /// blocking wait is one).
@@ -103,7 +104,7 @@ extension EndToEnd {
             #expect(wakeups(over: 2) >= 2, "a running phase with watchers ticks")
             #expect(watchers?.count == 2)
             watchers = nil
-            sleepFor(1.5)  // the first tick after the close notices it and disarms
+            sleepFor(1.5) // the first tick after the close notices it and disarms
             #expect(wakeups(over: 3) == 0, "a running phase nobody watches any more")
             #expect(try d.status()["state"]?.stringValue == "running")
         }
@@ -151,8 +152,9 @@ extension EndToEnd {
             let out = d.root + "/watch.out"
             var env = d.environment
             env["DILIGENCE_SOCKET"] = d.socketPath
-            let client = try ChildProcess(executable: try Binaries.client, arguments: ["watch", "--format", "{state} {task}"],
-                                          environment: env, stdoutPath: out, stderrPath: d.root + "/watch.err")
+            let client = try ChildProcess(
+                executable: try Binaries.client, arguments: ["watch", "--format", "{state} {task}"],
+                environment: env, stdoutPath: out, stderrPath: d.root + "/watch.err")
             func lines() -> [String] { readTextFile(out).split(separator: "\n").map(String.init) }
             func waitForLine(_ text: String, timeout: Double = 10) -> Bool {
                 let deadline = monotonicNow() + timeout
@@ -187,20 +189,24 @@ extension EndToEnd {
                 \(sigpipeIgnored ? "trap '' PIPE;" : "") '\(client)' --socket '\(d.socketPath)' watch | head -n 1 > '\(d.root)/first'
                 echo "${PIPESTATUS[0]}" > '\(d.root)/status'
                 """
-            let bash = try ChildProcess(executable: "/bin/bash", arguments: ["-c", script], environment: d.environment,
-                                        stdoutPath: d.root + "/bash.out", stderrPath: d.root + "/bash.err")
+            let bash = try ChildProcess(
+                executable: "/bin/bash", arguments: ["-c", script], environment: d.environment,
+                stdoutPath: d.root + "/bash.out", stderrPath: d.root + "/bash.err")
             // head takes the first line and leaves; the next tick (a second later) finds no reader.
             let ended = bash.wait(timeout: 8)
             #expect(ended == .exited(0), "watch did not end without its reader (\(ended.map { "\($0)" } ?? "still running"))")
             #expect(readTextFile(d.root + "/first").contains("Study"), "\(readTextFile(d.root + "/first"))")
-            #expect(readTextFile(d.root + "/status") == "0\n", "watch's exit status: \(readTextFile(d.root + "/status")) \(readTextFile(d.root + "/bash.err"))")
+            #expect(
+                readTextFile(d.root + "/status") == "0\n",
+                "watch's exit status: \(readTextFile(d.root + "/status")) \(readTextFile(d.root + "/bash.err"))")
         }
 
         @Test("diligencectl watch exits 1 with the reason on any other write error (a full disk)")
         func writeError() throws {
             let d = try DaemonUnderTest()
-            let client = try ChildProcess(executable: try Binaries.client, arguments: ["--socket", d.socketPath, "watch"],
-                                          environment: d.environment, stdoutPath: "/dev/full", stderrPath: d.root + "/w.err")
+            let client = try ChildProcess(
+                executable: try Binaries.client, arguments: ["--socket", d.socketPath, "watch"],
+                environment: d.environment, stdoutPath: "/dev/full", stderrPath: d.root + "/w.err")
             #expect(client.wait(timeout: 5) == .exited(1), "watch went on writing into /dev/full")
             #expect(readTextFile(d.root + "/w.err").contains("No space left on device"), "\(readTextFile(d.root + "/w.err"))")
         }
@@ -210,8 +216,9 @@ extension EndToEnd {
             let d = try DaemonUnderTest()
             var env = d.environment
             env["DILIGENCE_SOCKET"] = d.socketPath
-            let client = try ChildProcess(executable: try Binaries.client, arguments: ["watch", "--json", "--no-reconnect"],
-                                          environment: env, stdoutPath: d.root + "/w.out", stderrPath: d.root + "/w.err")
+            let client = try ChildProcess(
+                executable: try Binaries.client, arguments: ["watch", "--json", "--no-reconnect"],
+                environment: env, stdoutPath: d.root + "/w.out", stderrPath: d.root + "/w.err")
             sleepFor(0.5)
             d.signal(SIGTERM)
             #expect(client.wait(timeout: 5) == .exited(1), "\(readTextFile(d.root + "/w.err"))")

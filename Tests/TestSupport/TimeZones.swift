@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs `body` with the process time zone set to `zone` (a TZ value such as "UTC" or
 /// "Europe/Berlin"), then restores it. All test targets run in one process and suites run in
