@@ -42,27 +42,48 @@ static inline void clinux_malloc_trim(void) {
 #include <stdint.h>
 #include <errno.h>
 
-// epoll for the control server's read loop (ReadLoop.swift). struct epoll_event is packed on
-// x86-64; these take and give plain tokens so Swift never handles it.
+// epoll for the control server's connection loop (ReadLoop.swift). struct epoll_event is
+// packed on x86-64; these take and give plain tokens and readiness bits so Swift never handles it.
 
-/// Watches `fd` for input (level-triggered); its events carry `token`.
-static inline int clinux_epoll_add(int epfd, int fd, uint64_t token) {
-    struct epoll_event event = { .events = EPOLLIN, .data = { .u64 = token } };
-    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
+/// Readiness bits as Swift's `Readiness` spells them: 1 readable, 2 writable.
+#define CLINUX_READABLE 1u
+#define CLINUX_WRITABLE 2u
+
+/// Adds `fd` (`add` nonzero) or changes what it waits for: input and/or room to write
+/// (level-triggered); its events carry `token`.
+static inline int clinux_epoll_set(int epfd, int fd, uint64_t token, int add, uint32_t interest) {
+    struct epoll_event event = {
+        .events = ((interest & CLINUX_READABLE) ? EPOLLIN : 0) | ((interest & CLINUX_WRITABLE) ? EPOLLOUT : 0),
+        .data = { .u64 = token },
+    };
+    return epoll_ctl(epfd, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event);
 }
 
 static inline int clinux_epoll_remove(int epfd, int fd) {
     return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
 }
 
-/// Waits (without a timeout) until some descriptors are ready; writes their tokens.
-static inline int clinux_epoll_wait_tokens(int epfd, uint64_t *tokens, int max) {
+/// Waits (without a timeout) until some descriptors are ready; writes their tokens and
+/// readiness (a hang-up or an error is both: the next read or write tells which).
+static inline int clinux_epoll_wait_events(int epfd, uint64_t *tokens, uint32_t *ready, int max) {
     struct epoll_event events[64];
     if (max > 64) max = 64;
-    int n;
-    do { n = epoll_wait(epfd, events, max, -1); } while (n < 0 && errno == EINTR);
-    for (int i = 0; i < n; i++) tokens[i] = events[i].data.u64;
+    int n = epoll_wait(epfd, events, max, -1);
+    for (int i = 0; i < n; i++) {
+        uint32_t e = events[i].events;
+        int broken = (e & (EPOLLHUP | EPOLLERR)) != 0;
+        tokens[i] = events[i].data.u64;
+        ready[i] = (((e & EPOLLIN) || broken) ? CLINUX_READABLE : 0) | (((e & EPOLLOUT) || broken) ? CLINUX_WRITABLE : 0);
+    }
     return n;
+}
+
+#include <sys/socket.h>
+
+/// accept4(2) with SOCK_CLOEXEC | SOCK_NONBLOCK (declared by glibc only under _GNU_SOURCE).
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+static inline int clinux_accept_cloexec_nonblock(int fd) {
+    return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 }
 
 #include <sys/prctl.h>

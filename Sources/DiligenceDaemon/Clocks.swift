@@ -1,4 +1,3 @@
-import CLinux
 import DiligenceCore
 import Dispatch
 
@@ -40,9 +39,7 @@ public struct Clocks: Sendable {
     }
 
     static func read(_ clock: clockid_t) -> Double {
-        var ts = timespec()
-        clock_gettime(clock, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        Sys.clock(clock)
     }
 
     /// One reading of all three clocks.
@@ -66,11 +63,8 @@ public struct Clocks: Sendable {
 
     /// This boot's id, so a saved timer can tell a daemon restart from a reboot.
     public static let bootID: String = {
-        guard let f = fopen("/proc/sys/kernel/random/boot_id", "r") else { return "" }
-        defer { fclose(f) }
-        var buffer = [CChar](repeating: 0, count: 64)
-        guard fgets(&buffer, 64, f) != nil else { return "" }
-        return String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let bytes = try? Sys.readFile("/proc/sys/kernel/random/boot_id", limit: 64) else { return "" }
+        return String(decoding: bytes.prefix { $0 != 0 && $0 != 10 }, as: UTF8.self)
     }()
 }
 
@@ -85,23 +79,19 @@ final class ClockJumpWatch {
 
     /// `jumped` runs on `queue` after each jump; nil (logged) when the kernel offers no such timer.
     init?(queue: DispatchQueue, jumped: @escaping () -> Void) {
-        let fd = clinux_clock_jump_timer()
-        guard fd >= 0 else {
-            Log.warning(
-                "Cannot watch the wall clock for jumps (\(String(cString: strerror(errno)))); a suspend is noticed at the next timer or command."
-            )
+        let fd: Int32
+        do { fd = try Sys.clockJumpTimer() } catch {
+            Log.warning("Cannot watch the wall clock for jumps (\(error.reason)); a suspend is noticed at the next timer or command.")
             return nil
         }
         self.fd = fd
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler {
             // ECANCELED (the jump) or, never, an expiry: either way the timer is armed again.
-            var expirations: UInt64 = 0
-            _ = read(fd, &expirations, 8)
-            _ = clinux_arm_clock_jump_timer(fd)
+            Sys.rearmClockJumpTimer(fd)
             jumped()
         }
-        source.setCancelHandler { Glibc.close(fd) }
+        source.setCancelHandler { Sys.close(fd) }
         source.activate()
     }
 

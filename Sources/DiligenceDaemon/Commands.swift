@@ -38,7 +38,7 @@ extension Daemon {
             let result = try perform(command, from: connection)
             connection.send(Response.ok(result, id: request.id))
             if command == .watch {
-                connection.isWatcher = true
+                connection.becomeWatcher()
                 let now = clocks.now
                 connection.send(Response.event("status", status: statusJSON(at: now)))
                 rearm()

@@ -70,19 +70,13 @@ extension Daemon {
     static func keepLastGood(_ text: String?, _ paths: DaemonPaths) {
         let path = lastGoodConfigPath(paths)
         guard let text else {
-            unlink(path)
+            Sys.unlink(path)
             return
         }
         if (try? Files.read(path)) == text { return }
-        let temporary = path + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        let bytes = Array(text.utf8)
-        let written = fd >= 0 ? bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } : -1
-        if fd >= 0 { Sys.close(fd) }
-        guard written == bytes.count, rename(temporary, path) == 0 else {
-            Log.warning("Could not keep the accepted configuration in \(path): \(String(cString: strerror(errno))).")
-            unlink(temporary)
-            return
+        do { try Files.replace(path, with: text) } catch {
+            Log.warning("Could not keep the accepted configuration in \(path): \(error.reason).")
+            Sys.unlink(path + ".new")
         }
     }
 }

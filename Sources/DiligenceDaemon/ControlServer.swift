@@ -6,300 +6,6 @@ import Dispatch
     import Glibc
 #endif
 
-/// The layout of `struct ucred` (pid, uid, gid), which Glibc's Swift overlay does not export.
-private struct PeerCredentials {
-    var pid: pid_t = 0
-    var uid: uid_t = 0
-    var gid: gid_t = 0
-}
-
-/// Bytes a server's connections read into, one read at a time.
-final class ReadBuffer {
-    var bytes = [UInt8](repeating: 0, count: 64 * 1024)
-}
-
-/// One client connection: non-blocking, line-framed input, buffered output.
-final class ClientConnection {
-    let fd: Int32
-    let id: Int
-    /// Set once the client asked for `watch`: it then only receives events.
-    var isWatcher = false
-    private var input: [UInt8] = []
-    /// Bytes queued for the client; those before `outputStart` were sent already (a large
-    /// answer is written in many pieces: advancing an index keeps that linear).
-    private var output: [UInt8] = []
-    private var outputStart = 0
-    /// Reading stops while the client leaves more than `maxBacklog` unread (back-pressure):
-    /// a client that pipelines requests but never reads holds at most that plus one answer.
-    private var readingPaused = false
-    /// Guards against handling lines again from inside a handler's own `send`.
-    private var processingInput = false
-    /// When the client last sent or was sent anything (CLOCK_MONOTONIC nanoseconds): at the
-    /// connection limit the one idle longest makes room (`ControlServer.admit`).
-    private(set) var lastActive = DispatchTime.now().uptimeNanoseconds
-    /// A request of this connection waits for the database (`Daemon.serve`): no further line
-    /// is handled, and nothing more read, until it is answered and `resume()` is called.
-    private(set) var isHeld = false
-    private var onLine: ((ClientConnection, ArraySlice<UInt8>) -> Void)?
-    /// Reads arrive through the server's read loop (not a Dispatch source: see `ReadLoop`).
-    private var readLoop: ReadLoop?
-    private var writeSource: DispatchSourceWrite?
-    private var writeSourceActive = false
-    private(set) var closed = false
-    /// Close once the output is flushed (after `line_too_long`).
-    private var closeAfterFlush = false
-    fileprivate var onClose: ((ClientConnection) -> Void)?
-    /// Seconds a partial request line may wait for its newline (ControlServer.partialLineTimeout).
-    fileprivate var partialLineTimeout = ControlServer.defaultPartialLineTimeout
-    /// Armed only while a partial line is pending: an idle connection costs no wake-up.
-    private var partialLineTimer: DispatchSourceTimer?
-    private var partialLineArmed = false
-    private var queue: DispatchQueue?
-
-    /// Output a client may leave unread: a watcher past it is dropped (it must never hold up
-    /// the daemon); a request client past it is no longer read from until it catches up.
-    static let maxBacklog = 256 * 1024
-    /// One answer may exceed the backlog on its own (an export of a million sessions is about
-    /// 200 MiB); beyond this the client is dropped.
-    static let maxAnswerBacklog = 512 * 1024 * 1024
-
-    /// The server's read buffer, shared by its connections: they all read on the server's one
-    /// queue, and a buffer allocated per read showed up in the status round trip's profile.
-    /// (One per server, not one per process: tests run several daemons on several queues.)
-    private let readBuffer: ReadBuffer
-
-    /// Bytes queued and not yet taken by the client.
-    var pendingOutput: Int { output.count - outputStart }
-
-    fileprivate init(fd: Int32, id: Int, readBuffer: ReadBuffer) {
-        self.fd = fd
-        self.id = id
-        self.readBuffer = readBuffer
-    }
-
-    fileprivate func start(queue: DispatchQueue, readLoop: ReadLoop, onLine: @escaping (ClientConnection, ArraySlice<UInt8>) -> Void) {
-        self.queue = queue
-        self.onLine = onLine
-        self.readLoop = readLoop
-        watchInput()
-        let writer = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-        writer.setEventHandler { [unowned self] in self.flush() }
-        // libdispatch keys its epoll registrations by descriptor: the descriptor may be closed
-        // (and its number reused by the next client) only after the source is cancelled.
-        let fd = self.fd
-        writer.setCancelHandler { Sys.close(fd) }
-        writeSource = writer
-        // Activated (resumed) only while output waits: an idle writable socket would fire forever.
-        writer.activate()
-        writer.suspend()
-    }
-
-    private func watchInput() {
-        readLoop?.watch(fd, token: id) { [unowned self] in self.readAvailable() }
-    }
-
-    private func readAvailable() {
-        guard !closed else { return }
-        lastActive = DispatchTime.now().uptimeNanoseconds
-        let n = readBuffer.bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        if n < 0 {
-            if errno == EAGAIN || errno == EINTR { return }
-            close()
-            return
-        }
-        if n == 0 {
-            close()
-            return
-        }
-        // A watch stream takes no further requests; after line_too_long the rest is dropped.
-        if isWatcher || closeAfterFlush { return }
-        input += readBuffer.bytes[..<n]
-        processInput()
-    }
-
-    /// Handles the complete lines received, until the client has too much unread output.
-    private func processInput() {
-        guard !processingInput, let onLine else { return }
-        processingInput = true
-        defer { processingInput = false }
-        var start = 0
-        while !isHeld, pendingOutput <= Self.maxBacklog, let newline = input[start...].firstIndex(of: 0x0A) {
-            var line = input[start..<newline]
-            if line.count > ProtocolInfo.maxLineBytes { return refuseLongLine() }
-            if line.last == 0x0D { line = line.dropLast() }
-            start = newline + 1
-            if !line.isEmpty { onLine(self, line) }
-            if closed || isWatcher { return }
-        }
-        input.removeFirst(start)
-        if isHeld || pendingOutput > Self.maxBacklog {
-            // Back-pressure (or a request waiting for the database): read no more until the
-            // client takes its answers (flush resumes) or the request is answered (`resume`).
-            if !readingPaused {
-                readingPaused = true
-                readLoop?.unwatch(fd, token: id)
-            }
-            disarmPartialLineTimer()
-            return
-        }
-        if input.count > ProtocolInfo.maxLineBytes { return refuseLongLine() }
-        if input.isEmpty {
-            disarmPartialLineTimer()
-        } else if !input.contains(0x0A) && !partialLineArmed {
-            armPartialLineTimer()
-        }
-    }
-
-    // MARK: Partial lines
-
-    /// Starts the clock on a partial line: it must be completed within `partialLineTimeout`
-    /// of its first byte (not of the latest byte, so a byte every few seconds does not keep
-    /// a stalled client connected forever).
-    private func armPartialLineTimer() {
-        guard let queue else { return }
-        let timer =
-            partialLineTimer
-            ?? {
-                let t = DispatchSource.makeTimerSource(queue: queue)
-                t.setEventHandler { [unowned self] in self.partialLineTimedOut() }
-                t.schedule(deadline: .distantFuture)
-                t.activate()
-                partialLineTimer = t
-                return t
-            }()
-        timer.schedule(deadline: .now() + partialLineTimeout, leeway: .milliseconds(50))
-        partialLineArmed = true
-    }
-
-    private func disarmPartialLineTimer() {
-        guard partialLineArmed else { return }
-        partialLineTimer?.schedule(deadline: .distantFuture)
-        partialLineArmed = false
-    }
-
-    private func partialLineTimedOut() {
-        guard !closed, partialLineArmed, !input.isEmpty else { return }
-        partialLineArmed = false
-        Log.info(
-            "Closing client \(id): a partial request line waited \(partialLineTimeout) s for its newline.",
-            fields: [("EVENT", "refused"), ("CODE", "request_timeout")])
-        input = []
-        closeAfterFlush = true
-        send(
-            Response.error(
-                DiligenceError(
-                    "request_timeout",
-                    "A request line stayed incomplete for \(Int(partialLineTimeout.rounded(.up))) s; end each request with a newline. Closing the connection."
-                ), id: nil))
-    }
-
-    /// The rest of an overlong line cannot be told from the next request: answer and close.
-    private func refuseLongLine() {
-        input = []
-        disarmPartialLineTimer()
-        closeAfterFlush = true
-        send(
-            Response.error(
-                DiligenceError(
-                    "line_too_long", "A request line may hold at most \(ProtocolInfo.maxLineBytes) bytes; closing the connection."), id: nil
-            ))
-    }
-
-    /// Queues `text` and writes what the socket takes now.
-    func send(_ text: String) {
-        guard !closed else { return }
-        lastActive = DispatchTime.now().uptimeNanoseconds
-        output += text.utf8
-        if pendingOutput > (isWatcher ? Self.maxBacklog : Self.maxAnswerBacklog) {
-            Log.warning("Dropping client \(id): it left \(pendingOutput) bytes unread.")
-            close()
-            return
-        }
-        if !writeSourceActive { flush() }
-    }
-
-    private func flush() {
-        while pendingOutput > 0 {
-            let start = outputStart
-            let n = output.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + start, $0.count - start, Int32(MSG_NOSIGNAL)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN {
-                    if !writeSourceActive {
-                        writeSourceActive = true
-                        writeSource?.resume()
-                    }
-                    compactOutput()
-                    resumeReadingIfCaughtUp()
-                    return
-                }
-                close()
-                return
-            }
-            outputStart += n
-        }
-        output.removeAll(keepingCapacity: output.count <= 64 * 1024)
-        outputStart = 0
-        if writeSourceActive {
-            writeSourceActive = false
-            writeSource?.suspend()
-        }
-        if closeAfterFlush {
-            close()
-            return
-        }
-        resumeReadingIfCaughtUp()
-    }
-
-    /// Drops the bytes already sent once they are the larger part of the buffer.
-    private func compactOutput() {
-        if outputStart > 64 * 1024 && outputStart * 2 > output.count {
-            output.removeFirst(outputStart)
-            outputStart = 0
-        }
-    }
-
-    /// Holds the connection while its current request waits (see `isHeld`).
-    func hold() { isHeld = true }
-
-    /// The held request is answered: read and handle the next ones.
-    func resume() {
-        isHeld = false
-        if readingPaused { resumeReadingIfCaughtUp() } else { processInput() }
-    }
-
-    private func resumeReadingIfCaughtUp() {
-        guard readingPaused, !closed, !isHeld, pendingOutput <= Self.maxBacklog / 2 else { return }
-        readingPaused = false
-        watchInput()
-        processInput()
-    }
-
-    func close() {
-        guard !closed else { return }
-        closed = true
-        output = []
-        outputStart = 0
-        onLine = nil
-        partialLineTimer?.cancel()
-        partialLineTimer = nil
-        // A refused client was never started: its descriptor is closed here, or it would leak
-        // and the client would wait for an end of stream that never comes.
-        if writeSource == nil { Sys.close(fd) }
-        // Out of the read loop before the descriptor is closed (by the write source's cancel).
-        if !readingPaused { readLoop?.unwatch(fd, token: id) }
-        readLoop = nil
-        if let writer = writeSource {
-            // A suspended source must be resumed before it can be cancelled.
-            if !writeSourceActive { writer.resume() }
-            writer.cancel()
-        }
-        writeSource = nil
-        onClose?(self)
-        onClose = nil
-    }
-}
-
 /// Accepts connections on the control socket and feeds request lines to `handler`.
 /// Everything runs on the daemon's one serial queue.
 final class ControlServer {
@@ -322,25 +28,30 @@ final class ControlServer {
     static let reservedDescriptors = 64
 
     static func connectionLimit() -> Int {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 256 }
+        guard let limit = Sys.descriptorLimit() else { return 256 }
         // RLIM_INFINITY is the largest value: clamped like any other.
-        return max(16, min(Int(clamping: limit.rlim_cur), 1 << 20) - reservedDescriptors)
+        return max(16, min(Int(clamping: limit.soft), 1 << 20) - reservedDescriptors)
     }
 
     /// Raises this process's soft RLIMIT_NOFILE to its hard limit (where that is allowed: it
     /// always is for the soft one), so many clients fit; called once at start.
     static func raiseDescriptorLimit() {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = limit.rlim_max
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        guard let limit = Sys.descriptorLimit(), limit.soft < limit.hard else { return }
+        Sys.setDescriptorLimit(soft: limit.hard, hard: limit.hard)
     }
 
-    /// A descriptor kept open to be given up when accept(2) fails with EMFILE: it lets the
-    /// daemon accept the waiting client and tell it why, instead of spinning on a listening
-    /// socket that stays readable.
-    private var spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
+    /// A descriptor kept open to be given up when accept(2) fails with EMFILE while every
+    /// connection is a watcher or busy: it lets the daemon accept the waiting client and tell
+    /// it why, instead of leaving it to wait.
+    private var spareDescriptor = (try? Sys.open("/dev/null", O_RDONLY)) ?? -1
+    /// Accepting pauses after an accept error nothing could make room for (out of descriptors
+    /// or memory) and is tried again after a back-off.
+    private var backoff = AcceptBackoff()
+    private var acceptRetry: DispatchSourceTimer?
+    /// The episode of crowding going on (clients closed or refused to make room, accept
+    /// errors): logged once when it begins and once when it is over.
+    private var crowding: Crowding?
+    private var crowdingCheck: DispatchSourceTimer?
     /// Whether root may connect too (by default only the daemon's own user may).
     var allowRoot = false
     /// Seconds a client may leave a request line incomplete before it is answered
@@ -375,6 +86,11 @@ final class ControlServer {
             Sys.close(spareDescriptor)
             spareDescriptor = -1
         }
+        acceptRetry?.cancel()
+        acceptRetry = nil
+        crowdingCheck?.cancel()
+        crowdingCheck = nil
+        if backoff.paused { acceptSource?.resume() }
         acceptSource?.cancel()
         acceptSource = nil
         for connection in Array(connections.values) { connection.close() }
@@ -382,50 +98,123 @@ final class ControlServer {
         readLoop = nil
     }
 
+    // MARK: Accepting
+
     private func acceptPending() {
-        while true {
-            // accept4 is not visible through Glibc: accept, then set the flags.
-            let fd = accept(listenFD, nil, nil)
-            if fd >= 0 {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                do { try Sys.setNonBlocking(fd) } catch {
-                    Sys.close(fd)
-                    continue
-                }
-            }
-            if fd < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return }
-                if errno == EMFILE || errno == ENFILE, makeRoomForDescriptor() { continue }
-                Log.warning("accept failed: \(String(cString: strerror(errno)))")
-                return
+        while acceptSource != nil {
+            let fd: Int32
+            do {
+                guard case .done(let accepted) = try Sys.accept(listenFD) else { return }
+                fd = accepted
+                backoff.succeeded()
+            } catch {
+                guard handleAcceptError(error) else { return }
+                continue
             }
             admit(fd)
         }
     }
 
-    /// Out of descriptors: closes the idlest connection, or refuses the waiting client through
-    /// the spare descriptor. Whether accept should be tried again.
-    private func makeRoomForDescriptor() -> Bool {
-        if let idle = idlest() {
-            evict(idle)
-            return true
+    /// Whether to try accept again at once: a client gave up meanwhile, or room was made.
+    /// Otherwise accepting pauses and is tried again after a back-off, logged once per episode.
+    private func handleAcceptError(_ error: Errno) -> Bool {
+        switch error.code {
+        case ECONNABORTED, EPROTO, EPERM: return true
+        case EMFILE, ENFILE:
+            switch makeRoom(error) {
+            case .madeRoom: return true
+            case .nobodyWaiting: return false
+            case .impossible: break
+            }
+        default: break
         }
-        guard spareDescriptor >= 0 else { return false }
-        Sys.close(spareDescriptor)
-        let fd = accept(listenFD, nil, nil)
-        if fd >= 0 {
-            let refusal = DiligenceError(
-                "too_many_connections",
-                "The daemon is out of file descriptors with \(connections.count) connections, all of them watchers; close some and try again."
-            )
-            let bytes = Array(Response.error(refusal, id: nil).utf8)
-            _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            Sys.close(fd)
-        }
-        spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        pauseAccepting(error)
         return false
     }
+
+    private enum Room { case madeRoom, nobodyWaiting, impossible }
+
+    /// Out of descriptors (accept fails so whether or not a client waits): takes the waiting
+    /// client with the spare descriptor's number, then admits it in place of the connection
+    /// idle longest, or refuses it when every connection is a watcher or busy.
+    private func makeRoom(_ error: Errno) -> Room {
+        if spareDescriptor < 0 { spareDescriptor = (try? Sys.open("/dev/null", O_RDONLY)) ?? -1 }
+        guard spareDescriptor >= 0 else { return .impossible }
+        Sys.close(spareDescriptor)
+        defer { spareDescriptor = (try? Sys.open("/dev/null", O_RDONLY)) ?? -1 }
+        let fd: Int32
+        switch try? Sys.accept(listenFD) {
+        case .done(let accepted)?: fd = accepted
+        case .wouldBlock?: return .nobodyWaiting
+        case nil: return .impossible
+        }
+        if let idle = idlest() {
+            evict(idle, "The daemon is out of file descriptors (\(error.reason))")
+            admit(fd)
+            return .madeRoom
+        }
+        note(
+            .refused,
+            "The daemon is out of file descriptors (\(error.reason)) with \(connections.count) clients connected, every one a watcher or busy: new clients are refused with `too_many_connections`."
+        )
+        let refusal = DiligenceError(
+            "too_many_connections",
+            "The daemon is out of file descriptors with \(connections.count) connections, all of them watchers or busy; close some and try again."
+        )
+        _ = try? Sys.send(fd, Array(Response.error(refusal, id: nil).utf8), flags: Int32(MSG_DONTWAIT))
+        Sys.close(fd)
+        return .madeRoom
+    }
+
+    private func pauseAccepting(_ error: Errno) {
+        note(
+            .acceptFailed,
+            "Cannot accept clients (\(error.reason)) with \(connections.count) connected; accepting pauses and is tried again, backing off to every \(AcceptBackoff.maximumDelay) s."
+        )
+        let delay = backoff.failed()
+        acceptSource?.suspend()
+        let timer = acceptRetry ?? DispatchSource.makeTimerSource(queue: queue)
+        if acceptRetry == nil {
+            timer.setEventHandler { [unowned self] in self.retryAccepting() }
+            timer.activate()
+            acceptRetry = timer
+        }
+        timer.schedule(deadline: .now() + delay)
+    }
+
+    private func retryAccepting() {
+        guard backoff.paused, let source = acceptSource else { return }
+        backoff.paused = false
+        source.resume()
+        acceptPending()
+    }
+
+    /// Counts `event` in the current episode of crowding, or begins one: logged with
+    /// `description` now and summed up once it has been quiet for `Crowding.quietPeriod`.
+    private func note(_ event: Crowding.Event, _ description: @autoclosure () -> String) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if crowding == nil {
+            crowding = Crowding(since: now)
+            Log.warning(
+                description() + " Logged once for this episode.", fields: [("EVENT", "connections_crowded"), ("REASON", event.rawValue)])
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.setEventHandler { [unowned self] in self.checkCrowding() }
+            timer.schedule(deadline: .now() + Crowding.quietSeconds, repeating: Crowding.quietSeconds)
+            timer.activate()
+            crowdingCheck = timer
+        }
+        crowding?.record(event, at: now)
+    }
+
+    private func checkCrowding() {
+        guard let episode = crowding, episode.isOver(at: DispatchTime.now().uptimeNanoseconds) else { return }
+        Log.info(episode.summary(connected: connections.count), fields: [("EVENT", "connections_uncrowded")])
+        crowding = nil
+        crowdingCheck?.cancel()
+        crowdingCheck = nil
+    }
+
+    // MARK: Admitting
 
     /// The connection idle longest that may be closed to make room: not a watcher, no
     /// request waiting for the database, nothing left to send.
@@ -433,26 +222,29 @@ final class ControlServer {
         connections.values.filter { !$0.isWatcher && !$0.isHeld && $0.pendingOutput == 0 }.min { $0.lastActive < $1.lastActive }
     }
 
-    /// Closes `connection` to admit another, saying why.
-    private func evict(_ connection: ClientConnection) {
-        let idle = Double(DispatchTime.now().uptimeNanoseconds - connection.lastActive) / 1e9
-        Log.info(
-            "Closing client \(connection.id), idle for \(Int(idle)) s: \(connections.count) clients are connected, the limit; it makes room for a new one.",
-            fields: [("EVENT", "connection_evicted")])
+    /// Closes `connection` to admit another, saying why (`limit`: which one was reached). Its
+    /// descriptor is free when this returns.
+    private func evict(_ connection: ClientConnection, _ limit: String) {
+        note(
+            .evicted,
+            "\(limit): the client idle longest is closed to admit a new one (\(connections.count) connected; every one closed is told `too_many_connections`)."
+        )
         connection.send(
             Response.error(
                 DiligenceError(
                     "too_many_connections",
-                    "The daemon serves \(maxConnections) connections, its limit; this one was idle longest and is closed to admit another. Connect again when needed."
+                    "\(limit); this connection was idle longest and is closed to admit another. Connect again when needed."
                 ), id: nil))
         connection.close()
     }
 
+    private var atTheLimit: String { "The daemon serves \(maxConnections) connections, its limit" }
+
     private func admit(_ fd: Int32) {
         let connection = ClientConnection(fd: fd, id: nextID, readBuffer: readBuffer)
         nextID += 1
-        if connections.count >= maxConnections, let idle = idlest() { evict(idle) }
-        if let refusal = refusal(for: fd) {
+        if connections.count >= maxConnections, let idle = idlest() { evict(idle, atTheLimit) }
+        if let refusal = refusal(for: connection) {
             connection.send(Response.error(refusal, id: nil))
             connection.close()
             return
@@ -465,23 +257,82 @@ final class ControlServer {
     }
 
     /// Why this peer may not talk to the daemon, if it may not.
-    private func refusal(for fd: Int32) -> DiligenceError? {
-        var credentials = PeerCredentials()
-        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
-        if getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 {
-            let me = getuid()
-            if credentials.uid != me && !(credentials.uid == 0 && allowRoot) {
-                Log.warning(
-                    "Refused a connection from uid \(credentials.uid) (pid \(credentials.pid)): only uid \(me) may control this daemon.")
-                return DiligenceError("permission_denied", "This daemon belongs to uid \(me); uid \(credentials.uid) may not control it.")
+    private func refusal(for connection: ClientConnection) -> DiligenceError? {
+        if let peer = connection.peer {
+            let me = Sys.userID
+            if peer.uid != me && !(peer.uid == 0 && allowRoot) {
+                Log.warning("Refused a connection from uid \(peer.uid) (pid \(peer.pid)): only uid \(me) may control this daemon.")
+                return DiligenceError("permission_denied", "This daemon belongs to uid \(me); uid \(peer.uid) may not control it.")
             }
         }
         if connections.count >= maxConnections {
-            Log.warning("Refused a connection: \(maxConnections) clients are connected already, every one a watcher or busy.")
+            note(.refused, "\(atTheLimit), every one a watcher or busy: new clients are refused with `too_many_connections`.")
             return DiligenceError(
                 "too_many_connections",
                 "The daemon already serves \(maxConnections) connections, every one a watcher or busy; close some and try again.")
         }
         return nil
+    }
+}
+
+/// An episode of crowding, as a value: clients closed or refused to make room, accept
+/// errors. Logging each would flood the journal (a client reconnecting in a loop meets one
+/// per attempt); the episode is logged when it begins and summed up when it has been quiet
+/// for `quietSeconds`.
+struct Crowding {
+    enum Event: String {
+        case evicted, refused
+        case acceptFailed = "accept_failed"
+    }
+
+    static let quietSeconds = 5.0
+    /// When it began and when its latest event was (CLOCK_MONOTONIC nanoseconds).
+    let since: UInt64
+    private(set) var latest: UInt64
+    private(set) var counts: [Event: Int] = [:]
+
+    init(since: UInt64) {
+        self.since = since
+        latest = since
+    }
+
+    mutating func record(_ event: Event, at now: UInt64) {
+        counts[event, default: 0] += 1
+        latest = max(latest, now)
+    }
+
+    func isOver(at now: UInt64) -> Bool {
+        now >= latest && Double(now - latest) / 1e9 >= Self.quietSeconds
+    }
+
+    func summary(connected: Int) -> String {
+        let seconds = Int((Double(latest - since) / 1e9).rounded())
+        return "Clients are admitted normally again (\(connected) connected); over \(seconds) s, "
+            + "\(counts[.evicted, default: 0]) idle client(s) were closed to make room, \(counts[.refused, default: 0]) refused, "
+            + "\(counts[.acceptFailed, default: 0]) accept attempt(s) failed."
+    }
+}
+
+/// The pause after an accept error nothing could make room for: accept(2) would fail again if
+/// tried at once (the listening socket stays readable, so retrying in a loop is a spin). The
+/// delay doubles per failure in a row, up to `maximumDelay`.
+struct AcceptBackoff {
+    static let firstDelay = 0.05
+    static let maximumDelay = 1.0
+
+    private(set) var failures = 0
+    /// Whether accepting is paused now (waiting for the next try).
+    var paused = false
+
+    /// One more failure: pauses; the seconds to wait before the next try.
+    mutating func failed() -> Double {
+        failures += 1
+        paused = true
+        return min(Self.maximumDelay, Self.firstDelay * Double(1 << min(failures - 1, 10)))
+    }
+
+    /// A client was accepted: the next failure starts over at `firstDelay`.
+    mutating func succeeded() {
+        failures = 0
     }
 }

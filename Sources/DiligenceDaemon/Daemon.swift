@@ -139,7 +139,7 @@ public final class Daemon {
         updateReminders()
         rearm()
         Log.info("diligenced \(ProtocolInfo.release) listening on \(paths.socket), database \(paths.database)")
-        Systemd.notify("READY=1\nSTATUS=\(statusLine(at: clocks.now))\nMAINPID=\(getpid())")
+        Systemd.notify("READY=1\nSTATUS=\(statusLine(at: clocks.now))\nMAINPID=\(Sys.processID)")
     }
 
     /// The signals the daemon handles. `main` blocks them before any thread exists, so they
@@ -148,29 +148,21 @@ public final class Daemon {
     static let handledSignals: [Int32] = [SIGTERM, SIGINT, SIGHUP]
 
     static func blockHandledSignals() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for number in handledSignals { sigaddset(&set, number) }
-        pthread_sigmask(SIG_BLOCK, &set, nil)
-        signal(SIGPIPE, SIG_IGN)
+        Sys.blockSignals(handledSignals)
     }
 
     /// SIGTERM/SIGINT stop the daemon, SIGHUP reloads the config. Only the executable installs
     /// these (tests run daemons inside the test process).
     func installSignalHandlers() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for number in Self.handledSignals { sigaddset(&set, number) }
-        let fd = clinux_signalfd(&set)
-        guard fd >= 0 else {
-            Log.error("signalfd failed (\(String(cString: strerror(errno)))); SIGTERM will end the daemon without saving.")
+        let fd: Int32
+        do { fd = try Sys.signalDescriptor(Self.handledSignals) } catch {
+            Log.error("signalfd failed (\(error.reason)); SIGTERM will end the daemon without saving.")
             return
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [unowned self] in
-            var info = signalfd_siginfo()
-            while read(fd, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
-                switch Int32(info.ssi_signo) {
+            while let signal = Sys.nextSignal(fd) {
+                switch signal {
                 case SIGHUP: _ = self.reload()
                 default: self.shutdown()
                 }

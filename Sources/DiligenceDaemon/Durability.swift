@@ -136,7 +136,7 @@ extension Daemon {
     private func writeSpill(_ mine: [WorkSession]) throws(Errno) {
         let entries = mine.map { JSON.object([("database", .string(store.identity)), ("session", $0.json)]) } + spilledElsewhere
         if entries.isEmpty {
-            if access(spillPath, F_OK) == 0 { unlink(spillPath) }
+            Sys.unlink(spillPath)
             return
         }
         try Files.replace(spillPath, with: JSON.object([("format", .int(Self.spillFormat)), ("entries", .array(entries))]).serialized)
@@ -145,7 +145,7 @@ extension Daemon {
     /// Once every unsaved session is in the database, the spill file keeps only other
     /// databases' entries (or goes).
     func spillWritten() {
-        guard access(spillPath, F_OK) == 0 else { return }
+        guard Sys.exists(spillPath) else { return }
         do { try writeSpill([]) } catch {
             Log.warning(
                 "\(spillPath) could not be rewritten (\(error)); its sessions are recorded, and a later start skips them as recorded already."
@@ -224,12 +224,11 @@ extension Daemon {
             return (try Store(location: .path(path)), nil)
         } catch  where error.code == "database_corrupt" {
             let aside = path + ".corrupt-" + RFC3339.compactUTC(wall)
-            guard rename(path, aside) == 0 else {
-                throw DiligenceError(
-                    "database_corrupt", "\(error.message) Moving it aside to \(aside) failed too: \(String(cString: strerror(errno))).")
+            do { try Sys.rename(path, to: aside) } catch let failure {
+                throw DiligenceError("database_corrupt", "\(error.message) Moving it aside to \(aside) failed too: \(failure.reason).")
             }
-            for suffix in ["-wal", "-shm"] where access(path + suffix, F_OK) == 0 {
-                _ = rename(path + suffix, aside + suffix)
+            for suffix in ["-wal", "-shm"] where Sys.exists(path + suffix) {
+                try? Sys.rename(path + suffix, to: aside + suffix)
             }
             Log.error(
                 "The database \(path) is damaged or not a diligence database; it was kept as \(aside) and a new one was started. "
@@ -251,30 +250,24 @@ final class HeldDatabaseLock {
     init(database: String, socket: String) throws(DiligenceError) {
         path = DatabaseLock.path(forDatabase: database)
         // Close-on-exec: a hook or a sound player must not carry the lock past the daemon.
-        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        if descriptor < 0 && (errno == EROFS || errno == EACCES) {
-            // An existing lock file in a directory that cannot be written still locks.
-            descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        }
-        guard descriptor >= 0 else {
-            throw DiligenceError(
-                "storage_error",
-                "Cannot create \(path), the lock that keeps a second diligenced off the database \(database): \(String(cString: strerror(errno))). Check that its directory is writable."
-            )
-        }
+        let descriptor = try Self.openLockFile(path, database: database)
         // A child process between fork and exec holds a copy of a descriptor for a moment (and
         // with it a lock just released): a lock still held after a quarter second is a daemon's.
-        var attempts = 0
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK && attempts < 25 {
-            attempts += 1
-            usleep(10_000)
-        }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let reason = errno
-            Sys.close(descriptor)
-            guard reason == EWOULDBLOCK else {
-                throw DiligenceError("storage_error", "Cannot lock \(path): \(String(cString: strerror(reason))).")
+        var locked = false
+        do {
+            for attempt in 0...25 {
+                if case .done = try Sys.lockExclusive(descriptor) {
+                    locked = true
+                    break
+                }
+                if attempt < 25 { Sys.sleep(seconds: 0.01) }
             }
+        } catch {
+            Sys.close(descriptor)
+            throw DiligenceError("storage_error", "Cannot lock \(path): \(error.reason).")
+        }
+        guard locked else {
+            Sys.close(descriptor)
             let holder = DatabaseLock.holder(ofDatabase: database)
             let who = holder.map { " (pid \($0.pid), socket \($0.socket))" } ?? ""
             throw DiligenceError(
@@ -283,9 +276,21 @@ final class HeldDatabaseLock {
                     + (holder.map { "Talk to it with `diligencectl --socket \($0.socket)`, or stop it first." } ?? "Stop it first."))
         }
         fd = descriptor
-        let text = Array(DatabaseLock.contents(pid: getpid(), socket: socket).utf8)
-        if ftruncate(fd, 0) == 0 {
-            _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        Sys.overwrite(fd, with: Array(DatabaseLock.contents(pid: Sys.processID, socket: socket).utf8))
+    }
+
+    /// Opens (creating) the lock file; an existing one in a directory that cannot be written
+    /// still locks, opened read-only.
+    private static func openLockFile(_ path: String, database: String) throws(DiligenceError) -> Int32 {
+        do {
+            do { return try Sys.open(path, O_RDWR | O_CREAT, mode: 0o600) } catch  where error.code == EROFS || error.code == EACCES {
+                return try Sys.open(path, O_RDONLY)
+            }
+        } catch {
+            throw DiligenceError(
+                "storage_error",
+                "Cannot create \(path), the lock that keeps a second diligenced off the database \(database): \(error.reason). Check that its directory is writable."
+            )
         }
     }
 

@@ -18,8 +18,10 @@ struct ListeningSocket {
     /// daemon there is an error, a stale socket file is replaced).
     static func open(path: String) throws(DiligenceError) -> ListeningSocket {
         if let fd = Systemd.listenFD() {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            do { try Sys.setNonBlocking(fd) } catch { throw error.asError("socket_error", "Cannot use the socket systemd passed") }
+            Sys.setCloseOnExec(fd)
+            do { try Sys.setNonBlocking(fd) } catch {
+                throw DiligenceError("socket_error", "Cannot use the socket systemd passed: \(error.reason).")
+            }
             return ListeningSocket(fd: fd, path: path, boundFile: nil)
         }
         guard let address = Sys.unixAddress(path) else {
@@ -31,32 +33,29 @@ struct ListeningSocket {
         try prepareDirectory(Files.directory(of: path))
         try removeStale(path, address: address)
 
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw DiligenceError("socket_error", "Cannot create a socket: \(String(cString: strerror(errno))).") }
-        let bound = Sys.withSockaddr(address) { bind(fd, $0, $1) }
-        let bindErrno = errno
-        guard bound == 0 else {
+        let fd: Int32
+        do { fd = try Sys.unixSocket(nonBlocking: true) } catch {
+            throw DiligenceError("socket_error", "Cannot create a socket: \(error.reason).")
+        }
+        do { try Sys.bind(fd, to: address) } catch {
             Sys.close(fd)
-            if bindErrno == EADDRINUSE {
+            if error.code == EADDRINUSE {
                 throw DiligenceError("already_running", "Another diligenced is already running on \(path).")
             }
-            throw DiligenceError("socket_error", "Cannot bind \(path): \(String(cString: strerror(bindErrno))).")
+            throw DiligenceError("socket_error", "Cannot bind \(path): \(error.reason).")
         }
         // The socket file is 0600 whatever the umask. Not by setting the umask around bind: it
         // is the process's, and another thread creating a file or starting a child meanwhile
         // (in-process test daemons, the tests' own processes) would get 0177 too. Until this
         // chmod nobody else can reach the socket anyway: its directory is ours and 0700.
-        guard chmod(path, 0o600) == 0 else {
-            let reason = String(cString: strerror(errno))
+        do {
+            try Sys.chmod(path, 0o600)
+            try Sys.listen(fd, backlog: 128)
+        } catch {
             Sys.close(fd)
-            unlink(path)
-            throw DiligenceError("socket_error", "Cannot make \(path) private (chmod 0600): \(reason).")
-        }
-        guard listen(fd, 128) == 0 else {
-            let reason = String(cString: strerror(errno))
-            Sys.close(fd)
-            unlink(path)
-            throw DiligenceError("socket_error", "Cannot listen on \(path): \(reason).")
+            Sys.unlink(path)
+            let what = error.call.hasPrefix("chmod") ? "make \(path) private (chmod 0600)" : "listen on \(path)"
+            throw DiligenceError("socket_error", "Cannot \(what): \(error.reason).")
         }
         let file = Sys.fileStatus(path).map { (device: UInt64($0.st_dev), inode: UInt64($0.st_ino)) }
         return ListeningSocket(fd: fd, path: path, boundFile: file)
@@ -74,10 +73,10 @@ struct ListeningSocket {
         }
         // A sticky world-writable directory such as /tmp is fine: others cannot remove our files.
         let sticky = st.st_mode & S_ISVTX != 0
-        if st.st_uid != getuid() && !sticky {
+        if st.st_uid != Sys.userID && !sticky {
             throw DiligenceError(
                 "unsafe_directory",
-                "\(directory) belongs to uid \(st.st_uid), not to you (uid \(getuid())); use a directory of your own for the socket.")
+                "\(directory) belongs to uid \(st.st_uid), not to you (uid \(Sys.userID)); use a directory of your own for the socket.")
         }
         if st.st_mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
             throw DiligenceError(
@@ -91,24 +90,24 @@ struct ListeningSocket {
         guard Sys.isSocket(st) else {
             throw DiligenceError("not_a_socket", "\(path) exists and is not a socket; remove it or choose another path with --socket.")
         }
-        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard probe >= 0 else { return }
+        guard let probe = try? Sys.unixSocket(nonBlocking: false) else { return }
         defer { Sys.close(probe) }
-        if Sys.withSockaddr(address, { connect(probe, $0, $1) }) == 0 {
-            throw DiligenceError(
-                "already_running", "Another diligenced is already running on \(path). Stop it first (diligencectl status shows it).")
-        }
-        if errno == ECONNREFUSED {
+        do { try Sys.connect(probe, to: address) } catch  where error.code == ECONNREFUSED {
             Log.info("Replacing the stale socket \(path) left by an earlier daemon.")
-            unlink(path)
+            Sys.unlink(path)
+            return
+        } catch {
+            return
         }
+        throw DiligenceError(
+            "already_running", "Another diligenced is already running on \(path). Stop it first (diligencectl status shows it).")
     }
 
     func close() {
         Sys.close(fd)
         guard let boundFile else { return }
         if let now = Sys.fileStatus(path), UInt64(now.st_dev) == boundFile.device, UInt64(now.st_ino) == boundFile.inode {
-            unlink(path)
+            Sys.unlink(path)
         } else {
             Log.info(
                 "Leaving \(path) alone: it is no longer the socket this daemon bound (another daemon or systemd's socket unit has it).")

@@ -24,9 +24,7 @@ public final class Log: @unchecked Sendable {
     /// "device:inode". A stderr redirected elsewhere (a file, a terminal) keeps the plain lines
     /// even when the variable was inherited.
     static func isJournalStream(_ journalStream: String?, fd: Int32) -> Bool {
-        guard let journalStream else { return false }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return false }
+        guard let journalStream, let st = Sys.status(of: fd) else { return false }
         return journalStream == "\(st.st_dev):\(st.st_ino)"
     }
 
@@ -43,8 +41,22 @@ public final class Log: @unchecked Sendable {
     static let journalSocket = "/run/systemd/journal/socket"
 
     static func journalReachable() -> Bool {
-        var st = stat()
-        return stat(journalSocket, &st) == 0 && (st.st_mode & S_IFMT) == S_IFSOCK
+        Sys.status(following: journalSocket).map(Sys.isSocket) == true
+    }
+
+    /// Calls `body` with one iovec per entry, pointing into one buffer that lives exactly as
+    /// long as the call: the pointers never leave it (sd_journal_sendv copies what it sends).
+    static func withJournalVectors<R>(_ entries: [String], _ body: ([iovec]) -> R) -> R {
+        var bytes: [UInt8] = []
+        var ranges: [Range<Int>] = []
+        for entry in entries {
+            let start = bytes.count
+            bytes += entry.utf8
+            ranges.append(start..<bytes.count)
+        }
+        return bytes.withUnsafeMutableBytes { buffer in
+            body(ranges.map { range in iovec(iov_base: buffer.baseAddress.map { $0 + range.lowerBound }, iov_len: range.count) })
+        }
     }
 
     /// Writes one entry; `fields` are extra journal fields such as `TASK`, `PHASE`, `EVENT`.
@@ -61,17 +73,9 @@ public final class Log: @unchecked Sendable {
                 "CODE_FILE=\(file)", "CODE_LINE=\(line)",
             ]
             entries += fields.map { "\($0.0)=\($0.1)" }
-            var storage = entries.map { Array($0.utf8) }
-            var vectors = [iovec]()
-            vectors.reserveCapacity(storage.count)
-            for i in storage.indices {
-                storage[i].withUnsafeMutableBytes { vectors.append(iovec(iov_base: $0.baseAddress, iov_len: $0.count)) }
-            }
-            // The iovecs point into `storage`, which outlives this call.
-            if withExtendedLifetime(storage, { sd_journal_sendv(vectors, Int32(vectors.count)) }) >= 0 { return }
+            if withJournalVectors(entries, { sd_journal_sendv($0, Int32($0.count)) }) >= 0 { return }
         }
-        var bytes = Array(stderrLine(priority, message, fields: fields).utf8)
-        _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+        Sys.writeIgnoringErrors(2, Array(stderrLine(priority, message, fields: fields).utf8))
     }
 
     public static func error(_ m: String, fields: [(String, String)] = [], file: String = #fileID, line: Int = #line) {

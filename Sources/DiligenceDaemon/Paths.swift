@@ -42,55 +42,41 @@ enum Files {
         }
         let parent = directory(of: path)
         if parent != path && parent != "." && parent != "/" { try makeDirectories(parent, mode: mode) }
-        if mkdir(path, mode) != 0 && errno != EEXIST {
-            throw DiligenceError("cannot_create_directory", "Cannot create \(path): \(String(cString: strerror(errno))).")
-        }
+        do { try Sys.makeDirectory(path, mode: mode) } catch  where error.code != EEXIST {
+            throw DiligenceError("cannot_create_directory", "Cannot create \(path): \(error.reason).")
+        } catch {}
     }
 
     /// Appends `text` to `path` (created 0600) and waits until it is on disk.
     static func append(_ text: String, to path: String) throws(Errno) {
-        try write(text, to: path, flags: O_APPEND)
+        try writeSynced(text, to: path, flags: O_APPEND)
     }
 
     /// Replaces `path` by a file holding `text` (0600, on disk before it takes the name: a
     /// crash leaves the old file or the new one, never half of one).
     static func replace(_ path: String, with text: String) throws(Errno) {
         let temporary = path + ".new"
-        try write(text, to: temporary, flags: O_TRUNC)
-        try Sys.retrying("rename \(temporary)") { rename(temporary, path) }
+        try writeSynced(text, to: temporary, flags: O_TRUNC)
+        try Sys.rename(temporary, to: path)
     }
 
-    private static func write(_ text: String, to path: String, flags: Int32) throws(Errno) {
-        let bytes = Array(text.utf8)
-        let fd = try Sys.retrying("open \(path)") { open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0o600) }
+    private static func writeSynced(_ text: String, to path: String, flags: Int32) throws(Errno) {
+        let fd = try Sys.open(path, O_WRONLY | O_CREAT | flags, mode: 0o600)
         defer { Sys.close(fd) }
-        var written = 0
-        while written < bytes.count {
-            let chunk = bytes[written...]
-            written += try Sys.retrying("write \(path)") { chunk.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } }
-        }
-        try Sys.retrying("fsync \(path)") { fsync(fd) }
+        try Sys.writeAll(fd, Array(text.utf8), call: "write \(path)")
+        try Sys.fsync(fd, call: "fsync \(path)")
     }
 
     /// The whole file as text, nil when it does not exist.
     static func read(_ path: String) throws(DiligenceError) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw DiligenceError("cannot_read", "Cannot read \(path): \(String(cString: strerror(errno))).")
-        }
-        defer { Sys.close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw DiligenceError("cannot_read", "Cannot read \(path): \(String(cString: strerror(errno))).")
-            }
-            if n == 0 { break }
-            bytes += chunk[..<n]
-            if bytes.count > 1 << 20 { throw DiligenceError("cannot_read", "\(path) is larger than 1 MiB; is it the right file?") }
+        let bytes: [UInt8]
+        do {
+            guard let contents = try Sys.readFile(path, limit: 1 << 20) else { return nil }
+            bytes = contents
+        } catch  where error.code == EFBIG {
+            throw DiligenceError("cannot_read", "\(path) is larger than 1 MiB; is it the right file?")
+        } catch {
+            throw DiligenceError("cannot_read", "Cannot read \(path): \(error.reason).")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw DiligenceError("invalid_config", "\(path) is not UTF-8 text.")

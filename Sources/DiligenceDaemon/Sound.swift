@@ -47,7 +47,7 @@ final class Sound {
     static func findOnPath(_ names: [String]) -> String? {
         let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
         for name in names {
-            for dir in path.split(separator: ":") where access("\(dir)/\(name)", X_OK) == 0 {
+            for dir in path.split(separator: ":") where Sys.isExecutable("\(dir)/\(name)") {
                 return "\(dir)/\(name)"
             }
         }
@@ -57,7 +57,7 @@ final class Sound {
     /// Plays the end-of-phase sound once.
     func phaseEnded(_ settings: SoundSettings) {
         guard settings.endOfPhase, let player = player(settings) else { return }
-        guard let file = settings.endOfPhaseFile ?? Self.themeFiles.first(where: { access($0, R_OK) == 0 }) else {
+        guard let file = settings.endOfPhaseFile ?? Self.themeFiles.first(where: Sys.isReadable) else {
             if !warned {
                 warned = true
                 Log.info("No end-of-phase sound: install sound-theme-freedesktop or set [sound] end_of_phase to a file.")
@@ -78,7 +78,7 @@ final class Sound {
         guard !name.contains("/"), !name.hasPrefix(".") else { return nil }
         var directory = settings.directory ?? defaultDirectory
         if directory.hasPrefix("~/"), let home = getenv("HOME") { directory = String(cString: home) + directory.dropFirst() }
-        for ext in ambientExtensions where access("\(directory)/\(name).\(ext)", R_OK) == 0 {
+        for ext in ambientExtensions where Sys.isReadable("\(directory)/\(name).\(ext)") {
             return "\(directory)/\(name).\(ext)"
         }
         return nil
@@ -122,7 +122,7 @@ final class Sound {
 
     /// Silences everything (daemon exit).
     func stopAll() {
-        if let playing = ambientPlayer { kill(-playing.pid, SIGTERM) }
-        for chime in chimes.values { kill(-chime.pid, SIGTERM) }
+        if let playing = ambientPlayer { Sys.kill(-playing.pid, SIGTERM) }
+        for chime in chimes.values { Sys.kill(-chime.pid, SIGTERM) }
     }
 }

@@ -1,4 +1,3 @@
-import CLinux
 import Dispatch
 
 #if canImport(Glibc)
@@ -33,9 +32,6 @@ final class Subprocess {
         onLine: ((String) -> Void)? = nil, onExit: @escaping (pid_t, Int32) -> Void
     ) throws(Errno) {
         name = argv.first ?? ""
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
         var toClose: [Int32] = []
         defer { toClose.forEach(Sys.close) }
 
@@ -43,63 +39,36 @@ final class Subprocess {
         // (a non-blocking stdin gives a hook that reads early EAGAIN instead of the event);
         // only the daemon's ends are non-blocking.
         var inputWriter: Int32 = -1
+        var stdin = Sys.ChildStream.null
         if let input {
-            let (reader, writer) = try Self.pipe()
-            try Self.setBlocking(reader)
+            let (reader, writer) = try Sys.pipe()
+            toClose.append(reader)
+            try Sys.setNonBlocking(reader, false)
             // Written before the child starts, so it is there whenever the child reads: a pipe
             // holds 64 KiB, the event JSON is far smaller, so one non-blocking write lands whole.
-            let written = input.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
-            if written != input.count { Log.warning("\(name): could not hand the event JSON to its stdin.") }
-            posix_spawn_file_actions_adddup2(&actions, reader, 0)
-            toClose.append(reader)
+            var whole = false
+            if case .done(let written)? = try? Sys.write(writer, input) { whole = written == input.count }
+            if !whole { Log.warning("\(name): could not hand the event JSON to its stdin.") }
+            stdin = .descriptor(reader)
             inputWriter = writer
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
         var outputReader: Int32 = -1
+        var output = Sys.ChildStream.null
         if onLine != nil {
-            let (reader, writer) = try Self.pipe()
-            try Self.setBlocking(writer)
-            posix_spawn_file_actions_adddup2(&actions, writer, 1)
-            posix_spawn_file_actions_adddup2(&actions, writer, 2)
+            let (reader, writer) = try Sys.pipe()
             toClose.append(writer)
+            try Sys.setNonBlocking(writer, false)
+            output = .descriptor(writer)
             outputReader = reader
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for s in Daemon.handledSignals + [SIGPIPE, SIGCHLD] { sigaddset(&defaults, s) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
-
-        let cArgv = argv.map { strdup($0) } + [nil]
-        let cEnv = environment.map { $0.map { strdup($0) } + [nil] }
-        defer {
-            cArgv.forEach { free($0) }
-            cEnv?.forEach { free($0) }
-        }
-        var child: pid_t = 0
-        let program = argv.first ?? ""
-        let rc: Int32
-        if let cEnv {
-            rc = posix_spawnp(&child, program, &actions, &attributes, cArgv, cEnv)
-        } else {
-            rc = posix_spawnp(&child, program, &actions, &attributes, cArgv, environ)
-        }
-        guard rc == 0 else {
+        let child: pid_t
+        do {
+            child = try Sys.spawn(
+                argv, environment: environment, input: stdin, output: output, resetSignals: Daemon.handledSignals + [SIGPIPE, SIGCHLD])
+        } catch {
             if inputWriter >= 0 { Sys.close(inputWriter) }
             if outputReader >= 0 { Sys.close(outputReader) }
-            throw Errno(code: rc, call: "posix_spawnp \(program)")
+            throw error
         }
         pid = child
 
@@ -114,8 +83,7 @@ final class Subprocess {
             source.activate()
             outputSource = source
         }
-        let pidfd = clinux_pidfd_open(child)
-        guard pidfd >= 0 else {
+        guard let pidfd = Sys.pidDescriptor(child) else {
             // Without a pidfd (Linux < 5.3) poll for the exit; hooks are rare, so this is cheap.
             pollForExit(queue: queue, onExit: onExit)
             return
@@ -127,23 +95,16 @@ final class Subprocess {
         exitSource = source
     }
 
-    private static func setBlocking(_ fd: Int32) throws(Errno) {
-        let flags = try Sys.retrying("fcntl") { fcntl(fd, F_GETFL) }
-        try Sys.retrying("fcntl") { fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
-    }
-
-    private static func pipe() throws(Errno) -> (reader: Int32, writer: Int32) {
-        var fds: [Int32] = [-1, -1]
-        try Sys.retrying("pipe2") { clinux_pipe_cloexec_nonblock(&fds) }
-        return (fds[0], fds[1])
-    }
-
     /// Reads one chunk; false when there was nothing to read (for now, or ever again).
     @discardableResult
     private func readOutput(_ fd: Int32, onLine: (String) -> Void) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && (errno == EAGAIN || errno == EINTR) { return false }
+        let n: Int
+        switch try? Sys.read(fd, into: &buffer) {
+        case .wouldBlock: return false
+        case .done(let count): n = count
+        case nil: n = -1
+        }
         if n <= 0 {
             if !partialLine.isEmpty { emit(partialLine, onLine) }
             partialLine = []
@@ -173,8 +134,7 @@ final class Subprocess {
     }
 
     private func reap(onExit: (pid_t, Int32) -> Void) {
-        var status: Int32 = 0
-        guard waitpid(pid, &status, WNOHANG) == pid else { return }
+        guard let status = Sys.reap(pid) else { return }
         finishOutput()
         exitSource?.cancel()
         exitSource = nil
@@ -197,8 +157,7 @@ final class Subprocess {
     private func pollForExit(queue: DispatchQueue, onExit: @escaping (pid_t, Int32) -> Void) {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [unowned self] in
-            var status: Int32 = 0
-            guard waitpid(self.pid, &status, WNOHANG) == self.pid else { return }
+            guard let status = Sys.reap(self.pid) else { return }
             self.finishOutput()
             timer.cancel()
             self.killTimer?.cancel()
@@ -213,10 +172,10 @@ final class Subprocess {
 
     /// SIGTERM to the child's process group now, SIGKILL `grace` seconds later if it still runs.
     func terminate(queue: DispatchQueue, grace: Double = 2) {
-        kill(-pid, SIGTERM)
+        Sys.kill(-pid, SIGTERM)
         guard killTimer == nil else { return }
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.setEventHandler { [pid] in kill(-pid, SIGKILL) }
+        timer.setEventHandler { [pid] in Sys.kill(-pid, SIGKILL) }
         timer.schedule(deadline: .now() + grace)
         timer.activate()
         killTimer = timer

@@ -20,16 +20,10 @@ final class ZoneWatch {
 
     /// Starts watching `directory`/`name`; nil (logged) when inotify cannot watch it.
     init?(directory: String = "/etc", name: String = "localtime", queue: DispatchQueue, changed: @escaping () -> Void) {
-        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else {
-            Log.warning("Cannot watch the time zone (inotify: \(String(cString: strerror(errno)))); a new zone applies after a restart.")
-            return nil
-        }
         let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE)
-        guard inotify_add_watch(fd, directory, mask) >= 0 else {
-            Log.warning(
-                "Cannot watch \(directory) for a new time zone (\(String(cString: strerror(errno)))); a new zone applies after a restart.")
-            Glibc.close(fd)
+        let fd: Int32
+        do { fd = try Sys.inotifyWatch(directory, mask: mask) } catch {
+            Log.warning("Cannot watch \(directory) for a new time zone (\(error)); a new zone applies after a restart.")
             return nil
         }
         self.fd = fd
@@ -37,7 +31,7 @@ final class ZoneWatch {
         self.changed = changed
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [unowned self] in self.check() }
-        source.setCancelHandler { Glibc.close(fd) }
+        source.setCancelHandler { Sys.close(fd) }
         source.activate()
     }
 
@@ -46,9 +40,7 @@ final class ZoneWatch {
     func check() {
         var buffer = [UInt8](repeating: 0, count: 4096)
         var zoneChanged = false
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { break }
+        while case .done(let n)? = try? Sys.read(fd, into: &buffer), n > 0 {
             var offset = 0
             // struct inotify_event: wd, mask, cookie, len (4 bytes each), then `len` bytes of name.
             while offset + 16 <= n {
