@@ -74,7 +74,7 @@ extension Daemon {
             return
         }
         if (try? Files.read(path)) == text { return }
-        do { try Files.replace(path, with: text) } catch {
+        do { try Files.replace(path, with: text, synced: false) } catch {
             Log.warning("Could not keep the accepted configuration in \(path): \(error.reason).")
             Sys.unlink(path + ".new")
         }

@@ -49,22 +49,24 @@ enum Files {
 
     /// Appends `text` to `path` (created 0600) and waits until it is on disk.
     static func append(_ text: String, to path: String) throws(Errno) {
-        try writeSynced(text, to: path, flags: O_APPEND)
+        try writeFile(text, to: path, flags: O_APPEND, synced: true)
     }
 
-    /// Replaces `path` by a file holding `text` (0600, on disk before it takes the name: a
-    /// crash leaves the old file or the new one, never half of one).
-    static func replace(_ path: String, with text: String) throws(Errno) {
+    /// Replaces `path` by a file holding `text` (0600; renamed into place, so a reader sees
+    /// the old file or the new one, never half of one). `synced`: on disk before it takes the
+    /// name, so a crash cannot leave half of one either (a copy that can be made again, such as
+    /// the last good config, skips the wait).
+    static func replace(_ path: String, with text: String, synced: Bool = true) throws(Errno) {
         let temporary = path + ".new"
-        try writeSynced(text, to: temporary, flags: O_TRUNC)
+        try writeFile(text, to: temporary, flags: O_TRUNC, synced: synced)
         try Sys.rename(temporary, to: path)
     }
 
-    private static func writeSynced(_ text: String, to path: String, flags: Int32) throws(Errno) {
+    private static func writeFile(_ text: String, to path: String, flags: Int32, synced: Bool) throws(Errno) {
         let fd = try Sys.open(path, O_WRONLY | O_CREAT | flags, mode: 0o600)
         defer { Sys.close(fd) }
         try Sys.writeAll(fd, Array(text.utf8), call: "write \(path)")
-        try Sys.fsync(fd, call: "fsync \(path)")
+        if synced { try Sys.fsync(fd, call: "fsync \(path)") }
     }
 
     /// The whole file as text, nil when it does not exist.
