@@ -147,7 +147,8 @@ extension WorkSession {
     public var json: JSON {
         .object([
             ("id", .int(id)),
-            ("uuid", .string(uuid)),
+            // null only for a session not recorded yet (one waiting in a spill file).
+            ("uuid", .string(uuid.isEmpty ? nil : uuid)),
             ("task", .string(taskName)),
             ("start", .string(RFC3339.format(start))),
             ("end", .string(RFC3339.format(end))),
@@ -190,7 +191,7 @@ extension WorkSession {
         }
         var uuid = ""
         switch json["uuid"] {
-        case nil, .null?: break
+        case nil, .null?, .string("")?: break
         case .string(let text)?:
             guard let parsed = UUIDText.parse(text) else {
                 return bad("\"uuid\": \(String(text.prefix(40)).debugDescription) is not a UUID (8-4-4-4-12 hexadecimal digits)")
