@@ -197,7 +197,7 @@ extension Daemon {
             case .success(let session):
                 do {
                     var mine = session
-                    let task = try store.findTask(session.taskName)
+                    let task = try store.findTask(session.taskName, wholeName: true)
                     mine.taskID = task.id
                     unsaved.append(mine)
                 } catch {

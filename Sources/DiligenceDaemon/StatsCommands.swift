@@ -133,10 +133,7 @@ extension Daemon {
         if let date {
             guard period != .all else { throw DiligenceError("invalid_argument", "\"date\" does not apply to the period \"all\".") }
             guard let day = DateText.day(date, today: now) else {
-                throw DiligenceError(
-                    "invalid_date",
-                    "\"date\": \(date.debugDescription) is not a day: give YYYY-MM-DD, today, yesterday, tomorrow, or a weekday such as monday."
-                )
+                throw DiligenceError("invalid_date", "\"date\": \(date.debugDescription) is not a day: give \(DateText.dayForms).")
             }
             guard DateWindow.contains(day, today: now) else { throw outsideWindow("date", day.description) }
             anchor = day
@@ -326,8 +323,7 @@ extension Daemon {
     /// the week `offset` weeks from this one.
     private func planDay(_ text: String, offset: Int) throws(DiligenceError) -> CalendarDay {
         guard let day = DateText.day(text, today: todayDate, weekOffset: offset) else {
-            throw DiligenceError(
-                "invalid_date", "\(text.debugDescription) is not a day: give YYYY-MM-DD, today, tomorrow, or a weekday such as monday.")
+            throw DiligenceError("invalid_date", "\"day\": \(text.debugDescription) is not a day: give \(DateText.dayForms).")
         }
         guard DateWindow.contains(day, today: todayDate) else { throw outsideWindow("day", day.description) }
         return day
@@ -335,15 +331,19 @@ extension Daemon {
 
     // MARK: history
 
-    /// `since`/`until`: a date `YYYY-MM-DD` (its whole statistics day; `until` includes it),
-    /// or an RFC 3339 time.
+    /// `since`/`until`: a day (its whole statistics day; `until` includes it) or a moment
+    /// (`DateText.bound`).
     private func timeBound(_ text: String?, _ key: String, endOfDay: Bool) throws(DiligenceError) -> Double? {
         guard let text else { return nil }
-        guard let wall = DateText.bound(text, endOfDay: endOfDay, dayStartsAt: config.dayStartsAt) else {
-            throw DiligenceError("invalid_date", "\"\(key)\": \(text.debugDescription) is not a date YYYY-MM-DD (or an RFC 3339 time).")
+        let today = today(at: clocks.now)
+        let wall: Double
+        do {
+            wall = try DateText.bound(text, endOfDay: endOfDay, today: today, dayStartsAt: config.dayStartsAt)
+        } catch {
+            throw DiligenceError(error.code, "\"\(key)\": \(error.message)")
         }
-        let day = CalendarDay(text) ?? LocalDay.date(containing: wall, dayStartsAt: config.dayStartsAt)
-        guard DateWindow.contains(day, today: todayDate) else { throw outsideWindow(key, text) }
+        let day = DateText.day(text, today: today.date) ?? LocalDay.date(containing: wall, dayStartsAt: config.dayStartsAt)
+        guard DateWindow.contains(day, today: today.date) else { throw outsideWindow(key, text) }
         return wall
     }
 
