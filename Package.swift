@@ -7,6 +7,7 @@ import PackageDescription
 //   DiligenceCore      pure logic: tasks, durations, the timer state machine. No I/O, no clock.
 //   DiligenceProtocol  JSON, requests/responses, socket paths: shared by daemon and client.
 //   DiligenceStore     SQLite: schema, tasks, sessions, the saved timer (kept as the protocol's JSON).
+//   DiligenceSync      per-device journals in a sync folder: line format, clock, merge rule, reader.
 //   DiligenceDaemon    the I/O shell: control server, timer driver, systemd glue.
 //   diligenced / diligencectl  thin executables.
 let package = Package(
@@ -36,6 +37,9 @@ let package = Package(
         // ProtocolInfo.release.
         .target(name: "DiligenceProtocol", dependencies: ["DiligenceCore", "DiligenceTime"], resources: [.embedInCode("VERSION")]),
         .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceTime", "CSQLite"]),
+        // Per-device journals in a sync folder: the line format, the hybrid logical clock, the
+        // merge rule and the reader (docs/sync.md). Pure but for reading journal files.
+        .target(name: "DiligenceSync", dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceTime"]),
         .target(
             name: "DiligenceDaemon",
             dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceStore", "DiligenceTime", "CSystemd", "CLinux"]
@@ -49,6 +53,7 @@ let package = Package(
         .testTarget(name: "DiligenceProtocolTests", dependencies: ["DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(
             name: "DiligenceStoreTests", dependencies: ["DiligenceStore", "DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport"]),
+        .testTarget(name: "DiligenceSyncTests", dependencies: ["DiligenceSync", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceDaemonTests", dependencies: ["DiligenceDaemon", "DiligenceTime", "DiligenceTestSupport"]),
         // CSystemd: the end-to-end tests run a notification server of their own on a real session bus.
         .testTarget(name: "EndToEndTests", dependencies: ["DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport", "CSystemd"]),

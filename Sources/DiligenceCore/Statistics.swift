@@ -300,4 +300,32 @@ public enum Statistics {
         }
         return (current, longest)
     }
+
+    /// The run of goal days ending `today` (or yesterday while today is not met yet), looking
+    /// back in growing windows (32 days, then 8 times as many) so a short streak reads only a
+    /// few weeks: `goalDays(from)` gives the goal days from `from` through `today`. `firstDay()`:
+    /// the first day anything is recorded (no window reaches further back; asked only when the
+    /// days known do not settle the streak). `known`: goal days
+    /// the caller has already computed for the days up to today; when the streak ends inside
+    /// them, nothing more is read.
+    public static func currentStreak<Failure: Error>(
+        today: CalendarDay, known: [Bool] = [], firstDay: () throws(Failure) -> CalendarDay?,
+        goalDays: (_ from: CalendarDay) throws(Failure) -> [Bool]
+    ) throws(Failure) -> Int {
+        // A streak shorter than the days looked at (less today and yesterday) ended among them.
+        if !known.isEmpty, case let current = streaks(known).current, current < known.count - 1 {
+            return current
+        }
+        var window = max(32, known.count * 2)
+        let firstDay = try firstDay()
+        while true {
+            var from = today.adding(days: 1 - window)
+            let reachedFirst = firstDay.map { from <= $0 } ?? true
+            if let firstDay, reachedFirst { from = min(from, firstDay) }
+            let met = try goalDays(from)
+            let current = streaks(met).current
+            if current < met.count - 1 || reachedFirst { return current }
+            window *= 8
+        }
+    }
 }

@@ -65,8 +65,8 @@ extension Daemon {
         connection.send(Response.error(error, id: request.id))
     }
 
-    /// Serves one checked command. Statistics, the plan, history, export and import are in
-    /// StatsCommands.swift.
+    /// Serves one checked command. Statistics, the plan, history, export and import are the
+    /// stats service's (StatsService.swift).
     func perform(_ command: ControlCommand, from connection: ClientConnection) throws(DiligenceError) -> JSON {
         switch command {
         case .status:
@@ -96,8 +96,8 @@ extension Daemon {
             let tasks = try store.tasks()
             guard recentDays > 0 else { return .object([("tasks", .array(tasks.map(\.json)))]) }
             // Focused seconds per task and day, today last (a sparkline in `task list`).
-            let today = todayDate
-            let acc = try accumulate(grid(today.adding(days: 1 - recentDays), today), tasks: tasks)
+            let today = stats.todayDate
+            let acc = try stats.accumulate(stats.grid(today.adding(days: 1 - recentDays), today), tasks: tasks)
             return .object([
                 (
                     "tasks",
@@ -147,7 +147,7 @@ extension Daemon {
             taskChanged(task, change: "removed")
             return .object([("removed", .string(task.name)), ("sessions_removed", .int(removed))])
         case .stats, .week, .planSet, .planClear, .history, .historyAdd, .historyRemove, .historyEdit, .export, .importChunk:
-            return try performStats(command)
+            return try stats.perform(command)
         }
     }
 
@@ -162,13 +162,13 @@ extension Daemon {
     /// used, else the first one.
     private func taskToStart(_ name: String?) throws(DiligenceError) -> TaskConfig? {
         if let name { return try store.findTask(name) }
-        if let planned = try plannedTaskToday() { return planned }
+        if let planned = try stats.plannedTaskToday() { return planned }
         if let id = try store.lastUsedTaskID(), let task = try store.task(id: id) { return task }
         return try store.tasks().first
     }
 
     private func taskChanged(_ task: TaskConfig, change: String) {
-        updateReminders()
+        reminders.reload(from: store, now: clocks.wall)
         Log.info("Task \(task.name) \(change).", fields: [("EVENT", "task_changed"), ("TASK", task.name)])
         broadcast("task_changed", now: clocks.now, extra: [("task", .string(task.name)), ("change", .string(change))])
     }

@@ -15,7 +15,9 @@ public final class Daemon {
     let paths: DaemonPaths
     let queue = DispatchQueue(label: "diligenced")
     let clocks: Clocks
-    var config: DaemonConfig
+    var config: DaemonConfig {
+        didSet { stats.dayStartsAt = config.dayStartsAt }
+    }
     /// What is wrong with the config file (ConfigFile.swift): why it was refused, or the lines
     /// `on_bad_config = defaults` skipped. Reported in every status until a good file is loaded.
     var configProblems: [String]
@@ -36,12 +38,8 @@ public final class Daemon {
     private var ticking = false
     private var watchdogTimer: DispatchSourceTimer?
     private var signalSource: DispatchSourceRead?
-    /// Today's statistics day (`today(at:)`) and the `day_starts_at` it was computed with.
-    private var todayKept: (day: StatisticsDay, dayStartsAt: Int)?
     /// Watches /etc/localtime for a new time zone; nil when TZ names the zone (ZoneWatch.swift).
     var zoneWatch: ZoneWatch?
-    /// The last `today_completed`, with the day and the store's write count it was taken at.
-    private var todayCount: (dayStart: Double, writes: Int64, count: Int)?
     /// The clocks at the last look (observeClocks): BOOTTIME − MONOTONIC growing since says
     /// the machine slept, the wall clock moving against BOOTTIME that it was set.
     private var lastReading: Clocks.Reading
@@ -50,27 +48,23 @@ public final class Daemon {
     var sleepAnnounced: Now?
     /// The kernel's word that the machine woke or the wall clock was set (Clocks.swift).
     private var clockJumpWatch: ClockJumpWatch?
-    /// Sessions that could not be written yet (storage error); retried until they are
-    /// (Durability.swift: on every apply and on `retryTimer`, with back-off).
-    var unsaved: [WorkSession] = []
-    /// The timer changed but could not be saved (the database was locked or failing): the
-    /// retry timer saves it, as it writes `unsaved`.
-    var timerSaveOwed = false
-    /// Entries of the spill file that belong to other databases: kept in it, never replayed here.
-    var spilledElsewhere: [JSON] = []
+    /// The one door of every session: writes, retries, spills and replays (SessionRecorder.swift).
+    let recorder: SessionRecorder
+    /// Today, today's count, reports, the plan, history, export and import (StatsService.swift).
+    let stats: StatsService
     /// Where a damaged database found at start-up was moved (nil when none was).
     let databaseKeptAside: String?
     /// Held from start to exit: a second daemon on the same database refuses to start.
     let databaseLock: HeldDatabaseLock
-    /// Fires while `unsaved` is not empty; idle otherwise.
-    let retryTimer: DispatchSourceTimer
-    /// Seconds until the next retry: doubles after each failure up to `maxRetryDelay`.
-    var retryDelay = Daemon.firstRetryDelay
     /// Outward effects (Reactions.swift): desktop notifications, hooks, sounds, daily reminders.
     lazy var notifier = Notifier(queue: queue)
     lazy var hooks = Hooks(queue: queue)
     lazy var sound = Sound(queue: queue)
-    lazy var reminders = Reminders(queue: queue)
+    lazy var reminders: Reminders = {
+        let reminders = Reminders(queue: queue)
+        reminders.onReminder = { [unowned self] task in self.remind(task) }
+        return reminders
+    }()
     /// logind's sleep and wake signals on the system bus (Sleep.swift).
     lazy var logind = Logind(queue: queue) { [unowned self] sleeping in self.sleepSignal(sleeping) }
 
@@ -100,7 +94,8 @@ public final class Daemon {
         self.phaseTimer = DispatchSource.makeTimerSource(queue: queue)
         self.wakeTimer = DispatchSource.makeTimerSource(queue: queue)
         self.tickTimer = DispatchSource.makeTimerSource(queue: queue)
-        self.retryTimer = DispatchSource.makeTimerSource(queue: queue)
+        self.recorder = SessionRecorder(store: store, clocks: clocks, paths: paths, queue: queue)
+        self.stats = StatsService(store: store, clocks: clocks, recorder: recorder, dayStartsAt: loaded.config.dayStartsAt)
         self.lastReading = clocks.reading
     }
 
@@ -121,13 +116,16 @@ public final class Daemon {
         tickTimer.setEventHandler { [unowned self] in self.tick() }
         tickTimer.schedule(deadline: .distantFuture)
         tickTimer.activate()
-        retryTimer.setEventHandler { [unowned self] in self.retryTimerFired() }
-        retryTimer.schedule(deadline: .distantFuture)
-        retryTimer.activate()
-        // After the timers are set up: a spilled session that cannot be written yet arms
-        // `retryTimer`, which must not be reset to "never" afterwards (it was, and such a
-        // session waited for some other write to come along).
-        loadSpilled()
+        recorder.recordedLate = { [unowned self] session in
+            self.broadcast("session_recorded", now: self.clocks.now, extra: [("session", session.json)])
+        }
+        recorder.saveOwedTimer = { [unowned self] in
+            let now = self.clocks.now
+            self.saveTimer(at: now)
+            Systemd.notify("STATUS=\(self.statusLine(at: now))")
+        }
+        stats.runningWork = { [unowned self] now in self.runningWork(at: now) }
+        recorder.replaySpilled()
         restoreTimer()
         try server.start()
         startWatchdog()
@@ -136,7 +134,7 @@ public final class Daemon {
         if getenv("TZ") == nil {
             zoneWatch = ZoneWatch(queue: queue) { [unowned self] in self.zoneChanged() }
         }
-        updateReminders()
+        reminders.reload(from: store, now: clocks.wall)
         rearm()
         Log.info("diligenced \(ProtocolInfo.release) listening on \(paths.socket), database \(paths.database)")
         Systemd.notify("READY=1\nSTATUS=\(statusLine(at: clocks.now))\nMAINPID=\(getpid())")
@@ -192,11 +190,10 @@ public final class Daemon {
     public func stop() {
         let now = observeClocks()
         let saved = saveTimer(at: now)
-        retryUnsaved()
-        spillUnsaved()
+        recorder.stop()
         server.stop()
         listener.close()
-        for timer in [phaseTimer, wakeTimer, tickTimer, retryTimer] { timer.cancel() }
+        for timer in [phaseTimer, wakeTimer, tickTimer] { timer.cancel() }
         watchdogTimer?.cancel()
         reminders.cancel()
         zoneWatch?.close()
@@ -227,7 +224,7 @@ public final class Daemon {
             Self.keepLastGood(text, paths)
             server.allowRoot = config.allowRoot
             sound.reset()
-            updateReminders()
+            reminders.reload(from: store, now: clocks.wall)
             updateAmbientSound()
             Log.info("Configuration reloaded from \(paths.config): \(config.summary).", fields: [("EVENT", "config_reloaded")])
             broadcast("config_reloaded", now: observeClocks())
@@ -381,7 +378,7 @@ public final class Daemon {
             // One transaction: a phase end's session and the saved timer are committed together.
             recorded = try store.transaction(flush: .byCaller) { () throws(DiligenceError) -> [WorkSession?] in
                 var stored: [WorkSession?] = []
-                for session in ended { stored.append(try recordOnce(session)) }
+                for session in ended { stored.append(try recorder.recordOnce(session)) }
                 try writeTimer(at: now)
                 return stored
             }
@@ -390,18 +387,17 @@ public final class Daemon {
             // Another process holds the database: each write on its own would wait for it
             // again. The retry timer writes the sessions once it lets go.
             Log.error("Could not record \(ended.count) session(s) nor save the timer; will retry: \(error.message)")
-            timerSaveOwed = true
-            unsaved += ended
+            recorder.timerSaveOwed = true
+            recorder.keep(ended)
             recorded = ended.map { _ in nil }
         } catch {
             // Nothing of it was written: write each on its own, so what can be stored is, and a
             // session that cannot waits in `unsaved`.
-            recorded = ended.map(record)
+            recorded = ended.map(recorder.record)
             saveTimer(at: now)
         }
         // Sessions a failed write left waiting go in once the database takes writes again.
-        let delayed = unflushed ? retryUnsaved() : []
-        for session in delayed { broadcast("session_recorded", now: now, extra: [("session", session.json)]) }
+        if unflushed { recorder.retry() }
         var sessions = recorded.makeIterator()
         var reported: [TimerEvent] = []
         for event in events {
@@ -422,40 +418,8 @@ public final class Daemon {
         }
         reported.forEach(log)
         Systemd.notify("STATUS=\(statusLine(at: now))")
-        scheduleRetryIfNeeded()
+        recorder.scheduleRetry()
         react(to: events, at: now)
-    }
-
-    /// A session written on its own: nil when it waits in `unsaved` or was set aside.
-    private func record(_ session: WorkSession) -> WorkSession? {
-        do {
-            return try recordOnce(session)
-        } catch {
-            Log.error("Could not record a \(session.outcome.rawValue) session of \(session.taskName); will retry: \(error.message)")
-            unsaved.append(session)
-            return nil
-        }
-    }
-
-    /// Writes the unsaved sessions, oldest first, until one fails; returns those written.
-    @discardableResult
-    func retryUnsaved() -> [WorkSession] {
-        var written: [WorkSession] = []
-        while let session = unsaved.first {
-            do {
-                // Set aside (nil) or written: either way it no longer waits.
-                if let stored = try recordOnce(session) {
-                    written.append(stored)
-                    Log.info(
-                        "Recorded the delayed \(session.outcome.rawValue) session of \(session.taskName).",
-                        fields: [("EVENT", "session_recorded"), ("TASK", session.taskName)])
-                }
-                unsaved.removeFirst()
-            } catch {
-                break
-            }
-        }
-        return written
     }
 
     private func log(_ event: TimerEvent) {
@@ -500,11 +464,11 @@ public final class Daemon {
     func saveTimer(at now: Now) -> Bool {
         do {
             try writeTimer(at: now)
-            timerSaveOwed = false
+            recorder.timerSaveOwed = false
             return true
         } catch {
             Log.error("Could not save the timer state; will retry: \(error.message)")
-            timerSaveOwed = true
+            recorder.timerSaveOwed = true
             return false
         }
     }
@@ -541,38 +505,26 @@ public final class Daemon {
 
     // MARK: Status
 
-    /// Completed work sessions today. Every status answer and event carries it, so it is kept
-    /// until the day or the database changes (any write by this daemon: sessions, corrections,
-    /// imports, removed tasks); a failed count is not kept.
-    func todayCompleted(at now: Now) -> Int {
-        let day = today(at: now)
-        let writes = store.writeCount
-        if let kept = todayCount, kept.dayStart == day.start, kept.writes == writes { return kept.count }
-        guard let count = try? store.completedCount(endingIn: day) else { return 0 }
-        todayCount = (day.start, writes, count)
-        return count
-    }
+    /// Completed work sessions today (`StatsService.todayCompleted`).
+    func todayCompleted(at now: Now) -> Int { stats.todayCompleted(at: now) }
 
-    /// Today: the statistics day holding `now` under `day_starts_at`, in the current time zone.
-    /// The one "today" of `status`, `stats`, `plan`, `history add` and `start` without a task.
-    /// Computed once a day, as every status request needs it and localtime_r/mktime cost: a
-    /// wall-clock step out of the day, a new day, a reloaded `day_starts_at` or a new time
-    /// zone (`zoneChanged`, from ZoneWatch) computes it anew. Not a system call more per
-    /// status: a read of the inotify descriptor here would cost 2–3 µs on every request.
-    func today(at now: Now) -> StatisticsDay {
-        if let kept = todayKept, kept.dayStartsAt == config.dayStartsAt, kept.day.contains(now.wall) { return kept.day }
-        let day = LocalDay.day(containing: now.wall, dayStartsAt: config.dayStartsAt)
-        todayKept = (day, config.dayStartsAt)
-        return day
+    /// Today's statistics day: the one "today" of every command (`StatsService.today(at:)`).
+    func today(at now: Now) -> StatisticsDay { stats.today(at: now) }
+
+    /// The span of the work phase that is running or paused: no session entered by hand or
+    /// imported may overlap it (the timer records it when it ends).
+    func runningWork(at now: Now) -> (start: Double, end: Double, task: String)? {
+        let saved = machine.saved(at: now)
+        guard machine.phase == .work, machine.state == .running || machine.state == .paused, let task = saved.task else { return nil }
+        return (saved.phaseStartWall, max(now.wall, saved.phaseStartWall), task.name)
     }
 
     /// The time zone changed (ZoneWatch): local time, today and the reminders follow it.
     func zoneChanged() {
         LocalDay.reloadZone()
-        todayKept = nil
-        todayCount = nil
+        stats.zoneChanged()
         let now = clocks.now
-        updateReminders()
+        reminders.reload(from: store, now: clocks.wall)
         Log.info(
             "The time zone changed; it is now \(RFC3339.format(now.wall)) (\(LocalDay.zoneAbbreviation(at: now.wall))) and today is \(today(at: now).date).",
             fields: [("EVENT", "timezone_changed")])

@@ -134,16 +134,6 @@ extension Daemon {
 
     // MARK: Reminders
 
-    /// Arms the reminder timer from the stored tasks (start, task changes, reload).
-    func updateReminders() {
-        reminders.onReminder = { [unowned self] task in self.remind(task) }
-        do {
-            reminders.update(tasks: try store.tasks(), now: clocks.wall)
-        } catch {
-            Log.error("Could not read the tasks for their reminders: \(error.message)")
-        }
-    }
-
     /// A task's daily reminder: notification, `reminder` event, `on_reminder` hook.
     func remind(_ task: TaskConfig) {
         let now = observeClocks()

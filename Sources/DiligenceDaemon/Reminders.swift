@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceStore
 import DiligenceTime
 import Dispatch
 
@@ -33,7 +34,17 @@ final class Reminders {
         timer.activate()
     }
 
-    /// Re-reads the tasks' reminders (start, task add/edit/remove, config reload) and re-arms.
+    /// Re-reads the reminders of the stored tasks (start, task add/edit/remove, config reload,
+    /// a new time zone) and re-arms; a failed read is logged and the reminders armed are kept.
+    func reload(from store: Store, now: Double) {
+        do {
+            update(tasks: try store.tasks(), now: now)
+        } catch {
+            Log.error("Could not read the tasks for their reminders: \(error.message)")
+        }
+    }
+
+    /// Takes the tasks' reminders and re-arms.
     func update(tasks all: [TaskConfig], now: Double) {
         tasks = [:]
         var next: [Int64: Double] = [:]

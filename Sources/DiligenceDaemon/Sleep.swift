@@ -14,8 +14,8 @@ extension Daemon {
             // however late the wake is noticed.
             sleepAnnounced = now
             let saved = saveTimer(at: now)
-            for session in retryUnsaved() { broadcast("session_recorded", now: now, extra: [("session", session.json)]) }
-            scheduleRetryIfNeeded()
+            recorder.retry()
+            recorder.scheduleRetry()
             Log.info(
                 "The machine is about to sleep; timer state \(saved ? "saved" : "not saved (will retry)") (\(machine.state.rawValue)).",
                 fields: [("EVENT", "prepare_for_sleep"), ("STATE", machine.state.rawValue)])

@@ -66,12 +66,12 @@ import Testing
         #expect(released.wait(timeout: .now()) == .timedOut, "the phase end waited for the other process's lock")
         #expect(status["state"] == .string("pending"))
         #expect(d.sessions().isEmpty)
-        #expect(d.daemon.queue.sync { d.daemon.unsaved.count } == 1)
+        #expect(d.daemon.queue.sync { d.daemon.recorder.unsaved.count } == 1)
         // The retry timer writes it once the lock is gone, exactly once, with the timer state.
         #expect(released.wait(timeout: .now() + 10) == .success)
         #expect(eventually { d.sessions().count == 1 })
         #expect(d.sessions().map(\.outcome) == [.completed])
-        #expect(d.daemon.queue.sync { d.daemon.unsaved.isEmpty })
+        #expect(d.daemon.queue.sync { d.daemon.recorder.unsaved.isEmpty })
         let saved = try Store(location: .path(d.daemon.paths.database)).loadTimer()
         #expect(saved?.saved.state == .pending)
     }
@@ -87,13 +87,13 @@ import Testing
         }
         clock.advance(1500)
         #expect(try d.status()["state"] == .string("pending"))
-        #expect(d.daemon.queue.sync { d.daemon.unsaved.count } == 1)
+        #expect(d.daemon.queue.sync { d.daemon.recorder.unsaved.count } == 1)
         // A second phase completes while the disk is still full: both wait, in order.
         _ = try d.request("{\"command\":\"skip\"}")
         _ = try d.request("{\"command\":\"start\"}")
         clock.advance(1500)
         #expect(try d.status()["state"] == .string("pending"))
-        #expect(d.daemon.queue.sync { d.daemon.unsaved.count } == 2)
+        #expect(d.daemon.queue.sync { d.daemon.recorder.unsaved.count } == 2)
         #expect(d.sessions().isEmpty)
         unlink(filler)
         #expect(eventually { d.sessions().count == 2 })
@@ -112,7 +112,7 @@ import Testing
         #expect(try d.status()["state"] == .string("pending"))
         // The daemon exits with the disk still full: the session goes to the spill file.
         d.daemon.queue.sync { d.daemon.stop() }
-        let spill = d.daemon.spillPath
+        let spill = d.daemon.recorder.spillPath
         #expect(access(spill, F_OK) == 0)
         let spilledCopy = try #require(try Files.read(spill))
         unlink(filler)

@@ -69,10 +69,10 @@ import Testing
             let (streak, fast, full) = try daemon.queue.sync {
                 Result { () throws(DiligenceError) -> (Int, [Bool], [Bool]) in
                     let tasks = try daemon.store.tasks()
-                    let grid = daemon.grid(today.adding(days: -320), today)
-                    let full = daemon.goalDays(try daemon.accumulate(grid, tasks: tasks), tasks: tasks)
-                    let fast = try daemon.goalDays(grid, tasks: tasks, only: nil)
-                    return (try daemon.currentStreak(tasks: tasks, only: nil), fast, full)
+                    let grid = daemon.stats.grid(today.adding(days: -320), today)
+                    let full = daemon.stats.goalDays(try daemon.stats.accumulate(grid, tasks: tasks), tasks: tasks)
+                    let fast = try daemon.stats.goalDays(grid, tasks: tasks, only: nil)
+                    return (try daemon.stats.currentStreak(tasks: tasks, only: nil), fast, full)
                 }
             }.get()
             #expect(fast == full)

@@ -1,16 +1,37 @@
-import CLinux
 import DiligenceCore
 import DiligenceProtocol
 import DiligenceStore
 import DiligenceTime
 
-// The statistics commands of the protocol (docs/protocol.md, docs/statistics.md): reports, the
-// weekly plan, history corrections, export and import. Figures come from DiligenceCore's
-// StatsAccumulator over the sessions SQLite selects by time range; days are local days.
+/// Statistics and the recorded history (docs/protocol.md, docs/statistics.md): the one "today",
+/// today's completed count, reports with their streaks, the week and its plan, history
+/// corrections, export and import. Figures come from DiligenceCore's StatsAccumulator over the
+/// sessions SQLite selects by time range; days are local days under `day_starts_at`. Sessions
+/// entered by hand or imported go through the daemon's one door (`SessionRecorder`). Runs on
+/// the daemon's queue.
+final class StatsService {
+    let store: Store
+    let clocks: Clocks
+    let recorder: SessionRecorder
+    /// The config's `day_starts_at` (minutes after midnight): the daemon sets it on every load.
+    var dayStartsAt: Int
+    /// The span of the work phase that is running or paused: no session entered by hand or
+    /// imported may overlap it (the timer records it when it ends). The daemon supplies it.
+    var runningWork: (Now) -> (start: Double, end: Double, task: String)? = { _ in nil }
+    /// Today's statistics day (`today(at:)`) and the `day_starts_at` it was computed with.
+    private var todayKept: (day: StatisticsDay, dayStartsAt: Int)?
+    /// The last `today_completed`, with the day and the store's write count it was taken at.
+    private var todayCount: (dayStart: Double, writes: Int64, count: Int)?
 
-extension Daemon {
+    init(store: Store, clocks: Clocks, recorder: SessionRecorder, dayStartsAt: Int) {
+        self.store = store
+        self.clocks = clocks
+        self.recorder = recorder
+        self.dayStartsAt = dayStartsAt
+    }
+
     /// Serves the statistics, plan, history, export and import commands.
-    func performStats(_ command: ControlCommand) throws(DiligenceError) -> JSON {
+    func perform(_ command: ControlCommand) throws(DiligenceError) -> JSON {
         switch command {
         case .stats(let period, let offset, let task, let date):
             return try statsReport(period: period, offset: offset, task: task, date: date)
@@ -51,6 +72,37 @@ extension Daemon {
 
     // MARK: Days
 
+    /// Today: the statistics day holding `now` under `day_starts_at`, in the current time zone.
+    /// The one "today" of `status`, `stats`, `plan`, `history add` and `start` without a task.
+    /// Computed once a day, as every status request needs it and localtime_r/mktime cost: a
+    /// wall-clock step out of the day, a new day, a reloaded `day_starts_at` or a new time
+    /// zone (`zoneChanged`, from ZoneWatch) computes it anew. Not a system call more per
+    /// status: a read of the inotify descriptor here would cost 2–3 µs on every request.
+    func today(at now: Now) -> StatisticsDay {
+        if let kept = todayKept, kept.dayStartsAt == dayStartsAt, kept.day.contains(now.wall) { return kept.day }
+        let day = LocalDay.day(containing: now.wall, dayStartsAt: dayStartsAt)
+        todayKept = (day, dayStartsAt)
+        return day
+    }
+
+    /// Completed work sessions today. Every status answer and event carries it, so it is kept
+    /// until the day or the database changes (any write by this daemon: sessions, corrections,
+    /// imports, removed tasks); a failed count is not kept.
+    func todayCompleted(at now: Now) -> Int {
+        let day = today(at: now)
+        let writes = store.writeCount
+        if let kept = todayCount, kept.dayStart == day.start, kept.writes == writes { return kept.count }
+        guard let count = try? store.completedCount(endingIn: day) else { return 0 }
+        todayCount = (day.start, writes, count)
+        return count
+    }
+
+    /// The time zone changed: today and its count are computed anew.
+    func zoneChanged() {
+        todayKept = nil
+        todayCount = nil
+    }
+
     /// The date of today's statistics day (`today(at:)`, the one "today" of every command).
     var todayDate: CalendarDay { today(at: clocks.now).date }
 
@@ -59,7 +111,7 @@ extension Daemon {
     /// back to it. Nil when nothing is recorded.
     func firstRecordedDay(taskID: Int64?) throws(DiligenceError) -> CalendarDay? {
         guard let start = try store.firstSessionStart(taskID: taskID) else { return nil }
-        return min(max(LocalDay.date(containing: start, dayStartsAt: config.dayStartsAt), DateWindow.firstDay), todayDate)
+        return min(max(LocalDay.date(containing: start, dayStartsAt: dayStartsAt), DateWindow.firstDay), todayDate)
     }
 
     /// `out_of_range` for a day outside the date window that `field` led to.
@@ -71,7 +123,7 @@ extension Daemon {
     }
 
     func grid(_ first: CalendarDay, _ last: CalendarDay) -> DayGrid {
-        LocalDay.grid(from: first, through: last, dayStartsAt: config.dayStartsAt)
+        LocalDay.grid(from: first, through: last, dayStartsAt: dayStartsAt)
     }
 
     /// Runs every session of `tasks` touching `grid` through an accumulator.
@@ -100,27 +152,14 @@ extension Daemon {
         return counter.goalDays
     }
 
-    /// The run of goal days ending today (or yesterday while today is not met yet), looking
-    /// back in growing windows so a short streak reads only a few weeks of completed sessions.
-    /// `known`: goal days the caller has already computed for the days up to today (a report
-    /// whose period holds today); when the streak ends inside them, nothing more is read.
+    /// The current streak (`Statistics.currentStreak`) of `tasks` (or `task` alone), read from
+    /// completed sessions in growing windows.
     func currentStreak(tasks: [TaskConfig], only task: TaskConfig?, known: [Bool] = []) throws(DiligenceError) -> Int {
-        // A streak shorter than the days looked at (less today and yesterday) ended among them.
-        if !known.isEmpty, case let current = Statistics.streaks(known).current, current < known.count - 1 {
-            return current
-        }
-        let end = todayDate
-        var window = max(32, known.count * 2)
-        let first = try firstRecordedDay(taskID: task?.id)
-        while true {
-            var from = end.adding(days: 1 - window)
-            let reachedFirst = first.map { from <= $0 } ?? true
-            if let first, reachedFirst { from = min(from, first) }
-            let met = try goalDays(grid(from, end), tasks: tasks, only: task)
-            let current = Statistics.streaks(met).current
-            if current < met.count - 1 || reachedFirst { return current }
-            window *= 8
-        }
+        let today = todayDate
+        return try Statistics.currentStreak(
+            today: today, known: known,
+            firstDay: { () throws(DiligenceError) in try firstRecordedDay(taskID: task?.id) },
+            goalDays: { from throws(DiligenceError) in try goalDays(grid(from, today), tasks: tasks, only: task) })
     }
 
     // MARK: stats
@@ -327,195 +366,6 @@ extension Daemon {
         }
         guard DateWindow.contains(day, today: todayDate) else { throw outsideWindow("day", day.description) }
         return day
-    }
-
-    // MARK: history
-
-    /// `since`/`until`: a day (its whole statistics day; `until` includes it) or a moment
-    /// (`DateText.bound`).
-    private func timeBound(_ text: String?, _ key: String, endOfDay: Bool) throws(DiligenceError) -> Double? {
-        guard let text else { return nil }
-        let today = today(at: clocks.now)
-        let wall: Double
-        do {
-            wall = try DateText.bound(text, endOfDay: endOfDay, today: today, dayStartsAt: config.dayStartsAt)
-        } catch {
-            throw DiligenceError(error.code, "\"\(key)\": \(error.message)")
-        }
-        let day = DateText.day(text, today: today.date) ?? LocalDay.date(containing: wall, dayStartsAt: config.dayStartsAt)
-        guard DateWindow.contains(day, today: today.date) else { throw outsideWindow(key, text) }
-        return wall
-    }
-
-    private func history(task name: String?, since: String?, until: String?, limit: Int?) throws(DiligenceError) -> JSON {
-        let task = try name.map { name throws(DiligenceError) in try store.findTask(name) }
-        let sessions = try store.history(
-            taskID: task?.id, from: try timeBound(since, "since", endOfDay: false),
-            to: try timeBound(until, "until", endOfDay: true), limit: limit)
-        return .object([("sessions", .array(sessions.map(\.json)))])
-    }
-
-    /// A moment (`DateText.moment`): `HH:MM` is the moment of today's statistics day that reads so.
-    private func moment(_ text: String, _ key: String) throws(DiligenceError) -> Double {
-        do {
-            return try DateText.moment(text, today: today(at: clocks.now), dayStartsAt: config.dayStartsAt)
-        } catch {
-            throw DiligenceError(error.code, "\"\(key)\": \(error.message)")
-        }
-    }
-
-    /// `history add`: a completed session whose focused and planned time is its length, through
-    /// the one door (`Store.admit`) like every other session.
-    private func addSession(task name: String, start startText: String, end endText: String, pauses: Int) throws(DiligenceError) -> JSON {
-        let task = try store.findTask(name)
-        let start = try moment(startText, "start")
-        let end = try moment(endText, "end")
-        // What a person enters by hand has happened: this request's own rule, stricter than the
-        // session rules' window (which leaves a day for clocks that differ between machines).
-        guard end <= clocks.now.wall + 60 else {
-            throw DiligenceError(
-                "invalid_session", "The session ends in the future (\(RFC3339.format(end))); enter sessions that have happened.")
-        }
-        let seconds = Int(saturating: (end - start).rounded())
-        let session = WorkSession(
-            taskID: task.id, taskName: task.name, start: start, end: end,
-            plannedSeconds: seconds, focusedSeconds: seconds, pauses: pauses, outcome: .completed)
-        let admission = try store.admit(
-            [session], source: .manual, window: DateWindow.sessions(now: clocks.now.wall),
-            reserved: runningWork(at: clocks.now), mode: .allOrNothing)
-        if let refusal = admission.refused.first { throw refusal.error }
-        guard let id = admission.recorded[0] else {
-            let existing = admission.alreadyRecorded[0]
-            throw DiligenceError("overlapping_session", "This session is recorded already\(existing.map { " (session \($0))" } ?? "").")
-        }
-        Log.info("Added a session of \(task.name) by hand.", fields: [("EVENT", "session_added"), ("TASK", task.name)])
-        var added = session
-        added.id = id
-        return added.json
-    }
-
-    /// The span of the work phase that is running or paused: no session entered by hand or
-    /// imported may overlap it (the timer records it when it ends).
-    func runningWork(at now: Now) -> (start: Double, end: Double, task: String)? {
-        let saved = machine.saved(at: now)
-        guard machine.phase == .work, machine.state == .running || machine.state == .paused, let task = saved.task else { return nil }
-        return (saved.phaseStartWall, max(now.wall, saved.phaseStartWall), task.name)
-    }
-
-    // MARK: export and import
-
-    private func export(format: ExportFormat, task name: String?, since: String?, until: String?) throws(DiligenceError) -> JSON {
-        let task = try name.map { name throws(DiligenceError) in try store.findTask(name) }
-        let sessions = try store.sessions(
-            taskID: task?.id, from: try timeBound(since, "since", endOfDay: false),
-            to: try timeBound(until, "until", endOfDay: true))
-        return .object([
-            ("format", .string(format.rawValue)), ("count", .int(sessions.count)),
-            ("content", .string(format.render(sessions, stamp: clocks.now.wall))),
-        ])
-    }
-
-    /// One chunk of a JSON-lines import: the first chunk has no `import_id`; `more: true` says
-    /// another chunk follows (answer: `import_id`, `received`); the last one passes every
-    /// session of every chunk through the one door at once and writes them all in one
-    /// transaction (answer: `imported`, `skipped`), or none: every line that could not be read
-    /// or that the session rules refuse is named in one `invalid_import`.
-    private func importChunk(content: String, importID: Int64?, more: Bool) throws(DiligenceError) -> JSON {
-        let id: Int64
-        if let given = importID {
-            id = given
-        } else {
-            id = store.beginImport()
-        }
-        let firstLine = try store.importNextLine(id)
-        do throws(DiligenceError) {
-            // The last chunk again after its commit found the database locked: staged already.
-            var stagedAlready = false
-            if importID != nil && !more { stagedAlready = try store.importIsCommitting(id) }
-            if !stagedAlready {
-                let chunk = try parseImport(content, firstLine: firstLine)
-                try store.stageImport(id, sessions: chunk.sessions, rejected: chunk.rejected, lines: chunk.lines)
-                if more {
-                    return .object([("import_id", .int(id)), ("received", .int(chunk.sessions.count))])
-                }
-            }
-            let now = clocks.now
-            let (imported, skipped) = try store.commitImport(id, window: DateWindow.sessions(now: now.wall), reserved: runningWork(at: now))
-            Self.returnFreedMemory()
-            Log.info("Imported \(imported) sessions (\(skipped) already recorded).", fields: [("EVENT", "imported")])
-            return .object([("imported", .int(imported)), ("skipped", .int(skipped))])
-        } catch {
-            // A locked database is waited for (`serve` sends the chunk again): keep what is staged.
-            if error.code != "database_locked" {
-                store.discardImport()
-                Self.returnFreedMemory()
-            }
-            throw error
-        }
-    }
-
-    /// Gives the memory a large import staged back to the system: the daemon's one malloc arena
-    /// keeps what is freed otherwise, and an import of 100 000 sessions would leave it some
-    /// 30 MiB larger for good (docs/performance.md, memory).
-    static func returnFreedMemory() {
-        clinux_malloc_trim()
-    }
-
-    /// Reads JSON lines (what `export --format jsonl` writes), numbered from `firstLine`; blank
-    /// lines are skipped. A line that is not a session object of an existing task, with RFC 3339
-    /// times, whole numbers and an outcome, is returned with why; the session rules are the
-    /// door's to apply, to every line of every chunk at once.
-    private func parseImport(_ content: String, firstLine: Int) throws(DiligenceError)
-        -> (sessions: [(line: Int, session: WorkSession)], rejected: [(line: Int, reason: String)], lines: Int)
-    {
-        let tasks = try store.tasks()
-        var exact: [String: TaskConfig] = [:]
-        var folded: [String: [TaskConfig]] = [:]
-        for t in tasks {
-            exact[t.name] = t
-            folded[t.name.lowercased(), default: []].append(t)
-        }
-        var sessions: [(line: Int, session: WorkSession)] = []
-        var rejected: [(line: Int, reason: String)] = []
-        var number = firstLine - 1
-        // One copy of the chunk into contiguous bytes, split by index: a String's UTF-8 view
-        // is walked byte by byte, which showed up as a third of an import's time.
-        let content = Array(content.utf8)
-        var lines = content.split(separator: 0x0A, omittingEmptySubsequences: false)
-        if content.last == 0x0A { lines.removeLast() }
-        for line in lines {
-            number += 1
-            var bytes = line
-            if bytes.last == 0x0D { bytes = bytes.dropLast() }
-            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            switch Self.importedSession(bytes, exact: exact, folded: folded) {
-            case .success(let session): sessions.append((number, session))
-            case .failure(let problem): rejected.append((number, problem.message))
-            }
-        }
-        return (sessions, rejected, lines.count)
-    }
-
-    /// One line of an import as a session of an existing task, or why it is not one.
-    private static func importedSession(
-        _ bytes: ArraySlice<UInt8>, exact: [String: TaskConfig],
-        folded: [String: [TaskConfig]]
-    ) -> Result<WorkSession, DiligenceError> {
-        let json: JSON
-        do { json = try JSON.parse(bytes) } catch { return .failure(DiligenceError("invalid_import", "not JSON (\(error.message))")) }
-        return WorkSession.exported(json).flatMap { session in
-            let name = session.taskName
-            guard let task = exact[name] ?? folded[name.lowercased()].flatMap({ $0.count == 1 ? $0[0] : nil }) else {
-                return .failure(
-                    DiligenceError(
-                        "invalid_import",
-                        "no task named \(name.debugDescription) (add it first: diligencectl task add \(name.debugDescription))"))
-            }
-            var found = session
-            found.taskID = task.id
-            found.taskName = task.name
-            return .success(found)
-        }
     }
 }
 

@@ -1,0 +1,187 @@
+import CLinux
+import DiligenceCore
+import DiligenceProtocol
+import DiligenceStore
+import DiligenceTime
+
+// The recorded history: listing, sessions entered by hand, corrections, export and import.
+
+extension StatsService {
+    // MARK: history
+
+    /// `since`/`until`: a day (its whole statistics day; `until` includes it) or a moment
+    /// (`DateText.bound`).
+    private func timeBound(_ text: String?, _ key: String, endOfDay: Bool) throws(DiligenceError) -> Double? {
+        guard let text else { return nil }
+        let today = today(at: clocks.now)
+        let wall: Double
+        do {
+            wall = try DateText.bound(text, endOfDay: endOfDay, today: today, dayStartsAt: dayStartsAt)
+        } catch {
+            throw DiligenceError(error.code, "\"\(key)\": \(error.message)")
+        }
+        let day = DateText.day(text, today: today.date) ?? LocalDay.date(containing: wall, dayStartsAt: dayStartsAt)
+        guard DateWindow.contains(day, today: today.date) else { throw outsideWindow(key, text) }
+        return wall
+    }
+
+    func history(task name: String?, since: String?, until: String?, limit: Int?) throws(DiligenceError) -> JSON {
+        let task = try name.map { name throws(DiligenceError) in try store.findTask(name) }
+        let sessions = try store.history(
+            taskID: task?.id, from: try timeBound(since, "since", endOfDay: false),
+            to: try timeBound(until, "until", endOfDay: true), limit: limit)
+        return .object([("sessions", .array(sessions.map(\.json)))])
+    }
+
+    /// A moment (`DateText.moment`): `HH:MM` is the moment of today's statistics day that reads so.
+    private func moment(_ text: String, _ key: String) throws(DiligenceError) -> Double {
+        do {
+            return try DateText.moment(text, today: today(at: clocks.now), dayStartsAt: dayStartsAt)
+        } catch {
+            throw DiligenceError(error.code, "\"\(key)\": \(error.message)")
+        }
+    }
+
+    /// `history add`: a completed session whose focused and planned time is its length, through
+    /// the one door (`Store.admit`) like every other session.
+    func addSession(task name: String, start startText: String, end endText: String, pauses: Int) throws(DiligenceError) -> JSON {
+        let task = try store.findTask(name)
+        let start = try moment(startText, "start")
+        let end = try moment(endText, "end")
+        // What a person enters by hand has happened: this request's own rule, stricter than the
+        // session rules' window (which leaves a day for clocks that differ between machines).
+        guard end <= clocks.now.wall + 60 else {
+            throw DiligenceError(
+                "invalid_session", "The session ends in the future (\(RFC3339.format(end))); enter sessions that have happened.")
+        }
+        let seconds = Int(saturating: (end - start).rounded())
+        let session = WorkSession(
+            taskID: task.id, taskName: task.name, start: start, end: end,
+            plannedSeconds: seconds, focusedSeconds: seconds, pauses: pauses, outcome: .completed)
+        let admission = try recorder.admit([session], source: .manual, reserved: runningWork(clocks.now), mode: .allOrNothing)
+        if let refusal = admission.refused.first { throw refusal.error }
+        guard let id = admission.recorded[0] else {
+            let existing = admission.alreadyRecorded[0]
+            throw DiligenceError("overlapping_session", "This session is recorded already\(existing.map { " (session \($0))" } ?? "").")
+        }
+        Log.info("Added a session of \(task.name) by hand.", fields: [("EVENT", "session_added"), ("TASK", task.name)])
+        var added = session
+        added.id = id
+        return added.json
+    }
+
+    // MARK: export and import
+
+    func export(format: ExportFormat, task name: String?, since: String?, until: String?) throws(DiligenceError) -> JSON {
+        let task = try name.map { name throws(DiligenceError) in try store.findTask(name) }
+        let sessions = try store.sessions(
+            taskID: task?.id, from: try timeBound(since, "since", endOfDay: false),
+            to: try timeBound(until, "until", endOfDay: true))
+        return .object([
+            ("format", .string(format.rawValue)), ("count", .int(sessions.count)),
+            ("content", .string(format.render(sessions, stamp: clocks.now.wall))),
+        ])
+    }
+
+    /// One chunk of a JSON-lines import: the first chunk has no `import_id`; `more: true` says
+    /// another chunk follows (answer: `import_id`, `received`); the last one passes every
+    /// session of every chunk through the one door at once and writes them all in one
+    /// transaction (answer: `imported`, `skipped`), or none: every line that could not be read
+    /// or that the session rules refuse is named in one `invalid_import`.
+    func importChunk(content: String, importID: Int64?, more: Bool) throws(DiligenceError) -> JSON {
+        let id: Int64
+        if let given = importID {
+            id = given
+        } else {
+            id = store.beginImport()
+        }
+        let firstLine = try store.importNextLine(id)
+        do throws(DiligenceError) {
+            // The last chunk again after its commit found the database locked: staged already.
+            var stagedAlready = false
+            if importID != nil && !more { stagedAlready = try store.importIsCommitting(id) }
+            if !stagedAlready {
+                let chunk = try parseImport(content, firstLine: firstLine)
+                try store.stageImport(id, sessions: chunk.sessions, rejected: chunk.rejected, lines: chunk.lines)
+                if more {
+                    return .object([("import_id", .int(id)), ("received", .int(chunk.sessions.count))])
+                }
+            }
+            let (imported, skipped) = try recorder.commitImport(id, reserved: runningWork(clocks.now))
+            Self.returnFreedMemory()
+            Log.info("Imported \(imported) sessions (\(skipped) already recorded).", fields: [("EVENT", "imported")])
+            return .object([("imported", .int(imported)), ("skipped", .int(skipped))])
+        } catch {
+            // A locked database is waited for (`serve` sends the chunk again): keep what is staged.
+            if error.code != "database_locked" {
+                store.discardImport()
+                Self.returnFreedMemory()
+            }
+            throw error
+        }
+    }
+
+    /// Gives the memory a large import staged back to the system: the daemon's one malloc arena
+    /// keeps what is freed otherwise, and an import of 100 000 sessions would leave it some
+    /// 30 MiB larger for good (docs/performance.md, memory).
+    static func returnFreedMemory() {
+        clinux_malloc_trim()
+    }
+
+    /// Reads JSON lines (what `export --format jsonl` writes), numbered from `firstLine`; blank
+    /// lines are skipped. A line that is not a session object of an existing task, with RFC 3339
+    /// times, whole numbers and an outcome, is returned with why; the session rules are the
+    /// door's to apply, to every line of every chunk at once.
+    private func parseImport(_ content: String, firstLine: Int) throws(DiligenceError)
+        -> (sessions: [(line: Int, session: WorkSession)], rejected: [(line: Int, reason: String)], lines: Int)
+    {
+        let tasks = try store.tasks()
+        var exact: [String: TaskConfig] = [:]
+        var folded: [String: [TaskConfig]] = [:]
+        for t in tasks {
+            exact[t.name] = t
+            folded[t.name.lowercased(), default: []].append(t)
+        }
+        var sessions: [(line: Int, session: WorkSession)] = []
+        var rejected: [(line: Int, reason: String)] = []
+        var number = firstLine - 1
+        // One copy of the chunk into contiguous bytes, split by index: a String's UTF-8 view
+        // is walked byte by byte, which showed up as a third of an import's time.
+        let content = Array(content.utf8)
+        var lines = content.split(separator: 0x0A, omittingEmptySubsequences: false)
+        if content.last == 0x0A { lines.removeLast() }
+        for line in lines {
+            number += 1
+            var bytes = line
+            if bytes.last == 0x0D { bytes = bytes.dropLast() }
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            switch Self.importedSession(bytes, exact: exact, folded: folded) {
+            case .success(let session): sessions.append((number, session))
+            case .failure(let problem): rejected.append((number, problem.message))
+            }
+        }
+        return (sessions, rejected, lines.count)
+    }
+
+    /// One line of an import as a session of an existing task, or why it is not one.
+    private static func importedSession(
+        _ bytes: ArraySlice<UInt8>, exact: [String: TaskConfig],
+        folded: [String: [TaskConfig]]
+    ) -> Result<WorkSession, DiligenceError> {
+        let json: JSON
+        do { json = try JSON.parse(bytes) } catch { return .failure(DiligenceError("invalid_import", "not JSON (\(error.message))")) }
+        return WorkSession.exported(json).flatMap { session in
+            let name = session.taskName
+            guard let task = exact[name] ?? folded[name.lowercased()].flatMap({ $0.count == 1 ? $0[0] : nil }) else {
+                return .failure(
+                    DiligenceError(
+                        "invalid_import",
+                        "no task named \(name.debugDescription) (add it first: diligencectl task add \(name.debugDescription))"))
+            }
+            var found = session
+            found.taskID = task.id
+            found.taskName = task.name
+            return .success(found)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import DiligenceTime
+
+/// A reading of a hybrid logical clock (Kulkarni et al., 2014): wall-clock milliseconds, and a
+/// counter that orders changes within one millisecond and changes stamped after a later
+/// reading from another device. Readings order as (milliseconds, counter).
+public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public var millis: Int64
+    public var counter: Int64
+
+    public init(millis: Int64, counter: Int64) {
+        self.millis = millis
+        self.counter = counter
+    }
+
+    public static let zero = HLC(millis: 0, counter: 0)
+
+    public static func < (a: HLC, b: HLC) -> Bool { (a.millis, a.counter) < (b.millis, b.counter) }
+
+    public var description: String { "\(millis).\(counter)" }
+}
+
+/// Which change of a thing wins: the later clock reading, and for equal readings (two devices
+/// in the same millisecond) the greater device id. A total order over every change of every
+/// device, so each device picks the same winner whatever order it saw the changes in.
+public struct Version: Comparable, Hashable, Sendable {
+    public var hlc: HLC
+    public var device: String
+
+    public init(hlc: HLC, device: String) {
+        self.hlc = hlc
+        self.device = device
+    }
+
+    public static func < (a: Version, b: Version) -> Bool {
+        a.hlc != b.hlc ? a.hlc < b.hlc : a.device.utf8.lexicographicallyPrecedes(b.device.utf8)
+    }
+}
+
+/// A device's hybrid logical clock: every change it writes is stamped later than every change
+/// it wrote or read before, even when its wall clock is behind another device's or steps back.
+public struct HybridClock: Sendable {
+    /// The latest reading stamped or observed.
+    public private(set) var last: HLC
+
+    /// How far ahead of this device's wall clock an observed reading may pull the clock: a
+    /// device whose clock is years ahead must not make every later local change look older.
+    /// Its changes are still applied; only this clock ignores them.
+    public static let maxDriftMillis: Int64 = 24 * 3600 * 1000
+
+    public init(last: HLC = .zero) {
+        self.last = last
+    }
+
+    /// The wall clock `now` (seconds since 1970) in milliseconds, clamped.
+    static func millis(_ now: Double) -> Int64 {
+        Int64(Int(saturating: (now * 1000).rounded(.down)))
+    }
+
+    /// The reading for a change made at wall time `now`: later than every earlier one.
+    public mutating func stamp(now: Double) -> HLC {
+        let wall = Self.millis(now)
+        if wall > last.millis {
+            last = HLC(millis: wall, counter: 0)
+        } else {
+            last.counter += 1
+        }
+        return last
+    }
+
+    /// Takes in a reading from another device's journal at wall time `now`: later local
+    /// stamps follow it (unless it is more than `maxDriftMillis` ahead of `now`).
+    public mutating func observe(_ remote: HLC, now: Double) {
+        guard remote > last, remote.millis <= Self.millis(now) &+ Self.maxDriftMillis else { return }
+        last = remote
+    }
+}

@@ -1,0 +1,302 @@
+import DiligenceCore
+import DiligenceProtocol
+import DiligenceTime
+
+// One line of a device's journal (docs/sync.md, "The journal"): one JSON object per change, the
+// whole state of the thing changed (not a difference), so a line alone says what the thing is
+// after it and the last writer's line wins wherever lines arrive in another order.
+//
+//   {"v":1,"device":D,"hlc":[MILLIS,COUNTER],"change":"session_recorded","session":{...}}
+//   {"v":1,"device":D,"hlc":[...],"change":"task_edited","task":{...}}
+//   {"v":1,"device":D,"hlc":[...],"change":"plan_set","day":"2026-12-01","task":ID}
+
+/// A work session as journals carry it: its stable id, its task's id and the device whose
+/// timer or hand recorded it.
+public struct SyncedSession: Equatable, Hashable, Sendable {
+    public var id: String
+    public var task: String
+    public var device: String
+    public var start: Double
+    public var end: Double
+    public var plannedSeconds: Int
+    public var focusedSeconds: Int
+    public var pauses: Int
+    public var outcome: Outcome
+
+    public init(
+        id: String, task: String, device: String, start: Double, end: Double, plannedSeconds: Int, focusedSeconds: Int,
+        pauses: Int, outcome: Outcome
+    ) {
+        self.id = id
+        self.task = task
+        self.device = device
+        self.start = start
+        self.end = end
+        self.plannedSeconds = plannedSeconds
+        self.focusedSeconds = focusedSeconds
+        self.pauses = pauses
+        self.outcome = outcome
+    }
+}
+
+/// A task as journals carry it: its stable id, its settings (`config.id` is not carried) and
+/// whether it is archived.
+public struct SyncedTask: Equatable, Sendable {
+    public var id: String
+    public var config: TaskConfig
+    public var archived: Bool
+
+    public init(id: String, config: TaskConfig, archived: Bool = false) {
+        self.id = id
+        self.config = config
+        self.config.id = 0
+        self.archived = archived
+    }
+}
+
+/// What one line says changed.
+public enum JournalChange: Equatable, Sendable {
+    case sessionRecorded(SyncedSession)
+    case sessionEdited(SyncedSession)
+    case sessionRemoved(id: String)
+    case taskAdded(SyncedTask)
+    case taskEdited(SyncedTask)
+    case taskArchived(SyncedTask)
+    case taskRemoved(id: String)
+    case planSet(day: CalendarDay, task: String)
+    case planCleared(day: CalendarDay)
+
+    /// The `change` member's value.
+    public var name: String {
+        switch self {
+        case .sessionRecorded: "session_recorded"
+        case .sessionEdited: "session_edited"
+        case .sessionRemoved: "session_removed"
+        case .taskAdded: "task_added"
+        case .taskEdited: "task_edited"
+        case .taskArchived: "task_archived"
+        case .taskRemoved: "task_removed"
+        case .planSet: "plan_set"
+        case .planCleared: "plan_cleared"
+        }
+    }
+}
+
+/// One line of a journal: who wrote it, when (hybrid logical clock), and what changed.
+public struct JournalEntry: Equatable, Sendable {
+    /// The journal format this build writes and reads (`v`).
+    public static let format: Int64 = 1
+    /// The longest line a journal may hold, newline excluded: a task with a 1000-character
+    /// description is some 4 KiB.
+    public static let maxLineBytes = 64 * 1024
+
+    public var device: String
+    public var hlc: HLC
+    public var change: JournalChange
+
+    public init(device: String, hlc: HLC, change: JournalChange) {
+        self.device = device
+        self.hlc = hlc
+        self.change = change
+    }
+
+    public var version: Version { Version(hlc: hlc, device: device) }
+
+    // MARK: Writing
+
+    /// The line, without its newline.
+    public var line: String {
+        var members: [(String, JSON)] = [
+            ("v", .int(Self.format)), ("device", .string(device)), ("hlc", .array([.int(hlc.millis), .int(hlc.counter)])),
+            ("change", .string(change.name)),
+        ]
+        switch change {
+        case .sessionRecorded(let s), .sessionEdited(let s): members.append(("session", Self.json(s)))
+        case .sessionRemoved(let id), .taskRemoved(let id): members.append(("id", .string(id)))
+        case .taskAdded(let t), .taskEdited(let t), .taskArchived(let t): members.append(("task", Self.json(t)))
+        case .planSet(let day, let task): members += [("day", .string(day.description)), ("task", .string(task))]
+        case .planCleared(let day): members.append(("day", .string(day.description)))
+        }
+        return JSON.object(members).serialized
+    }
+
+    static func json(_ s: SyncedSession) -> JSON {
+        .object([
+            ("id", .string(s.id)), ("task", .string(s.task)), ("device", .string(s.device)),
+            // Numbers, not RFC 3339 text: wall seconds with their fraction, exactly as recorded,
+            // so every device holds the same value.
+            ("start", .double(s.start)), ("end", .double(s.end)),
+            ("planned_seconds", .int(s.plannedSeconds)), ("focused_seconds", .int(s.focusedSeconds)),
+            ("pauses", .int(s.pauses)), ("outcome", .string(s.outcome.rawValue)),
+        ])
+    }
+
+    static func json(_ t: SyncedTask) -> JSON {
+        // The protocol's task object (task_list), with the stable id in place of the store's.
+        guard case .object(let members) = t.config.json else { return .null }
+        return .object([("id", .string(t.id))] + members.filter { $0.0 != "id" } + [("archived", .bool(t.archived))])
+    }
+
+    // MARK: Reading
+
+    /// The entry `line` holds; throws `JournalLineError` saying what is wrong with it.
+    public static func parse<Bytes: Collection<UInt8>>(_ line: Bytes) throws(JournalLineError) -> JournalEntry {
+        let json: JSON
+        do { json = try JSON.parse(line) } catch { throw JournalLineError("not JSON: \(error.message)") }
+        guard case .object = json else { throw JournalLineError("expected an object, got \(json.typeName.withArticle)") }
+        guard let format = json["v"]?.intValue else { throw JournalLineError("\"v\" (the format) is missing") }
+        guard format == Self.format else {
+            throw JournalLineError("format \(format) (this diligence reads format \(Self.format))", newer: format > Self.format)
+        }
+        let device = try id(json, "device")
+        guard let clock = json["hlc"]?.arrayValue, clock.count == 2, let millis = clock[0].intValue, let counter = clock[1].intValue,
+            (0...Self.maxMillis).contains(millis), (0...Int64(Int32.max)).contains(counter)
+        else {
+            throw JournalLineError("\"hlc\" is not [milliseconds since 1970 (to year 9999), counter (0 to \(Int32.max))]")
+        }
+        guard let name = json["change"]?.stringValue else { throw JournalLineError("\"change\" is not a string") }
+        let change: JournalChange
+        switch name {
+        case "session_recorded": change = .sessionRecorded(try session(json["session"]))
+        case "session_edited": change = .sessionEdited(try session(json["session"]))
+        case "session_removed": change = .sessionRemoved(id: try id(json, "id"))
+        case "task_added": change = .taskAdded(try task(json["task"]))
+        case "task_edited": change = .taskEdited(try task(json["task"]))
+        case "task_archived": change = .taskArchived(try task(json["task"]))
+        case "task_removed": change = .taskRemoved(id: try id(json, "id"))
+        case "plan_set": change = .planSet(day: try day(json), task: try id(json, "task"))
+        case "plan_cleared": change = .planCleared(day: try day(json))
+        default: throw JournalLineError("unknown change \(name.debugDescription)")
+        }
+        return JournalEntry(device: device, hlc: HLC(millis: millis, counter: counter), change: change)
+    }
+
+    /// 9999-12-31T23:59:59.999Z in milliseconds.
+    static let maxMillis: Int64 = 253_402_300_799_999
+
+    /// The id in `json[key]`: a UUID (8-4-4-4-12 hexadecimal digits), in lowercase.
+    static func id(_ json: JSON, _ key: String) throws(JournalLineError) -> String {
+        guard let text = json[key]?.stringValue, let id = SyncID.parse(text) else {
+            throw JournalLineError("\"\(key)\" is not an id (8-4-4-4-12 hexadecimal digits)")
+        }
+        return id
+    }
+
+    static func day(_ json: JSON) throws(JournalLineError) -> CalendarDay {
+        guard let text = json["day"]?.stringValue, let day = CalendarDay(text), day >= DateWindow.firstDay else {
+            throw JournalLineError("\"day\" is not a date YYYY-MM-DD from \(DateWindow.firstDay)")
+        }
+        return day
+    }
+
+    /// Latest end a journal's session may have: 9999-12-31. (Whether it lies in the date window
+    /// now is for the store to say when it records it.)
+    static let sessionBounds = DateWindow.sessions(now: 0).lowerBound...Double(maxMillis / 1000)
+
+    static func session(_ json: JSON?) throws(JournalLineError) -> SyncedSession {
+        guard let json, case .object = json else { throw JournalLineError("\"session\" is not an object") }
+        guard let start = json["start"]?.doubleValue, let end = json["end"]?.doubleValue else {
+            throw JournalLineError("the session's \"start\" and \"end\" are each a number (seconds since 1970)")
+        }
+        var numbers: [Int] = []
+        for key in ["planned_seconds", "focused_seconds", "pauses"] {
+            guard let number = json[key]?.intValue else { throw JournalLineError("the session's \"\(key)\" is not a whole number") }
+            numbers.append(Int(number))
+        }
+        guard let outcomeText = json["outcome"]?.stringValue, let outcome = Outcome(rawValue: outcomeText) else {
+            throw JournalLineError("the session's \"outcome\" is not completed, skipped or abandoned")
+        }
+        let s = SyncedSession(
+            id: try id(json, "id"), task: try id(json, "task"), device: try id(json, "device"), start: start, end: end,
+            plannedSeconds: numbers[0], focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome)
+        let probe = WorkSession(
+            taskID: 0, taskName: "", start: start, end: end, plannedSeconds: s.plannedSeconds, focusedSeconds: s.focusedSeconds,
+            pauses: s.pauses, outcome: outcome)
+        if let problem = SessionRules.problem(with: probe, window: sessionBounds) {
+            throw JournalLineError("the session is refused: \(problem)")
+        }
+        return s
+    }
+
+    static func task(_ json: JSON?) throws(JournalLineError) -> SyncedTask {
+        guard let json, case .object = json else { throw JournalLineError("\"task\" is not an object") }
+        func string(_ key: String) throws(JournalLineError) -> String {
+            guard let value = json[key]?.stringValue else { throw JournalLineError("the task's \"\(key)\" is not a string") }
+            return value
+        }
+        func integer(_ key: String) throws(JournalLineError) -> Int {
+            guard let value = json[key]?.intValue, let number = Int(exactly: value) else {
+                throw JournalLineError("the task's \"\(key)\" is not a whole number")
+            }
+            return number
+        }
+        func flag(_ key: String) throws(JournalLineError) -> Bool {
+            guard let value = json[key]?.boolValue else { throw JournalLineError("the task's \"\(key)\" is not true or false") }
+            return value
+        }
+        func optional(_ key: String) throws(JournalLineError) -> String? {
+            switch json[key] {
+            case nil, .null?: return nil
+            case .string(let text)?: return text
+            default: throw JournalLineError("the task's \"\(key)\" is not a string or null")
+            }
+        }
+        let id = try id(json, "id")
+        let name: String
+        do { name = try TaskName.normalize(try string("name")) } catch let error as DiligenceError {
+            throw JournalLineError("the task's name: \(error.message)")
+        } catch {
+            throw error as! JournalLineError
+        }
+        guard let color = TaskColor(rawValue: try string("color")) else { throw JournalLineError("the task's \"color\" is unknown") }
+        guard let autostart = Autostart(rawValue: try string("autostart")) else {
+            throw JournalLineError("the task's \"autostart\" is unknown")
+        }
+        var reminder: Int?
+        if let text = try optional("reminder") {
+            guard let minute = TimeOfDay.parse(text) else { throw JournalLineError("the task's \"reminder\" is not HH:MM or null") }
+            reminder = minute
+        }
+        let config = TaskConfig(
+            name: name, description: try string("description"), color: color, workSeconds: try integer("work_seconds"),
+            shortBreakSeconds: try integer("short_break_seconds"), longBreakSeconds: try integer("long_break_seconds"),
+            longBreakEvery: try integer("long_break_every"), breaks: try flag("breaks"), autostart: autostart,
+            focusMode: try flag("focus_mode"), goal: try integer("goal"), reminderMinute: reminder, sound: try optional("sound"))
+        do { try config.validate() } catch { throw JournalLineError("the task is refused: \(error.message)") }
+        return SyncedTask(id: id, config: config, archived: try flag("archived"))
+    }
+}
+
+/// Why a journal line cannot be applied.
+public struct JournalLineError: Error, Equatable, Sendable {
+    public var message: String
+    /// Written by a newer diligence: the reader stops before it (it is not lost; a newer
+    /// diligence reads it) instead of skipping it.
+    public var newer: Bool
+
+    public init(_ message: String, newer: Bool = false) {
+        self.message = message
+        self.newer = newer
+    }
+}
+
+/// Ids of devices, sessions and tasks in journals: UUIDs as text, lowercase.
+public enum SyncID {
+    /// `text` in lowercase when it is 32 hexadecimal digits in groups of 8-4-4-4-12, else nil.
+    public static func parse(_ text: String) -> String? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            switch (index, byte) {
+            case (8, UInt8(ascii: "-")), (13, UInt8(ascii: "-")), (18, UInt8(ascii: "-")), (23, UInt8(ascii: "-")): out.append(byte)
+            case (8, _), (13, _), (18, _), (23, _): return nil
+            case (_, UInt8(ascii: "0")...UInt8(ascii: "9")), (_, UInt8(ascii: "a")...UInt8(ascii: "f")): out.append(byte)
+            case (_, UInt8(ascii: "A")...UInt8(ascii: "F")): out.append(byte + 32)
+            default: return nil
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

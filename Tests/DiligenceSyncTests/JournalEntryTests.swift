@@ -1,0 +1,145 @@
+import DiligenceCore
+import DiligenceSync
+import DiligenceTime
+import Testing
+
+@Suite("Journal lines") struct JournalEntryTests {
+    static let examples: [JournalEntry] = [
+        entry(deviceA, 1_764_569_662_123, 0, .sessionRecorded(session(uuid(1), task: uuid(9), device: deviceA, start: 1_764_569_000.375))),
+        entry(
+            deviceA, 1_764_569_662_123, 1,
+            .sessionEdited(session(uuid(1), task: uuid(9), device: deviceA, start: 1_764_569_000.375, minutes: 20))),
+        entry(deviceB, 1_764_569_700_000, 7, .sessionRemoved(id: uuid(1))),
+        entry(deviceA, 1, 0, .taskAdded(task(uuid(9), "Écrire 📝"))),
+        entry(
+            deviceA, 2, 0,
+            .taskEdited(
+                SyncedTask(
+                    id: uuid(9),
+                    config: TaskConfig(
+                        name: "Write", description: "long \"quoted\"\nform", color: .green, workSeconds: 50 * 60, longBreakEvery: 0,
+                        breaks: false, autostart: .all, focusMode: true, goal: 8, reminderMinute: 9 * 60 + 30, sound: "rain")))),
+        entry(deviceA, 3, 0, .taskArchived(SyncedTask(id: uuid(9), config: TaskConfig(name: "Write"), archived: true))),
+        entry(deviceB, 4, 0, .taskRemoved(id: uuid(9))),
+        entry(deviceB, 5, 0, .planSet(day: CalendarDay(year: 2026, month: 12, day: 1)!, task: uuid(9))),
+        entry(deviceB, 6, 0, .planCleared(day: CalendarDay(year: 2026, month: 12, day: 1)!)),
+    ]
+
+    @Test("every change round-trips through its line, which is one line of JSON")
+    func roundTrip() throws {
+        for example in Self.examples {
+            let line = example.line
+            #expect(!line.contains("\n"))
+            #expect(try JournalEntry.parse(Array(line.utf8)) == example)
+        }
+    }
+
+    @Test("a session line carries its times as numbers, exactly")
+    func exactTimes() throws {
+        let line = Self.examples[0].line
+        #expect(line.contains("\"start\":1764569000.375"))
+        #expect(line.hasPrefix("{\"v\":1,\"device\":\"\(deviceA)\",\"hlc\":[1764569662123,0],\"change\":\"session_recorded\""))
+    }
+
+    @Test(
+        "a line that is not a change is refused, saying why",
+        arguments: [
+            ("", "not JSON"),
+            ("[1]", "expected an object"),
+            (#"{"device":"x"}"#, "\"v\""),
+            (#"{"v":1,"device":"nope","hlc":[1,0],"change":"plan_cleared","day":"2026-01-01"}"#, "\"device\""),
+            (#"{"v":1,"device":"DEV","hlc":[-1,0],"change":"plan_cleared","day":"2026-01-01"}"#, "\"hlc\""),
+            (#"{"v":1,"device":"DEV","hlc":[1,0,0],"change":"plan_cleared","day":"2026-01-01"}"#, "\"hlc\""),
+            (#"{"v":1,"device":"DEV","hlc":[1,0],"change":"plan_wiped","day":"2026-01-01"}"#, "unknown change"),
+            (#"{"v":1,"device":"DEV","hlc":[1,0],"change":"plan_cleared","day":"1989-12-31"}"#, "\"day\""),
+            (#"{"v":1,"device":"DEV","hlc":[1,0],"change":"plan_set","day":"2026-02-30","task":"DEV"}"#, "\"day\""),
+            (#"{"v":1,"device":"DEV","hlc":[1,0],"change":"session_removed"}"#, "\"id\""),
+            (#"{"v":1,"device":"DEV","hlc":[1,0],"change":"session_recorded","session":[]}"#, "not an object"),
+        ])
+    func refused(line: String, says: String) {
+        let text = line.replacing("DEV", with: deviceA)
+        #expect(throws: JournalLineError.self) { try JournalEntry.parse(Array(text.utf8)) }
+        do {
+            _ = try JournalEntry.parse(Array(text.utf8))
+        } catch {
+            #expect(error.message.contains(says), "\(error.message)")
+            #expect(!error.newer)
+        }
+    }
+
+    @Test("a session or task a diligence could not have recorded is refused by the same rules as any other door")
+    func rules() throws {
+        var long = session(uuid(1), task: uuid(9), device: deviceA, start: 1_764_569_000)
+        long.end = long.start + 2 * 86400
+        var bad = JournalEntry(device: deviceA, hlc: HLC(millis: 1, counter: 0), change: .sessionRecorded(long))
+        #expect(throws: JournalLineError.self) { try JournalEntry.parse(Array(bad.line.utf8)) }
+        var early = session(uuid(1), task: uuid(9), device: deviceA, start: 100)
+        early.end = 200
+        bad.change = .sessionRecorded(early)
+        #expect(throws: JournalLineError.self) { try JournalEntry.parse(Array(bad.line.utf8)) }
+        var goal = task(uuid(9), "Write")
+        goal.config.goal = 5000
+        bad.change = .taskEdited(goal)
+        #expect(throws: JournalLineError.self) { try JournalEntry.parse(Array(bad.line.utf8)) }
+        bad.change = .taskAdded(task(uuid(9), "  "))
+        #expect(throws: JournalLineError.self) { try JournalEntry.parse(Array(bad.line.utf8)) }
+    }
+
+    @Test("a line of a newer format is told apart: it waits rather than being skipped")
+    func newer() {
+        let line = #"{"v":2,"device":"x"}"#
+        do {
+            _ = try JournalEntry.parse(Array(line.utf8))
+            Issue.record("parsed")
+        } catch {
+            #expect(error.newer)
+        }
+    }
+
+    @Test("ids are UUIDs, read in any case and kept in lowercase")
+    func ids() {
+        #expect(SyncID.parse("0000000A-0000-4000-8000-ABCDEF012345") == "0000000a-0000-4000-8000-abcdef012345")
+        #expect(SyncID.parse("0000000a00004000800000000000000a") == nil)
+        #expect(SyncID.parse("0000000g-0000-4000-8000-abcdef012345") == nil)
+        #expect(JournalReader.device(ofFileName: "\(deviceA).jsonl") == deviceA)
+        #expect(JournalReader.device(ofFileName: "\(deviceA).jsonl.sync-conflict") == nil)
+        #expect(JournalReader.device(ofFileName: "\(deviceA.uppercased()).jsonl") == nil)
+    }
+}
+
+@Suite("Hybrid logical clock") struct HybridClockTests {
+    @Test("stamps grow even when the wall clock stands still or steps back")
+    func monotonic() {
+        var clock = HybridClock()
+        let a = clock.stamp(now: 1000)
+        let b = clock.stamp(now: 1000)
+        let c = clock.stamp(now: 999)
+        let d = clock.stamp(now: 1001)
+        #expect(a == HLC(millis: 1_000_000, counter: 0))
+        #expect(a < b && b < c && c < d)
+        #expect(d == HLC(millis: 1_001_000, counter: 0))
+    }
+
+    @Test("a change made after reading another device's later change is stamped later than it")
+    func observe() {
+        var clock = HybridClock()
+        _ = clock.stamp(now: 1000)
+        let remote = HLC(millis: 5_000_000, counter: 3)
+        clock.observe(remote, now: 1000)
+        #expect(clock.stamp(now: 1000) == HLC(millis: 5_000_000, counter: 4))
+    }
+
+    @Test("a device whose clock runs more than a day ahead does not drag this clock along")
+    func drift() {
+        var clock = HybridClock()
+        clock.observe(HLC(millis: (1000 + 86400 + 1) * 1000, counter: 0), now: 1000)
+        #expect(clock.stamp(now: 1000) == HLC(millis: 1_000_000, counter: 0))
+    }
+
+    @Test("equal clocks are ordered by device id")
+    func ties() {
+        let hlc = HLC(millis: 5, counter: 0)
+        #expect(Version(hlc: hlc, device: deviceA) < Version(hlc: hlc, device: deviceB))
+        #expect(Version(hlc: HLC(millis: 4, counter: 9), device: deviceB) < Version(hlc: hlc, device: deviceA))
+    }
+}
