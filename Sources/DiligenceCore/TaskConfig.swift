@@ -47,14 +47,18 @@ public struct TaskConfig: Equatable, Sendable {
     public var reminderMinute: Int?
     /// Ambient sound name, nil = off.
     public var sound: String?
+    /// Its stable identifier (`UUIDText`); "" until it is stored, when the store gives it one.
+    /// A rename or an edit keeps it.
+    public var uuid: String
 
     public init(
         id: Int64 = 0, name: String, description: String = "", color: TaskColor = .blue,
         workSeconds: Int = 25 * 60, shortBreakSeconds: Int = 5 * 60, longBreakSeconds: Int = 15 * 60,
         longBreakEvery: Int = 4, breaks: Bool = true, autostart: Autostart = .none,
-        focusMode: Bool = false, goal: Int = 0, reminderMinute: Int? = nil, sound: String? = nil
+        focusMode: Bool = false, goal: Int = 0, reminderMinute: Int? = nil, sound: String? = nil, uuid: String = ""
     ) {
         self.id = id
+        self.uuid = uuid
         self.name = name
         self.description = description
         self.color = color

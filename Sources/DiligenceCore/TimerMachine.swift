@@ -55,12 +55,16 @@ public struct WorkSession: Equatable, Sendable {
     public var focusedSeconds: Int
     public var pauses: Int
     public var outcome: Outcome
+    /// Its stable identifier (`UUIDText`); "" until it is recorded, when the store gives it one
+    /// (a session read from an export keeps the one it has).
+    public var uuid: String
 
     public init(
         id: Int64 = 0, taskID: Int64, taskName: String, start: Double, end: Double,
-        plannedSeconds: Int, focusedSeconds: Int, pauses: Int, outcome: Outcome
+        plannedSeconds: Int, focusedSeconds: Int, pauses: Int, outcome: Outcome, uuid: String = ""
     ) {
         self.id = id
+        self.uuid = uuid
         self.taskID = taskID
         self.taskName = taskName
         self.start = start

@@ -8,17 +8,33 @@ import DiligenceTime
 
 /// The formats of `export` (docs/statistics.md): sessions in, one text out.
 extension ExportFormat {
-    func render(_ sessions: [WorkSession], stamp: Double) -> String {
-        switch self {
+    func render(_ recorded: [WorkSession], stamp: Double) -> String {
+        let sessions = recorded.map(Self.exportable)
+        return switch self {
         case .csv: Self.csv(sessions)
         case .jsonl: Self.jsonl(sessions)
         case .ics: Self.ics(sessions, stamp: stamp)
         }
     }
 
+    /// `session` with an interval an export may write: one that ends after it starts, to the
+    /// second (iCalendar forbids DTEND ≤ DTSTART; the session rules, and so `import`, refuse
+    /// an empty or negative length). The session rules give every session recorded now such
+    /// an interval; a row of an older version (a wall clock stepped back during a phase) may
+    /// end at or before its start: it is exported as its focused time from its start, at
+    /// least a second.
+    static func exportable(_ session: WorkSession) -> WorkSession {
+        var session = session
+        let start = session.start.rounded(.down)
+        if session.end.rounded(.down) <= start {
+            session.end = start + Double(max(1, session.focusedSeconds))
+        }
+        return session
+    }
+
     // MARK: CSV (RFC 4180)
 
-    static let csvHeader = ["id", "task", "start", "end", "planned_seconds", "focused_seconds", "pauses", "outcome"]
+    static let csvHeader = ["id", "task", "start", "end", "planned_seconds", "focused_seconds", "pauses", "outcome", "uuid"]
 
     /// A header line, then one line per session; CRLF line ends; a field holding a comma, quote
     /// or line break is quoted with its quotes doubled.
@@ -27,7 +43,7 @@ extension ExportFormat {
         for s in sessions {
             let fields = [
                 String(s.id), s.taskName, RFC3339.format(s.start), RFC3339.format(s.end), String(s.plannedSeconds),
-                String(s.focusedSeconds), String(s.pauses), s.outcome.rawValue,
+                String(s.focusedSeconds), String(s.pauses), s.outcome.rawValue, s.uuid,
             ]
             out += fields.map(csvField).joined(separator: ",") + "\r\n"
         }
@@ -53,7 +69,8 @@ extension ExportFormat {
 
     // MARK: iCalendar (RFC 5545)
 
-    /// One VEVENT per session, times in UTC, lines folded at 75 octets, CRLF line ends.
+    /// One VEVENT per session, its UID the session's UUID (the same event in every export, from
+    /// any database it was imported into), times in UTC, lines folded at 75 octets, CRLF line ends.
     static func ics(_ sessions: [WorkSession], stamp: Double) -> String {
         var out = ""
         func line(_ text: String) { out += fold(text) }
@@ -64,10 +81,10 @@ extension ExportFormat {
         let dtstamp = RFC3339.compactUTC(stamp)
         for s in sessions {
             line("BEGIN:VEVENT")
-            line("UID:session-\(s.id)@diligence")
+            line("UID:\(s.uuid)")
             line("DTSTAMP:\(dtstamp)")
             line("DTSTART:\(RFC3339.compactUTC(s.start))")
-            line("DTEND:\(RFC3339.compactUTC(max(s.end, s.start)))")
+            line("DTEND:\(RFC3339.compactUTC(s.end))")
             line("SUMMARY:" + icsText(s.taskName))
             let detail =
                 "\(s.outcome.rawValue), focused \(DurationText.format(s.focusedSeconds)) of \(DurationText.format(s.plannedSeconds)), \(s.pauses) pause\(s.pauses == 1 ? "" : "s")"

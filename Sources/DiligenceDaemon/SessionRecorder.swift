@@ -96,6 +96,7 @@ final class SessionRecorder {
         if let id = admission.recorded[0] {
             var recorded = session
             recorded.id = id
+            recorded.uuid = admission.uuids[0] ?? session.uuid
             return recorded
         }
         if let id = admission.alreadyRecorded[0] {

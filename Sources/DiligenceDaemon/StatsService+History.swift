@@ -67,6 +67,7 @@ extension StatsService {
         Log.info("Added a session of \(task.name) by hand.", fields: [("EVENT", "session_added"), ("TASK", task.name)])
         var added = session
         added.id = id
+        added.uuid = admission.uuids[0] ?? ""
         return added.json
     }
 

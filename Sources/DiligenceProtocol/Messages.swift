@@ -103,6 +103,7 @@ extension TaskConfig {
     public var json: JSON {
         .object([
             ("id", .int(id)),
+            ("uuid", .string(uuid)),
             ("name", .string(name)),
             ("description", .string(description)),
             ("color", .string(color.rawValue)),
@@ -146,6 +147,8 @@ extension WorkSession {
     public var json: JSON {
         .object([
             ("id", .int(id)),
+            // null only for a session not recorded yet (one waiting in a spill file).
+            ("uuid", .string(uuid.isEmpty ? nil : uuid)),
             ("task", .string(taskName)),
             ("start", .string(RFC3339.format(start))),
             ("end", .string(RFC3339.format(end))),
@@ -160,7 +163,8 @@ extension WorkSession {
 extension WorkSession {
     /// The session an object in the shape of `json` above holds (`export --format jsonl` lines,
     /// spill files), its task by name (`taskID` is 0: the caller looks the name up); or why it
-    /// is not one. `id` and other members are ignored. Numbers of any size are read: whether
+    /// is not one. `uuid` is kept when present (it must be a UUID, `UUIDText.parse`); `id` and
+    /// other members are ignored. Numbers of any size are read: whether
     /// they are in range is for the session rules to say.
     public static func exported(_ json: JSON) -> Result<WorkSession, DiligenceError> {
         func bad(_ message: String) -> Result<WorkSession, DiligenceError> { .failure(DiligenceError("invalid_import", message)) }
@@ -185,9 +189,19 @@ extension WorkSession {
         guard let outcome = Outcome(rawValue: outcomeText) else {
             return bad("\"outcome\": \(outcomeText.debugDescription) is not completed, skipped or abandoned")
         }
+        var uuid = ""
+        switch json["uuid"] {
+        case nil, .null?, .string("")?: break
+        case .string(let text)?:
+            guard let parsed = UUIDText.parse(text) else {
+                return bad("\"uuid\": \(String(text.prefix(40)).debugDescription) is not a UUID (8-4-4-4-12 hexadecimal digits)")
+            }
+            uuid = parsed
+        case let value?: return bad("\"uuid\" is \(value.typeName.withArticle), not a string")
+        }
         return .success(
             WorkSession(
                 taskID: 0, taskName: name, start: start, end: end, plannedSeconds: numbers[0],
-                focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome))
+                focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome, uuid: uuid))
     }
 }

@@ -1,10 +1,12 @@
 import DiligenceCore
+import DiligenceProtocol
 import DiligenceTime
 
 // The one door into `sessions`. Every session the daemon records — from the timer, `history add`,
 // an import, the replay of sessions spilled at an exit — passes `admit`: the session rules
 // (SessionRules), its task, no overlap with a recorded session or another of the same batch,
-// and a session already recorded (same task, start within a second) is skipped, not doubled.
+// and a session already recorded (the same UUID, or the same task and a start within a second)
+// is skipped, not doubled. A session is given its UUID here, unless it brings one (an import).
 
 /// Where a recorded session came from (the `source` column).
 public enum SessionSource: String, Sendable {
@@ -25,6 +27,8 @@ public enum AdmissionMode: Sendable {
 public struct Admission: Sendable {
     /// Written now: each one's new id (an import of 100 000 need not keep 100 000 copies).
     public var recorded: [Int: Int64] = [:]
+    /// The UUID each session written now has: its own, or the one it was given.
+    public var uuids: [Int: String] = [:]
     /// Recorded already (by an earlier write, or earlier in this batch), by id: not written
     /// again (`Store.session(id:)` reads one; an import only counts them).
     public var alreadyRecorded: [Int: Int64] = [:]
@@ -64,6 +68,9 @@ extension Store {
         }
         candidates.sort { (batch[$0].start, $0) < (batch[$1].start, $1) }
         let recorded = try recordedNeighbours(of: candidates.map { batch[$0] })
+        let recordedUUIDs = try sessionIDs(withUUIDs: candidates.map { batch[$0].uuid })
+        /// The UUIDs of the sessions accepted so far, and their indexes.
+        var acceptedUUIDs: [String: Int] = [:]
         // The candidate accepted last: accepted ones never overlap, so sorted by start their
         // ends grow too, and only the last one can reach into the next.
         var last: Int?
@@ -72,6 +79,17 @@ extension Store {
         var twins: [Int: Int] = [:]
         for index in candidates {
             let s = batch[index]
+            if !s.uuid.isEmpty {
+                // The same UUID is the same session, wherever and whenever it lies now.
+                if let id = recordedUUIDs[s.uuid] {
+                    result.alreadyRecorded[index] = id
+                    continue
+                }
+                if let first = acceptedUUIDs[s.uuid] {
+                    twins[index] = first
+                    continue
+                }
+            }
             if let id = recorded.sameSession(as: s) {
                 result.alreadyRecorded[index] = id
                 continue
@@ -118,18 +136,24 @@ extension Store {
             }
             last = index
             accepted.append(index)
+            if !s.uuid.isEmpty { acceptedUUIDs[s.uuid] = index }
         }
         result.refused.sort { $0.index < $1.index }
         if mode == .checkOnly || (mode == .allOrNothing && !result.refused.isEmpty) {
             for index in twins.keys { result.alreadyRecorded[index] = 0 }
             return result
         }
+        let uuids = accepted.map { batch[$0].uuid.isEmpty ? UUIDText.random() : batch[$0].uuid }
         try connection.transaction { () throws(DiligenceError) in
-            let ids = try connection.insertMany(into: Self.insertTarget, columns: 8, count: accepted.count) {
-                Self.row(batch[accepted[$0]], source: source)
+            let ids = try connection.insertMany(into: Self.insertTarget, columns: Self.insertColumns, count: accepted.count) {
+                Self.row(batch[accepted[$0]], source: source, uuid: uuids[$0])
             }
             result.recorded.reserveCapacity(accepted.count)
-            for (index, id) in zip(accepted, ids) { result.recorded[index] = id }
+            result.uuids.reserveCapacity(accepted.count)
+            for (position, (index, id)) in zip(accepted, ids).enumerated() {
+                result.recorded[index] = id
+                result.uuids[index] = uuids[position]
+            }
         }
         // A session repeating another of the batch is the one that other became.
         for (index, first) in twins { result.alreadyRecorded[index] = result.recorded[first] ?? 0 }
@@ -149,21 +173,41 @@ extension Store {
         return spans
     }
 
-    static let insertTarget = "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source)"
+    /// The ids of the recorded sessions with these UUIDs ("" ones are skipped), by UUID: SQLite
+    /// looks each up in the UUID index, in lists of a few thousand.
+    private func sessionIDs(withUUIDs uuids: [String]) throws(DiligenceError) -> [String: Int64] {
+        var found: [String: Int64] = [:]
+        let wanted = uuids.filter { !$0.isEmpty }
+        var start = 0
+        while start < wanted.count {
+            let part = wanted[start..<min(start + 4096, wanted.count)]
+            let list = JSON.array(part.map(JSON.string)).serialized
+            try connection.cached("SELECT uuid, id FROM sessions WHERE uuid IN (SELECT value FROM json_each(?))")
+                .forEachRow([.text(list)]) { row throws(DiligenceError) in found[row.string(0)] = row.int64(1) }
+            start += part.count
+        }
+        return found
+    }
+
+    static let insertTarget = "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source, uuid)"
+    static let insertColumns = 9
 
     /// A session's values in `insertTarget`'s columns.
-    static func row(_ session: WorkSession, source: SessionSource) -> [SQLite.Value] {
+    static func row(_ session: WorkSession, source: SessionSource, uuid: String) -> [SQLite.Value] {
         [
             .integer(session.taskID), .real(session.start), .real(session.end),
             .int(session.plannedSeconds), .int(session.focusedSeconds), .int(session.pauses),
-            .text(session.outcome.rawValue), .text(source.rawValue),
+            .text(session.outcome.rawValue), .text(source.rawValue), .text(uuid),
         ]
     }
 
-    /// Writes one session; returns it with its id.
+    /// Writes one session (with a new UUID unless it has one); returns it with its id and UUID.
     func insert(_ session: WorkSession, source: SessionSource) throws(DiligenceError) -> WorkSession {
         var stored = session
-        stored.id = try connection.insertMany(into: Self.insertTarget, columns: 8, count: 1) { _ in Self.row(session, source: source) }[0]
+        if stored.uuid.isEmpty { stored.uuid = UUIDText.random() }
+        stored.id = try connection.insertMany(into: Self.insertTarget, columns: Self.insertColumns, count: 1) { _ in
+            Self.row(stored, source: source, uuid: stored.uuid)
+        }[0]
         return stored
     }
 }

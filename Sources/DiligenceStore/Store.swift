@@ -10,7 +10,7 @@ import DiligenceTime
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), with the `writeCount` they were read at.
@@ -130,6 +130,18 @@ public final class Store {
         INSERT INTO database_info (name, value) VALUES ('uuid', lower(hex(randomblob(16))));
         PRAGMA application_id = \(applicationID);
         """,
+        // 3: every session and task has a stable UUID (`UUIDText`): the iCalendar UID, what an
+        // import matches on. Rows written before get a random one here; new rows get theirs
+        // from the store as they are written (nullable only because ALTER TABLE cannot add a
+        // column with a non-constant default).
+        """
+        ALTER TABLE sessions ADD COLUMN uuid TEXT;
+        ALTER TABLE tasks ADD COLUMN uuid TEXT;
+        UPDATE sessions SET uuid = \(UUIDText.sqliteExpression);
+        UPDATE tasks SET uuid = \(UUIDText.sqliteExpression);
+        CREATE UNIQUE INDEX sessions_uuid ON sessions(uuid);
+        CREATE UNIQUE INDEX tasks_uuid ON tasks(uuid);
+        """,
     ]
 
     /// Indexes that only speed reads up: created when missing on every open, outside the schema
@@ -184,6 +196,8 @@ public final class Store {
         id, name, description, color, work_seconds, short_break_seconds, long_break_seconds,
         long_break_every, breaks, autostart, focus_mode, goal, reminder_minute, sound
         """
+    /// What `task(from:)` reads: `taskColumns` and the UUID (which no edit changes).
+    private static let taskReadColumns = taskColumns + ", uuid"
 
     private static func task(from row: SQLite.Row) -> TaskConfig {
         // An unknown colour or autostart (a hand-edited row, or a value a newer version added)
@@ -202,7 +216,8 @@ public final class Store {
             focusMode: row.bool(10),
             goal: row.int(11),
             reminderMinute: row.optionalInt(12),
-            sound: row.optionalString(13)
+            sound: row.optionalString(13),
+            uuid: row.optionalString(14) ?? ""
         )
     }
 
@@ -218,12 +233,12 @@ public final class Store {
 
     /// Every task, in creation (id) order.
     public func tasks() throws(DiligenceError) -> [TaskConfig] {
-        try db.query("SELECT \(Self.taskColumns) FROM tasks ORDER BY id").map(Self.task(from:))
+        try db.query("SELECT \(Self.taskReadColumns) FROM tasks ORDER BY id").map(Self.task(from:))
     }
 
     /// The task with `id`, or nil.
     public func task(id: Int64) throws(DiligenceError) -> TaskConfig? {
-        try db.query("SELECT \(Self.taskColumns) FROM tasks WHERE id = ?", [.integer(id)]).first.map(Self.task(from:))
+        try db.query("SELECT \(Self.taskReadColumns) FROM tasks WHERE id = ?", [.integer(id)]).first.map(Self.task(from:))
     }
 
     /// The task a person means by `name`: the exact name first, else the one task whose name
@@ -313,12 +328,14 @@ public final class Store {
         }
     }
 
+    /// Writes a new task with a new UUID (or the one it brings: an imported task keeps its own).
     private func insertTask(_ task: TaskConfig) throws(DiligenceError) -> TaskConfig {
-        try db.run(
-            "INSERT INTO tasks (\(Self.taskColumns)) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            Self.values(of: task)
-        )
         var stored = task
+        if stored.uuid.isEmpty { stored.uuid = UUIDText.random() }
+        try db.run(
+            "INSERT INTO tasks (\(Self.taskReadColumns)) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            Self.values(of: task) + [.text(stored.uuid)]
+        )
         stored.id = db.lastInsertRowID
         return stored
     }
@@ -382,7 +399,7 @@ public final class Store {
 
     /// The columns `session(from:)` reads, in its order.
     static let sessionColumns = """
-        s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome
+        s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome, s.uuid
         """
 
     /// A session from a row of `sessionColumns`.
@@ -395,7 +412,7 @@ public final class Store {
         return WorkSession(
             id: row.int64(0), taskID: row.int64(1), taskName: row.string(2),
             start: row.double(3), end: row.double(4), plannedSeconds: row.int(5),
-            focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome
+            focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome, uuid: row.optionalString(9) ?? ""
         )
     }
 

@@ -20,6 +20,7 @@ extension TaskConfig {
         ]
         if let reminderMinute { members.append(("reminderMinute", .int(reminderMinute))) }
         if let sound { members.append(("sound", .string(sound))) }
+        if !uuid.isEmpty { members.append(("uuid", .string(uuid))) }
         return .object(members)
     }
 
@@ -37,7 +38,8 @@ extension TaskConfig {
             id: id, name: name, description: description, color: color, workSeconds: Int(work),
             shortBreakSeconds: Int(shortBreak), longBreakSeconds: Int(longBreak), longBreakEvery: Int(every),
             breaks: breaks, autostart: autostart, focusMode: focusMode, goal: Int(goal),
-            reminderMinute: json["reminderMinute"]?.intValue.map(Int.init), sound: json["sound"]?.stringValue)
+            reminderMinute: json["reminderMinute"]?.intValue.map(Int.init), sound: json["sound"]?.stringValue,
+            uuid: json["uuid"]?.stringValue ?? "")
     }
 }
 
@@ -47,6 +49,7 @@ extension WorkSession {
             ("id", .int(id)), ("taskID", .int(taskID)), ("taskName", .string(taskName)),
             ("start", .double(start)), ("end", .double(end)), ("plannedSeconds", .int(plannedSeconds)),
             ("focusedSeconds", .int(focusedSeconds)), ("pauses", .int(pauses)), ("outcome", .string(outcome.rawValue)),
+            ("uuid", .string(uuid)),
         ])
     }
 
@@ -60,7 +63,7 @@ extension WorkSession {
         else { return nil }
         self.init(
             id: id, taskID: taskID, taskName: taskName, start: start, end: end, plannedSeconds: Int(planned),
-            focusedSeconds: Int(focused), pauses: Int(pauses), outcome: outcome)
+            focusedSeconds: Int(focused), pauses: Int(pauses), outcome: outcome, uuid: json["uuid"]?.stringValue ?? "")
     }
 }
 

@@ -280,23 +280,9 @@ public struct JournalLineError: Error, Equatable, Sendable {
     }
 }
 
-/// Ids of devices, sessions and tasks in journals: UUIDs as text, lowercase.
+/// Ids of devices, sessions and tasks in journals: UUIDs as text, lowercase (`UUIDText`, the
+/// ids sessions and tasks are given when they are stored).
 public enum SyncID {
     /// `text` in lowercase when it is 32 hexadecimal digits in groups of 8-4-4-4-12, else nil.
-    public static func parse(_ text: String) -> String? {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            switch (index, byte) {
-            case (8, UInt8(ascii: "-")), (13, UInt8(ascii: "-")), (18, UInt8(ascii: "-")), (23, UInt8(ascii: "-")): out.append(byte)
-            case (8, _), (13, _), (18, _), (23, _): return nil
-            case (_, UInt8(ascii: "0")...UInt8(ascii: "9")), (_, UInt8(ascii: "a")...UInt8(ascii: "f")): out.append(byte)
-            case (_, UInt8(ascii: "A")...UInt8(ascii: "F")): out.append(byte + 32)
-            default: return nil
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    public static func parse(_ text: String) -> String? { UUIDText.parse(text) }
 }

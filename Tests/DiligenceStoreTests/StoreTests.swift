@@ -17,6 +17,7 @@ import Testing
         tasks.map {
             var t = $0
             t.id = 0
+            t.uuid = ""
             return t
         } == TaskConfig.defaults)
     #expect(store.path == ":memory:")
@@ -94,6 +95,8 @@ import Testing
     #expect(added.id == 8)
     var expected = task
     expected.id = 8
+    expected.uuid = added.uuid
+    #expect(UUIDText.parse(added.uuid) == added.uuid)
     #expect(added == expected)
     #expect(try store.task(id: 8) == expected)
     #expect(try store.tasks().last == expected)
@@ -132,6 +135,7 @@ import Testing
     #expect(
         try store.tasks().map {
             var t = $0
+            t.uuid = ""
             t.id = 0
             return t
         } == TaskConfig.defaults)
@@ -512,10 +516,16 @@ import Testing
     // A schema-1 database (written before the identity existed): tasks kept, identity given.
     do {
         let db = try SQLite(location: .path(other.database))
-        try db.exec("DROP TABLE database_info; PRAGMA application_id = 0; PRAGMA user_version = 1")
+        try db.exec(
+            """
+            DROP TABLE database_info; DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
+            ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid;
+            PRAGMA application_id = 0; PRAGMA user_version = 1
+            """)
     }
     let migrated = try Store(location: .path(other.database))
     #expect(migrated.identity.count == 32)
     #expect(try migrated.tasks().count == 7)
+    #expect(try migrated.tasks().allSatisfy { UUIDText.parse($0.uuid) != nil }, "schema 3 gave each task a UUID")
     #expect(try migrated.connection.query("PRAGMA application_id").first?.int64(0) == Int64(Store.applicationID))
 }

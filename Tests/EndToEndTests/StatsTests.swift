@@ -38,8 +38,9 @@ extension EndToEnd {
             let before = try source.ctl("history", "--json").json()["sessions"]?.arrayValue ?? []
             let after = try target.ctl("history", "--json").json()["sessions"]?.arrayValue ?? []
             #expect(after.count == 3)
+            #expect(before.allSatisfy { $0["uuid"]?.stringValue?.count == 36 }, "every session has its UUID")
             for (a, b) in zip(before, after) {
-                for key in ["task", "start", "end", "planned_seconds", "focused_seconds", "pauses", "outcome"] {
+                for key in ["uuid", "task", "start", "end", "planned_seconds", "focused_seconds", "pauses", "outcome"] {
                     #expect(a[key] == b[key], "\(key): \(a.serialized) vs \(b.serialized)")
                 }
             }
@@ -90,6 +91,8 @@ extension EndToEnd {
             #expect(events.map { $0["SUMMARY"] } == ["Work", "Study", "Work"])
             #expect(events[1]["DTSTART"] == "20250501T235000Z")
             #expect(events[1]["DTEND"] == "20250502T001500Z")
+            let uuids = try d.ctl("history", "--json").json()["sessions"]?.arrayValue?.compactMap { $0["uuid"]?.stringValue }
+            #expect(events.compactMap { $0["UID"] } == uuids, "the sessions' UUIDs are the UIDs")
             #expect(Set(events.compactMap { $0["UID"] }).count == 3, "unique UIDs")
             #expect(events.allSatisfy { $0["DTSTAMP"]?.hasSuffix("Z") == true })
         }
@@ -101,7 +104,7 @@ extension EndToEnd {
             let csv = try d.ctl("export", "--format", "csv", "--since", "2025-05-02")
             #expect(csv.exitCode == 0, "\(csv)")
             let rows = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-            #expect(rows.first == "id,task,start,end,planned_seconds,focused_seconds,pauses,outcome")
+            #expect(rows.first == "id,task,start,end,planned_seconds,focused_seconds,pauses,outcome,uuid")
             #expect(rows.count == 2, "since 2025-05-02: the 14:00 session only: \(rows)")
 
             let all = try d.ctl("stats", "all", "--json").json()

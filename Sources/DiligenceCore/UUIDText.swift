@@ -1,0 +1,68 @@
+/// The stable identifiers of sessions and tasks: RFC 9562 UUIDs (version 4, random) as text,
+/// `8-4-4-4-12` lowercase hexadecimal digits. A session or task gets one when it is created and
+/// keeps it through export, import and every edit: the iCalendar UID, what an import matches on,
+/// what another device's copy of the history names.
+public enum UUIDText {
+    /// A new random (version 4) UUID, from the system's random source (getrandom).
+    public static func random() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return random(using: &generator)
+    }
+
+    /// A new version-4 UUID from `generator` (tests pass a seeded one).
+    public static func random<G: RandomNumberGenerator>(using generator: inout G) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        for _ in 0..<2 {
+            let word = generator.next()
+            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        bytes[6] = bytes[6] & 0x0F | 0x40 // version 4
+        bytes[8] = bytes[8] & 0x3F | 0x80 // the RFC's variant
+        return text(bytes)
+    }
+
+    /// `text` as a UUID in its canonical form (lowercase), or nil when it is not one: 32
+    /// hexadecimal digits in groups of 8, 4, 4, 4 and 12 separated by hyphens, any case. Any
+    /// version is accepted: an import may carry identifiers another program made.
+    public static func parse(_ text: String) -> String? {
+        let utf8 = Array(text.utf8)
+        guard utf8.count == 36 else { return nil }
+        var out = ""
+        out.reserveCapacity(36)
+        for (index, byte) in utf8.enumerated() {
+            if hyphens.contains(index) {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                out.append("-")
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): out.unicodeScalars.append(Unicode.Scalar(byte + 32))
+            default: return nil
+            }
+        }
+        return out
+    }
+
+    private static let hyphens: Set<Int> = [8, 13, 18, 23]
+
+    private static func text(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".unicodeScalars)
+        var out = ""
+        out.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { out.append("-") }
+            out.unicodeScalars.append(digits[Int(byte >> 4)])
+            out.unicodeScalars.append(digits[Int(byte & 0x0F)])
+        }
+        return out
+    }
+
+    /// The same random UUID written by SQLite (the migration that gave existing rows one).
+    public static let sqliteExpression = """
+        lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' || \
+        substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))
+        """
+}

@@ -1,0 +1,100 @@
+import DiligenceCore
+import DiligenceProtocol
+import DiligenceTestSupport
+import DiligenceTime
+import Testing
+
+@testable import DiligenceDaemon
+@testable import DiligenceStore
+
+/// Export and import through the control socket of in-process daemons (issue 13): sessions keep
+/// their UUIDs across databases, an import matches on them, calendars get them as UIDs, and no
+/// export writes an empty or negative interval.
+@Suite struct ExportImportTests {
+    func export(_ d: InProcessDaemon, _ format: String) throws -> String {
+        try d.call("export", [("format", .string(format))])["content"]?.stringValue ?? ""
+    }
+
+    func history(_ d: InProcessDaemon) throws -> [JSON] {
+        try d.call("history")["sessions"]?.arrayValue ?? []
+    }
+
+    @Test func anImportIntoAnotherDatabaseKeepsTheUUIDsAndNeverDoublesThem() throws {
+        try withTimeZone("UTC") {
+            let source = try InProcessDaemon()
+            defer { source.stop() }
+            try source.addSession("Work", "2025-05-01 09:00", "2025-05-01 09:25")
+            try source.addSession("Study", "2025-05-01 10:00", "2025-05-01 10:25")
+            let sessions = try history(source)
+            let uuids = sessions.compactMap { $0["uuid"]?.stringValue }
+            #expect(uuids.count == 2 && uuids.allSatisfy { UUIDText.parse($0) == $0 }, "\(sessions.map(\.serialized))")
+            let jsonl = try export(source, "jsonl")
+
+            let target = try InProcessDaemon()
+            defer { target.stop() }
+            #expect(try target.call("import", [("content", .string(jsonl))])["imported"]?.intValue == 2)
+            #expect(try history(target).compactMap { $0["uuid"]?.stringValue } == uuids)
+            // The same file again, and the same sessions moved by a minute (edited in the source
+            // after the first export): the same UUIDs, so nothing new.
+            #expect(try target.call("import", [("content", .string(jsonl))])["skipped"]?.intValue == 2)
+            let moved = jsonl.replacing(":00:00", with: ":01:00").replacing(":25:00", with: ":26:00")
+            #expect(moved != jsonl)
+            let again = try target.call("import", [("content", .string(moved))])
+            #expect(again["imported"]?.intValue == 0 && again["skipped"]?.intValue == 2, "\(again.serialized)")
+            #expect(try history(target).count == 2)
+            // The calendar gets the same UIDs from either database.
+            for d in [source, target] {
+                let uids = try export(d, "ics").split(separator: "\r\n").filter { $0.hasPrefix("UID:") }
+                #expect(uids == uuids.map { "UID:\($0)"[...] })
+            }
+            #expect(try export(target, "csv").split(separator: "\r\n").first?.hasSuffix(",uuid") == true)
+            #expect(try export(target, "csv").contains(uuids[0]))
+            // A uuid that is not one is refused with its line.
+            let bad = try target.failure(
+                "import",
+                [
+                    (
+                        "content",
+                        .string(
+                            #"{"uuid":"x","task":"Work","start":"2025-05-02T09:00:00Z","end":"2025-05-02T09:25:00Z","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}"#
+                        )
+                    )
+                ])
+            #expect(bad.code == "invalid_import" && bad.message.contains("line 1") && bad.message.contains("uuid"), "\(bad)")
+        }
+    }
+
+    @Test func noExportWritesAnEmptyOrNegativeInterval() throws {
+        try withTimeZone("UTC") {
+            let d = try InProcessDaemon()
+            defer { d.stop() }
+            // Rows an older version wrote: a phase stopped the instant it began, one across a
+            // wall clock stepped back, one shorter than a second.
+            try d.daemon.queue.sync {
+                try d.daemon.store.connection.exec(
+                    """
+                    INSERT INTO sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, uuid) VALUES
+                        (1, 1746090000, 1746090000, 1500, 0, 0, 'abandoned', '00000000-0000-4000-8000-000000000001'),
+                        (1, 1746093600, 1746093000, 1500, 300, 0, 'abandoned', '00000000-0000-4000-8000-000000000002'),
+                        (1, 1746097200.2, 1746097200.7, 1500, 0, 0, 'abandoned', '00000000-0000-4000-8000-000000000003');
+                    """)
+            }
+            let ics = try export(d, "ics").replacing("\r\n ", with: "")
+            let starts = ics.split(separator: "\r\n").filter { $0.hasPrefix("DTSTART:") }.map { $0.dropFirst(8) }
+            let ends = ics.split(separator: "\r\n").filter { $0.hasPrefix("DTEND:") }.map { $0.dropFirst(6) }
+            #expect(starts.count == 3 && ends.count == 3)
+            for (start, end) in zip(starts, ends) { #expect(end > start, "DTSTART \(start) DTEND \(end)") }
+            #expect(ends[1] == "20250501T100500Z", "the focused time from its start")
+            for line in try export(d, "jsonl").split(separator: "\n") {
+                let session = try JSON.parse(String(line))
+                let start = RFC3339.parse(session["start"]?.stringValue ?? "") ?? 0
+                let end = RFC3339.parse(session["end"]?.stringValue ?? "") ?? 0
+                #expect(end > start, "\(line)")
+            }
+            for row in try export(d, "csv").split(separator: "\r\n").dropFirst() {
+                let fields = row.split(separator: ",")
+                #expect((RFC3339.parse(String(fields[3])) ?? 0) > (RFC3339.parse(String(fields[2])) ?? 0), "\(row)")
+            }
+        }
+    }
+}
