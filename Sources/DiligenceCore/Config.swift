@@ -6,6 +6,9 @@ import DiligenceTime
 public struct DaemonConfig: Equatable, Sendable {
     /// What a suspend of the machine means for a running phase.
     public var suspend: SuspendPolicy = .pause
+    /// Work stopped or skipped after less focus than this (seconds) is not recorded
+    /// (`SessionRules.tooShort`).
+    public var minSession = SessionRules.defaultMinSession
     /// Minutes after midnight when a statistics day begins (people who work past midnight set 04:00).
     public var dayStartsAt = 0
     /// Whether root may use the control socket of another user's daemon.
@@ -123,6 +126,15 @@ public struct DaemonConfig: Equatable, Sendable {
                     "invalid_config", "\(place): suspend is one of pause, continue, abandon; got \(entry.value.debugDescription).")
             }
             suspend = policy
+        case ("timer", "min_session"):
+            let range = SessionRules.minSessionRange
+            guard let seconds = DurationText.parse(entry.value), range.contains(seconds) else {
+                throw DiligenceError(
+                    "invalid_config",
+                    "\(place): min_session is a duration from 0 (record every session) to \(DurationText.format(range.upperBound)), such as 60s or 2m; got \(entry.value.debugDescription)."
+                )
+            }
+            minSession = seconds
         case ("stats", "day_starts_at"):
             guard let minute = TimeOfDay.parse(entry.value) else {
                 throw DiligenceError(
@@ -143,7 +155,7 @@ public struct DaemonConfig: Equatable, Sendable {
 
     /// Every setting the file knows, by section.
     public static let knownSettings: [(section: String, keys: [String])] = [
-        ("timer", ["suspend"]), ("stats", ["day_starts_at"]), ("daemon", ["allow_root", "on_bad_config"]),
+        ("timer", ["suspend", "min_session"]), ("stats", ["day_starts_at"]), ("daemon", ["allow_root", "on_bad_config"]),
         ("notifications", ["enabled", "urgency", "timeout"]), ("hooks", HookSettings.events.map { "on_" + $0 } + ["timeout"]),
         ("sound", ["player", "end_of_phase", "ambient", "directory"]),
     ]

@@ -42,7 +42,8 @@ public enum Fields {
     static let breaks = Field<Bool?>.boolean("breaks", "false: work follows work (new task: true)")
     static let autostart = Field<Autostart?>.choice(
         "autostart", optional: Autostart.self, "which phases start by themselves (new task: none)")
-    static let focusMode = Field<Bool?>.boolean("focus_mode", "strict: pause refused during work, a suspend abandons it (new task: false)")
+    static let focusMode = Field<Bool?>.boolean(
+        "focus_mode", "strict: pause and skip refused during work, a suspend abandons it (new task: false)")
     static let goal = Field<Int?>.integer("goal", 0...Int64(TaskConfig.maxGoal), "completed work sessions per day; 0 = none (new task: 0)")
     static let reminder = Field<Setting<Int>?>.timeOfDay("reminder", "a daily reminder at this local time (new task: off)")
     static let sound = Field<Setting<String>?>.nameOrOff(
