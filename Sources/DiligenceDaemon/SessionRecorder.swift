@@ -281,7 +281,7 @@ final class SessionRecorder {
             case .success(let session):
                 do {
                     var mine = session
-                    let task = try store.findTask(session.taskName)
+                    let task = try store.findTask(session.taskName, wholeName: true)
                     mine.taskID = task.id
                     unsaved.append(mine)
                 } catch {

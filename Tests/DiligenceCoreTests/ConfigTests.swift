@@ -49,3 +49,20 @@ import Testing
         }
     }
 }
+
+/// A mistyped config key names the one meant, in its section or the right one.
+@Suite struct ConfigSuggestionTests {
+    @Test(arguments: [
+        ("[stats]\nday_start_at = 04:00", "Did you mean day_starts_at?"),
+        ("[timer]\nday_starts_at = 04:00", "Did you mean [stats] day_starts_at?"),
+        ("[notifications]\nurgancy = low", "Did you mean urgency?"),
+        ("[hooks]\non_work_endd = /bin/true", "Did you mean on_work_end?"),
+    ])
+    func didYouMean(_ text: String, _ hint: String) {
+        #expect {
+            _ = try DaemonConfig.parse(text)
+        } throws: { error in
+            (error as? DiligenceError)?.message.contains(hint) == true
+        }
+    }
+}
