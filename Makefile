@@ -58,6 +58,9 @@ TEST_PACKAGES += dunst xvfb
 TEST_PACKAGES += chromium libxml2-utils
 # The package test (Tests/EndToEndTests/PackageTests.swift) checks the .deb with Debian's lintian.
 TEST_PACKAGES += lintian
+# Two real Syncthing instances sync a folder of journals in a private network namespace, whose
+# loopback iproute2's `ip` brings up (Tests/EndToEndTests/SyncthingTests.swift).
+TEST_PACKAGES += syncthing iproute2
 # Debian packages `make deb` uses: dpkg-shlibdeps, dpkg-gencontrol, dpkg-parsechangelog; readelf,
 # objcopy and strip (also `make install`).
 DEB_PACKAGES = dpkg-dev binutils

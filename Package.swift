@@ -47,7 +47,7 @@ let package = Package(
         .executableTarget(name: "diligenced", dependencies: ["DiligenceDaemon"]),
         .executableTarget(name: "diligencectl", dependencies: ["DiligenceProtocol", "DiligenceTime"]),
         // Helpers shared by the test targets (time zones, temporary directories), written once.
-        .target(name: "DiligenceTestSupport", dependencies: ["DiligenceCore"], path: "Tests/TestSupport"),
+        .target(name: "DiligenceTestSupport", dependencies: ["DiligenceCore", "DiligenceSync"], path: "Tests/TestSupport"),
         .testTarget(name: "DiligenceTimeTests", dependencies: ["DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceCoreTests", dependencies: ["DiligenceCore", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceProtocolTests", dependencies: ["DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport"]),
@@ -56,7 +56,9 @@ let package = Package(
         .testTarget(name: "DiligenceSyncTests", dependencies: ["DiligenceSync", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceDaemonTests", dependencies: ["DiligenceDaemon", "DiligenceTime", "DiligenceTestSupport"]),
         // CSystemd: the end-to-end tests run a notification server of their own on a real session bus.
-        .testTarget(name: "EndToEndTests", dependencies: ["DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport", "CSystemd"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["DiligenceProtocol", "DiligenceSync", "DiligenceTime", "DiligenceTestSupport", "CSystemd"]),
         .testTarget(name: "DiligencectlTests", dependencies: ["diligencectl", "DiligenceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -6,6 +6,9 @@ import DiligenceTime
 public struct DaemonConfig: Equatable, Sendable {
     /// What a suspend of the machine means for a running phase.
     public var suspend: SuspendPolicy = .pause
+    /// Work stopped or skipped after less focus than this (seconds) is not recorded
+    /// (`SessionRules.tooShort`).
+    public var minSession = SessionRules.defaultMinSession
     /// Minutes after midnight when a statistics day begins (people who work past midnight set 04:00).
     public var dayStartsAt = 0
     /// Whether root may use the control socket of another user's daemon.
@@ -123,6 +126,15 @@ public struct DaemonConfig: Equatable, Sendable {
                     "invalid_config", "\(place): suspend is one of pause, continue, abandon; got \(entry.value.debugDescription).")
             }
             suspend = policy
+        case ("timer", "min_session"):
+            let range = SessionRules.minSessionRange
+            guard let seconds = DurationText.parse(entry.value), range.contains(seconds) else {
+                throw DiligenceError(
+                    "invalid_config",
+                    "\(place): min_session is a duration from 0 (record every session) to \(DurationText.format(range.upperBound)), such as 60s or 2m; got \(entry.value.debugDescription)."
+                )
+            }
+            minSession = seconds
         case ("stats", "day_starts_at"):
             guard let minute = TimeOfDay.parse(entry.value) else {
                 throw DiligenceError(
@@ -137,11 +149,34 @@ public struct DaemonConfig: Equatable, Sendable {
         case ("notifications", _), ("hooks", _), ("sound", _):
             try parseOutputSetting(entry, place: place)
         default:
-            throw DiligenceError(
-                "invalid_config",
-                "\(place): unknown setting. Known: [timer] suspend, [stats] day_starts_at, [daemon] allow_root on_bad_config, [notifications] enabled urgency timeout, [hooks] on_<event> timeout, [sound] player end_of_phase ambient directory."
-            )
+            throw Self.unknownSetting(entry, place: place)
         }
+    }
+
+    /// Every setting the file knows, by section.
+    public static let knownSettings: [(section: String, keys: [String])] = [
+        ("timer", ["suspend", "min_session"]), ("stats", ["day_starts_at"]), ("daemon", ["allow_root", "on_bad_config"]),
+        ("notifications", ["enabled", "urgency", "timeout"]), ("hooks", HookSettings.events.map { "on_" + $0 } + ["timeout"]),
+        ("sound", ["player", "end_of_phase", "ambient", "directory"]),
+    ]
+
+    /// The error for a key the file does not know: the closest known one ("did you mean"), in
+    /// its section or, for a key written under the wrong section, in the right one.
+    static func unknownSetting(_ entry: Entry, place: String) -> DiligenceError {
+        let inSection = knownSettings.first { $0.section == entry.section }?.keys ?? []
+        var hint = Suggestion.didYouMean(entry.key, inSection)
+        if hint.isEmpty {
+            // Compare keys without their section, suggest them with it.
+            let keys = knownSettings.flatMap(\.keys)
+            let match = keys.contains(entry.key) ? entry.key : Suggestion.closest(to: entry.key, in: keys).first
+            if let match, let section = knownSettings.first(where: { $0.keys.contains(match) })?.section {
+                hint = " Did you mean [\(section)] \(match)?"
+            }
+        }
+        let known = knownSettings.map { "[\($0.section)] " + $0.keys.joined(separator: " ") }.joined(separator: ", ")
+        return DiligenceError(
+            "invalid_config",
+            "\(place): unknown \(entry.section == "hooks" && entry.key.hasPrefix("on_") ? "hook" : "setting").\(hint) Known: \(known).")
     }
 
     /// `true/false`, `yes/no`, `on/off`, `1/0`.

@@ -192,15 +192,8 @@ extension DaemonConfig {
                 throw DiligenceError("invalid_config", "\(place): directory is an absolute path (or ~/…); got \(value.debugDescription).")
             }
             sound.directory = value
-        case ("hooks", _):
-            throw DiligenceError(
-                "invalid_config",
-                "\(place): unknown hook. Hooks: \(HookSettings.events.map { "on_" + $0 }.joined(separator: ", ")), and timeout.")
         default:
-            throw DiligenceError(
-                "invalid_config",
-                "\(place): unknown setting. Known: [notifications] enabled, urgency, timeout; [sound] player, end_of_phase, ambient, directory."
-            )
+            throw Self.unknownSetting(entry, place: place)
         }
     }
 

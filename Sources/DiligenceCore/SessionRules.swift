@@ -14,6 +14,19 @@ public enum SessionRules {
     public static let maxPauses = 1000
     /// Two sessions of one task whose starts are less than this apart are the same session.
     public static let sameStart = 1.0
+    /// `[timer] min_session`: its default and its range (0 records every session).
+    public static let defaultMinSession = 60
+    public static let minSessionRange = 0...3600
+
+    /// Why the timer does not record `s` under `[timer] min_session = minimum` (seconds), or
+    /// nil when it does: work stopped or skipped (or abandoned at a suspend) after less focus
+    /// than that is noise — `start Study; stop` — not a session. Completed phases are always
+    /// recorded, however short the task's phases are.
+    public static func tooShort(_ s: WorkSession, minimum: Int) -> String? {
+        guard s.outcome != .completed, s.focusedSeconds < minimum else { return nil }
+        return
+            "\(s.outcome.rawValue) after \(DurationText.format(s.focusedSeconds)) of focus, less than min_session (\(DurationText.format(minimum)))"
+    }
 
     /// Why `session` may not be recorded, in words for a message ("it lasts 48h; ..."), or nil
     /// when it may. `window`: the wall-clock bounds of the date window now

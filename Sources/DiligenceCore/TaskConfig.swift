@@ -39,7 +39,7 @@ public struct TaskConfig: Equatable, Sendable {
     public var longBreakEvery: Int
     public var breaks: Bool
     public var autostart: Autostart
-    /// Strict focus: pause refused during work; a suspend abandons the work phase.
+    /// Strict focus: pause and skip refused during work; a suspend abandons the work phase.
     public var focusMode: Bool
     /// Completed work sessions per day; 0 = no goal.
     public var goal: Int

@@ -150,6 +150,9 @@ public struct TimerMachine: Sendable, Equatable {
     /// so a wall-clock step during the phase moves neither its length nor its end before its start.
     private var phaseStartSteady: Double = 0
     public private(set) var pauses = 0
+    /// The work of this round was skipped: it does not count toward the long break (the break
+    /// after it is a short one, and the round number stays).
+    private var roundSkipped = false
 
     public init() {}
 
@@ -193,11 +196,13 @@ public struct TimerMachine: Sendable, Equatable {
             guard let newTask else { throw DiligenceError("no_task", "Name a task to start, e.g. `diligencectl start Work`.") }
             task = newTask
             round = 1
+            roundSkipped = false
             return begin(.work, at: now)
         case .pending:
             if differentTask, let newTask {
                 task = newTask
                 round = 1
+                roundSkipped = false
                 return begin(.work, at: now)
             }
             if let newTask { task = newTask }
@@ -262,9 +267,13 @@ public struct TimerMachine: Sendable, Equatable {
     /// A pending phase is skipped without starting it.
     public mutating func skip(at now: Now) throws(DiligenceError) -> [TimerEvent] {
         guard state != .idle, let phase else { throw DiligenceError("not_running", "The timer is idle: nothing to skip.") }
+        if let task, task.focusMode && phase == .work {
+            throw DiligenceError("focus_mode", "\(task.name) is in strict focus mode: work cannot be skipped. Stop it to give up.")
+        }
         var events: [TimerEvent] = []
         if state != .pending { events += endPhase(.skipped, at: now) }
         events.append(.skipped(phase))
+        if phase == .work { roundSkipped = true }
         events += advance(after: phase, at: now)
         return events
     }
@@ -320,6 +329,7 @@ public struct TimerMachine: Sendable, Equatable {
         phase = nil
         task = nil
         round = 1
+        roundSkipped = false
         duration = 0
         elapsedBefore = 0
         stretchStart = nil
@@ -396,18 +406,22 @@ public struct TimerMachine: Sendable, Equatable {
     private mutating func advance(after finished: Phase, at now: Now) -> [TimerEvent] {
         let task = self.task!
         let next: Phase
+        // A skipped round is done again: no long break for it, and the same round number.
+        let counts = !roundSkipped
         if finished == .work {
             if !task.breaks {
                 next = .work
-                round = task.longBreakEvery > 0 && round >= task.longBreakEvery ? 1 : round + 1
-            } else if task.longBreakEvery > 0 && round >= task.longBreakEvery {
+                if counts { round = task.longBreakEvery > 0 && round >= task.longBreakEvery ? 1 : round + 1 }
+                roundSkipped = false
+            } else if counts && task.longBreakEvery > 0 && round >= task.longBreakEvery {
                 next = .longBreak
             } else {
                 next = .shortBreak
             }
         } else {
             next = .work
-            round = finished == .longBreak ? 1 : round + 1
+            if counts { round = finished == .longBreak ? 1 : round + 1 }
+            roundSkipped = false
         }
         if task.autostart.starts(next) {
             return begin(next, at: now)
@@ -450,11 +464,14 @@ public struct SavedTimer: Equatable, Sendable {
     /// Steady seconds since the phase started (pauses and slept time included) at the moment of
     /// saving: the session's end after a restart is still its start plus its steady length.
     public var phaseAge: Double
+    /// The round's work was skipped (it does not count toward the long break).
+    public var roundSkipped: Bool
 
     public init(
         state: TimerState, phase: Phase?, task: TaskConfig?, round: Int, duration: Double,
-        elapsed: Double, pauses: Int, phaseStartWall: Double, phaseAge: Double
+        elapsed: Double, pauses: Int, phaseStartWall: Double, phaseAge: Double, roundSkipped: Bool = false
     ) {
+        self.roundSkipped = roundSkipped
         self.state = state
         self.phase = phase
         self.task = task
@@ -472,7 +489,7 @@ extension TimerMachine {
         SavedTimer(
             state: state, phase: phase, task: task, round: round, duration: duration,
             elapsed: elapsed(at: now), pauses: pauses, phaseStartWall: phaseStartWall,
-            phaseAge: max(0, now.steady - phaseStartSteady))
+            phaseAge: max(0, now.steady - phaseStartSteady), roundSkipped: roundSkipped)
     }
 
     /// Rebuilds the machine saved `downtime` seconds before `now`. A running phase ran on while
@@ -484,6 +501,7 @@ extension TimerMachine {
         self.phase = phase
         self.task = task
         self.round = saved.round
+        self.roundSkipped = saved.roundSkipped
         self.duration = saved.duration
         self.pauses = saved.pauses
         self.phaseStartWall = saved.phaseStartWall

@@ -129,7 +129,8 @@ extension Daemon {
             taskChanged(updated, change: "edited")
             return updated.json
         case .taskRemove(let name, let confirm):
-            let task = try store.findTask(name)
+            // The whole name: a prefix never removes anything.
+            let task = try store.findTask(name, wholeName: true)
             guard confirm else {
                 throw DiligenceError(
                     "confirmation_required",

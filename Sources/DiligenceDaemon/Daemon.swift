@@ -16,7 +16,10 @@ public final class Daemon {
     let queue = DispatchQueue(label: "diligenced")
     let clocks: Clocks
     var config: DaemonConfig {
-        didSet { stats.dayStartsAt = config.dayStartsAt }
+        didSet {
+            stats.dayStartsAt = config.dayStartsAt
+            recorder.minSession = config.minSession
+        }
     }
     /// What is wrong with the config file (ConfigFile.swift): why it was refused, or the lines
     /// `on_bad_config = defaults` skipped. Reported in every status until a good file is loaded.
@@ -95,6 +98,7 @@ public final class Daemon {
         self.wakeTimer = DispatchSource.makeTimerSource(queue: queue)
         self.tickTimer = DispatchSource.makeTimerSource(queue: queue)
         self.recorder = SessionRecorder(store: store, clocks: clocks, paths: paths, queue: queue)
+        recorder.minSession = loaded.config.minSession
         self.stats = StatsService(store: store, clocks: clocks, recorder: recorder, dayStartsAt: loaded.config.dayStartsAt)
         self.lastReading = clocks.reading
     }
@@ -360,8 +364,10 @@ public final class Daemon {
     /// the watchers as soon as it is recorded, not after the disk's slowest fsync
     /// (docs/performance.md, phase-end lateness; docs/reliability.md).
     private func apply(_ events: [TimerEvent], at now: Now) {
+        // Work stopped or skipped too soon is no session (`[timer] min_session`): not recorded,
+        // and said so to the watchers and the log instead of `session_recorded`.
         let ended = events.compactMap { event -> WorkSession? in
-            if case .sessionEnded(let session) = event { return session }
+            if case .sessionEnded(let session) = event, recorder.tooShort(session) == nil { return session }
             return nil
         }
         var recorded: [WorkSession?]
@@ -394,7 +400,14 @@ public final class Daemon {
         var reported: [TimerEvent] = []
         for event in events {
             var extra: [(String, JSON)] = []
-            if case .sessionEnded = event {
+            if case .sessionEnded(let ended) = event {
+                if let reason = recorder.tooShort(ended) {
+                    broadcast("session_not_recorded", now: now, extra: [("session", ended.json), ("reason", .string(reason))])
+                    Log.info(
+                        "Not recording the \(ended.outcome.rawValue) session of \(ended.taskName): \(reason).",
+                        fields: [("EVENT", "session_not_recorded"), ("TASK", ended.taskName)])
+                    continue
+                }
                 // Only a committed session is reported; an unsaved one is reported once written.
                 guard let session = sessions.next() ?? nil else { continue }
                 extra = [("session", session.json)]

@@ -31,6 +31,10 @@ final class SessionRecorder {
     /// (a phase end that could not write its session could not save the timer either).
     var saveOwedTimer: () -> Void = {}
 
+    /// `[timer] min_session` in seconds: the timer's work stopped or skipped after less focus
+    /// is not recorded (`tooShort`).
+    var minSession = SessionRules.defaultMinSession
+
     private let store: Store
     private let clocks: Clocks
     private let database: String
@@ -108,6 +112,12 @@ final class SessionRecorder {
         }
         setAside(session, because: admission.refused.first?.error ?? DiligenceError("invalid_session", "refused"))
         return nil
+    }
+
+    /// Why a session of the timer is not worth recording (`SessionRules.tooShort` under
+    /// `min_session`), nil when it is. The daemon asks before it records a phase end's sessions.
+    func tooShort(_ session: WorkSession) -> String? {
+        SessionRules.tooShort(session, minimum: minSession)
     }
 
     /// A timer session written on its own: nil when it waits in `unsaved` or was set aside.
@@ -271,7 +281,7 @@ final class SessionRecorder {
             case .success(let session):
                 do {
                     var mine = session
-                    let task = try store.findTask(session.taskName)
+                    let task = try store.findTask(session.taskName, wholeName: true)
                     mine.taskID = task.id
                     unsaved.append(mine)
                 } catch {

@@ -9,15 +9,19 @@ import DiligenceTime
 extension StatsService {
     // MARK: history
 
-    /// `since`/`until`: a date `YYYY-MM-DD` (its whole statistics day; `until` includes it),
-    /// or an RFC 3339 time.
+    /// `since`/`until`: a day (its whole statistics day; `until` includes it) or a moment
+    /// (`DateText.bound`).
     private func timeBound(_ text: String?, _ key: String, endOfDay: Bool) throws(DiligenceError) -> Double? {
         guard let text else { return nil }
-        guard let wall = DateText.bound(text, endOfDay: endOfDay, dayStartsAt: dayStartsAt) else {
-            throw DiligenceError("invalid_date", "\"\(key)\": \(text.debugDescription) is not a date YYYY-MM-DD (or an RFC 3339 time).")
+        let today = today(at: clocks.now)
+        let wall: Double
+        do {
+            wall = try DateText.bound(text, endOfDay: endOfDay, today: today, dayStartsAt: dayStartsAt)
+        } catch {
+            throw DiligenceError(error.code, "\"\(key)\": \(error.message)")
         }
-        let day = CalendarDay(text) ?? LocalDay.date(containing: wall, dayStartsAt: dayStartsAt)
-        guard DateWindow.contains(day, today: todayDate) else { throw outsideWindow(key, text) }
+        let day = DateText.day(text, today: today.date) ?? LocalDay.date(containing: wall, dayStartsAt: dayStartsAt)
+        guard DateWindow.contains(day, today: today.date) else { throw outsideWindow(key, text) }
         return wall
     }
 

@@ -172,10 +172,7 @@ final class StatsService {
         if let date {
             guard period != .all else { throw DiligenceError("invalid_argument", "\"date\" does not apply to the period \"all\".") }
             guard let day = DateText.day(date, today: now) else {
-                throw DiligenceError(
-                    "invalid_date",
-                    "\"date\": \(date.debugDescription) is not a day: give YYYY-MM-DD, today, yesterday, tomorrow, or a weekday such as monday."
-                )
+                throw DiligenceError("invalid_date", "\"date\": \(date.debugDescription) is not a day: give \(DateText.dayForms).")
             }
             guard DateWindow.contains(day, today: now) else { throw outsideWindow("date", day.description) }
             anchor = day
@@ -365,8 +362,7 @@ final class StatsService {
     /// the week `offset` weeks from this one.
     private func planDay(_ text: String, offset: Int) throws(DiligenceError) -> CalendarDay {
         guard let day = DateText.day(text, today: todayDate, weekOffset: offset) else {
-            throw DiligenceError(
-                "invalid_date", "\(text.debugDescription) is not a day: give YYYY-MM-DD, today, tomorrow, or a weekday such as monday.")
+            throw DiligenceError("invalid_date", "\"day\": \(text.debugDescription) is not a day: give \(DateText.dayForms).")
         }
         guard DateWindow.contains(day, today: todayDate) else { throw outsideWindow("day", day.description) }
         return day

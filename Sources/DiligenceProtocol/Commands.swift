@@ -15,7 +15,7 @@ public enum Fields {
     // MARK: Naming a task
 
     static let task = Field<String>.text(
-        "task", maxLength: referenceLength, "the task: its exact name, else a unique case-insensitive match")
+        "task", maxLength: referenceLength, "the task: its name in any case, or the unique beginning of one (stu for Study)")
     static let taskToStart = Field<String?>.text(
         "task", maxLength: referenceLength,
         "the task to start (default: the pending phase, else today's planned task, else the last task used, else the first)")
@@ -42,7 +42,8 @@ public enum Fields {
     static let breaks = Field<Bool?>.boolean("breaks", "false: work follows work (new task: true)")
     static let autostart = Field<Autostart?>.choice(
         "autostart", optional: Autostart.self, "which phases start by themselves (new task: none)")
-    static let focusMode = Field<Bool?>.boolean("focus_mode", "strict: pause refused during work, a suspend abandons it (new task: false)")
+    static let focusMode = Field<Bool?>.boolean(
+        "focus_mode", "strict: pause and skip refused during work, a suspend abandons it (new task: false)")
     static let goal = Field<Int?>.integer("goal", 0...Int64(TaskConfig.maxGoal), "completed work sessions per day; 0 = none (new task: 0)")
     static let reminder = Field<Setting<Int>?>.timeOfDay("reminder", "a daily reminder at this local time (new task: off)")
     static let sound = Field<Setting<String>?>.nameOrOff(
@@ -64,27 +65,30 @@ public enum Fields {
     static let statsOffset = Field<Int>.integer("offset", offsetRange, default: 0, "periods from this one: -1 the previous, 1 the next")
     static let statsDate = Field<String?>.text(
         "date", maxLength: 32,
-        "a day of the period: YYYY-MM-DD, today, yesterday, tomorrow, or a weekday (monday, mon) of this week (default today); offset counts from its period"
+        "a day of the period: today, yesterday, -3d, YYYY-MM-DD, or a weekday (monday, mon: the latest) (default today); offset counts from its period"
     )
     /// Days of recent focus per task that `task_list` adds (a sparkline's worth; at most a year).
     static let recentDays = Field<Int>.integer(
         "recent_days", 0...366, default: 0, "add each task's focused seconds of the last N days, today last (recent)")
     static let weekOffset = Field<Int>.integer("offset", offsetRange, default: 0, "weeks from this one: -1 the previous, 1 the next")
     static let day = Field<String>.text(
-        "day", maxLength: 32, "YYYY-MM-DD, today, tomorrow, yesterday, or a weekday (monday, mon) of the week offset")
+        "day", maxLength: 32, "today, tomorrow, yesterday, +2d, -1d, YYYY-MM-DD, or a weekday (monday, mon) of the week offset")
     static let planOffset = Field<Int>.integer(
         "offset", offsetRange, default: 0, "the week a weekday in day belongs to: -1 the previous, 1 the next")
     static let plannedTask = Field<String>.text("task", maxLength: referenceLength, "the task to plan")
 
     // MARK: History
 
-    static let since = Field<String?>.text("since", maxLength: 64, "from this day (YYYY-MM-DD, its whole day) or moment (RFC 3339) on")
+    static let since = Field<String?>.text(
+        "since", maxLength: 64,
+        "from this day on (today, yesterday, monday, -3d, YYYY-MM-DD: its whole day), or this moment (as start)")
     static let until = Field<String?>.text(
-        "until", maxLength: 64, "up to and including this day (YYYY-MM-DD), or up to this moment (RFC 3339)")
+        "until", maxLength: 64, "up to and including this day (as since), or up to this moment (as start)")
     static let limit = Field<Int?>.integer("limit", 1...1_000_000, "only the most recent N sessions")
     static let start = Field<String>.text(
         "start", maxLength: 64,
-        "when it started: RFC 3339, local YYYY-MM-DD HH:MM[:SS], or HH:MM today; a local time may end in its offset (+02:00, Z)")
+        "when it started: HH:MM (today), a day and a time (yesterday 14:00, 2026-03-01 09:30), or RFC 3339; a local time may end in its offset (+02:00, Z)"
+    )
     static let end = Field<String>.text("end", maxLength: 64, "when it ended: as start")
     static let pauses = Field<Int>.integer("pauses", 0...1_000, default: 0, "pauses taken")
     static let sessionID = Field<Int64>.id("id", 1...Int64.max, "the session's id, as history lists it")

@@ -242,8 +242,10 @@ public final class Store {
     }
 
     /// The task a person means by `name`: the exact name first, else the one task whose name
-    /// matches ignoring case (Unicode-aware). Throws `unknown_task` listing the task names.
-    public func findTask(_ name: String) throws(DiligenceError) -> TaskConfig {
+    /// matches ignoring case (Unicode-aware), else — unless `wholeName` — the one task whose name
+    /// begins with it, ignoring case (`stu` for Study). Throws `ambiguous_task` listing the tasks
+    /// a prefix fits, or `unknown_task` with the closest names ("did you mean") and the task names.
+    public func findTask(_ name: String, wholeName: Bool = false) throws(DiligenceError) -> TaskConfig {
         let all = try tasks()
         if let exact = all.first(where: { $0.name == name }) {
             return exact
@@ -253,8 +255,20 @@ public final class Store {
         if matches.count == 1 {
             return matches[0]
         }
-        let names = all.map(\.name).joined(separator: ", ")
-        throw DiligenceError("unknown_task", "No task named \"\(name)\". Tasks: \(names)")
+        let names = all.map(\.name)
+        let starting = key.isEmpty ? [] : all.filter { $0.name.lowercased().hasPrefix(key) }
+        if !wholeName, matches.isEmpty {
+            if starting.count == 1 { return starting[0] }
+            if starting.count > 1 {
+                throw DiligenceError(
+                    "ambiguous_task",
+                    "\"\(name)\" begins the names of \(starting.count) tasks: \(starting.map { "\"\($0.name)\"" }.joined(separator: ", ")); type more of the name."
+                )
+            }
+        }
+        var hint = Suggestion.didYouMean(name, names, quote: "\"")
+        if wholeName, hint.isEmpty, starting.count == 1 { hint = " Did you mean \"\(starting[0].name)\"? Give the whole name here." }
+        throw DiligenceError("unknown_task", "No task named \"\(name)\".\(hint) Tasks: \(names.joined(separator: ", ")).")
     }
 
     /// Stores a new task (its `id` is ignored) and returns it with its new id and its name as

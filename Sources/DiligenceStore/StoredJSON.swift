@@ -76,6 +76,7 @@ extension SavedTimer {
             ("round", .int(round)), ("duration", .double(duration)), ("elapsed", .double(elapsed)),
             ("pauses", .int(pauses)), ("phaseStartWall", .double(phaseStartWall)), ("phaseAge", .double(phaseAge)),
         ]
+        if roundSkipped { members.append(("roundSkipped", .bool(true))) }
         return .object(members)
     }
 
@@ -100,6 +101,7 @@ extension SavedTimer {
         self.init(
             state: state, phase: phase, task: task, round: Int(round), duration: duration, elapsed: elapsed,
             pauses: Int(pauses), phaseStartWall: phaseStartWall,
-            phaseAge: json["phaseAge"]?.doubleValue ?? max(0, savedWall - phaseStartWall))
+            phaseAge: json["phaseAge"]?.doubleValue ?? max(0, savedWall - phaseStartWall),
+            roundSkipped: json["roundSkipped"]?.boolValue ?? false)
     }
 }

@@ -146,6 +146,7 @@ public struct History: Sendable {
             guard let latest = members.compactMap({ tasks[$0] }).max(by: { $0.version < $1.version }) else { continue }
             var config = latest.value.config
             config.id = 0
+            config.uuid = merged
             live.append(Task(id: merged, members: members.sorted(), config: config, archived: latest.value.archived))
         }
         live.sort { $0.id < $1.id }

@@ -39,8 +39,8 @@ public struct SyncedSession: Equatable, Hashable, Sendable {
     }
 }
 
-/// A task as journals carry it: its stable id, its settings (`config.id` is not carried) and
-/// whether it is archived.
+/// A task as journals carry it: its stable id (also `config.uuid`), its settings (the store's
+/// `config.id` is not carried) and whether it is archived.
 public struct SyncedTask: Equatable, Sendable {
     public var id: String
     public var config: TaskConfig
@@ -50,6 +50,7 @@ public struct SyncedTask: Equatable, Sendable {
         self.id = id
         self.config = config
         self.config.id = 0
+        self.config.uuid = id
         self.archived = archived
     }
 }
@@ -134,7 +135,7 @@ public struct JournalEntry: Equatable, Sendable {
     static func json(_ t: SyncedTask) -> JSON {
         // The protocol's task object (task_list), with the stable id in place of the store's.
         guard case .object(let members) = t.config.json else { return .null }
-        return .object([("id", .string(t.id))] + members.filter { $0.0 != "id" } + [("archived", .bool(t.archived))])
+        return .object([("id", .string(t.id))] + members.filter { $0.0 != "id" && $0.0 != "uuid" } + [("archived", .bool(t.archived))])
     }
 
     // MARK: Reading

@@ -166,8 +166,13 @@ public enum JournalReader {
     }
 }
 
-/// A journal file that could not be opened or read.
+/// A journal file that could not be opened, read or written.
 public struct JournalReadError: Error, Sendable, CustomStringConvertible {
+    public init(path: String, errno: Int32) {
+        self.path = path
+        self.errno = errno
+    }
+
     public var path: String
     public var errno: Int32
 

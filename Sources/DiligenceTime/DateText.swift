@@ -1,9 +1,22 @@
-/// Dates and times as people type them into commands (`plan set`, `history`, `history add`,
-/// `export`), read in the local time zone. The daemon names the argument in its error messages.
+/// Dates and times as people type them into commands, read in the local time zone: one
+/// vocabulary for every command (`stats DATE`, `plan set DAY`, `history`/`export --since/--until`,
+/// `history add START END`). The daemon names the argument in its error messages.
+///
+/// - a day: `YYYY-MM-DD`, `today`, `yesterday`, `tomorrow`, a weekday (`monday`, `mon`), or days
+///   or weeks from today (`-3d`, `+2d`, `-1w`);
+/// - a moment: a day and a time (`yesterday 14:00`, `2026-03-01 09:30`), a time alone (`14:00`,
+///   today), or RFC 3339;
+/// - a bound of a range (`--since`, `--until`): a day (its whole statistics day) or a moment.
 public enum DateText {
-    /// A day: `YYYY-MM-DD`, `today`, `tomorrow`, `yesterday`, or a weekday (`monday`, `mon`) of
-    /// the week `weekOffset` weeks from `today`'s; nil for anything else.
-    public static func day(_ text: String, today: CalendarDay, weekOffset: Int = 0) -> CalendarDay? {
+    /// What a day may be written as, for error messages.
+    public static let dayForms = "today, yesterday, a weekday such as monday, -3d, or YYYY-MM-DD"
+    /// What a moment may be written as, for error messages.
+    public static let momentForms = "HH:MM (today), a day and a time such as \"yesterday 14:00\" or \"2026-03-01 09:30\", or RFC 3339"
+
+    /// A day (see the type's summary), or nil. A weekday is that day of the week `weekOffset`
+    /// weeks from `today`'s (weeks run Monday to Sunday: `plan set friday`); without an offset it
+    /// is the latest such day up to today (`history --since friday` on a Wednesday: last Friday).
+    public static func day(_ text: String, today: CalendarDay, weekOffset: Int? = nil) -> CalendarDay? {
         if let date = CalendarDay(text) { return date }
         let word = text.lowercased()
         switch word {
@@ -12,34 +25,52 @@ public enum DateText {
         case "yesterday": return today.adding(days: -1)
         default: break
         }
-        if word.count >= 3, let index = CalendarDay.weekdayNames.firstIndex(where: { $0.hasPrefix(word) }) {
-            // Checked: any offset saturates at the calendar's ends rather than trapping.
-            let (days, overflow) = weekOffset.multipliedReportingOverflow(by: 7)
-            return overflow ? (weekOffset > 0 ? .latest : .earliest) : today.monday.adding(days: index).adding(days: days)
+        if let days = relativeDays(word) { return today.adding(days: days) }
+        guard word.count >= 3, let index = CalendarDay.weekdayNames.firstIndex(where: { $0.hasPrefix(word) }) else { return nil }
+        guard let weekOffset else {
+            // Back from today to the latest day with that weekday (today itself when it has it).
+            return today.adding(days: -((today.weekday - 1 - index + 7) % 7))
         }
-        return nil
+        // Checked: any offset saturates at the calendar's ends rather than trapping.
+        let (days, overflow) = weekOffset.multipliedReportingOverflow(by: 7)
+        return overflow ? (weekOffset > 0 ? .latest : .earliest) : today.monday.adding(days: index).adding(days: days)
     }
 
-    /// A bound of a time range: a date `YYYY-MM-DD` (the start of its statistics day, or of the
-    /// next one when `endOfDay`, so that an end bound includes the day), or an RFC 3339 time.
-    public static func bound(_ text: String, endOfDay: Bool, dayStartsAt: Int) -> Double? {
-        if let day = CalendarDay(text) {
+    /// `-3d`, `+2d`, `-1w`, `+1w` as days from today; nil for anything else. At most 6 digits:
+    /// a million days is past any date the calendar holds.
+    static func relativeDays(_ word: String) -> Int? {
+        guard let sign = word.first, sign == "-" || sign == "+", let unit = word.last, unit == "d" || unit == "w" else { return nil }
+        let digits = word.dropFirst().dropLast()
+        guard (1...6).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(digits) else { return nil }
+        return (sign == "-" ? -n : n) * (unit == "w" ? 7 : 1)
+    }
+
+    /// A bound of a time range: a day (the start of its statistics day, or of the next one when
+    /// `endOfDay`, so that an end bound includes the day), or a moment (`moment`'s rules,
+    /// refusals included).
+    public static func bound(
+        _ text: String, endOfDay: Bool, today: StatisticsDay, dayStartsAt: Int
+    ) throws(DateTextError) -> Double {
+        if let day = day(text, today: today.date) {
             return LocalDay.start(of: endOfDay ? day.adding(days: 1) : day, dayStartsAt: dayStartsAt)
         }
-        return RFC3339.parse(text)
+        do {
+            return try moment(text, today: today, dayStartsAt: dayStartsAt)
+        } catch  where error.code == "invalid_date" {
+            throw DateTextError("invalid_date", "\(text.debugDescription) is not a day or a time: give \(dayForms); or \(momentForms).")
+        }
     }
 
-    /// A moment: RFC 3339; or a local date and time, `YYYY-MM-DD HH:MM[:SS]` (or with `T`);
-    /// or `HH:MM[:SS]` alone, the moment of `today` (a statistics day) whose clock reads so — on
-    /// its date from `day_starts_at` on, on the next date before it (with days starting at
-    /// 04:00, `23:00` at 02:00 is yesterday evening, `01:00` an hour ago). A local time may carry
-    /// its offset (`2026-10-25 02:30+02:00`, `Z`); without one, a time the clocks skip (DST gap)
-    /// or show twice (the hour after a fall back) is refused: nothing is guessed.
+    /// A moment: RFC 3339; or a day (any form of `day`) and a local time, `DAY HH:MM[:SS]`
+    /// (`YYYY-MM-DDTHH:MM` too); or `HH:MM[:SS]` alone, the moment of `today` (a statistics day)
+    /// whose clock reads so — on its date from `day_starts_at` on, on the next date before it
+    /// (with days starting at 04:00, `23:00` at 02:00 is yesterday evening, `01:00` an hour ago).
+    /// A local time may carry its offset (`2026-10-25 02:30+02:00`, `Z`); without one, a time the
+    /// clocks skip (DST gap) or show twice (the hour after a fall back) is refused: nothing is guessed.
     public static func moment(_ text: String, today: StatisticsDay, dayStartsAt: Int) throws(DateTextError) -> Double {
         if let wall = RFC3339.parse(text) { return wall }
-        guard let local = LocalMoment(text) else {
-            throw DateTextError(
-                "invalid_date", "\(text.debugDescription) is not a time: give HH:MM (today), YYYY-MM-DD HH:MM, or RFC 3339.")
+        guard let local = LocalMoment(text, day: { day(String($0), today: today.date) }) else {
+            throw DateTextError("invalid_date", "\(text.debugDescription) is not a time: give \(momentForms).")
         }
         let date = local.date ?? (local.hour * 60 + local.minute >= dayStartsAt ? today.date : today.date.adding(days: 1))
         if let offset = local.offset {
@@ -94,7 +125,7 @@ public struct DateTextError: Error, Equatable, Sendable {
     }
 }
 
-/// `[YYYY-MM-DD(T| )]HH:MM[:SS][Z|±HH:MM]`, taken apart.
+/// `[DAY ]HH:MM[:SS][Z|±HH:MM]` (or `YYYY-MM-DDTHH:MM…`), taken apart.
 struct LocalMoment {
     var date: CalendarDay?
     var hour: Int
@@ -107,14 +138,26 @@ struct LocalMoment {
 
     var secondOfDay: Int { hour * 3600 + minute * 60 + second }
 
-    init?(_ text: String) {
-        let parts = text.split(whereSeparator: { $0 == "T" || $0 == " " })
-        guard (1...2).contains(parts.count) else { return nil }
-        if parts.count == 2 {
-            guard let d = CalendarDay(String(parts[0])) else { return nil }
+    /// `day` reads the part before the time (`2026-03-01`, `yesterday`).
+    init?(_ text: String, day: (Substring) -> CalendarDay?) {
+        let parts = text.split(whereSeparator: { $0 == " " })
+        var time: Substring
+        switch parts.count {
+        case 1:
+            // `2026-03-01T09:30`, or a time alone.
+            let halves = parts[0].split(separator: "T", maxSplits: 1, omittingEmptySubsequences: false)
+            if halves.count == 2 {
+                guard let d = CalendarDay(String(halves[0])) else { return nil }
+                date = d
+            }
+            time = halves[halves.count - 1]
+        case 2:
+            guard let d = day(parts[0]) else { return nil }
             date = d
+            time = parts[1]
+        default:
+            return nil
         }
-        var time = parts[parts.count - 1]
         if time.last == "Z" || time.last == "z" {
             offset = 0
             time = time.dropLast()

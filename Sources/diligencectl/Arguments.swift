@@ -1,3 +1,4 @@
+import DiligenceCore
 import DiligenceProtocol
 
 /// A mistake on the command line: shown as `diligencectl: MESSAGE` plus where to find help; exit 2.
@@ -67,7 +68,10 @@ func parseArguments(_ args: [String], defaultSocket: String) throws(UsageError) 
         case _ where arg.hasPrefix("--socket="):
             socket = String(arg.dropFirst("--socket=".count))
         default:
-            throw UsageError("unknown option \(arg) (global options: --socket PATH, --help, --version).")
+            let name = arg.split(separator: "=", maxSplits: 1).first.map(String.init) ?? arg
+            throw UsageError(
+                "unknown option \(name).\(Suggestion.didYouMean(name, ["--socket", "--help", "--version"])) "
+                    + "Global options: --socket PATH, --help, --version; the command's own options come after it.")
         }
         if socket?.isEmpty == true { throw UsageError("--socket needs a path.") }
     }
@@ -82,12 +86,15 @@ func parseArguments(_ args: [String], defaultSocket: String) throws(UsageError) 
         if Command.groups.contains(first) {
             let next = rest.dropFirst().first
             if next == "-h" || next == "--help" { return .help(Help.group(first)) }
-            let choices = Command.subcommands(of: first).map { $0.words[1] }.joined(separator: ", ")
+            let words = Command.subcommands(of: first).map { $0.words[1] }
+            let choices = words.joined(separator: ", ")
             throw UsageError(
-                next.map { "unknown \(first) subcommand \($0.debugDescription); expected one of \(choices)." }
+                next.map {
+                    "unknown \(first) subcommand \($0.debugDescription).\(Suggestion.didYouMean($0, words)) Subcommands: \(choices)."
+                }
                     ?? "\(first) needs a subcommand: \(choices).", command: first)
         }
-        throw UsageError("unknown command \(first.debugDescription).")
+        throw UsageError("unknown command \(first.debugDescription).\(Suggestion.didYouMean(first, Command.firstWords))")
     }
     let parsed = try parseCommand(command, Array(rest.dropFirst(used)))
     guard let parsed else { return .help(Help.command(command)) }
@@ -96,10 +103,13 @@ func parseArguments(_ args: [String], defaultSocket: String) throws(UsageError) 
 
 /// `help`, `help start`, `help task add`.
 private func helpText(for words: [String], defaultSocket: String) throws(UsageError) -> String {
+    // `help --help` is help too.
+    let words = words.filter { $0 != "-h" && $0 != "--help" }
     if words.isEmpty { return Help.program(socket: defaultSocket) }
     if let (command, used) = Command.find(words), used == words.count { return Help.command(command) }
     if words.count == 1, Command.groups.contains(words[0]) { return Help.group(words[0]) }
-    throw UsageError("no help for \(words.joined(separator: " ").debugDescription): not a command.")
+    let typed = words.joined(separator: " ")
+    throw UsageError("no help for \(typed.debugDescription): not a command.\(Suggestion.didYouMean(typed, Command.all.map(\.name)))")
 }
 
 /// The arguments after the command's words; nil when they ask for the command's help.
@@ -112,7 +122,8 @@ func parseCommand(_ command: Command, _ args: [String]) throws(UsageError) -> Pa
     while i < args.count {
         let arg = args[i]
         i += 1
-        if optionsEnded || !arg.hasPrefix("-") || arg == "-" {
+        // `-3d` (three days ago) and `-1` are values, not options.
+        if optionsEnded || !arg.hasPrefix("-") || arg == "-" || arg.dropFirst().first?.isNumber == true {
             positionals.append(arg)
             continue
         }
@@ -121,13 +132,13 @@ func parseCommand(_ command: Command, _ args: [String]) throws(UsageError) -> Pa
             continue
         }
         if arg == "-h" || arg == "--help" { return nil }
-        guard arg.hasPrefix("--") else { throw fail("unknown option \(arg) for '\(command.name)'.") }
+        guard arg.hasPrefix("--") else { throw fail("unknown option \(arg) for '\(command.name)'.\(command.suggestOption(arg))") }
         let body = arg.dropFirst(2)
         let equals = body.firstIndex(of: "=")
         let name = String(body[..<(equals ?? body.endIndex)])
         let inline = equals.map { String(body[body.index(after: $0)...]) }
         guard let option = command.options.first(where: { $0.name == name }) else {
-            throw fail("unknown option --\(name) for '\(command.name)'.")
+            throw fail("unknown option --\(name) for '\(command.name)'.\(command.suggestOption("--" + name))")
         }
         guard !parsed.has(name) else { throw fail("--\(name) is given twice.") }
         let raw: String
@@ -166,7 +177,11 @@ func parseCommand(_ command: Command, _ args: [String]) throws(UsageError) -> Pa
         throw fail(clashing.map { "--\($0)" }.joined(separator: " and ") + " cannot be combined.")
     }
     if command.needsAChange, !command.options.contains(where: { $0.key != nil && parsed.has($0.name) }) {
-        throw fail("nothing to change: give at least one option, e.g. --work 30m.")
+        let changes = command.options.filter { $0.key != nil }
+        let example = changes.first.map { " e.g. \($0.example)" } ?? ""
+        throw fail(
+            "nothing to change: give \(changes.count == 1 ? "" : "at least one of ")"
+                + changes.prefix(6).map { "--\($0.name)" }.joined(separator: ", ") + (changes.count > 6 ? ", …" : "") + ";\(example).")
     }
     return parsed
 }

@@ -59,8 +59,9 @@ enum ValueKind: Sendable {
             default: throw bad("on or off")
             }
         case .duration:
-            guard let seconds = DurationText.parse(raw) else { throw bad(DurationText.expected) }
-            return .int(seconds)
+            // As text: the range check then quotes what was typed ("169h", not 608400).
+            guard DurationText.parse(raw) != nil else { throw bad(DurationText.expected) }
+            return .string(raw)
         case .choice(let words, _):
             guard words.contains(raw) else { throw bad("one of " + words.joined(separator: ", ")) }
             return .string(raw)
@@ -127,6 +128,12 @@ struct Option: Sendable {
 
     /// The help line: the table's own, else the field's doc with its default.
     var help: String { ownHelp ?? kind.fieldHelp }
+
+    /// `--work 25m`: the option with a value it takes (`example(for:)`), for help and hints.
+    var example: String {
+        guard case .field = kind else { return valuePlaceholder.isEmpty ? "--\(name)" : "--\(name) \(exampleValue(valuePlaceholder))" }
+        return "--\(name) \(kind.example(placeholder: valuePlaceholder))"
+    }
 }
 
 /// A positional argument.
@@ -163,6 +170,21 @@ struct Argument: Sendable {
 }
 
 extension ValueKind {
+    /// A value this kind takes, as a person would type it: the field's default when it has one,
+    /// else one by its type, else one for the placeholder (`TASK` → Study).
+    func example(placeholder: String) -> String {
+        guard case .field(let spec) = self else { return exampleValue(placeholder) }
+        switch spec.type {
+        case .duration: return spec.defaultText ?? "25m"
+        case .integer(let range): return spec.defaultText ?? String(max(range.lowerBound, min(range.upperBound, 10)))
+        case .boolean: return "on"
+        case .choice(let words, _): return spec.defaultText.flatMap { words.contains($0) ? $0 : nil } ?? words[0]
+        case .timeOfDay: return "09:00"
+        case .nameOrOff: return "off"
+        case .text, .taskName: return exampleValue(placeholder)
+        }
+    }
+
     /// The schema's doc line, with the default when there is one.
     var fieldHelp: String {
         guard case .field(let spec) = self else { return "" }
@@ -208,10 +230,13 @@ struct Command: Sendable {
     var summary: String
     /// Paragraphs after the options in the command's help.
     var notes: String = ""
+    /// The example in its help, without `diligencectl `; nil: one made from the table (`exampleLine`).
+    var ownExample: String?
 
     init(
         words: [String], arguments: [Argument] = [], options: [Option] = [], wire: String, fixed: [(String, JSON)] = [],
-        output: OutputKind = .status, exclusive: [String] = [], needsAChange: Bool = false, summary: String, notes: String = ""
+        output: OutputKind = .status, exclusive: [String] = [], needsAChange: Bool = false, summary: String, notes: String = "",
+        example: String? = nil
     ) {
         let schema = CommandSpec.named(wire)
         self.words = words
@@ -235,6 +260,7 @@ struct Command: Sendable {
         self.needsAChange = needsAChange
         self.summary = summary
         self.notes = notes
+        self.ownExample = example
     }
 
     var name: String { words.joined(separator: " ") }
@@ -304,7 +330,10 @@ extension Command {
                 summary: "show what the timer is doing", notes: templateHelp),
             Command(
                 words: ["watch"],
-                options: statusFormats + [Option("no-reconnect", .none, "", "exit when the daemon goes away instead of reconnecting")],
+                options: statusFormats + [
+                    Option("no-reconnect", .none, "", "exit when the daemon goes away instead of reconnecting"),
+                    Option("bell", .none, "", "ring the terminal's bell when a phase ends"),
+                ],
                 wire: "watch", output: .stream, exclusive: ["json", "waybar", "format"],
                 summary: "print the status on every change, and each second while a phase runs",
                 notes: watchHelp + "\n\n" + templateHelp),
@@ -359,14 +388,57 @@ extension Command {
     static func subcommands(of group: String) -> [Command] {
         all.filter { $0.words.count > 1 && $0.words[0] == group }
     }
+
+    /// The words a command line may begin with: each command's first word, and `help`.
+    static var firstWords: [String] { (all.map { $0.words[0] } + ["help"]).uniqued() }
+
+    /// The daemon's message with the request member it begins with (`"since": …`, `"offset" must
+    /// be …`, `long_break_every must be …`) named as the person typed it: `--since`, `DATE`.
+    func namingFlags(_ message: String) -> String {
+        let names =
+            options.compactMap { option in option.key.map { ($0, "--" + option.name) } }
+            + arguments.compactMap { argument in argument.key.map { ($0, argument.name) } }
+        for (key, typed) in names {
+            for form in ["\"\(key)\"", key + " must "] where message.hasPrefix(form) {
+                return typed + (form.hasSuffix(" must ") ? " must " : "") + message.dropFirst(form.count)
+            }
+        }
+        return message
+    }
+
+    /// ` Did you mean --work?` for a mistyped option of this command; empty when none is close.
+    func suggestOption(_ typed: String) -> String {
+        Suggestion.didYouMean(typed, options.map { "--" + $0.name } + ["--help"])
+    }
+
+    /// One command line that uses it: the table's own, else its words, a value for each required
+    /// argument (and for TASK), and its first option that sends something.
+    var exampleLine: String {
+        if let ownExample { return "diligencectl " + ownExample }
+        var parts = ["diligencectl"] + words
+        for argument in arguments where argument.required || argument.name == "TASK" {
+            parts.append(argument.kind.example(placeholder: argument.name))
+        }
+        if let option = options.first(where: { $0.key != nil }) { parts.append(option.example) }
+        return parts.joined(separator: " ")
+    }
 }
 
-extension Array where Element: Equatable {
-    /// The elements in order, each once.
-    func uniqued() -> [Element] {
-        var out: [Element] = []
-        for e in self where !out.contains(e) { out.append(e) }
-        return out
+/// A value for a placeholder of the help text (`TASK`, `DATE`), for examples.
+func exampleValue(_ placeholder: String) -> String {
+    switch placeholder {
+    case "TASK", "NAME": "Study"
+    case "NEW": "Reading"
+    case "DATE", "DAY": "yesterday"
+    case "START": "09:00"
+    case "END": "09:50"
+    case "ID": "42"
+    case "PERIOD": "week"
+    case "FILE": "sessions.jsonl"
+    case "TEMPLATE": "'{icon} {task} {remaining}'"
+    case "DURATION", "D": "10m"
+    case "C": "green"
+    default: "'chapter 3'"
     }
 }
 
@@ -375,14 +447,13 @@ extension Array where Element: Equatable {
 enum Help {
     /// Columns for the option and command lists.
     static func table(_ rows: [(String, String)]) -> String {
-        let width = rows.map(\.0.count).max() ?? 0
-        return rows.map { left, right in
-            let pad = left.count < width ? String(repeating: " ", count: width - left.count) : ""
-            return "  " + left + pad + "  " + right
-        }.joined(separator: "\n")
+        columns(rows.map { [$0.0, $0.1] }).dropLast().description
     }
 
-    static let exitCodes = "Exit status: 0 success, 1 the daemon answered with an error, 2 usage error, 3 daemon unreachable."
+    static let exitCodes = """
+        Exit status: 0 success, 1 the daemon could not do it (nothing running, a name taken, an overlap),
+        2 a mistake in what was typed (command, option, value, task name, date), 3 daemon unreachable.
+        """
 
     /// `diligencectl --help`.
     static func program(socket: String) -> String {
@@ -418,6 +489,7 @@ enum Help {
         }
         out += "\nOptions:\n" + table(c.options.map { ($0.synopsis, $0.help) } + [("-h, --help", "show this help")]) + "\n"
         if !c.notes.isEmpty { out += "\n" + c.notes + "\n" }
+        out += "\nExample: " + c.exampleLine + "\n"
         out += "\n" + exitCodes + "\n"
         return out
     }
@@ -444,7 +516,9 @@ let templateHelp = """
     """
 
 let watchHelp = """
-    A line is printed only when it differs from the previous one. When the daemon goes away,
+    On a terminal (without --json, --waybar, --format) one line is rewritten in place, with a
+    progress bar: ▶ Study ━━━━━━━━━╸──── 12:34. Otherwise a line is printed per change, and only
+    when it differs from the previous one. When the daemon goes away,
     watch prints an offline line (waybar class "offline", {state} "offline") and reconnects,
     waiting 0.1 s, then twice as long each time up to 5 s; --no-reconnect exits instead.
     """

@@ -13,12 +13,25 @@ struct Outcome: Equatable {
     static func usage(_ error: UsageError) -> Outcome { Outcome(stderr: error.text, code: 2) }
 }
 
-/// Exit codes (SPEC.md).
+/// Exit codes (docs/diligencectl.md): the same kind of mistake always exits the same way,
+/// whether the client or the daemon found it.
 enum ExitCode {
     static let success: Int32 = 0
+    /// The daemon could not do it: nothing to pause, a name taken, an overlapping session,
+    /// storage; or the connection broke, or a removal was declined.
     static let daemonError: Int32 = 1
+    /// A mistake in what was typed: an unknown command or option, a value of the wrong form or
+    /// out of range, an unknown task, a malformed or impossible date.
     static let usage: Int32 = 2
     static let unreachable: Int32 = 3
+
+    /// The daemon's error codes that mean a mistake in what was typed (exit 2, like the client's
+    /// own checks); every other code is exit 1.
+    static let mistakesInWhatWasTyped: Set<String> = [
+        "invalid_argument", "missing_argument", "out_of_range", "unknown_task", "ambiguous_task", "invalid_name",
+        "invalid_duration", "invalid_value", "invalid_period", "invalid_date", "nonexistent_time", "ambiguous_time",
+        "invalid_session", "unknown_session", "unknown_format",
+    ]
 }
 
 /// How `task remove` asks for confirmation; tests pass their own.
@@ -88,8 +101,8 @@ let clientVersionLine = "diligencectl \(ProtocolInfo.release) (protocol \(Protoc
 /// Why a command did not get a result.
 enum Failure: Error {
     case connection(ConnectionError)
-    /// The daemon answered `ok: false` (or something that is not a response).
-    case daemon(String)
+    /// The daemon answered `ok: false` with this code (nil: something that is not a response).
+    case daemon(code: String?, message: String)
     case usage(UsageError)
     /// The person answered no.
     case declined(String)
@@ -102,7 +115,13 @@ func execute(
 ) -> Outcome {
     // `version` prints the client's line whatever happens next.
     let prefix = if case .version = parsed.command.output { clientVersionLine } else { "" }
-    if case .stream = parsed.command.output { return watch(parsed, socket: socket) }
+    if case .stream = parsed.command.output {
+        // On a terminal, the plain format becomes one line rewritten in place.
+        let plain = !parsed.has("json") && !parsed.has("waybar") && !parsed.has("format")
+        let live = plain && terminal.outputIsTerminal
+        if live { endLiveLineOnInterrupt() }
+        return watch(parsed, socket: socket, display: live ? .live(screen) : .lines)
+    }
     var outcome: Outcome
     do throws(Failure) {
         let confirm = parsed.command.wire == "task_remove" && !parsed.has("yes")
@@ -143,8 +162,12 @@ func execute(
             outcome = Outcome(stderr: unreachableMessage(path: path, reason: reason, environment: environment), code: ExitCode.unreachable)
         case .connection(.broken(let reason)):
             outcome = Outcome(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError)
-        case .daemon(let message):
-            outcome = Outcome(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
+        case .daemon(let code, let message):
+            let typed = code.map(ExitCode.mistakesInWhatWasTyped.contains) ?? false
+            outcome = Outcome(
+                stderr: "diligencectl: \(parsed.command.namingFlags(message))\n"
+                    + (typed ? "Run 'diligencectl \(parsed.command.name) --help' for usage.\n" : ""),
+                code: typed ? ExitCode.usage : ExitCode.daemonError)
         case .usage(let usage):
             outcome = .usage(usage)
         case .declined(let message):
@@ -153,6 +176,15 @@ func execute(
     }
     outcome.stdout = prefix + outcome.stdout
     return outcome
+}
+
+/// Ctrl-C during a live `watch` leaves the shell's prompt on a line of its own.
+private func endLiveLineOnInterrupt() {
+    signal(SIGINT) { _ in
+        var newline: UInt8 = 0x0A
+        _ = write(1, &newline, 1)
+        _exit(130)
+    }
 }
 
 /// `status` warns on stderr (stdout stays what scripts and bars read) while the daemon runs
@@ -165,8 +197,10 @@ func configWarnings(_ status: JSON) -> String {
 /// The result of an `ok: true` response; the error message otherwise.
 private func result(of response: JSON) throws(Failure) -> JSON {
     if response["ok"]?.boolValue == true { return response["result"] ?? .null }
-    if let message = response["error"]?["message"]?.stringValue { throw .daemon(message) }
-    throw .daemon("the daemon sent an answer this client does not understand: \(response.serialized)")
+    if let message = response["error"]?["message"]?.stringValue {
+        throw .daemon(code: response["error"]?["code"]?.stringValue, message: message)
+    }
+    throw .daemon(code: nil, message: "the daemon sent an answer this client does not understand: \(response.serialized)")
 }
 
 /// Asks on the terminal before `task remove` (without `--yes`).

@@ -87,6 +87,55 @@ func offlineLine(for parsed: ParsedCommand, socket: String) -> String {
     return formatStatus(offlineStatus, for: parsed)
 }
 
+// MARK: Watch on a terminal
+
+/// How `watch` shows the status: lines (pipes, status bars, `--json`/`--waybar`/`--format`), or
+/// one line rewritten in place when standard output is a terminal.
+enum WatchDisplay: Equatable {
+    case lines
+    case live(Screen)
+}
+
+/// What `watch` prints on a terminal for `status`: one line of at most `screen.columns - 1`
+/// columns (the last column would make some terminals wrap), begun with a carriage return and an
+/// erase-line so it replaces the one before: `▶ Study ━━━━━━━━━╸──── 12:34`. A phase that runs or
+/// is paused has a progress bar of its elapsed share (up to 40 cells, in the task's colour on a
+/// colour terminal); otherwise the status line.
+func liveLine(_ status: JSON, screen: Screen) -> String {
+    let s = StatusView(status)
+    let width = max(1, screen.columns - 1)
+    let body: String
+    if s.state == "running" || s.state == "paused" {
+        let clock = DurationText.clock(s.remaining) + (s.state == "paused" ? " paused" : "")
+        var task = s.task ?? "?"
+        // Icon, task, bar of at least 5 cells, clock, with a space between each.
+        let fixed = s.icon.displayWidth + clock.displayWidth + 3
+        task = task.truncated(toWidth: max(1, min(task.displayWidth, width - fixed - 5)))
+        let cells = min(40, width - fixed - task.displayWidth)
+        if cells >= 5 {
+            body =
+                "\(s.icon) \(task) \(progressBar(s.elapsed, of: s.duration, width: cells, color: s.color, paint: Paint(screen.colors))) \(clock)"
+        } else {
+            body = "\(s.icon) \(task) \(clock)".truncated(toWidth: width)
+        }
+    } else {
+        body = (s.state == offlineState ? "\(s.icon) Offline · diligenced is not running" : "\(s.icon) " + statusLine(status)).truncated(
+            toWidth: width)
+    }
+    return "\r\u{1B}[K" + body
+}
+
+/// `━━━━╸────`: `part` of `whole` in `width` cells, to the half cell.
+func progressBar(_ part: Int, of whole: Int, width: Int, color: String? = nil, paint: Paint = Paint(.none)) -> String {
+    let halves = whole > 0 ? min(width * 2, max(0, part) * width * 2 / whole) : 0
+    let done = String(repeating: "━", count: halves / 2) + (halves % 2 == 1 ? "╸" : "")
+    let rest = String(repeating: "─", count: width - halves / 2 - halves % 2)
+    return paint(done, color) + paint.dim(rest)
+}
+
+/// The terminal bell.
+let bell = "\u{07}"
+
 // MARK: Watch
 
 /// Reconnection delays of `watch`: 0.1 s, doubling up to 5 s; reset once connected.
@@ -121,6 +170,9 @@ struct WatchIO {
     var emit: (String) -> Delivery
     /// Sleeps between reconnection attempts. Returns false to stop watching.
     var sleep: (Double) -> Bool
+    /// Rings the terminal's bell (`--bell`): on standard output when it is a terminal, else on
+    /// standard error when that is one, else nowhere (a pipe never gets a BEL in its data).
+    var ring: () -> Delivery = { .delivered }
 
     static var standard: WatchIO {
         WatchIO(
@@ -136,6 +188,11 @@ struct WatchIO {
                 var remaining = timespec()
                 while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
                 return true
+            },
+            ring: {
+                if isatty(1) != 0 { return writeAll(bell, to: 1) == 0 ? .delivered : .readerGone }
+                if isatty(2) != 0 { writeAll(bell, to: 2) }
+                return .delivered
             })
     }
 }
@@ -144,15 +201,22 @@ struct WatchIO {
 /// the previous one (ticks often change nothing a template shows). When the daemon goes away it
 /// prints the offline line once and reconnects with back-off, unless `--no-reconnect`: then it
 /// exits 3 (unreachable) or 1 (the stream ended). Runs until `io` says stop.
-func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard) -> Outcome {
+func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard, display: WatchDisplay = .lines) -> Outcome {
     let reconnect = !parsed.has("no-reconnect")
+    let ringing = parsed.has("bell")
     var backoff = Backoff()
     var last: String?
     /// Prints `text` unless it repeats the last line.
     func emit(_ text: String) -> Delivery {
         guard text != last else { return .delivered }
         last = text
+        if case .live = display { return io.emit(text) }
         return io.emit(text + "\n")
+    }
+    /// The text for one event: a line, or on a terminal the rewritten line.
+    func render(_ event: JSON) -> String {
+        guard case .live(let screen) = display else { return formatEvent(event, for: parsed) }
+        return liveLine(event["status"] ?? .null, screen: screen)
     }
     /// How `watch` ends when a line could not be delivered.
     func ending(_ delivery: Delivery) -> Outcome {
@@ -171,7 +235,9 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard) -> 
             backoff.reset()
             while let line = try connection.readLine() {
                 guard let event = try? JSON.parse(line) else { continue }
-                let delivery = emit(formatEvent(event, for: parsed))
+                var delivery = emit(render(event))
+                // `--bell`: a phase ran to its end (the terminal's bell; a status bar's pipe gets none).
+                if delivery == .delivered, ringing, event["event"]?.stringValue == "phase_completed" { delivery = io.ring() }
                 if delivery != .delivered { return ending(delivery) }
             }
             ended = .broken("the daemon closed the watch stream")
@@ -187,7 +253,13 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard) -> 
             }
             return Outcome(code: ExitCode.daemonError)
         }
-        let delivery = emit(offlineLine(for: parsed, socket: socket))
+        let offline: String
+        if case .live(let screen) = display {
+            offline = liveLine(offlineStatus, screen: screen)
+        } else {
+            offline = offlineLine(for: parsed, socket: socket)
+        }
+        let delivery = emit(offline)
         if delivery != .delivered { return ending(delivery) }
         if !io.sleep(backoff.take()) { return Outcome() }
     }

@@ -14,6 +14,7 @@ import Testing
             ; another
             [timer]
             suspend = continue
+            min_session = 90s
 
             [stats]
             day_starts_at = "04:30"
@@ -21,6 +22,10 @@ import Testing
             allow_root = yes
             """)
         #expect(c.suspend == .continue)
+        #expect(c.minSession == 90)
+        #expect(DaemonConfig().minSession == 60)
+        #expect(try DaemonConfig.parse("[timer]\nmin_session = 0").minSession == 0)
+        #expect(try DaemonConfig.parse("[timer]\nmin_session = 1h").minSession == 3600)
         #expect(c.dayStartsAt == 4 * 60 + 30)
         #expect(c.allowRoot)
     }
@@ -28,6 +33,8 @@ import Testing
     @Test(arguments: [
         ("[timer]\nsuspend = maybe", "line 2"),
         ("[timer]\nsuspnd = pause", "line 2"),
+        ("[timer]\nmin_session = 61m", "line 2"),
+        ("[timer]\nmin_session = soon", "line 2"),
         ("\n\n[stats]\nday_starts_at = 25:00", "line 4"),
         ("[daemon\n", "line 1"),
         ("[daemon]\nallow_root", "line 2"),
@@ -39,6 +46,23 @@ import Testing
         } throws: { error in
             let e = error as? DiligenceError
             return e?.code == "invalid_config" && e?.message.contains(line) == true
+        }
+    }
+}
+
+/// A mistyped config key names the one meant, in its section or the right one.
+@Suite struct ConfigSuggestionTests {
+    @Test(arguments: [
+        ("[stats]\nday_start_at = 04:00", "Did you mean day_starts_at?"),
+        ("[timer]\nday_starts_at = 04:00", "Did you mean [stats] day_starts_at?"),
+        ("[notifications]\nurgancy = low", "Did you mean urgency?"),
+        ("[hooks]\non_work_endd = /bin/true", "Did you mean on_work_end?"),
+    ])
+    func didYouMean(_ text: String, _ hint: String) {
+        #expect {
+            _ = try DaemonConfig.parse(text)
+        } throws: { error in
+            (error as? DiligenceError)?.message.contains(hint) == true
         }
     }
 }

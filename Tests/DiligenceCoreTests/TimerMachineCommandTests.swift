@@ -165,6 +165,25 @@ struct TimerMachineCommandTests {
         #expect(machine.pauses == 0)
     }
 
+    /// Issue 13: strict focus refused pause but let `skip` end the work early, and recorded it.
+    @Test func focusModeRefusesSkipInWorkAsItRefusesPause() throws {
+        var clock = FakeClock()
+        var machine = try running(task(autostart: .none, focus: true), clock)
+        #expect(errorCode { try machine.skip(at: clock.advance(10)) } == "focus_mode")
+        #expect(machine.state == .running && machine.phase == .work)
+        // A pending work phase neither: skipping it is leaving the work as much.
+        _ = machine.tick(at: clock.advance(1490))
+        _ = try machine.start(nil, at: clock.now)
+        _ = machine.tick(at: clock.advance(300))
+        #expect(machine.state == .pending && machine.phase == .work)
+        #expect(errorCode { try machine.skip(at: clock.now) } == "focus_mode")
+        // Breaks may be skipped: they are not the work.
+        _ = try machine.start(nil, at: clock.now)
+        _ = machine.tick(at: clock.advance(1500))
+        #expect(machine.phase == .shortBreak)
+        #expect(try machine.skip(at: clock.advance(5)).contains(.skipped(.shortBreak)))
+    }
+
     @Test func focusModeAllowsPauseInBreaks() throws {
         var clock = FakeClock()
         var machine = try running(task(autostart: .all, focus: true), clock)
@@ -338,5 +357,24 @@ struct TimerMachineCommandTests {
         var machine = try running(task(), clock)
         #expect(errorCode { try machine.extend(by: seconds, at: clock.advance(1)) } == "invalid_duration")
         #expect(machine.duration == 1500)
+    }
+}
+
+/// Issue 13: `start Study; stop` recorded a 0-second session; 10 of 13 non-completed sessions in
+/// a normal hour lasted under a second. Work stopped or skipped after less focus than
+/// `min_session` is no session; completed work always is.
+@Suite struct MinSessionTests {
+    func ended(_ outcome: Outcome, focused: Int) -> WorkSession {
+        WorkSession(
+            taskID: 1, taskName: "Study", start: 1000, end: 1000 + Double(focused) + 5, plannedSeconds: 1500,
+            focusedSeconds: focused, pauses: 0, outcome: outcome)
+    }
+
+    @Test func stoppedOrSkippedWorkShorterThanMinSessionIsNotWorthRecording() {
+        #expect(SessionRules.tooShort(ended(.abandoned, focused: 0), minimum: 60)?.contains("min_session (1m)") == true)
+        #expect(SessionRules.tooShort(ended(.skipped, focused: 59), minimum: 60) != nil)
+        #expect(SessionRules.tooShort(ended(.skipped, focused: 60), minimum: 60) == nil)
+        #expect(SessionRules.tooShort(ended(.abandoned, focused: 5), minimum: 0) == nil, "0 records everything")
+        #expect(SessionRules.tooShort(ended(.completed, focused: 20), minimum: 60) == nil, "a completed phase always counts")
     }
 }

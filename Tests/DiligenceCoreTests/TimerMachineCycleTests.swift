@@ -37,6 +37,53 @@ struct TimerMachineCycleTests {
         #expect(text(seen) == "W1 S1 W2 S2 W3 S3 W4 L4 W1 S1 W2 S2 W3 S3 W4 L4 W1 S1")
     }
 
+    /// Issue 13: a skipped round counted toward the long break (skip work four times, get a
+    /// long break). Now it is done again: a short break after it, and the same round number.
+    @Test func aSkippedRoundDoesNotCountTowardTheLongBreak() throws {
+        var clock = FakeClock()
+        var machine = try running(task(every: 2), clock)
+        var seen: [(Phase, Int)] = []
+        func note() { seen.append((machine.phase!, machine.round)) }
+        note() // W1
+        _ = machine.tick(at: clock.advance(1500)) // completed
+        _ = try machine.start(nil, at: clock.now)
+        note() // S1
+        _ = machine.tick(at: clock.advance(300))
+        _ = try machine.start(nil, at: clock.now)
+        note() // W2, skipped
+        _ = try machine.skip(at: clock.advance(100))
+        _ = try machine.start(nil, at: clock.now)
+        note() // a short break, still round 2
+        _ = machine.tick(at: clock.advance(300))
+        _ = try machine.start(nil, at: clock.now)
+        note() // W2 again
+        _ = machine.tick(at: clock.advance(1500))
+        _ = try machine.start(nil, at: clock.now)
+        note() // now the long break
+        #expect(text(seen) == "W1 S1 W2 S2 W2 L2")
+        // Without breaks: the skipped round is worked again under its number.
+        var plain = try running(task(every: 2, breaks: false), clock)
+        _ = try plain.skip(at: clock.advance(10))
+        #expect(plain.round == 1)
+        _ = try plain.start(nil, at: clock.now)
+        _ = plain.tick(at: clock.advance(1500))
+        #expect(plain.round == 2)
+    }
+
+    @Test func aSkippedRoundIsKeptAcrossARestart() throws {
+        var clock = FakeClock()
+        var machine = try running(task(every: 2), clock)
+        _ = machine.tick(at: clock.advance(1500))
+        _ = try machine.start(nil, at: clock.now)
+        _ = machine.tick(at: clock.advance(300))
+        _ = try machine.start(nil, at: clock.now)
+        _ = try machine.skip(at: clock.advance(100)) // round 2 skipped: a short break pending
+        var restored = TimerMachine(restoring: machine.saved(at: clock.now), downtime: 5, at: clock.advance(5))
+        _ = try restored.start(nil, at: clock.now)
+        _ = restored.tick(at: clock.advance(300))
+        #expect(restored.phase == .work && restored.round == 2)
+    }
+
     @Test func longBreakEveryZeroIsNeverLong() throws {
         let seen = try drive(task(every: 0), phases: 12)
         #expect(text(seen) == "W1 S1 W2 S2 W3 S3 W4 S4 W5 S5 W6 S6")

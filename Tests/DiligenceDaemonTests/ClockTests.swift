@@ -146,7 +146,7 @@ extension InProcessDaemon {
     /// gives a session that ends before it starts, completed or stopped; a pause stays inside it.
     @Test func aClockSteppedBackNeverEndsASessionBeforeItStarts() throws {
         let clock = FakeClock()
-        let d = try InProcessDaemon(clocks: clock.clocks)
+        let d = try InProcessDaemon(config: "[timer]\nmin_session = 0\n", clocks: clock.clocks)
         defer { d.stop() }
         #expect(try d.request("{\"command\":\"task_add\",\"name\":\"Short\",\"work\":600}")["ok"] == .bool(true))
         let firstStart = clock.wall
@@ -182,7 +182,7 @@ extension InProcessDaemon {
     /// suspend an hour later: that one is dated at the wake less the slept time.
     @Test func aStaleAnnouncementDoesNotDateALaterSuspend() throws {
         let clock = FakeClock()
-        let d = try InProcessDaemon(config: "[timer]\nsuspend = abandon\n", clocks: clock.clocks)
+        let d = try InProcessDaemon(config: "[timer]\nsuspend = abandon\nmin_session = 0\n", clocks: clock.clocks)
         defer { d.stop() }
         d.daemon.queue.sync { d.daemon.sleepSignal(true) }
         clock.advance(3600)
@@ -199,7 +199,7 @@ extension InProcessDaemon {
     /// wake is noticed: an abandoned session ends there, not at "noticed − slept".
     @Test func logindDatesTheSuspendAtPrepareForSleep() throws {
         let clock = FakeClock()
-        let d = try InProcessDaemon(config: "[timer]\nsuspend = abandon\n", clocks: clock.clocks)
+        let d = try InProcessDaemon(config: "[timer]\nsuspend = abandon\nmin_session = 0\n", clocks: clock.clocks)
         defer { d.stop() }
         let start = clock.wall
         _ = try d.request("{\"command\":\"start\",\"task\":\"Work\"}")

@@ -216,7 +216,7 @@ import Testing
         failure
             == DiligenceError(
                 "unknown_task",
-                "No task named \"Writing\". Tasks: Work, Study, Exercise, Meditate, Wish, Daily, Errands"
+                "No task named \"Writing\". Tasks: Work, Study, Exercise, Meditate, Wish, Daily, Errands."
             ))
 }
 

@@ -117,3 +117,69 @@ import Testing
         #expect(day.contains(86400) && !day.contains(172800))
     }
 }
+
+/// Issue 13: one vocabulary of days and times for every command.
+@Suite struct DateVocabularyTests {
+    /// 2026-06-10 is a Wednesday.
+    let wednesday = CalendarDay("2026-06-10")!
+
+    @Test func days() {
+        func day(_ text: String, weekOffset: Int? = nil) -> String? {
+            DateText.day(text, today: wednesday, weekOffset: weekOffset)?.description
+        }
+        #expect(day("today") == "2026-06-10" && day("Yesterday") == "2026-06-09" && day("tomorrow") == "2026-06-11")
+        #expect(day("-3d") == "2026-06-07" && day("+2d") == "2026-06-12" && day("-1w") == "2026-06-03" && day("-0d") == "2026-06-10")
+        // A weekday in reports and ranges: the latest one up to today.
+        #expect(day("wednesday") == "2026-06-10" && day("mon") == "2026-06-08" && day("friday") == "2026-06-05")
+        // A weekday of a plan: that day of the week at the offset.
+        #expect(day("friday", weekOffset: 0) == "2026-06-12" && day("mon", weekOffset: 1) == "2026-06-15")
+        #expect(day("2026-02-28") == "2026-02-28")
+        for bad in ["", "-d", "-3", "3d", "--3d", "-3x", "-1234567d", "mo", "2026-02-30", "someday"] {
+            #expect(day(bad) == nil, "\(bad.debugDescription)")
+        }
+    }
+
+    @Test func momentsTakeAnyDay() throws {
+        try withTimeZone("Europe/Berlin") { () throws in
+            let today = LocalDay.day(containing: localTime(2026, 6, 10, 12), dayStartsAt: 0)
+            func moment(_ text: String) throws -> Double { try DateText.moment(text, today: today, dayStartsAt: 0) }
+            #expect(try moment("yesterday 14:00") == localTime(2026, 6, 9, 14))
+            #expect(try moment("mon 09:30") == localTime(2026, 6, 8, 9, 30))
+            #expect(try moment("-2d 23:59") == localTime(2026, 6, 8, 23, 59))
+            #expect(try moment("14:00") == localTime(2026, 6, 10, 14))
+            for bad in ["yesterday", "yesterday 25:00", "noday 14:00", "yesterday 14:00 extra"] {
+                #expect(throws: DateTextError.self, "\(bad.debugDescription)") { try moment(bad) }
+            }
+        }
+    }
+
+    /// `--since`/`--until`: a day is its whole statistics day; a time is that moment; a local
+    /// time in a DST gap or repeated hour is refused here too.
+    @Test func bounds() throws {
+        try withTimeZone("Europe/Berlin") { () throws in
+            let today = LocalDay.day(containing: localTime(2026, 10, 28, 12), dayStartsAt: 240)
+            func bound(_ text: String, end: Bool = false) throws(DateTextError) -> Double {
+                try DateText.bound(text, endOfDay: end, today: today, dayStartsAt: 240)
+            }
+            #expect(try bound("yesterday") == localTime(2026, 10, 27, 4))
+            #expect(try bound("yesterday", end: true) == localTime(2026, 10, 28, 4))
+            #expect(try bound("-3d") == localTime(2026, 10, 25, 4))
+            #expect(try bound("2026-10-20 09:15") == localTime(2026, 10, 20, 9, 15))
+            #expect(try bound("09:15", end: true) == localTime(2026, 10, 28, 9, 15))
+            #expect(try bound("2026-10-20T09:15:00Z") == localTime(2026, 10, 20, 11, 15))
+            for (text, code) in [
+                ("2026-10-25 02:30", "ambiguous_time"), ("2026-03-29 02:30", "nonexistent_time"), ("soon", "invalid_date"),
+            ] {
+                do {
+                    _ = try bound(text)
+                    Issue.record("\(text.debugDescription) was taken")
+                } catch let error as DateTextError {
+                    #expect(error.code == code, "\(text): \(error.message)")
+                    if code == "invalid_date" {
+                        #expect(error.message.contains("-3d") && error.message.contains("HH:MM"), "\(error.message)")
+                    }
+                }
+            }
+        }
+    }
+}

@@ -94,7 +94,7 @@ import Testing
         (["pause", "now"], "unexpected argument \"now\""),
         (["start", "A", "B"], "unexpected argument \"B\""),
         (["extend", "5 minutes"], "DURATION expects a duration such as 90s, 25m, 1h or 1h30m"),
-        (["extend", "-5m"], "unknown option -5m"),
+        (["extend", "-5m"], "DURATION expects a duration"),
         (["task"], "task needs a subcommand: list, show, add, edit, remove"),
         (["task", "delete", "X"], "unknown task subcommand \"delete\""),
         (["task", "show"], "'task show' needs TASK"),

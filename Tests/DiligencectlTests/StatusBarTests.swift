@@ -152,3 +152,68 @@ import Testing
         }
     }
 }
+
+/// Issue 13: `watch` on a terminal rewrites one line with a progress bar; `--bell` rings at a phase end.
+@Suite struct LiveWatchTests {
+    @Test func theLiveLineHasABarAndFitsTheWidth() {
+        let running = status(state: "running", phase: "work", task: "Study", duration: 1500, remaining: 754, elapsed: 746)
+        let line = liveLine(running, screen: Screen(columns: 80, colors: .none))
+        #expect(line == "\r\u{1B}[K▶ Study ━━━━━━━━━━━━━━━━━━━╸──────────────────── 12:34", "\(line.debugDescription)")
+        for columns in [20, 24, 40, 80, 200] {
+            let body = String(liveLine(running, screen: Screen(columns: columns, colors: .none)).dropFirst(4))
+            #expect(body.displayWidth <= columns - 1, "\(columns): \(body)")
+            #expect(body.hasSuffix("12:34"), "\(columns): \(body)")
+        }
+        // A wide name is cut in columns, not characters; the bar and the clock stay.
+        let wide = status(state: "running", phase: "work", task: "数学の勉強をする時間です", duration: 100, remaining: 50, elapsed: 50)
+        let body = String(liveLine(wide, screen: Screen(columns: 30, colors: .none)).dropFirst(4))
+        #expect(body.displayWidth <= 29 && body.contains("…") && body.contains("━") && body.hasSuffix("0:50"), "\(body)")
+        #expect(liveLine(status(state: "idle", today: 2), screen: .plain) == "\r\u{1B}[K⏹ Idle · 2 completed today")
+        #expect(
+            progressBar(1, of: 2, width: 4) == "━━──" && progressBar(3, of: 4, width: 2) == "━╸" && progressBar(9, of: 0, width: 3) == "───"
+        )
+    }
+
+    @Test func liveWatchRewritesOneLineAndRingsAtAPhaseEnd() throws {
+        let events = [
+            ("tick", status(state: "running", phase: "work", task: "Study", duration: 60, remaining: 1, elapsed: 59)),
+            ("phase_completed", status(state: "pending", phase: "short_break", task: "Study")),
+        ].map { Response.event($0.0, status: $0.1) }.joined()
+        let daemon = FakeDaemon(responses: [#"{"ok":true,"result":{"watching":true}}"# + "\n" + events.dropLast()])
+        var printed: [String] = []
+        var rings = 0
+        // The bell after the phase end is the last thing: ending there stops the watch.
+        let io = WatchIO(
+            emit: {
+                printed.append($0)
+                return .delivered
+            }, sleep: { _ in false },
+            ring: {
+                rings += 1
+                return .readerGone
+            })
+        _ = watch(try parse(["watch", "--bell"]), socket: daemon.path, io: io, display: .live(Screen(columns: 40, colors: .none)))
+        _ = daemon.requests()
+        #expect(printed.count == 2 && printed.allSatisfy { $0.hasPrefix("\r\u{1B}[K") && !$0.contains("\n") }, "\(printed)")
+        #expect(printed.first?.contains("━") == true, "\(printed)")
+        #expect(rings == 1)
+
+        // Not a terminal: lines as before, and no bell without --bell.
+        let plainDaemon = FakeDaemon(responses: [#"{"ok":true,"result":{"watching":true}}"# + "\n" + events.dropLast()])
+        var lines: [String] = []
+        var plainRings = 0
+        let plainIO = WatchIO(
+            emit: {
+                lines.append($0)
+                return lines.count < 2 ? .delivered : .readerGone
+            }, sleep: { _ in false },
+            ring: {
+                plainRings += 1
+                return .delivered
+            })
+        _ = watch(try parse(["watch"]), socket: plainDaemon.path, io: plainIO)
+        _ = plainDaemon.requests()
+        #expect(lines == ["Study · work · 0:01 left · round 1/4\n", "Study · short break ready — run: diligencectl start\n"], "\(lines)")
+        #expect(plainRings == 0)
+    }
+}

@@ -123,7 +123,7 @@ extension EndToEnd {
             #expect(!text.stdout.contains("\u{1B}["), "no colours when stdout is not a terminal")
             #expect(try d.ctl("stats", "decade").exitCode == 2)
             #expect(try d.ctl("export", "--format", "xml").exitCode == 2)
-            #expect(try d.ctl("stats", "--task", "Nope").exitCode == 1)
+            #expect(try d.ctl("stats", "--task", "Nope").exitCode == 2)
         }
 
         @Test("week view shows the plan; the last task cannot be removed")

@@ -61,7 +61,8 @@ extension EndToEnd {
                     d.extraEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(d.root)/no-system-bus"
                 }
                 try FileManager.default.createDirectory(atPath: d.configHome + "/diligence", withIntermediateDirectories: true)
-                try "[timer]\nsuspend = \(policy.setting)\n".write(
+                // min_session = 0: the few seconds of work given up here are what is dated.
+                try "[timer]\nsuspend = \(policy.setting)\nmin_session = 0\n".write(
                     toFile: d.configHome + "/diligence/diligenced.conf", atomically: true, encoding: .utf8)
                 try d.start()
                 task = policy == .focusMode ? "Deep" : "Short"

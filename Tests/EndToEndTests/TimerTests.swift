@@ -149,6 +149,10 @@ extension EndToEnd {
         func controls() throws {
             let d = try DaemonUnderTest()
             try d.addTask("Long", [("work", .int(60)), ("short_break", .int(60)), ("autostart", .string("none"))])
+            // min_session = 0: the seconds of work skipped and stopped here are recorded.
+            try FileManager.default.createDirectory(atPath: d.configHome + "/diligence", withIntermediateDirectories: true)
+            try "[timer]\nmin_session = 0\n".write(toFile: d.configHome + "/diligence/diligenced.conf", atomically: true, encoding: .utf8)
+            #expect(try d.ctl("reload").exitCode == 0)
             func ok(_ args: String...) throws -> JSON {
                 let r = try d.ctl(arguments: args)
                 #expect(r.exitCode == 0, "\(r)\n\(d.diagnostics)")

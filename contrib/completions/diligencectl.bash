@@ -90,7 +90,7 @@ _diligencectl() {
             [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "--help" -- "$cur")); return; }
             _diligencectl_complete_tasks ;;
         status) COMPREPLY=($(compgen -W "${formats// /$'\n'}"$'\n'--help -- "$cur")) ;;
-        watch) COMPREPLY=($(compgen -W "${formats// /$'\n'}"$'\n'--no-reconnect$'\n'--help -- "$cur")) ;;
+        watch) COMPREPLY=($(compgen -W "${formats// /$'\n'}"$'\n'--no-reconnect$'\n'--bell$'\n'--help -- "$cur")) ;;
         help) COMPREPLY=($(compgen -W "${commands// /$'\n'}" -- "$cur")) ;;
         stats|report)
             local flags="--task --offset --plain --json --help"

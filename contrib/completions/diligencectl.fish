@@ -94,6 +94,7 @@ complete -c diligencectl -n "__fish_seen_subcommand_from status watch" -l json -
 complete -c diligencectl -n "__fish_seen_subcommand_from status watch" -l waybar -d 'print JSON for waybar'
 complete -c diligencectl -n "__fish_seen_subcommand_from status watch" -l format -x -d 'fill in a template'
 complete -c diligencectl -n "__fish_seen_subcommand_from watch" -l no-reconnect -d 'exit when the daemon goes away'
+complete -c diligencectl -n "__fish_seen_subcommand_from watch" -l bell -d 'ring the bell when a phase ends'
 
 complete -c diligencectl -n "__fish_seen_subcommand_from task; and not __fish_seen_subcommand_from $task_commands" -a "$task_commands"
 complete -c diligencectl -n "__diligencectl_task_sub list" -l json -d 'print JSON'

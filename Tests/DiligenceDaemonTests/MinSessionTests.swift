@@ -1,0 +1,50 @@
+import DiligenceCore
+import DiligenceProtocol
+import DiligenceTestSupport
+import Testing
+
+@testable import DiligenceDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Issue 13, finding 1: `start Study; stop` recorded a 0-second session. Work stopped or skipped
+/// after less focus than `[timer] min_session` (default 60 s) is not recorded, and the watchers
+/// are told so (`session_not_recorded`, with the reason) instead of `session_recorded`.
+@Suite struct DaemonMinSessionTests {
+    /// The events a watcher reads until (and with) the one named `last`.
+    func events(_ watcher: ControlConnection, until last: String) throws -> [JSON] {
+        var seen: [JSON] = []
+        while seen.last?["event"]?.stringValue != last && seen.count < 50 { seen.append(try watcher.readJSONLine()) }
+        return seen
+    }
+
+    @Test func workStoppedOrSkippedAtOnceIsNotRecordedAndTheEventSaysSo() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        let watcher = try d.connect()
+        try watcher.write(#"{"command":"watch"}"# + "\n")
+        _ = try events(watcher, until: "status")
+        _ = try d.call("start", [("task", .string("Study"))])
+        _ = try d.call("stop")
+        let stopped = try events(watcher, until: "stopped")
+        let notRecorded = try #require(stopped.first { $0["event"]?.stringValue == "session_not_recorded" }, "\(stopped.map(\.serialized))")
+        #expect(notRecorded["reason"]?.stringValue?.contains("min_session (1m)") == true, "\(notRecorded.serialized)")
+        #expect(notRecorded["session"]?["task"]?.stringValue == "Study")
+        #expect(!stopped.contains { $0["event"]?.stringValue == "session_recorded" })
+        _ = try d.call("start", [("task", .string("Study"))])
+        _ = try d.call("skip")
+        #expect(try events(watcher, until: "skipped").contains { $0["event"]?.stringValue == "session_not_recorded" })
+        #expect(try d.call("history")["sessions"]?.arrayValue?.isEmpty == true)
+    }
+
+    @Test func minSessionZeroRecordsEverySession() throws {
+        let d = try InProcessDaemon(config: "[timer]\nmin_session = 0\n")
+        defer { d.stop() }
+        _ = try d.call("start", [("task", .string("Study"))])
+        usleep(20_000)
+        _ = try d.call("stop")
+        #expect(try d.call("history")["sessions"]?.arrayValue?.map { $0["outcome"]?.stringValue } == ["abandoned"])
+    }
+}
