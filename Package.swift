@@ -36,13 +36,13 @@ let package = Package(
         // VERSION (a link to the package's VERSION, which `make deb` reads too) is compiled in:
         // ProtocolInfo.release.
         .target(name: "DiligenceProtocol", dependencies: ["DiligenceCore", "DiligenceTime"], resources: [.embedInCode("VERSION")]),
-        .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceTime", "CSQLite"]),
+        .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceSync", "DiligenceTime", "CSQLite"]),
         // Per-device journals in a sync folder: the line format, the hybrid logical clock, the
         // merge rule and the reader (docs/sync.md). Pure but for reading journal files.
         .target(name: "DiligenceSync", dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceTime"]),
         .target(
             name: "DiligenceDaemon",
-            dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceStore", "DiligenceTime", "CSystemd", "CLinux"]
+            dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceStore", "DiligenceSync", "DiligenceTime", "CSystemd", "CLinux"]
         ),
         .executableTarget(name: "diligenced", dependencies: ["DiligenceDaemon"]),
         .executableTarget(name: "diligencectl", dependencies: ["DiligenceProtocol", "DiligenceTime"]),

@@ -146,6 +146,12 @@ extension Daemon {
             }
             taskChanged(task, change: "removed")
             return .object([("removed", .string(task.name)), ("sessions_removed", .int(removed))])
+        case .syncEnable(let directory, let name):
+            return try journal.enable(directory, name: name, now: clocks.wall)
+        case .syncStatus:
+            return try journal.status()
+        case .syncDisable:
+            return try journal.disable()
         case .stats, .week, .planSet, .planClear, .history, .historyAdd, .historyRemove, .historyEdit, .export, .importChunk:
             return try stats.perform(command)
         }

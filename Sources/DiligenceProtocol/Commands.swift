@@ -100,6 +100,13 @@ public enum Fields {
     static let content = Field<String>.text("content", maxLength: ProtocolInfo.maxLineBytes, "whole lines of a JSON-lines export")
     static let importID = Field<Int64?>.id("import_id", 1...(1 << 40), "the import_id the first chunk answered; absent in the first chunk")
     static let more = Field<Bool>.boolean("more", default: false, "true: another chunk follows")
+
+    // MARK: Sync
+
+    static let syncDirectory = Field<String>.text(
+        "directory", maxLength: SyncFolder.maxLength, "the sync folder: an absolute path or ~/... (made when missing)")
+    static let deviceName = Field<String?>.text(
+        "name", maxLength: 64, "this device's name, shown with its sessions on the others (default: the host name)")
 }
 
 /// The periods of `stats`.
@@ -202,6 +209,9 @@ public enum ControlCommand: Sendable, Equatable {
     case historyEdit(id: Int64, task: String)
     case export(format: ExportFormat, task: String?, since: String?, until: String?)
     case importChunk(content: String, importID: Int64?, more: Bool)
+    case syncEnable(directory: String, name: String?)
+    case syncStatus
+    case syncDisable
 
     /// The typed command of a parsed request: its command must exist and every member must
     /// pass its field's check. The error is what the daemon answers.
@@ -329,6 +339,16 @@ extension CommandSpec {
             fields: [Fields.content, Fields.importID, Fields.more], writes: true
         ) {
             .importChunk(content: $0[Fields.content], importID: $0[Fields.importID], more: $0[Fields.more])
+        },
+        CommandSpec(
+            "sync_enable", "keep this device's journal in a sync folder and write the history there (docs/sync.md)",
+            result: "the sync status", fields: [Fields.syncDirectory, Fields.deviceName], writes: true
+        ) {
+            .syncEnable(directory: $0[Fields.syncDirectory], name: $0[Fields.deviceName])
+        },
+        CommandSpec("sync_status", "the sync folder, this device and its journal", result: "the sync status") { _ in .syncStatus },
+        CommandSpec("sync_disable", "stop writing the journal (the folder's files stay)", result: "the sync status", writes: true) { _ in
+            .syncDisable
         },
     ]
 }

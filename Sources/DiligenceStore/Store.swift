@@ -10,7 +10,7 @@ import DiligenceTime
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 3
+    public static let schemaVersion = 4
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), with the `writeCount` they were read at.
@@ -142,6 +142,9 @@ public final class Store {
         CREATE UNIQUE INDEX sessions_uuid ON sessions(uuid);
         CREATE UNIQUE INDEX tasks_uuid ON tasks(uuid);
         """,
+        // 4: sync (docs/sync.md; Store+Sync.swift): the device's id, the device each session was
+        // recorded on, and the changes waiting for the device's journal, kept by triggers.
+        syncMigration,
     ]
 
     /// Indexes that only speed reads up: created when missing on every open, outside the schema
@@ -197,9 +200,9 @@ public final class Store {
         long_break_every, breaks, autostart, focus_mode, goal, reminder_minute, sound
         """
     /// What `task(from:)` reads: `taskColumns` and the UUID (which no edit changes).
-    private static let taskReadColumns = taskColumns + ", uuid"
+    static let taskReadColumns = taskColumns + ", uuid"
 
-    private static func task(from row: SQLite.Row) -> TaskConfig {
+    static func task(from row: SQLite.Row) -> TaskConfig {
         // An unknown colour or autostart (a hand-edited row, or a value a newer version added)
         // falls back to the default rather than making every task unreadable.
         TaskConfig(

@@ -185,6 +185,7 @@ func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
     case "history_remove": return "Removed session \(num(r["removed"] ?? .null, "id")): \(sessionLine(r["removed"] ?? .null)).\n"
     case "history_edit": return "Session \(num(r, "id")) now belongs to \(str(r, "task")): \(sessionLine(r)).\n"
     case "export": return str(r, "content")
+    case "sync_enable", "sync_status", "sync_disable": return syncReport(r)
     case "import":
         let skipped = num(r, "skipped")
         return "Imported \(plural(num(r, "imported"), "session"))" + (skipped > 0 ? " (\(skipped) already recorded, skipped)" : "") + ".\n"

@@ -517,11 +517,12 @@ import Testing
     do {
         let db = try SQLite(location: .path(other.database))
         try db.exec(
-            """
-            DROP TABLE database_info; DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
-            ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid;
-            PRAGMA application_id = 0; PRAGMA user_version = 1
-            """)
+            backToSchema3
+                + """
+                DROP TABLE database_info; DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
+                ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid;
+                PRAGMA application_id = 0; PRAGMA user_version = 1
+                """)
     }
     let migrated = try Store(location: .path(other.database))
     #expect(migrated.identity.count == 32)

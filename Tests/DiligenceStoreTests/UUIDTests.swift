@@ -77,11 +77,12 @@ struct StoreUUIDTests {
             for n in 0..<50 { _ = try s.record(session(work, start: 1_000 + Double(n) * 2_000)) }
             // Back to what schema 2 was: no UUID columns.
             try s.connection.exec(
-                """
-                DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
-                ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid;
-                PRAGMA user_version = 2;
-                """)
+                backToSchema3
+                    + """
+                    DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
+                    ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid;
+                    PRAGMA user_version = 2;
+                    """)
         }
         let s = try Store(location: .path(dir.database))
         #expect(try s.connection.query("PRAGMA user_version").first?.int(0) == Store.schemaVersion)
