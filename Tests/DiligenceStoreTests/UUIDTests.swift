@@ -79,7 +79,7 @@ struct StoreUUIDTests {
             try s.connection.exec(
                 """
                 DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
-                ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid;
+                ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN archived;
                 PRAGMA user_version = 2;
                 """)
         }
