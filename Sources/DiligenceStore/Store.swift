@@ -380,7 +380,7 @@ public final class Store {
     /// Writes a new task with a new UUID (or the one it brings: an imported task keeps its own).
     private func insertTask(_ task: TaskConfig) throws(DiligenceError) -> TaskConfig {
         var stored = task
-        if stored.uuid.isEmpty { stored.uuid = UUIDText.random() }
+        if stored.uuid.isEmpty { stored.uuid = Self.newUUID() }
         try db.run(
             "INSERT INTO tasks (\(Self.taskReadColumns)) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             Self.values(of: task) + [.text(stored.uuid), .bool(task.archived)]

@@ -97,6 +97,19 @@ struct StoreUUIDTests {
         #expect(try reopened.addTask(TaskConfig(name: "New")).uuid.isEmpty == false)
     }
 
+    @Test func aLargeBatchGetsDistinctUUIDsAndLeavesTheDefaultPageCache() throws {
+        let s = try Store(location: .memory)
+        let work = try s.findTask("Work")
+        let count = Store.largeBatch * 3
+        let batch = (0..<count).map { session(work, start: 1_000 + Double($0) * 2_000) }
+        let admission = try s.admit(batch, source: .import, window: Self.window, mode: .allOrNothing)
+        #expect(admission.recorded.count == count)
+        let uuids = try s.sessions().map(\.uuid)
+        #expect(uuids.count == count && Set(uuids).count == count)
+        #expect(uuids.allSatisfy(Self.isVersion4))
+        #expect(try s.connection.query("PRAGMA cache_size").first?.int(0) == -2000)
+    }
+
     @Test func uuidTextIsCheckedAndCanonical() {
         var generator = SeededRandom(seed: 7)
         var seen = Set<String>()
