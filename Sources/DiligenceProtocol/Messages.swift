@@ -118,6 +118,7 @@ extension TaskConfig {
             ("goal", .int(goal)),
             ("reminder", .string(reminderMinute.map(TimeOfDay.format))),
             ("sound", .string(sound)),
+            ("archived", .bool(archived)),
         ])
     }
 }

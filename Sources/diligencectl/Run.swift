@@ -204,17 +204,27 @@ private func result(of response: JSON) throws(Failure) -> JSON {
     throw .daemon(code: nil, message: "the daemon sent an answer this client does not understand: \(response.serialized)")
 }
 
-/// Asks on the terminal before `task remove` (without `--yes`).
+/// Asks on the terminal before `task remove` (without `--yes`), saying what it erases.
 private func confirmRemoval(
     _ parsed: ParsedCommand, terminal: Terminal, send: (Request) throws(Failure) -> JSON
 ) throws(Failure) {
-    // Ask with the task's own name, and fail on an unknown task before asking.
+    // The daemon's own summary (`dry_run`): the task's stored name, and an unknown or merely
+    // begun name fails before anything is asked.
     let typed = parsed.arguments.first?.stringValue ?? ""
-    let task = try send(Request(command: "task_show", arguments: [("task", .string(typed))]))
-    let name = task["name"]?.stringValue ?? typed
-    let answer = terminal.ask("Remove task \"\(name)\" and all its recorded sessions? [y/N] ")?
-        .trimmingWhitespace().lowercased()
+    let summary = try send(Request(command: "task_remove", arguments: [("task", .string(typed)), ("dry_run", .bool(true))]))
+    let name = summary["task"]?.stringValue ?? typed
+    let erased = erasedSessions(summary["sessions"], summary["focused_seconds"])
+    let answer = terminal.ask(
+        "Remove task \"\(name)\" and erase \(erased)? 'diligencectl task archive \(name)' hides it and keeps them. [y/N] "
+    )?
+    .trimmingWhitespace().lowercased()
     guard answer == "y" || answer == "yes" else { throw .declined("nothing removed.") }
+}
+
+/// `its 37 recorded sessions (9h15m)`: what a removal erases.
+func erasedSessions(_ sessions: JSON?, _ focusedSeconds: JSON?) -> String {
+    let n = Int(sessions?.intValue ?? 0)
+    return "its \(plural(n, "recorded session")) (\(hoursMinutes(Int(focusedSeconds?.intValue ?? 0))))"
 }
 
 /// Exit 3's message: where the client looked, and then — only when no daemon runs — how to
@@ -259,8 +269,7 @@ func show(_ result: JSON, for parsed: ParsedCommand, screen: Screen = .plain) ->
         return (heading.map { "\($0) \"\(name)\".\n" } ?? "") + taskDetails(result)
     case .removed:
         let name = result["removed"]?.stringValue ?? ""
-        let n = result["sessions_removed"]?.intValue ?? 0
-        return "Removed task \"\(name)\" and its \(n) recorded session\(n == 1 ? "" : "s").\n"
+        return "Removed task \"\(name)\" and erased \(erasedSessions(result["sessions_removed"], result["focused_seconds_removed"])).\n"
     case .report, .page:
         return report(result, for: parsed, screen: screen)
     case .version:
