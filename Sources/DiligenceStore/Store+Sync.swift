@@ -1,5 +1,4 @@
 import DiligenceCore
-import DiligenceProtocol
 import DiligenceSync
 import DiligenceTime
 
@@ -26,21 +25,23 @@ public enum SyncSetting: String, Sendable {
 }
 
 extension Store {
-    /// The migration to schema 4: the device id, `sessions.device` (NULL: this device's own) and
-    /// the outbox with its triggers.
+    /// The migration to schema 5: the device id, `sessions.device` (NULL: this device's own) and
+    /// the outbox with its triggers. `change` is an SQL expression: an update of a task that
+    /// archives or unarchives it is `task_archived`.
     static let syncMigration: String = {
+        let archivedOrEdited = "CASE WHEN NEW.archived IS NOT OLD.archived THEN 'task_archived' ELSE 'task_edited' END"
         let notes: [(table: String, event: String, change: String, ref: String)] = [
-            ("sessions", "INSERT", "session_recorded", "NEW.uuid"), ("sessions", "UPDATE", "session_edited", "NEW.uuid"),
-            ("sessions", "DELETE", "session_removed", "OLD.uuid"), ("tasks", "INSERT", "task_added", "NEW.uuid"),
-            ("tasks", "UPDATE", "task_edited", "NEW.uuid"), ("tasks", "DELETE", "task_removed", "OLD.uuid"),
-            ("plans", "INSERT", "plan_set", "NEW.day"), ("plans", "UPDATE", "plan_set", "NEW.day"),
-            ("plans", "DELETE", "plan_cleared", "OLD.day"),
+            ("sessions", "INSERT", "'session_recorded'", "NEW.uuid"), ("sessions", "UPDATE", "'session_edited'", "NEW.uuid"),
+            ("sessions", "DELETE", "'session_removed'", "OLD.uuid"), ("tasks", "INSERT", "'task_added'", "NEW.uuid"),
+            ("tasks", "UPDATE", archivedOrEdited, "NEW.uuid"), ("tasks", "DELETE", "'task_removed'", "OLD.uuid"),
+            ("plans", "INSERT", "'plan_set'", "NEW.day"), ("plans", "UPDATE", "'plan_set'", "NEW.day"),
+            ("plans", "DELETE", "'plan_cleared'", "OLD.day"),
         ]
         let triggers = notes.map { note in
             """
             CREATE TRIGGER sync_\(note.table)_\(note.event.lowercased()) AFTER \(note.event) ON \(note.table)
             WHEN EXISTS (SELECT 1 FROM database_info WHERE name = '\(SyncSetting.journal.rawValue)')
-            BEGIN INSERT INTO sync_outbox (change, ref) VALUES ('\(note.change)', \(note.ref)); END;
+            BEGIN INSERT INTO sync_outbox (change, ref) VALUES (\(note.change), \(note.ref)); END;
             """
         }
         return """
@@ -132,7 +133,8 @@ extension Store {
     /// The whole history as journal changes: every task, session and plan (a journal's start).
     public func journalSnapshot(device: String) throws(DiligenceError) -> [JournalChange] {
         var changes: [JournalChange] = try connection.query("SELECT \(Self.taskReadColumns) FROM tasks ORDER BY id").map {
-            .taskAdded(SyncedTask(id: $0.string(14), config: Self.task(from: $0)))
+            let config = Self.task(from: $0)
+            return .taskAdded(SyncedTask(id: config.uuid, config: config, archived: config.archived))
         }
         for row in try connection.query("\(Self.syncedSessionQuery) ORDER BY s.start, s.id") {
             changes.append(.sessionRecorded(try syncedSession(row, device: device)))
@@ -150,12 +152,17 @@ extension Store {
             guard let row = try connection.query("\(Self.syncedSessionQuery) WHERE s.uuid = ?", [.text(ref)]).first else { return nil }
             let session = try syncedSession(row, device: device)
             return change == "session_recorded" ? .sessionRecorded(session) : .sessionEdited(session)
-        case "task_added", "task_edited":
+        case "task_added", "task_edited", "task_archived":
             guard let row = try connection.query("SELECT \(Self.taskReadColumns) FROM tasks WHERE uuid = ?", [.text(ref)]).first else {
                 return nil
             }
-            let task = SyncedTask(id: ref, config: Self.task(from: row))
-            return change == "task_added" ? .taskAdded(task) : .taskEdited(task)
+            let config = Self.task(from: row)
+            let task = SyncedTask(id: ref, config: config, archived: config.archived)
+            switch change {
+            case "task_added": return .taskAdded(task)
+            case "task_edited": return .taskEdited(task)
+            default: return .taskArchived(task)
+            }
         case "session_removed": return .sessionRemoved(id: ref)
         case "task_removed": return .taskRemoved(id: ref)
         case "plan_set":

@@ -1,3 +1,4 @@
+import DiligenceJSON
 import DiligenceProtocol
 
 // `sync enable DIR`, `sync status`, `sync disable`: this device's journal in a sync folder

@@ -1,5 +1,4 @@
 import DiligenceCore
-import DiligenceProtocol
 import DiligenceTestSupport
 import Testing
 
@@ -77,10 +76,10 @@ struct StoreUUIDTests {
             for n in 0..<50 { _ = try s.record(session(work, start: 1_000 + Double(n) * 2_000)) }
             // Back to what schema 2 was: no UUID columns.
             try s.connection.exec(
-                backToSchema3
+                backToSchema4
                     + """
                     DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
-                    ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid;
+                    ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN archived;
                     PRAGMA user_version = 2;
                     """)
         }

@@ -1,3 +1,4 @@
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceSync
 import DiligenceTestSupport
@@ -31,7 +32,8 @@ extension EndToEnd {
                 switch entry.change {
                 case .sessionRecorded(let s), .sessionEdited(let s): "\(entry.change.name) \(s.id) task=\(s.task)"
                 case .sessionRemoved(let id), .taskRemoved(let id): "\(entry.change.name) \(id)"
-                case .taskAdded(let t), .taskEdited(let t), .taskArchived(let t): "\(entry.change.name) \(t.id) \(t.config.name)"
+                case .taskAdded(let t), .taskEdited(let t), .taskArchived(let t):
+                    "\(entry.change.name) \(t.id) \(t.config.name)\(t.archived ? " (archived)" : "")"
                 case .planSet(let day, let task): "plan_set \(day) \(task)"
                 case .planCleared(let day): "plan_cleared \(day)"
                 }
@@ -84,6 +86,9 @@ extension EndToEnd {
             #expect(
                 try changes { try d.call("task_edit", [("task", .string("Reading")), ("new_name", .string("Books"))]) }
                     == ["task_edited \(reading) Books"])
+            #expect(
+                try changes { try d.call("task_archive", [("task", .string("Books"))]) } == ["task_archived \(reading) Books (archived)"])
+            #expect(try changes { try d.call("task_unarchive", [("task", .string("Books"))]) } == ["task_archived \(reading) Books"])
             let manual = try d.call(
                 "history_add", [("task", .string("Books")), ("start", .string("2026-11-30 10:00")), ("end", .string("2026-11-30 10:30"))])
             let manualID = manual["uuid"]?.stringValue ?? "?"
