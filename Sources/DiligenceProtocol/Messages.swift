@@ -140,6 +140,7 @@ extension TimerStatus {
             ("focus_mode", .bool(task?.focusMode ?? false)),
             ("today_completed", .int(todayCompleted)),
             ("goal", .int(task?.goal ?? 0)),
+            ("note", .string(note)),
         ])
     }
 }
@@ -157,6 +158,7 @@ extension WorkSession {
             ("focused_seconds", .int(focusedSeconds)),
             ("pauses", .int(pauses)),
             ("outcome", .string(outcome.rawValue)),
+            ("note", .string(note)),
         ])
     }
 }
@@ -200,9 +202,16 @@ extension WorkSession {
             uuid = parsed
         case let value?: return bad("\"uuid\" is \(value.typeName.withArticle), not a string")
         }
+        var note: String?
+        switch json["note"] {
+        case nil, .null?: break
+        case .string(let text)?:
+            do { note = try SessionNote.normalize(text, label: "\"note\"") } catch { return bad(error.message) }
+        case let value?: return bad("\"note\" is \(value.typeName.withArticle), not a string")
+        }
         return .success(
             WorkSession(
                 taskID: 0, taskName: name, start: start, end: end, plannedSeconds: numbers[0],
-                focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome, uuid: uuid))
+                focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome, uuid: uuid, note: note))
     }
 }

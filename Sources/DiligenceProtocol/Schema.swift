@@ -23,6 +23,8 @@ public enum FieldType: Sendable, Equatable {
     case timeOfDay
     /// A name of at most `maxLength` characters, or `"off"` or null to turn it off.
     case nameOrOff(maxLength: Int)
+    /// A session note (`SessionNote.normalize`): one line, trimmed; empty removes the note.
+    case note
 }
 
 /// Whether a field must be given, and what an absent one means.
@@ -130,6 +132,9 @@ public struct FieldSpec: Sendable, Equatable {
                     "invalid_value", "\(label) must be a name of 1 to \(maxLength) characters without control characters, or \"off\".")
             }
             return value
+        case .note:
+            guard let text = value.stringValue else { throw wrongType("a string") }
+            return .string(try SessionNote.normalize(text, label: label) ?? "")
         }
     }
 
@@ -171,6 +176,7 @@ public struct FieldSpec: Sendable, Equatable {
         case .choice(let words, _): words.joined(separator: ", ")
         case .timeOfDay: "HH:MM or off"
         case .nameOrOff(let maxLength): "a name of at most \(maxLength) characters, or off"
+        case .note: "one line of at most \(SessionNote.maxLength) characters"
         }
     }
 }
@@ -203,6 +209,11 @@ extension Field where Value == String {
     static func taskName(_ name: String, _ doc: String) -> Field {
         Field(FieldSpec(name, .taskName, .required, doc)) { $0?.stringValue ?? "" }
     }
+
+    /// A session note, trimmed; "" removes the note.
+    static func note(_ name: String, _ doc: String) -> Field {
+        Field(FieldSpec(name, .note, .required, doc)) { $0?.stringValue ?? "" }
+    }
 }
 
 extension Field where Value == String? {
@@ -212,6 +223,11 @@ extension Field where Value == String? {
 
     static func taskName(_ name: String, _ doc: String) -> Field {
         Field(FieldSpec(name, .taskName, .optional, doc)) { $0?.stringValue }
+    }
+
+    /// A session note, trimmed; nil when absent, "" to remove one.
+    static func note(_ name: String, _ doc: String) -> Field {
+        Field(FieldSpec(name, .note, .optional, doc)) { $0?.stringValue }
     }
 }
 

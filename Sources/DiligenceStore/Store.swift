@@ -10,7 +10,7 @@ import DiligenceTime
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 4
+    public static let schemaVersion = 5
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), with the `writeCount` they were read at.
@@ -145,6 +145,10 @@ public final class Store {
         // 4: a task can be archived (hidden from lists and `start`, its sessions kept).
         """
         ALTER TABLE tasks ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
+        """,
+        // 5: a session can carry a note (`SessionNote`; NULL: none).
+        """
+        ALTER TABLE sessions ADD COLUMN note TEXT;
         """,
     ]
 
@@ -448,7 +452,7 @@ public final class Store {
 
     /// The columns `session(from:)` reads, in its order.
     static let sessionColumns = """
-        s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome, s.uuid
+        s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome, s.uuid, s.note
         """
 
     /// A session from a row of `sessionColumns`.
@@ -461,7 +465,8 @@ public final class Store {
         return WorkSession(
             id: row.int64(0), taskID: row.int64(1), taskName: row.string(2),
             start: row.double(3), end: row.double(4), plannedSeconds: row.int(5),
-            focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome, uuid: row.optionalString(9) ?? ""
+            focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome, uuid: row.optionalString(9) ?? "",
+            note: row.optionalString(10)
         )
     }
 

@@ -49,7 +49,7 @@ extension WorkSession {
             ("id", .int(id)), ("taskID", .int(taskID)), ("taskName", .string(taskName)),
             ("start", .double(start)), ("end", .double(end)), ("plannedSeconds", .int(plannedSeconds)),
             ("focusedSeconds", .int(focusedSeconds)), ("pauses", .int(pauses)), ("outcome", .string(outcome.rawValue)),
-            ("uuid", .string(uuid)),
+            ("uuid", .string(uuid)), ("note", .string(note)),
         ])
     }
 
@@ -63,7 +63,8 @@ extension WorkSession {
         else { return nil }
         self.init(
             id: id, taskID: taskID, taskName: taskName, start: start, end: end, plannedSeconds: Int(planned),
-            focusedSeconds: Int(focused), pauses: Int(pauses), outcome: outcome, uuid: json["uuid"]?.stringValue ?? "")
+            focusedSeconds: Int(focused), pauses: Int(pauses), outcome: outcome, uuid: json["uuid"]?.stringValue ?? "",
+            note: json["note"]?.stringValue)
     }
 }
 
@@ -77,6 +78,7 @@ extension SavedTimer {
             ("pauses", .int(pauses)), ("phaseStartWall", .double(phaseStartWall)), ("phaseAge", .double(phaseAge)),
         ]
         if roundSkipped { members.append(("roundSkipped", .bool(true))) }
+        if let note { members.append(("note", .string(note))) }
         return .object(members)
     }
 
@@ -102,6 +104,6 @@ extension SavedTimer {
             state: state, phase: phase, task: task, round: Int(round), duration: duration, elapsed: elapsed,
             pauses: Int(pauses), phaseStartWall: phaseStartWall,
             phaseAge: json["phaseAge"]?.doubleValue ?? max(0, savedWall - phaseStartWall),
-            roundSkipped: json["roundSkipped"]?.boolValue ?? false)
+            roundSkipped: json["roundSkipped"]?.boolValue ?? false, note: json["note"]?.stringValue)
     }
 }

@@ -19,6 +19,7 @@ struct StatusView {
     var elapsed: Int
     var today: Int
     var goal: Int
+    var note: String?
 
     init(_ json: JSON) {
         func int(_ key: String) -> Int { json[key]?.intValue.flatMap { Int(exactly: $0) } ?? 0 }
@@ -33,6 +34,7 @@ struct StatusView {
         elapsed = int("elapsed_seconds")
         today = int("today_completed")
         goal = int("goal")
+        note = json["note"]?.stringValue
     }
 
     /// `work`, `short break`, `long break`; "" when idle.
@@ -95,6 +97,7 @@ let templatePlaceholders: [(name: String, help: String, value: @Sendable (Status
     ("goal", "the task's daily goal (0: none)", { String($0.goal) }),
     ("color", "the task's colour (empty when idle)", { $0.color ?? "" }),
     ("icon", "a glyph for the state (table below)", { $0.icon }),
+    ("note", "the work phase's note (empty when none)", { $0.note ?? "" }),
 ]
 
 /// Fills `template`'s `{placeholder}`s from a status object; `{{` and `}}` print braces.

@@ -80,7 +80,7 @@ struct StoreUUIDTests {
                 """
                 DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
                 ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN archived;
-                PRAGMA user_version = 2;
+                ALTER TABLE sessions DROP COLUMN note; PRAGMA user_version = 2;
                 """)
         }
         let s = try Store(location: .path(dir.database))
