@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceTime
 
 // Every command of the control protocol, declared once: its fields (name, type, range, default,

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceTime
 
 /// Protocol constants (docs/protocol.md).

@@ -1,5 +1,5 @@
 import DiligenceCore
-import DiligenceProtocol
+import DiligenceJSON
 import DiligenceTime
 
 // The one door into `sessions`. Every session the daemon records — from the timer, `history add`,

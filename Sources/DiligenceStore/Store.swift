@@ -1,5 +1,5 @@
 import DiligenceCore
-import DiligenceProtocol
+import DiligenceJSON
 import DiligenceTime
 
 /// The daemon's database: tasks, recorded work sessions, day plans and the saved timer.

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceProtocol
 
 // What a person sees: the status line, --format templates, task tables. Pure functions of JSON.

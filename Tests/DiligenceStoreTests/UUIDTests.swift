@@ -1,5 +1,4 @@
 import DiligenceCore
-import DiligenceProtocol
 import DiligenceTestSupport
 import Testing
 

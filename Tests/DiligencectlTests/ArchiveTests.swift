@@ -42,7 +42,7 @@ import Testing
             asked.prompt
                 == "Remove task \"Meditate\" and erase its 37 recorded sessions (9h15m)? "
                 + "'diligencectl task archive Meditate' hides it and keeps them. [y/N] ")
-        #expect(out == Outcome(stdout: "Removed task \"Meditate\" and erased its 37 recorded sessions (9h15m).\n"))
+        #expect(out == RunResult(stdout: "Removed task \"Meditate\" and erased its 37 recorded sessions (9h15m).\n"))
     }
 
     @Test func archivedTasksAreMarkedInTheTaskList() {
