@@ -210,6 +210,12 @@ extension Daemon {
         ])
     }
 
+    /// An import restored task definitions (`export --with-tasks`): reminders re-read, watchers told.
+    func tasksImported() {
+        reminders.reload(from: store, now: clocks.wall)
+        broadcast("task_changed", now: clocks.now, extra: [("task", .null), ("change", .string("imported"))])
+    }
+
     private func taskChanged(_ task: TaskConfig, change: String) {
         reminders.reload(from: store, now: clocks.wall)
         Log.info("Task \(task.name) \(change).", fields: [("EVENT", "task_changed"), ("TASK", task.name)])

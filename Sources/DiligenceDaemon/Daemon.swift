@@ -130,6 +130,7 @@ public final class Daemon {
             Systemd.notify("STATUS=\(self.statusLine(at: now))")
         }
         stats.runningWork = { [unowned self] now in self.runningWork(at: now) }
+        stats.tasksImported = { [unowned self] in self.tasksImported() }
         recorder.replaySpilled()
         restoreTimer()
         try server.start()

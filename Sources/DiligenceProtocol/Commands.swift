@@ -111,6 +111,10 @@ public enum Fields {
     static let content = Field<String>.text("content", maxLength: ProtocolInfo.maxLineBytes, "whole lines of a JSON-lines export")
     static let importID = Field<Int64?>.id("import_id", 1...(1 << 40), "the import_id the first chunk answered; absent in the first chunk")
     static let more = Field<Bool>.boolean("more", default: false, "true: another chunk follows")
+    static let withTasks = Field<Bool>.boolean(
+        "with_tasks", default: false, "jsonl only: the task definitions and the plan first, for import to restore")
+    static let replaceTasks = Field<Bool>.boolean(
+        "replace_tasks", default: false, "an imported task definition replaces an existing task's settings (else it keeps its own)")
 }
 
 /// The periods of `stats`.
@@ -244,8 +248,8 @@ public enum ControlCommand: Sendable, Equatable {
     case historyAdd(task: String, start: String, end: String, pauses: Int)
     case historyRemove(id: Int64)
     case historyEdit(id: Int64, changes: SessionChanges)
-    case export(format: ExportFormat, task: String?, since: String?, until: String?)
-    case importChunk(content: String, importID: Int64?, more: Bool)
+    case export(format: ExportFormat, task: String?, since: String?, until: String?, withTasks: Bool)
+    case importChunk(content: String, importID: Int64?, more: Bool, replaceTasks: Bool)
 
     /// The typed command of a parsed request: its command must exist and every member must
     /// pass its field's check. The error is what the daemon answers.
@@ -384,16 +388,20 @@ extension CommandSpec {
         },
         CommandSpec(
             "export", "recorded sessions as a file", result: "{\"format\": ..., \"count\": N, \"content\": \"...\"}",
-            fields: [Fields.format, Fields.taskFilter, Fields.since, Fields.until]
+            fields: [Fields.format, Fields.taskFilter, Fields.since, Fields.until, Fields.withTasks]
         ) {
-            .export(format: $0[Fields.format], task: $0[Fields.taskFilter], since: $0[Fields.since], until: $0[Fields.until])
+            .export(
+                format: $0[Fields.format], task: $0[Fields.taskFilter], since: $0[Fields.since], until: $0[Fields.until],
+                withTasks: $0[Fields.withTasks])
         },
         CommandSpec(
-            "import", "add the sessions of a JSON-lines export, in chunks (see Import)",
-            result: "the last chunk: {\"imported\": N, \"skipped\": M}; another: {\"import_id\": ID, \"received\": N}",
-            fields: [Fields.content, Fields.importID, Fields.more], writes: true
+            "import", "add the sessions (and task definitions, plans) of a JSON-lines export, in chunks (see Import)",
+            result:
+                "the last chunk: {\"imported\": N, \"skipped\": M, \"tasks_added\": T, \"tasks_replaced\": R, \"plans_set\": P}; another: {\"import_id\": ID, \"received\": N}",
+            fields: [Fields.content, Fields.importID, Fields.more, Fields.replaceTasks], writes: true
         ) {
-            .importChunk(content: $0[Fields.content], importID: $0[Fields.importID], more: $0[Fields.more])
+            .importChunk(
+                content: $0[Fields.content], importID: $0[Fields.importID], more: $0[Fields.more], replaceTasks: $0[Fields.replaceTasks])
         },
     ]
 }

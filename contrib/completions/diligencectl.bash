@@ -116,9 +116,9 @@ _diligencectl() {
                 remove) COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")) ;;
                 edit) COMPREPLY=($(compgen -W $'--task\n--json\n--help'$'\n'--start$'\n'--end$'\n'--note -- "$cur")) ;;
             esac ;;
-        export) COMPREPLY=($(compgen -W $'--format\n--task\n--since\n--until\n--help' -- "$cur")) ;;
+        export) COMPREPLY=($(compgen -W $'--format\n--task\n--since\n--until\n--help'$'\n'--with-tasks -- "$cur")) ;;
         import)
-            [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "--help" -- "$cur")); return; }
+            [[ $cur == -* ]] && { COMPREPLY=($(compgen -W $'--help'$'\n'--replace-tasks -- "$cur")); return; }
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -f -- "$cur")) ;;
         task)

@@ -155,4 +155,6 @@ complete -c diligencectl -n "__diligencectl_in history edit" -l end -x -d 'a new
 complete -c diligencectl -n "__diligencectl_in history edit" -l note -x -d 'a new note'
 
 complete -c diligencectl -n "__diligencectl_in export" -l format -x -a 'csv jsonl ics' -d 'output format (default jsonl)'
+complete -c diligencectl -n "__diligencectl_in export" -l with-tasks -d 'task definitions and the plan first'
+complete -c diligencectl -n "__diligencectl_is import" -l replace-tasks -d 'imported tasks replace existing settings'
 complete -c diligencectl -n "__diligencectl_is import" -F -d 'file (- for standard input)'
