@@ -16,6 +16,7 @@ extension Daemon {
                 notifyPhaseEnded(finished)
                 sound.phaseEnded(config.sound)
             }
+            notifyPresence(event)
         }
         notifier.closeStale()
         updateAmbientSound()
@@ -37,7 +38,9 @@ extension Daemon {
         case .resumed: "resume"
         case .stopped: "stop"
         case .skipped: "skip"
-        case .phasePending, .extended, .sessionEnded: nil
+        case .away: "away"
+        case .back: "back"
+        case .phasePending, .extended, .sessionEnded, .awayDiscarded, .sessionRevised: nil
         }
     }
 
@@ -46,7 +49,8 @@ extension Daemon {
         case .phaseStarted(let p), .phasePending(let p), .phaseCompleted(let p), .paused(let p),
             .resumed(let p), .stopped(let p), .skipped(let p), .extended(let p, _):
             p
-        case .sessionEnded: .work
+        case .sessionEnded, .awayDiscarded, .sessionRevised: .work
+        case .away, .back: nil
         }
     }
 

@@ -117,6 +117,7 @@ extension TaskConfig {
             ("goal", .int(goal)),
             ("reminder", .string(reminderMinute.map(TimeOfDay.format))),
             ("sound", .string(sound)),
+            ("away", .string(awayPolicy?.rawValue ?? "default")),
         ])
     }
 }
@@ -139,6 +140,9 @@ extension TimerStatus {
             ("focus_mode", .bool(task?.focusMode ?? false)),
             ("today_completed", .int(todayCompleted)),
             ("goal", .int(task?.goal ?? 0)),
+            ("presence", .string(presence.rawValue)),
+            ("away_since", .string(awaySince.map(RFC3339.format))),
+            ("away_offered", .bool(awayOffered)),
         ])
     }
 }
@@ -156,6 +160,8 @@ extension WorkSession {
             ("focused_seconds", .int(focusedSeconds)),
             ("pauses", .int(pauses)),
             ("outcome", .string(outcome.rawValue)),
+            ("away_seconds", .int(awaySeconds)),
+            ("reason", .string(reason?.rawValue)),
         ])
     }
 }
@@ -199,9 +205,25 @@ extension WorkSession {
             uuid = parsed
         case let value?: return bad("\"uuid\" is \(value.typeName.withArticle), not a string")
         }
+        // Optional: exports older than presence have neither.
+        var awaySeconds = 0
+        switch json["away_seconds"] {
+        case nil, .null?: break
+        case .int(let number)?: awaySeconds = Int(number)
+        case let value?: return bad("\"away_seconds\" is \(value.serialized.prefix(40)), not a whole number")
+        }
+        var reason: EndReason?
+        switch json["reason"] {
+        case nil, .null?: break
+        case .string(let text)?:
+            guard let known = EndReason(rawValue: text) else { return bad("\"reason\": \(text.debugDescription) is not left or null") }
+            reason = known
+        case let value?: return bad("\"reason\" is \(value.typeName.withArticle), not a string")
+        }
         return .success(
             WorkSession(
                 taskID: 0, taskName: name, start: start, end: end, plannedSeconds: numbers[0],
-                focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome, uuid: uuid))
+                focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome, uuid: uuid,
+                awaySeconds: awaySeconds, reason: reason))
     }
 }

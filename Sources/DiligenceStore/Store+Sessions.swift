@@ -189,8 +189,9 @@ extension Store {
         return found
     }
 
-    static let insertTarget = "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source, uuid)"
-    static let insertColumns = 9
+    static let insertTarget =
+        "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source, uuid, away_seconds, reason)"
+    static let insertColumns = 11
 
     /// A session's values in `insertTarget`'s columns.
     static func row(_ session: WorkSession, source: SessionSource, uuid: String) -> [SQLite.Value] {
@@ -198,6 +199,7 @@ extension Store {
             .integer(session.taskID), .real(session.start), .real(session.end),
             .int(session.plannedSeconds), .int(session.focusedSeconds), .int(session.pauses),
             .text(session.outcome.rawValue), .text(source.rawValue), .text(uuid),
+            .int(session.awaySeconds), .optional(session.reason?.rawValue),
         ]
     }
 

@@ -519,6 +519,7 @@ import Testing
         try db.exec(
             """
             DROP TABLE database_info; DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
+            ALTER TABLE sessions DROP COLUMN away_seconds; ALTER TABLE sessions DROP COLUMN reason; ALTER TABLE tasks DROP COLUMN away;
             ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid;
             PRAGMA application_id = 0; PRAGMA user_version = 1
             """)
