@@ -52,17 +52,21 @@ public struct TaskConfig: Equatable, Sendable {
     /// Its stable identifier (`UUIDText`); "" until it is stored, when the store gives it one.
     /// A rename or an edit keeps it.
     public var uuid: String
+    /// Archived: kept with its sessions and statistics, but hidden from lists and completion
+    /// and refused by `start` (`task archive`, `task unarchive`).
+    public var archived: Bool
 
     public init(
         id: Int64 = 0, name: String, description: String = "", color: TaskColor = .blue,
         workSeconds: Int = 25 * 60, shortBreakSeconds: Int = 5 * 60, longBreakSeconds: Int = 15 * 60,
         longBreakEvery: Int = 4, breaks: Bool = true, autostart: Autostart = .none,
         focusMode: Bool = false, goal: Int = 0, reminderMinute: Int? = nil, sound: String? = nil, uuid: String = "",
-        awayPolicy: AwayPolicy? = nil
+        archived: Bool = false, awayPolicy: AwayPolicy? = nil
     ) {
         self.awayPolicy = awayPolicy
         self.id = id
         self.uuid = uuid
+        self.archived = archived
         self.name = name
         self.description = description
         self.color = color

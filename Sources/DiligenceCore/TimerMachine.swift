@@ -1,6 +1,6 @@
 import DiligenceTime
 
-/// The timer's states (SPEC.md "Timer semantics").
+/// The timer's states (docs/protocol.md, `start` to `skip`, says what each command does in each).
 public enum TimerState: String, Sendable {
     case idle, running, paused
     /// A phase is ready and waits for `start`.
@@ -31,7 +31,7 @@ public struct Now: Sendable, Equatable {
     }
 }
 
-/// A work session as it is recorded (SPEC.md lists the fields).
+/// A work session as it is recorded (docs/protocol.md, "Sessions", lists the fields).
 public struct WorkSession: Equatable, Sendable {
     /// Store id; 0 until stored.
     public var id: Int64

@@ -3,13 +3,8 @@
 /// keeps it through export, import and every edit: the iCalendar UID, what an import matches on,
 /// what another device's copy of the history names.
 public enum UUIDText {
-    /// A new random (version 4) UUID, from the system's random source (getrandom).
-    public static func random() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return random(using: &generator)
-    }
-
-    /// A new version-4 UUID from `generator` (tests pass a seeded one).
+    /// A new version-4 UUID from `generator` (the store passes SQLite's random source, tests a
+    /// seeded one).
     public static func random<G: RandomNumberGenerator>(using generator: inout G) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16)

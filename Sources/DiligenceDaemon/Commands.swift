@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceStore
 import Dispatch
@@ -74,7 +75,9 @@ extension Daemon {
         case .version:
             return .object([("protocol", .int(ProtocolInfo.version)), ("version", .string(ProtocolInfo.release))])
         case .start(let name):
-            let task = try machine.state == .idle ? taskToStart(name) : name.map { name throws(DiligenceError) in try store.findTask(name) }
+            let task =
+                try machine.state == .idle
+                ? taskToStart(name) : name.map { name throws(DiligenceError) in try store.findTask(name, scope: .active) }
             return try timerCommand { machine, now throws(DiligenceError) in try machine.start(task, at: now) }
         case .toggle(let name):
             let task = try machine.state == .idle ? taskToStart(name) : nil
@@ -95,23 +98,8 @@ extension Daemon {
             }
         case .watch:
             return .object([("watching", .bool(true))])
-        case .taskList(let recentDays):
-            let tasks = try store.tasks()
-            guard recentDays > 0 else { return .object([("tasks", .array(tasks.map(\.json)))]) }
-            // Focused seconds per task and day, today last (a sparkline in `task list`).
-            let today = stats.todayDate
-            let acc = try stats.accumulate(stats.grid(today.adding(days: 1 - recentDays), today), tasks: tasks)
-            return .object([
-                (
-                    "tasks",
-                    .array(
-                        tasks.indices.map { t in
-                            guard case .object(let members) = tasks[t].json else { return tasks[t].json }
-                            return .object(
-                                members + [("recent", .array((0..<recentDays).map { .int(acc.tally(day: $0, task: t).seconds) }))])
-                        })
-                )
-            ])
+        case .taskList(let recentDays, let archived):
+            return try taskList(recentDays: recentDays, archived: archived)
         case .taskShow(let name):
             return try store.findTask(name).json
         case .taskAdd(let name, let changes):
@@ -131,24 +119,14 @@ extension Daemon {
             }
             taskChanged(updated, change: "edited")
             return updated.json
-        case .taskRemove(let name, let confirm):
-            // The whole name: a prefix never removes anything.
-            let task = try store.findTask(name, wholeName: true)
-            guard confirm else {
-                throw DiligenceError(
-                    "confirmation_required",
-                    "Removing \(task.name) deletes its recorded sessions too; send \"confirm\": true (diligencectl: --yes).")
-            }
-            let removed = try store.removeTask(id: task.id)
-            if machine.task?.id == task.id {
-                // Its sessions are gone with it: drop the phase without recording it.
-                changeTimer(at: clocks.now) { machine in
-                    machine.reset()
-                    return []
-                }
-            }
-            taskChanged(task, change: "removed")
-            return .object([("removed", .string(task.name)), ("sessions_removed", .int(removed))])
+        case .taskRemove(let name, let confirm, let dryRun):
+            return try removeTask(name, confirm: confirm, dryRun: dryRun)
+        case .taskArchive(let name, let archived):
+            let task = try store.findTask(name, scope: archived ? .active : .archived)
+            guard task.archived != archived else { return task.json }
+            let changed = try store.setArchived(id: task.id, archived)
+            taskChanged(changed, change: archived ? "archived" : "unarchived")
+            return changed.json
         case .stats, .week, .planSet, .planClear, .history, .historyAdd, .historyRemove, .historyEdit, .export, .importChunk:
             return try stats.perform(command)
         }
@@ -162,12 +140,65 @@ extension Daemon {
     }
 
     /// The task to start from idle: the one named, else today's planned one, else the last one
-    /// used, else the first one.
+    /// used, else the first one; never an archived one (a name of one is refused).
     private func taskToStart(_ name: String?) throws(DiligenceError) -> TaskConfig? {
-        if let name { return try store.findTask(name) }
-        if let planned = try stats.plannedTaskToday() { return planned }
-        if let id = try store.lastUsedTaskID(), let task = try store.task(id: id) { return task }
-        return try store.tasks().first
+        if let name { return try store.findTask(name, scope: .active) }
+        if let planned = try stats.plannedTaskToday(), !planned.archived { return planned }
+        if let id = try store.lastUsedTaskID(), let task = try store.task(id: id), !task.archived { return task }
+        return try store.tasks().first { !$0.archived }
+    }
+
+    /// `task_list`: the tasks `archived` lets through, with their recent focus when asked.
+    private func taskList(recentDays: Int, archived: ArchivedTasks) throws(DiligenceError) -> JSON {
+        let tasks = try store.tasks().filter { archived.lists(archived: $0.archived) }
+        guard recentDays > 0 else { return .object([("tasks", .array(tasks.map(\.json)))]) }
+        // Focused seconds per task and day, today last (a sparkline in `task list`).
+        let today = stats.todayDate
+        let acc = try stats.accumulate(stats.grid(today.adding(days: 1 - recentDays), today), tasks: tasks)
+        return .object([
+            (
+                "tasks",
+                .array(
+                    tasks.indices.map { t in
+                        guard case .object(let members) = tasks[t].json else { return tasks[t].json }
+                        return .object(members + [("recent", .array((0..<recentDays).map { .int(acc.tally(day: $0, task: t).seconds) }))])
+                    })
+            )
+        ])
+    }
+
+    /// `task_remove`: says what it erases (sessions and focused time) before (`dry_run`, and
+    /// the refusal without `confirm`) and after, and offers archiving instead.
+    private func removeTask(_ name: String, confirm: Bool, dryRun: Bool) throws(DiligenceError) -> JSON {
+        // The whole name: a prefix never removes anything.
+        let task = try store.findTask(name, wholeName: true)
+        let recorded = try store.recordedTotals(taskID: task.id)
+        if dryRun {
+            return .object([
+                ("task", .string(task.name)), ("sessions", .int(recorded.sessions)),
+                ("focused_seconds", .int(recorded.focusedSeconds)), ("removed", .bool(false)),
+            ])
+        }
+        guard confirm else {
+            throw DiligenceError(
+                "confirmation_required",
+                "Removing \(task.name) erases its \(recorded.sessions) recorded session\(recorded.sessions == 1 ? "" : "s") "
+                    + "(\(DurationText.format(recorded.focusedSeconds))) too; send \"confirm\": true (diligencectl: --yes), "
+                    + "or archive it instead (task_archive): hidden, its history kept.")
+        }
+        let removed = try store.removeTask(id: task.id)
+        if machine.task?.id == task.id {
+            // Its sessions are gone with it: drop the phase without recording it.
+            changeTimer(at: clocks.now) { machine in
+                machine.reset()
+                return []
+            }
+        }
+        taskChanged(task, change: "removed")
+        return .object([
+            ("removed", .string(task.name)), ("sessions_removed", .int(removed)),
+            ("focused_seconds_removed", .int(recorded.focusedSeconds)),
+        ])
     }
 
     private func taskChanged(_ task: TaskConfig, change: String) {

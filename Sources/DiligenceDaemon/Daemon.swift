@@ -1,5 +1,6 @@
 import CLinux
 import DiligenceCore
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceStore
 import DiligenceTime

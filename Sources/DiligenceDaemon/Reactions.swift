@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceProtocol
 
 /// What the daemon does outside itself when the timer changes or a reminder is due: desktop

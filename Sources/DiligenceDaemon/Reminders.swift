@@ -49,7 +49,8 @@ final class Reminders {
         tasks = [:]
         var next: [Int64: Double] = [:]
         for task in all {
-            guard let minute = task.reminderMinute else { continue }
+            // An archived task reminds nobody.
+            guard let minute = task.reminderMinute, !task.archived else { continue }
             tasks[task.id] = task
             // Keep an occurrence already armed (a suspend may be about to fire it late) unless the time changed.
             if let old = due[task.id], old > now - 3600, LocalDay.minuteOfDay(old) == minute {

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceStore
 import DiligenceTime
@@ -38,7 +39,7 @@ final class StatsService {
         case .week(let offset): return try weekView(offset: offset)
         case .planSet(let dayText, let name, let offset):
             let day = try planDay(dayText, offset: offset)
-            let task = try store.findTask(name)
+            let task = try store.findTask(name, scope: .active)
             try store.setPlan(day: day, taskID: task.id)
             return .object([("day", .string(day.description)), ("task", .string(task.name))])
         case .planClear(let dayText, let offset):
@@ -218,7 +219,7 @@ final class StatsService {
                 (
                     "goals",
                     .array(
-                        tasks.indices.filter { tasks[$0].goal > 0 }.map { i in
+                        tasks.indices.filter { tasks[$0].goal > 0 && !tasks[$0].archived }.map { i in
                             .object([
                                 ("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)),
                                 ("goal", .int(tasks[i].goal)), ("completed", .int(acc.tasks[i].completed)),
@@ -272,7 +273,7 @@ final class StatsService {
             let goalDays = (0..<elapsedDays).count { Statistics.reachesGoal(acc.tally(day: $0, task: i).completed, goal: tasks[i].goal) }
             return .object(
                 [("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)), ("goal", .int(tasks[i].goal))]
-                    + tally(acc.tasks[i]) + [("goal_days", .int(goalDays))])
+                    + tally(acc.tasks[i]) + [("goal_days", .int(goalDays)), ("archived", .bool(tasks[i].archived))])
         }
         let weekdays: [JSON] = (0..<7).map { i in .object([("weekday", .string(CalendarDay.weekdayNames[i]))] + tally(acc.weekdays[i])) }
         let hours: [JSON] = (0..<24).map { h in

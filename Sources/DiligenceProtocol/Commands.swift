@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceTime
 
 // Every command of the control protocol, declared once: its fields (name, type, range, default,
@@ -59,6 +60,10 @@ public enum Fields {
     ]
 
     static let confirm = Field<Bool>.boolean("confirm", default: false, "must be true: the task's sessions are removed too")
+    static let dryRun = Field<Bool>.boolean(
+        "dry_run", default: false, "true: remove nothing, answer what would be erased (sessions, focused seconds)")
+    static let archivedTasks = Field<ArchivedTasks>.choice(
+        "archived", default: .hidden, code: "invalid_value", "archived tasks: hidden, included, or only they")
 
     // MARK: Statistics and the plan
 
@@ -118,6 +123,20 @@ public enum StatsPeriod: String, CaseIterable, Sendable {
         case .month: .month
         case .year: .year
         case .all: nil
+        }
+    }
+}
+
+/// Which tasks `task_list` answers, as archived tasks go.
+public enum ArchivedTasks: String, CaseIterable, Sendable {
+    case hidden, included, only
+
+    /// Whether a task archived or not (`archived`) is listed.
+    public func lists(archived: Bool) -> Bool {
+        switch self {
+        case .hidden: !archived
+        case .included: true
+        case .only: archived
         }
     }
 }
@@ -194,11 +213,12 @@ public enum ControlCommand: Sendable, Equatable {
     case version
     case reload
     case watch
-    case taskList(recentDays: Int)
+    case taskList(recentDays: Int, archived: ArchivedTasks)
     case taskShow(task: String)
     case taskAdd(name: String, changes: TaskChanges)
     case taskEdit(task: String, newName: String?, changes: TaskChanges)
-    case taskRemove(task: String, confirm: Bool)
+    case taskRemove(task: String, confirm: Bool, dryRun: Bool)
+    case taskArchive(task: String, archived: Bool)
     case stats(period: StatsPeriod, offset: Int, task: String?, date: String?)
     case week(offset: Int)
     case planSet(day: String, task: String, offset: Int)
@@ -275,8 +295,11 @@ extension CommandSpec {
             result: "{\"reloaded\": true, \"config\": PATH}"
         ) { _ in .reload },
         CommandSpec("watch", "turn the connection into an event stream", result: "{\"watching\": true}, then events") { _ in .watch },
-        CommandSpec("task_list", "every task, in creation order", result: "{\"tasks\": [task, ...]}", fields: [Fields.recentDays]) {
-            .taskList(recentDays: $0[Fields.recentDays])
+        CommandSpec(
+            "task_list", "the tasks not archived (or as archived says), in creation order", result: "{\"tasks\": [task, ...]}",
+            fields: [Fields.recentDays, Fields.archivedTasks]
+        ) {
+            .taskList(recentDays: $0[Fields.recentDays], archived: $0[Fields.archivedTasks])
         },
         CommandSpec("task_show", "one task", result: "the task object", fields: [Fields.task]) { .taskShow(task: $0[Fields.task]) },
         CommandSpec("task_add", "add a task", result: "the new task object", fields: [Fields.name] + Fields.taskFields, writes: true) {
@@ -289,10 +312,20 @@ extension CommandSpec {
             .taskEdit(task: $0[Fields.task], newName: $0[Fields.newName], changes: TaskChanges($0))
         },
         CommandSpec(
-            "task_remove", "remove a task and its recorded sessions (the last task cannot be removed)",
-            result: "{\"removed\": NAME, \"sessions_removed\": N}", fields: [Fields.task, Fields.confirm], writes: true
+            "task_remove", "remove a task and erase its recorded sessions (the last task not archived cannot be removed)",
+            result: "{\"removed\": NAME, \"sessions_removed\": N, \"focused_seconds_removed\": S}",
+            fields: [Fields.task, Fields.confirm, Fields.dryRun], writes: true
         ) {
-            .taskRemove(task: $0[Fields.task], confirm: $0[Fields.confirm])
+            .taskRemove(task: $0[Fields.task], confirm: $0[Fields.confirm], dryRun: $0[Fields.dryRun])
+        },
+        CommandSpec(
+            "task_archive", "archive a task: hidden from task_list and refused by start; its sessions and statistics are kept",
+            result: "the task object", fields: [Fields.task], writes: true
+        ) {
+            .taskArchive(task: $0[Fields.task], archived: true)
+        },
+        CommandSpec("task_unarchive", "bring an archived task back", result: "the task object", fields: [Fields.task], writes: true) {
+            .taskArchive(task: $0[Fields.task], archived: false)
         },
         CommandSpec(
             "stats", "statistics of a day, week, month, year or everything (docs/statistics.md)",

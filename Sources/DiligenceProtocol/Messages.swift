@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceTime
 
 /// Protocol constants (docs/protocol.md).
@@ -117,6 +118,7 @@ extension TaskConfig {
             ("goal", .int(goal)),
             ("reminder", .string(reminderMinute.map(TimeOfDay.format))),
             ("sound", .string(sound)),
+            ("archived", .bool(archived)),
             ("away", .string(awayPolicy?.rawValue ?? "default")),
         ])
     }

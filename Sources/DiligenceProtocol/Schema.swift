@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceTime
 
 // The schema of the control protocol: what each field of a request may hold. Every command's

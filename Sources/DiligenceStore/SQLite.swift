@@ -261,6 +261,16 @@ public final class SQLite {
         return ids
     }
 
+    /// Runs `body` with a 32 MiB page cache when `large` (then back to SQLite's default): a
+    /// transaction touching more pages than the default 2 MB cache holds spills dirty pages into
+    /// the WAL mid-transaction and writes them again at the commit (an import of 100 000 sessions).
+    public func withLargePageCache<T>(if large: Bool, _ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
+        guard large else { return try body() }
+        try exec("PRAGMA cache_size = -32768")
+        defer { sqlite3_exec(handle, "PRAGMA cache_size = -2000", nil, nil, nil) }
+        return try body()
+    }
+
     /// The rowid of the most recent successful INSERT on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
@@ -593,5 +603,18 @@ extension SQLite {
             let length = Int(sqlite3_column_bytes(stmt, index))
             return String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
         }
+    }
+}
+
+/// SQLite's own random source (ChaCha20, seeded once from the system's): random numbers without
+/// a system call each, as `SystemRandomNumberGenerator` makes (two per UUID: an import of
+/// 100 000 sessions spent a tenth of its time in getrandom).
+public struct SQLiteRandom: RandomNumberGenerator {
+    public init() {}
+
+    public mutating func next() -> UInt64 {
+        var value: UInt64 = 0
+        sqlite3_randomness(Int32(MemoryLayout<UInt64>.size), &value)
+        return value
     }
 }

@@ -1,5 +1,5 @@
 import DiligenceCore
-import DiligenceProtocol
+import DiligenceJSON
 import DiligenceTime
 
 // The one door into `sessions`. Every session the daemon records — from the timer, `history add`,
@@ -143,10 +143,14 @@ extension Store {
             for index in twins.keys { result.alreadyRecorded[index] = 0 }
             return result
         }
-        let uuids = accepted.map { batch[$0].uuid.isEmpty ? UUIDText.random() : batch[$0].uuid }
+        var random = SQLiteRandom()
+        let uuids = accepted.map { batch[$0].uuid.isEmpty ? UUIDText.random(using: &random) : batch[$0].uuid }
         try connection.transaction { () throws(DiligenceError) in
-            let ids = try connection.insertMany(into: Self.insertTarget, columns: Self.insertColumns, count: accepted.count) {
-                Self.row(batch[accepted[$0]], source: source, uuid: uuids[$0])
+            // A large batch's pages are held until the commit, not spilled and written twice.
+            let ids = try connection.withLargePageCache(if: accepted.count > Self.largeBatch) { () throws(DiligenceError) in
+                try connection.insertMany(into: Self.insertTarget, columns: Self.insertColumns, count: accepted.count) {
+                    Self.row(batch[accepted[$0]], source: source, uuid: uuids[$0])
+                }
             }
             result.recorded.reserveCapacity(accepted.count)
             result.uuids.reserveCapacity(accepted.count)
@@ -189,6 +193,9 @@ extension Store {
         return found
     }
 
+    /// Sessions above which a batch is written with a larger page cache (`withLargePageCache`).
+    static let largeBatch = 1_000
+
     static let insertTarget =
         "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source, uuid, away_seconds, reason)"
     static let insertColumns = 11
@@ -203,10 +210,16 @@ extension Store {
         ]
     }
 
+    /// A new random UUID for a session or task (SQLite's random source: no system call).
+    static func newUUID() -> String {
+        var random = SQLiteRandom()
+        return UUIDText.random(using: &random)
+    }
+
     /// Writes one session (with a new UUID unless it has one); returns it with its id and UUID.
     func insert(_ session: WorkSession, source: SessionSource) throws(DiligenceError) -> WorkSession {
         var stored = session
-        if stored.uuid.isEmpty { stored.uuid = UUIDText.random() }
+        if stored.uuid.isEmpty { stored.uuid = Self.newUUID() }
         stored.id = try connection.insertMany(into: Self.insertTarget, columns: Self.insertColumns, count: 1) { _ in
             Self.row(stored, source: source, uuid: stored.uuid)
         }[0]

@@ -1,5 +1,5 @@
 import DiligenceCore
-import DiligenceProtocol
+import DiligenceJSON
 import DiligenceTime
 
 /// The daemon's database: tasks, recorded work sessions, day plans and the saved timer.
@@ -10,7 +10,7 @@ import DiligenceTime
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 4
+    public static let schemaVersion = 5
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), with the `writeCount` they were read at.
@@ -142,7 +142,11 @@ public final class Store {
         CREATE UNIQUE INDEX sessions_uuid ON sessions(uuid);
         CREATE UNIQUE INDEX tasks_uuid ON tasks(uuid);
         """,
-        // 4: presence (docs/presence.md): the time away during a session and why it ended
+        // 4: a task can be archived (hidden from lists and `start`, its sessions kept).
+        """
+        ALTER TABLE tasks ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
+        """,
+        // 5: presence (docs/presence.md): the time away during a session and why it ended
         // (`left`, or NULL), and a task's own away policy (NULL: [presence] on_away).
         """
         ALTER TABLE sessions ADD COLUMN away_seconds INTEGER NOT NULL DEFAULT 0;
@@ -203,8 +207,9 @@ public final class Store {
         id, name, description, color, work_seconds, short_break_seconds, long_break_seconds,
         long_break_every, breaks, autostart, focus_mode, goal, reminder_minute, sound, away
         """
-    /// What `task(from:)` reads: `taskColumns` and the UUID (which no edit changes).
-    private static let taskReadColumns = taskColumns + ", uuid"
+    /// What `task(from:)` reads: `taskColumns`, the UUID (which no edit changes) and whether it
+    /// is archived (which only `setArchived` changes).
+    private static let taskReadColumns = taskColumns + ", uuid, archived"
 
     private static func task(from row: SQLite.Row) -> TaskConfig {
         // An unknown colour or autostart (a hand-edited row, or a value a newer version added)
@@ -225,6 +230,7 @@ public final class Store {
             reminderMinute: row.optionalInt(12),
             sound: row.optionalString(13),
             uuid: row.optionalString(15) ?? "",
+            archived: row.bool(16),
             awayPolicy: row.optionalString(14).flatMap(AwayPolicy.init(rawValue:))
         )
     }
@@ -250,12 +256,31 @@ public final class Store {
         try db.query("SELECT \(Self.taskReadColumns) FROM tasks WHERE id = ?", [.integer(id)]).first.map(Self.task(from:))
     }
 
+    /// Which tasks a name may mean: any (history, statistics, `task show`), only active ones
+    /// (`start`, `plan set`: an archived one is refused with `task_archived`), or archived ones
+    /// first (`task unarchive`).
+    public enum TaskScope: Sendable {
+        case any, active, archived
+    }
+
     /// The task a person means by `name`: the exact name first, else the one task whose name
     /// matches ignoring case (Unicode-aware), else — unless `wholeName` — the one task whose name
-    /// begins with it, ignoring case (`stu` for Study). Throws `ambiguous_task` listing the tasks
-    /// a prefix fits, or `unknown_task` with the closest names ("did you mean") and the task names.
-    public func findTask(_ name: String, wholeName: Bool = false) throws(DiligenceError) -> TaskConfig {
+    /// begins with it, ignoring case (`stu` for Study), among the tasks of `scope` when any of
+    /// them fits. Throws `ambiguous_task` listing the tasks a prefix fits, `unknown_task` with the
+    /// closest names ("did you mean") and the task names, or `task_archived` for an archived task
+    /// in the `.active` scope.
+    public func findTask(_ name: String, wholeName: Bool = false, scope: TaskScope = .any) throws(DiligenceError) -> TaskConfig {
         let all = try tasks()
+        let found = try match(name, in: all, wholeName: wholeName, scope: scope)
+        if scope == .active, found.archived {
+            throw DiligenceError(
+                "task_archived",
+                "\(found.name) is archived; bring it back with `diligencectl task unarchive \(found.name)` (task_unarchive).")
+        }
+        return found
+    }
+
+    private func match(_ name: String, in all: [TaskConfig], wholeName: Bool, scope: TaskScope) throws(DiligenceError) -> TaskConfig {
         if let exact = all.first(where: { $0.name == name }) {
             return exact
         }
@@ -264,8 +289,11 @@ public final class Store {
         if matches.count == 1 {
             return matches[0]
         }
-        let names = all.map(\.name)
-        let starting = key.isEmpty ? [] : all.filter { $0.name.lowercased().hasPrefix(key) }
+        let names = (scope == .active ? all.filter { !$0.archived } : all).map(\.name)
+        var starting = key.isEmpty ? [] : all.filter { $0.name.lowercased().hasPrefix(key) }
+        // A beginning that fits tasks of the scope means those (`start Me`: Mend, not archived Meditate).
+        let inScope = starting.filter { scope == .any || $0.archived == (scope == .archived) }
+        if !inScope.isEmpty { starting = inScope }
         if !wholeName, matches.isEmpty {
             if starting.count == 1 { return starting[0] }
             if starting.count > 1 {
@@ -321,13 +349,13 @@ public final class Store {
 
     /// Removes the task with `id` together with its sessions and plan entries, in one
     /// transaction, and returns how many sessions went with it. Throws `last_task` when it is
-    /// the only task, `unknown_task` when there is no such task.
+    /// the only task not archived, `unknown_task` when there is no such task.
     public func removeTask(id: Int64) throws(DiligenceError) -> Int {
         try db.transaction { () throws(DiligenceError) -> Int in
             guard let task = try task(id: id) else { throw unknownID(id) }
-            let count = try db.query("SELECT count(*) FROM tasks").first?.int(0) ?? 0
-            if count <= 1 {
-                throw DiligenceError("last_task", "\(task.name) is the last task; add another before removing it.")
+            let others = try db.query("SELECT count(*) FROM tasks WHERE archived = 0 AND id != ?", [.integer(id)]).first?.int(0) ?? 0
+            if !task.archived, others == 0 {
+                throw DiligenceError("last_task", "\(task.name) is the last task not archived; add another before removing it.")
             }
             // Explicit deletes (rather than only ON DELETE CASCADE) so the count is exact.
             let sessions = try db.run("DELETE FROM sessions WHERE task_id = ?", [.integer(id)])
@@ -337,13 +365,34 @@ public final class Store {
         }
     }
 
+    /// Archives or brings back the task with `id` and returns it. Throws `last_task` when it is
+    /// the last task not archived (something must remain to start), `unknown_task`.
+    public func setArchived(id: Int64, _ archived: Bool) throws(DiligenceError) -> TaskConfig {
+        try db.transaction { () throws(DiligenceError) -> TaskConfig in
+            guard var task = try task(id: id) else { throw unknownID(id) }
+            let active = try db.query("SELECT count(*) FROM tasks WHERE archived = 0 AND id != ?", [.integer(id)]).first?.int(0) ?? 0
+            if archived, !task.archived, active == 0 {
+                throw DiligenceError("last_task", "\(task.name) is the last task not archived; add another before archiving it.")
+            }
+            try db.run("UPDATE tasks SET archived = ? WHERE id = ?", [.bool(archived), .integer(id)])
+            task.archived = archived
+            return task
+        }
+    }
+
+    /// What removing the task with `id` would erase: its sessions and their focused seconds.
+    public func recordedTotals(taskID id: Int64) throws(DiligenceError) -> (sessions: Int, focusedSeconds: Int) {
+        let row = try db.query("SELECT count(*), coalesce(sum(focused_seconds), 0) FROM sessions WHERE task_id = ?", [.integer(id)]).first
+        return (row?.int(0) ?? 0, row?.int(1) ?? 0)
+    }
+
     /// Writes a new task with a new UUID (or the one it brings: an imported task keeps its own).
     private func insertTask(_ task: TaskConfig) throws(DiligenceError) -> TaskConfig {
         var stored = task
-        if stored.uuid.isEmpty { stored.uuid = UUIDText.random() }
+        if stored.uuid.isEmpty { stored.uuid = Self.newUUID() }
         try db.run(
-            "INSERT INTO tasks (\(Self.taskReadColumns)) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            Self.values(of: task) + [.text(stored.uuid)]
+            "INSERT INTO tasks (\(Self.taskReadColumns)) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            Self.values(of: task) + [.text(stored.uuid), .bool(task.archived)]
         )
         stored.id = db.lastInsertRowID
         return stored

@@ -1,11 +1,11 @@
 import DiligenceCore
-import DiligenceProtocol
+import DiligenceJSON
 
 // The JSON the daemon keeps for itself: the saved timer (a column of `timer_state`) and the
 // sessions it could not write before exiting (the spill file). Every field round-trips exactly
 // (a spilled session's start finds its row again), and the key names are those Swift's
-// Codable gave earlier versions, so a timer saved by one still restores. Written with the
-// protocol's JSON rather than Foundation's JSONEncoder, whose first use pages in about a
+// Codable gave earlier versions, so a timer saved by one still restores. Written with
+// DiligenceJSON rather than Foundation's JSONEncoder, whose first use pages in about a
 // megabyte of code and whose runtime type lookups sat on the phase-end path
 // (docs/performance.md, memory).
 

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceTime
 
@@ -135,7 +136,8 @@ public struct JournalEntry: Equatable, Sendable {
     static func json(_ t: SyncedTask) -> JSON {
         // The protocol's task object (task_list), with the stable id in place of the store's.
         guard case .object(let members) = t.config.json else { return .null }
-        return .object([("id", .string(t.id))] + members.filter { $0.0 != "id" && $0.0 != "uuid" } + [("archived", .bool(t.archived))])
+        return .object(
+            [("id", .string(t.id))] + members.filter { !["id", "uuid", "archived"].contains($0.0) } + [("archived", .bool(t.archived))])
     }
 
     // MARK: Reading

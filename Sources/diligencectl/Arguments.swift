@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceProtocol
 
 /// A mistake on the command line: shown as `diligencectl: MESSAGE` plus where to find help; exit 2.
@@ -142,9 +143,9 @@ func parseCommand(_ command: Command, _ args: [String]) throws(UsageError) -> Pa
         }
         guard !parsed.has(name) else { throw fail("--\(name) is given twice.") }
         let raw: String
-        if case .none = option.kind {
+        if option.isSwitch {
             guard inline == nil else { throw fail("--\(name) takes no value.") }
-            raw = ""
+            raw = option.switchValue ?? ""
         } else if let inline {
             raw = inline
         } else {
@@ -172,9 +173,11 @@ func parseCommand(_ command: Command, _ args: [String]) throws(UsageError) -> Pa
             throw fail(error.message)
         }
     }
-    let clashing = command.exclusive.filter(parsed.has)
-    if clashing.count > 1 {
-        throw fail(clashing.map { "--\($0)" }.joined(separator: " and ") + " cannot be combined.")
+    for group in command.exclusive {
+        let clashing = group.filter(parsed.has)
+        if clashing.count > 1 {
+            throw fail(clashing.map { "--\($0)" }.joined(separator: " and ") + " cannot be combined.")
+        }
     }
     if command.needsAChange, !command.options.contains(where: { $0.key != nil && parsed.has($0.name) }) {
         let changes = command.options.filter { $0.key != nil }

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceTime
 
@@ -101,6 +102,8 @@ struct Option: Sendable {
     var key: String?
     /// nil: the field's doc line from the schema.
     var ownHelp: String?
+    /// For a switch that sets a field (`--all`): the value it sends, as if typed after the flag.
+    var switchValue: String?
 
     /// An option the client handles itself (`--json`, `--format`, `--yes`).
     init(_ name: String, _ kind: ValueKind, _ placeholder: String = "", _ help: String) {
@@ -120,8 +123,20 @@ struct Option: Sendable {
         self.ownHelp = help
     }
 
+    /// A switch (no value typed) that sets the wire command's field `key` to `value`.
+    init(_ name: String, key: String, sends value: String, help: String) {
+        self.init(name, key: key, help: help)
+        self.switchValue = value
+    }
+
+    /// Whether it takes no value on the command line.
+    var isSwitch: Bool {
+        if case .none = kind { return true }
+        return switchValue != nil
+    }
+
     /// What help shows for the value: the table's placeholder, else one for the field's type.
-    var valuePlaceholder: String { placeholder.isEmpty ? kind.placeholder : placeholder }
+    var valuePlaceholder: String { isSwitch ? "" : placeholder.isEmpty ? kind.placeholder : placeholder }
 
     /// `--work D`, or `--json` for a switch.
     var synopsis: String { valuePlaceholder.isEmpty ? "--\(name)" : "--\(name) \(valuePlaceholder)" }
@@ -131,7 +146,9 @@ struct Option: Sendable {
 
     /// `--work 25m`: the option with a value it takes (`example(for:)`), for help and hints.
     var example: String {
-        guard case .field = kind else { return valuePlaceholder.isEmpty ? "--\(name)" : "--\(name) \(exampleValue(valuePlaceholder))" }
+        guard case .field = kind, !isSwitch else {
+            return valuePlaceholder.isEmpty ? "--\(name)" : "--\(name) \(exampleValue(valuePlaceholder))"
+        }
         return "--\(name) \(kind.example(placeholder: valuePlaceholder))"
     }
 }
@@ -222,8 +239,8 @@ struct Command: Sendable {
     /// Request members the command always sends.
     var fixed: [(String, JSON)] = []
     var output: OutputKind = .status
-    /// Options that cannot be combined.
-    var exclusive: [String] = []
+    /// Groups of options that cannot be combined (one of each group at most).
+    var exclusive: [[String]] = []
     /// At least one option with a request key must be given (`task edit`).
     var needsAChange = false
     /// One line for the command list.
@@ -235,7 +252,7 @@ struct Command: Sendable {
 
     init(
         words: [String], arguments: [Argument] = [], options: [Option] = [], wire: String, fixed: [(String, JSON)] = [],
-        output: OutputKind = .status, exclusive: [String] = [], needsAChange: Bool = false, summary: String, notes: String = "",
+        output: OutputKind = .status, exclusive: [[String]] = [], needsAChange: Bool = false, summary: String, notes: String = "",
         example: String? = nil
     ) {
         let schema = CommandSpec.named(wire)
@@ -273,7 +290,7 @@ struct Command: Sendable {
         var parts = ["diligencectl"] + words + arguments.map(\.synopsis)
         if options.count > 3 {
             parts.append("[OPTIONS]")
-        } else if !exclusive.isEmpty {
+        } else if exclusive.count == 1 {
             parts.append("[" + options.map(\.synopsis).joined(separator: " | ") + "]")
         } else {
             parts += options.map { "[\($0.synopsis)]" }
@@ -331,7 +348,7 @@ extension Command {
                 words: ["discard-away"], wire: "discard_away",
                 summary: "take the time away that work counted (on_away = continue) out of it"),
             Command(
-                words: ["status"], options: statusFormats, wire: "status", exclusive: ["json", "waybar", "format"],
+                words: ["status"], options: statusFormats, wire: "status", exclusive: [["json", "waybar", "format"]],
                 summary: "show what the timer is doing", notes: templateHelp),
             Command(
                 words: ["watch"],
@@ -339,13 +356,19 @@ extension Command {
                     Option("no-reconnect", .none, "", "exit when the daemon goes away instead of reconnecting"),
                     Option("bell", .none, "", "ring the terminal's bell when a phase ends"),
                 ],
-                wire: "watch", output: .stream, exclusive: ["json", "waybar", "format"],
+                wire: "watch", output: .stream, exclusive: [["json", "waybar", "format"]],
                 summary: "print the status on every change, and each second while a phase runs",
                 notes: watchHelp + "\n\n" + templateHelp),
             Command(
-                words: ["task", "list"], options: [json, Option("names", .none, "", "print only the names, one a line"), plain],
+                words: ["task", "list"],
+                options: [
+                    json, Option("names", .none, "", "print only the names, one a line"),
+                    Option("all", key: "archived", sends: "included", help: "archived tasks too, marked (archived)"),
+                    Option("archived", key: "archived", sends: "only", help: "only the archived tasks"), plain,
+                ],
                 wire: "task_list", fixed: [("recent_days", .int(Int64(sparklineDays)))], output: .taskList,
-                exclusive: ["json", "names"], summary: "list the tasks, each with a sparkline of its last 30 days",
+                exclusive: [["json", "names"], ["all", "archived"]],
+                summary: "list the tasks (not the archived ones), each with a sparkline of its last 30 days",
                 notes: "The sparkline shows each day's focused time, today last: ▁ none, ▂▃▅▇ quarters of the task's busiest day."),
             Command(
                 words: ["task", "show"], arguments: [task], options: [json], wire: "task_show",
@@ -362,13 +385,26 @@ extension Command {
                 summary: "change a task's settings",
                 notes: "A changed duration applies from the next phase, never to the running one.\n" + durationHelp),
             Command(
+                words: ["task", "archive"], arguments: [task], options: [json], wire: "task_archive",
+                output: .task(heading: "Archived task"),
+                summary: "hide a task from lists, completion and start, keeping its history",
+                notes: """
+                    Its sessions stay in history, statistics and exports (reports mark it archived);
+                    its reminder stops. 'task unarchive' brings it back. The last task not archived stays.
+                    """),
+            Command(
+                words: ["task", "unarchive"], arguments: [task], options: [json], wire: "task_unarchive",
+                output: .task(heading: "Unarchived task"), summary: "bring an archived task back"),
+            Command(
                 words: ["task", "remove"], arguments: [task],
                 options: [Option("yes", .none, "", "remove without asking")],
                 wire: "task_remove", fixed: [("confirm", .bool(true))], output: .removed,
-                summary: "remove a task and all its recorded sessions",
+                summary: "remove a task and erase all its recorded sessions (see task archive)",
                 notes: """
-                    Without --yes, asks for confirmation when standard input is a terminal, and refuses
-                    otherwise. Answering no exits with status 1. The last task cannot be removed.
+                    Without --yes, says how many sessions and how much focused time it erases and asks
+                    when standard input is a terminal, and refuses otherwise. Answering no exits with
+                    status 1. 'task archive' hides a task and keeps its history instead.
+                    The last task not archived cannot be removed.
                     """),
             Command(
                 words: ["reload"], wire: "reload", output: .reloaded,

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceTime
 
@@ -155,7 +156,7 @@ func taskTable(_ tasks: [JSON], screen: Screen = .plain) -> String {
         let every = int(t, "long_break_every")
         let goal = int(t, "goal")
         return [
-            t["name"]?.stringValue ?? "",
+            (t["name"]?.stringValue ?? "") + (t["archived"]?.boolValue == true ? " (archived)" : ""),
             t["color"]?.stringValue ?? "",
             duration(t, "work_seconds"),
             duration(t, "short_break_seconds"),
@@ -192,7 +193,9 @@ func taskDetails(_ t: JSON) -> String {
         ("reminder", t["reminder"]?.stringValue ?? "off"),
         ("sound", t["sound"]?.stringValue ?? "off"),
     ]
-    return lines.map { "\($0): \($1)" }.joined(separator: "\n") + "\n"
+    // `task archive` and `task unarchive` change it, not an edit flag: shown only when set.
+    let archived = t["archived"]?.boolValue == true ? [("archived", "yes (task unarchive brings it back)")] : []
+    return (lines + archived).map { "\($0): \($1)" }.joined(separator: "\n") + "\n"
 }
 
 private func int(_ t: JSON, _ key: String) -> Int {

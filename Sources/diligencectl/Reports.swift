@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceTime
 
@@ -47,7 +48,7 @@ extension Command {
                 Option("html", .none, "", "write the report page: one HTML file, no script, nothing fetched (the default)"),
                 Option("svg", .none, "", "write the heat-map alone, as an SVG image"),
             ],
-            wire: "stats", output: .page, exclusive: ["html", "svg"],
+            wire: "stats", output: .page, exclusive: [["html", "svg"]],
             summary: "the statistics as a page to keep or share: report year --html > report.html",
             notes: """
                 The page holds the heat-map, the day bars, the tasks in their colours, the hours of the

@@ -1,3 +1,4 @@
+import DiligenceJSON
 import DiligenceProtocol
 
 #if canImport(Glibc)
@@ -5,12 +6,12 @@ import DiligenceProtocol
 #endif
 
 /// What a run of `diligencectl` produced: the texts for stdout and stderr, and the exit code.
-struct Outcome: Equatable {
+struct RunResult: Equatable {
     var stdout = ""
     var stderr = ""
     var code: Int32 = 0
 
-    static func usage(_ error: UsageError) -> Outcome { Outcome(stderr: error.text, code: 2) }
+    static func usage(_ error: UsageError) -> RunResult { RunResult(stderr: error.text, code: 2) }
 }
 
 /// Exit codes (docs/diligencectl.md): the same kind of mistake always exits the same way,
@@ -76,7 +77,7 @@ func writeAll(_ text: String, to fd: Int32) -> Int32 {
 }
 
 /// The whole client, as a function: arguments in, texts and exit code out.
-func runClient(_ args: [String], environment: [String: String], terminal: Terminal) -> Outcome {
+func runClient(_ args: [String], environment: [String: String], terminal: Terminal) -> RunResult {
     let defaultSocket = SocketPath.resolve(environment: environment)
     let invocation: Invocation
     do {
@@ -86,9 +87,9 @@ func runClient(_ args: [String], environment: [String: String], terminal: Termin
     }
     switch invocation {
     case .help(let text):
-        return Outcome(stdout: text)
+        return RunResult(stdout: text)
     case .clientVersion:
-        return Outcome(stdout: clientVersionLine)
+        return RunResult(stdout: clientVersionLine)
     case .run(let parsed, let socket):
         var screen = Screen.detect(environment: environment, isTerminal: terminal.outputIsTerminal, windowColumns: terminal.windowColumns)
         if parsed.has("plain") { screen.colors = .none }
@@ -112,7 +113,7 @@ enum Failure: Error {
 func execute(
     _ parsed: ParsedCommand, socket: String, terminal: Terminal, screen: Screen = .plain,
     environment: [String: String] = ProcessEnvironment.current
-) -> Outcome {
+) -> RunResult {
     // `version` prints the client's line whatever happens next.
     let prefix = if case .version = parsed.command.output { clientVersionLine } else { "" }
     if case .stream = parsed.command.output {
@@ -122,7 +123,7 @@ func execute(
         if live { endLiveLineOnInterrupt() }
         return watch(parsed, socket: socket, display: live ? .live(screen) : .lines)
     }
-    var outcome: Outcome
+    var run: RunResult
     do throws(Failure) {
         let confirm = parsed.command.wire == "task_remove" && !parsed.has("yes")
         if confirm, !terminal.isInteractive {
@@ -150,32 +151,32 @@ func execute(
             try confirmRemoval(parsed, terminal: terminal, send: send)
         }
         if case .page = parsed.command.output {
-            outcome = Outcome(stdout: try reportPage(parsed, send: send))
+            run = RunResult(stdout: try reportPage(parsed, send: send))
         } else {
             let answer = parsed.command.wire == "import" ? try importFile(parsed, send: send) : try send(parsed.request)
-            outcome = Outcome(stdout: show(answer, for: parsed, screen: screen))
-            if case .status = parsed.command.output { outcome.stderr = configWarnings(answer) }
+            run = RunResult(stdout: show(answer, for: parsed, screen: screen))
+            if case .status = parsed.command.output { run.stderr = configWarnings(answer) }
         }
     } catch {
         switch error {
         case .connection(.unreachable(let path, let reason)):
-            outcome = Outcome(stderr: unreachableMessage(path: path, reason: reason, environment: environment), code: ExitCode.unreachable)
+            run = RunResult(stderr: unreachableMessage(path: path, reason: reason, environment: environment), code: ExitCode.unreachable)
         case .connection(.broken(let reason)):
-            outcome = Outcome(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError)
+            run = RunResult(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError)
         case .daemon(let code, let message):
             let typed = code.map(ExitCode.mistakesInWhatWasTyped.contains) ?? false
-            outcome = Outcome(
+            run = RunResult(
                 stderr: "diligencectl: \(parsed.command.namingFlags(message))\n"
                     + (typed ? "Run 'diligencectl \(parsed.command.name) --help' for usage.\n" : ""),
                 code: typed ? ExitCode.usage : ExitCode.daemonError)
         case .usage(let usage):
-            outcome = .usage(usage)
+            run = .usage(usage)
         case .declined(let message):
-            outcome = Outcome(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
+            run = RunResult(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
         }
     }
-    outcome.stdout = prefix + outcome.stdout
-    return outcome
+    run.stdout = prefix + run.stdout
+    return run
 }
 
 /// Ctrl-C during a live `watch` leaves the shell's prompt on a line of its own.
@@ -203,17 +204,27 @@ private func result(of response: JSON) throws(Failure) -> JSON {
     throw .daemon(code: nil, message: "the daemon sent an answer this client does not understand: \(response.serialized)")
 }
 
-/// Asks on the terminal before `task remove` (without `--yes`).
+/// Asks on the terminal before `task remove` (without `--yes`), saying what it erases.
 private func confirmRemoval(
     _ parsed: ParsedCommand, terminal: Terminal, send: (Request) throws(Failure) -> JSON
 ) throws(Failure) {
-    // Ask with the task's own name, and fail on an unknown task before asking.
+    // The daemon's own summary (`dry_run`): the task's stored name, and an unknown or merely
+    // begun name fails before anything is asked.
     let typed = parsed.arguments.first?.stringValue ?? ""
-    let task = try send(Request(command: "task_show", arguments: [("task", .string(typed))]))
-    let name = task["name"]?.stringValue ?? typed
-    let answer = terminal.ask("Remove task \"\(name)\" and all its recorded sessions? [y/N] ")?
-        .trimmingWhitespace().lowercased()
+    let summary = try send(Request(command: "task_remove", arguments: [("task", .string(typed)), ("dry_run", .bool(true))]))
+    let name = summary["task"]?.stringValue ?? typed
+    let erased = erasedSessions(summary["sessions"], summary["focused_seconds"])
+    let answer = terminal.ask(
+        "Remove task \"\(name)\" and erase \(erased)? 'diligencectl task archive \(name)' hides it and keeps them. [y/N] "
+    )?
+    .trimmingWhitespace().lowercased()
     guard answer == "y" || answer == "yes" else { throw .declined("nothing removed.") }
+}
+
+/// `its 37 recorded sessions (9h15m)`: what a removal erases.
+func erasedSessions(_ sessions: JSON?, _ focusedSeconds: JSON?) -> String {
+    let n = Int(sessions?.intValue ?? 0)
+    return "its \(plural(n, "recorded session")) (\(hoursMinutes(Int(focusedSeconds?.intValue ?? 0))))"
 }
 
 /// Exit 3's message: where the client looked, and then — only when no daemon runs — how to
@@ -258,8 +269,7 @@ func show(_ result: JSON, for parsed: ParsedCommand, screen: Screen = .plain) ->
         return (heading.map { "\($0) \"\(name)\".\n" } ?? "") + taskDetails(result)
     case .removed:
         let name = result["removed"]?.stringValue ?? ""
-        let n = result["sessions_removed"]?.intValue ?? 0
-        return "Removed task \"\(name)\" and its \(n) recorded session\(n == 1 ? "" : "s").\n"
+        return "Removed task \"\(name)\" and erased \(erasedSessions(result["sessions_removed"], result["focused_seconds_removed"])).\n"
     case .report, .page:
         return report(result, for: parsed, screen: screen)
     case .version:

@@ -112,7 +112,10 @@ func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
             "\nPer task\n"
             + barRows(
                 tasks.map { t in
-                    [paint(t.name.truncated(toWidth: nameWidth(screen)), t.color), hoursMinutes(t.focused), plural(t.completed, "session")]
+                    [
+                        paint(t.label.truncated(toWidth: nameWidth(screen)), t.color), hoursMinutes(t.focused),
+                        plural(t.completed, "session"),
+                    ]
                 }, values: tasks.map(\.focused), right: [1, 2], colors: { tasks[$0].color }, screen: screen, paint: paint)
     }
     var bests: [[String]] = []

@@ -1,3 +1,4 @@
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceTime
 
@@ -22,6 +23,10 @@ struct StatsView {
         var completed: Int
         var focused: Int
         var goalDays: Int
+        var archived = false
+
+        /// Its name, marked when the task is archived.
+        var label: String { archived ? name + " (archived)" : name }
     }
 
     struct DayFigures {
@@ -124,7 +129,7 @@ struct StatsView {
         tasks = list("tasks").map {
             TaskFigures(
                 name: str($0, "task"), color: str($0, "color"), goal: num($0, "goal"), completed: num($0, "completed"),
-                focused: num($0, "focused_seconds"), goalDays: num($0, "goal_days"))
+                focused: num($0, "focused_seconds"), goalDays: num($0, "goal_days"), archived: $0["archived"]?.boolValue ?? false)
         }
         days = list("days").compactMap { d in
             CalendarDay(str(d, "date")).map {

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceProtocol
 
 #if canImport(Glibc)
@@ -203,7 +204,7 @@ struct WatchIO {
 /// the previous one (ticks often change nothing a template shows). When the daemon goes away it
 /// prints the offline line once and reconnects with back-off, unless `--no-reconnect`: then it
 /// exits 3 (unreachable) or 1 (the stream ended). Runs until `io` says stop.
-func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard, display: WatchDisplay = .lines) -> Outcome {
+func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard, display: WatchDisplay = .lines) -> RunResult {
     let reconnect = !parsed.has("no-reconnect")
     let ringing = parsed.has("bell")
     var backoff = Backoff()
@@ -221,9 +222,9 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard, dis
         return liveLine(event["status"] ?? .null, screen: screen)
     }
     /// How `watch` ends when a line could not be delivered.
-    func ending(_ delivery: Delivery) -> Outcome {
-        if case .failed(let reason) = delivery { return Outcome(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError) }
-        return Outcome()
+    func ending(_ delivery: Delivery) -> RunResult {
+        if case .failed(let reason) = delivery { return RunResult(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError) }
+        return RunResult()
     }
     while true {
         let ended: ConnectionError
@@ -232,7 +233,7 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard, dis
             let ack = try connection.send(parsed.request)
             guard ack["ok"]?.boolValue == true else {
                 let message = ack["error"]?["message"]?.stringValue ?? ack.serialized
-                return Outcome(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
+                return RunResult(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
             }
             backoff.reset()
             while let line = try connection.readLine() {
@@ -248,12 +249,12 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard, dis
         }
         guard reconnect else {
             if case .unreachable(let path, let reason) = ended {
-                return Outcome(stderr: unreachableMessage(path: path, reason: reason), code: ExitCode.unreachable)
+                return RunResult(stderr: unreachableMessage(path: path, reason: reason), code: ExitCode.unreachable)
             }
             if case .broken(let reason) = ended {
-                return Outcome(stderr: "diligencectl: \(reason).\n", code: ExitCode.daemonError)
+                return RunResult(stderr: "diligencectl: \(reason).\n", code: ExitCode.daemonError)
             }
-            return Outcome(code: ExitCode.daemonError)
+            return RunResult(code: ExitCode.daemonError)
         }
         let offline: String
         if case .live(let screen) = display {
@@ -263,6 +264,6 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard, dis
         }
         let delivery = emit(offline)
         if delivery != .delivered { return ending(delivery) }
-        if !io.sleep(backoff.take()) { return Outcome() }
+        if !io.sleep(backoff.take()) { return RunResult() }
     }
 }

@@ -1,5 +1,5 @@
 import DiligenceCore
-import DiligenceProtocol
+import DiligenceJSON
 import DiligenceTestSupport
 import DiligenceTime
 import Glibc
@@ -42,10 +42,8 @@ import Testing
     let store = try Store(location: .path(dir.database))
     _ = try store.record(session(try store.findTask("Work"), start: 1000))
     #expect(fileMode(dir.database) == 0o600)
-    // SQLite gives the WAL file the database file's mode.
-    if let walMode = fileMode(dir.database + "-wal") {
-        #expect(walMode == 0o600)
-    }
+    // SQLite gives the WAL file the database file's mode; the open connection keeps the file.
+    #expect(fileMode(dir.database + "-wal") == 0o600)
     #expect(try store.connection.query("PRAGMA journal_mode").first?.string(0) == "wal")
     #expect(try store.connection.query("PRAGMA synchronous").first?.int(0) == 2) // FULL
     #expect(try store.connection.query("PRAGMA foreign_keys").first?.int(0) == 1)
@@ -249,7 +247,7 @@ import Testing
     let last = tasks.last!
     _ = try store.record(session(last, start: 1))
     let failure = error { () throws(DiligenceError) in try store.removeTask(id: last.id) }
-    #expect(failure == DiligenceError("last_task", "Errands is the last task; add another before removing it."))
+    #expect(failure == DiligenceError("last_task", "Errands is the last task not archived; add another before removing it."))
     #expect(try store.tasks() == [last])
     #expect(try store.sessions().count == 1)
 }
@@ -520,7 +518,7 @@ import Testing
             """
             DROP TABLE database_info; DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
             ALTER TABLE sessions DROP COLUMN away_seconds; ALTER TABLE sessions DROP COLUMN reason; ALTER TABLE tasks DROP COLUMN away;
-            ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid;
+            ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN archived;
             PRAGMA application_id = 0; PRAGMA user_version = 1
             """)
     }
@@ -529,4 +527,45 @@ import Testing
     #expect(try migrated.tasks().count == 7)
     #expect(try migrated.tasks().allSatisfy { UUIDText.parse($0.uuid) != nil }, "schema 3 gave each task a UUID")
     #expect(try migrated.connection.query("PRAGMA application_id").first?.int64(0) == Int64(Store.applicationID))
+}
+
+// MARK: Archived tasks (issue 13, finding 2)
+
+@Test func aDatabaseOfSchema3KeepsItsTasksNotArchived() throws {
+    let dir = TemporaryDirectory()
+    defer { dir.remove() }
+    do {
+        let s = try Store(location: .path(dir.database))
+        _ = try s.record(session(try s.findTask("Work"), start: 1_000))
+        try s.connection.exec(
+            """
+            ALTER TABLE sessions DROP COLUMN away_seconds; ALTER TABLE sessions DROP COLUMN reason; ALTER TABLE tasks DROP COLUMN away;
+            ALTER TABLE tasks DROP COLUMN archived; PRAGMA user_version = 3
+            """)
+    }
+    let s = try Store(location: .path(dir.database))
+    #expect(try s.connection.query("PRAGMA user_version").first?.int(0) == Store.schemaVersion)
+    #expect(try s.tasks().count == 7 && s.tasks().allSatisfy { !$0.archived })
+    #expect(try s.sessions().count == 1)
+}
+
+@Test func archivingKeepsTheSessionsAndTheLastActiveTaskStays() throws {
+    let store = try Store(location: .memory)
+    let tasks = try store.tasks()
+    _ = try store.record(session(tasks[0], start: 1_000))
+    let archived = try store.setArchived(id: tasks[0].id, true)
+    #expect(archived.archived)
+    #expect(try store.task(id: tasks[0].id)?.archived == true)
+    #expect(try store.sessions().count == 1)
+    #expect(try store.recordedTotals(taskID: tasks[0].id).sessions == 1)
+    for task in tasks.dropFirst().dropLast() { _ = try store.setArchived(id: task.id, true) }
+    let last = tasks.last!
+    #expect(error { () throws(DiligenceError) in try store.setArchived(id: last.id, true) }?.code == "last_task")
+    #expect(error { () throws(DiligenceError) in try store.removeTask(id: last.id) }?.code == "last_task")
+    // An archived task can still be removed: the active one remains.
+    #expect(try store.removeTask(id: tasks[0].id) == 1)
+    // The active scope refuses an archived task by name, and a beginning prefers an active one.
+    #expect(error { () throws(DiligenceError) in try store.findTask("Study", scope: .active) }?.code == "task_archived")
+    #expect(try store.findTask("Stu").name == "Study")
+    #expect(try store.findTask("Err", scope: .active).name == "Errands")
 }

@@ -1,5 +1,4 @@
 import DiligenceCore
-import DiligenceProtocol
 import DiligenceTestSupport
 import Testing
 
@@ -75,12 +74,12 @@ struct StoreUUIDTests {
             let s = try Store(location: .path(dir.database))
             let work = try s.findTask("Work")
             for n in 0..<50 { _ = try s.record(session(work, start: 1_000 + Double(n) * 2_000)) }
-            // Back to what schema 2 was: no UUID columns (nor those of presence, schema 4).
+            // Back to what schema 2 was: no UUID columns (nor those of archiving and presence, schemas 4 and 5).
             try s.connection.exec(
                 """
                 ALTER TABLE sessions DROP COLUMN away_seconds; ALTER TABLE sessions DROP COLUMN reason; ALTER TABLE tasks DROP COLUMN away;
                 DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
-                ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid;
+                ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN archived;
                 PRAGMA user_version = 2;
                 """)
         }
@@ -96,6 +95,19 @@ struct StoreUUIDTests {
         let reopened = try Store(location: .path(dir.database))
         #expect(try reopened.sessions().map(\.uuid) == sessions.map(\.uuid))
         #expect(try reopened.addTask(TaskConfig(name: "New")).uuid.isEmpty == false)
+    }
+
+    @Test func aLargeBatchGetsDistinctUUIDsAndLeavesTheDefaultPageCache() throws {
+        let s = try Store(location: .memory)
+        let work = try s.findTask("Work")
+        let count = Store.largeBatch * 3
+        let batch = (0..<count).map { session(work, start: 1_000 + Double($0) * 2_000) }
+        let admission = try s.admit(batch, source: .import, window: Self.window, mode: .allOrNothing)
+        #expect(admission.recorded.count == count)
+        let uuids = try s.sessions().map(\.uuid)
+        #expect(uuids.count == count && Set(uuids).count == count)
+        #expect(uuids.allSatisfy(Self.isVersion4))
+        #expect(try s.connection.query("PRAGMA cache_size").first?.int(0) == -2000)
     }
 
     @Test func uuidTextIsCheckedAndCanonical() {

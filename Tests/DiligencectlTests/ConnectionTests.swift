@@ -37,7 +37,7 @@ import Testing
         ])
         let out = run(["--socket", daemon.path, "start", "Work"])
         #expect(daemon.requests() == [#"{"command":"start","task":"Work"}"#])
-        #expect(out == Outcome(stdout: "Work · work · 25:00 left · round 1/4\n"))
+        #expect(out == RunResult(stdout: "Work · work · 25:00 left · round 1/4\n"))
     }
 
     @Test func daemonErrorIsExit1WithItsMessage() {
@@ -46,7 +46,7 @@ import Testing
         ])
         let out = run(["--socket=\(daemon.path)", "pause"])
         #expect(daemon.requests() == [#"{"command":"pause"}"#])
-        #expect(out == Outcome(stderr: "diligencectl: Nothing is running.\n", code: 1))
+        #expect(out == RunResult(stderr: "diligencectl: Nothing is running.\n", code: 1))
     }
 
     @Test func brokenConnectionIsExit1() {
@@ -60,34 +60,34 @@ import Testing
     @Test func versionWithTheDaemon() {
         let daemon = FakeDaemon(responses: [#"{"ok":true,"result":{"protocol":1,"version":"0.1.0"}}"#])
         let out = run(["--socket", daemon.path, "version"])
-        #expect(out == Outcome(stdout: "diligencectl \(ProtocolInfo.release) (protocol 1)\ndiligenced 0.1.0 (protocol 1)\n"))
+        #expect(out == RunResult(stdout: "diligencectl \(ProtocolInfo.release) (protocol 1)\ndiligenced 0.1.0 (protocol 1)\n"))
     }
 
     @Test func removeAsksOnATerminal() {
-        let task = #"{"ok":true,"result":{"name":"Reading"}}"#
-        let removed = #"{"ok":true,"result":{"removed":"Reading","sessions_removed":2}}"#
-        let daemon = FakeDaemon(responses: [task, removed])
+        let summary = #"{"ok":true,"result":{"task":"Reading","sessions":2,"focused_seconds":3000,"removed":false}}"#
+        let removed = #"{"ok":true,"result":{"removed":"Reading","sessions_removed":2,"focused_seconds_removed":3000}}"#
+        let daemon = FakeDaemon(responses: [summary, removed])
         let asked = Asked()
         let yes = Terminal(isInteractive: true) {
             asked.prompt = $0
             return "y\n"
         }
-        let out = run(["--socket", daemon.path, "task", "remove", "reading"], terminal: yes)
+        let out = run(["--socket", daemon.path, "task", "remove", "Reading"], terminal: yes)
         #expect(
             daemon.requests() == [
-                #"{"command":"task_show","task":"reading"}"#,
-                #"{"command":"task_remove","task":"reading","confirm":true}"#,
+                #"{"command":"task_remove","task":"Reading","dry_run":true}"#,
+                #"{"command":"task_remove","task":"Reading","confirm":true}"#,
             ])
-        #expect(asked.prompt == "Remove task \"Reading\" and all its recorded sessions? [y/N] ")
-        #expect(out == Outcome(stdout: "Removed task \"Reading\" and its 2 recorded sessions.\n"))
+        #expect(asked.prompt?.hasPrefix("Remove task \"Reading\" and erase its 2 recorded sessions (50m)? ") == true)
+        #expect(out == RunResult(stdout: "Removed task \"Reading\" and erased its 2 recorded sessions (50m).\n"))
     }
 
     @Test func removeDeclined() {
-        let daemon = FakeDaemon(responses: [#"{"ok":true,"result":{"name":"Reading"}}"#])
+        let daemon = FakeDaemon(responses: [#"{"ok":true,"result":{"task":"Reading","sessions":0,"focused_seconds":0,"removed":false}}"#])
         let no = Terminal(isInteractive: true) { _ in "" }
         let out = run(["--socket", daemon.path, "task", "remove", "Reading"], terminal: no)
-        #expect(daemon.requests() == [#"{"command":"task_show","task":"Reading"}"#])
-        #expect(out == Outcome(stderr: "diligencectl: nothing removed.\n", code: 1))
+        #expect(daemon.requests() == [#"{"command":"task_remove","task":"Reading","dry_run":true}"#])
+        #expect(out == RunResult(stderr: "diligencectl: nothing removed.\n", code: 1))
     }
 
     @Test func removeWithoutATerminalNeedsYes() {

@@ -1,3 +1,4 @@
+import DiligenceJSON
 import DiligenceProtocol
 import Testing
 
@@ -144,10 +145,10 @@ import Testing
         #expect(show(read, for: try parse(["task", "edit", "read", "--goal", "3"])).hasPrefix("Changed task \"Reading\".\n"))
         #expect(show(read, for: try parse(["task", "show", "read"])).hasPrefix("name: Reading\n"))
         #expect(show(read, for: try parse(["task", "show", "read", "--json"])) == read.serialized + "\n")
-        let removed = JSON.object([("removed", .string("Reading")), ("sessions_removed", .int(1))])
+        let removed = JSON.object([("removed", .string("Reading")), ("sessions_removed", .int(1)), ("focused_seconds_removed", .int(1500))])
         #expect(
             show(removed, for: try parse(["task", "remove", "read", "--yes"]))
-                == "Removed task \"Reading\" and its 1 recorded session.\n")
+                == "Removed task \"Reading\" and erased its 1 recorded session (25m).\n")
         #expect(show(running, for: try parse(["skip"])) == "Study · short break · 3:20 left · round 2/4\n")
         #expect(show(running, for: try parse(["status", "--json"])) == running.serialized + "\n")
         #expect(show(running, for: try parse(["status", "--format", "{task}"])) == "Study\n")

@@ -1,3 +1,4 @@
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceTestSupport
 import Testing
@@ -145,10 +146,10 @@ import Testing
     func endsOnWriteErrors() throws {
         let event = Response.event("status", status: status(state: "idle"))
         for (delivery, expected) in [
-            (Delivery.readerGone, Outcome()),
+            (Delivery.readerGone, RunResult()),
             (
                 .failed("cannot write: No space left on device"),
-                Outcome(stderr: "diligencectl: cannot write: No space left on device\n", code: 1)
+                RunResult(stderr: "diligencectl: cannot write: No space left on device\n", code: 1)
             ),
         ] {
             let daemon = FakeDaemon(responses: [#"{"ok":true,"result":{"watching":true}}"# + "\n" + event + event])

@@ -66,5 +66,17 @@ extension EndToEnd {
             #expect(try Self.fish(bar, "diligencectl task edit Ex") == ["Exercise"])
             #expect(try Self.fish(bar, "diligencectl task remove Me") == ["Meditate"])
         }
+        @Test("an archived task is offered by neither bash nor fish, but task unarchive offers it")
+        func archivedTasks() throws {
+            let bar = BarHarness(d: try DaemonUnderTest())
+            _ = try bar.d.call("task_archive", [("task", .string("Meditate"))])
+            #expect(try Self.bash(bar, "diligencectl start Me") == [])
+            #expect(try Self.bash(bar, "diligencectl task unarchive Me") == ["Meditate"])
+            #expect(try Self.bash(bar, "diligencectl task archive Me") == [])
+            #expect(try Self.bash(bar, "diligencectl task \"\"").contains("unarchive"))
+            #expect(try Self.fish(bar, "diligencectl start Me") == [])
+            #expect(try Self.fish(bar, "diligencectl task unarchive Me") == ["Meditate"])
+            #expect(try Self.fish(bar, "diligencectl task ").contains("archive"))
+        }
     }
 }

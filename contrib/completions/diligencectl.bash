@@ -2,7 +2,8 @@
 # (make install does). Task names come from the running daemon: `diligencectl task list --names`.
 # Works with bash-completion loaded (_init_completion) and without it.
 
-# Completes the names of the daemon's tasks that begin with the word being typed ($cur). Task
+# Completes the names of the daemon's tasks (not archived ones; with --archived only those) that
+# begin with the word being typed ($cur). Task
 # names are data: read line by line, compared as text and quoted for the command line the way
 # the word was begun — never handed to `compgen -W`, which would expand `$(...)` in them.
 _diligencectl_complete_tasks() {
@@ -30,7 +31,7 @@ _diligencectl_complete_tasks() {
                  COMPREPLY+=("${name//\"/\\\"}") ;;
             *) printf -v name '%q' "$name"; COMPREPLY+=("$name") ;;
         esac
-    done < <(diligencectl "${socket[@]}" task list --names 2>/dev/null)
+    done < <(diligencectl "${socket[@]}" task list --names "$@" 2>/dev/null)
 }
 
 _diligencectl() {
@@ -40,7 +41,7 @@ _diligencectl() {
         words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
     }
     local commands="start pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import reload version help"
-    local task_commands="list show add edit remove"
+    local task_commands="list show add edit archive unarchive remove"
     local plan_commands="set clear"
     local history_commands="add remove edit"
     local days="today tomorrow monday tuesday wednesday thursday friday saturday sunday"
@@ -124,7 +125,7 @@ _diligencectl() {
         task)
             case $sub in
                 "") COMPREPLY=($(compgen -W "${task_commands// /$'\n'}" -- "$cur")) ;;
-                list) COMPREPLY=($(compgen -W $'--json\n--names\n--help'$'\n'--plain -- "$cur")) ;;
+                list) COMPREPLY=($(compgen -W $'--json\n--names\n--help'$'\n'--all$'\n'--archived$'\n'--plain -- "$cur")) ;;
                 show) [[ $cur == -* ]] && COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")) \
                       || _diligencectl_complete_tasks ;;
                 add) [[ $cur == -* ]] && COMPREPLY=($(compgen -W "${task_fields// /$'\n'}"$'\n'--help -- "$cur")) ;;
@@ -132,6 +133,10 @@ _diligencectl() {
                       || _diligencectl_complete_tasks ;;
                 remove) [[ $cur == -* ]] && COMPREPLY=($(compgen -W $'--yes\n--help' -- "$cur")) \
                         || _diligencectl_complete_tasks ;;
+                archive) [[ $cur == -* ]] && COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")) \
+                         || _diligencectl_complete_tasks ;;
+                unarchive) [[ $cur == -* ]] && COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")) \
+                           || _diligencectl_complete_tasks --archived ;;
             esac ;;
         *) COMPREPLY=($(compgen -W "--help" -- "$cur")) ;;
     esac

@@ -2,11 +2,12 @@
 # (make install does). Task names come from the running daemon.
 
 set -l commands start pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import reload version help
-set -l task_commands list show add edit remove
+set -l task_commands list show add edit archive unarchive remove
 set -l days today tomorrow monday tuesday wednesday thursday friday saturday sunday
 
-# The daemon's task names, one a line (fish inserts them escaped; nothing in them is run).
-# Asks the daemon at the line's --socket, if it names one.
+# The daemon's task names, one a line (fish inserts them escaped; nothing in them is run): those
+# not archived, or with --archived only the archived ones. Asks the daemon at the line's --socket,
+# if it names one.
 function __diligencectl_tasks
     set -l socket
     set -l words (commandline -opc)
@@ -18,7 +19,7 @@ function __diligencectl_tasks
                 set socket $words[$i]
         end
     end
-    diligencectl $socket task list --names 2>/dev/null
+    diligencectl $socket task list --names $argv 2>/dev/null
 end
 
 # Whether the command is `task` with one of the given subcommands.
@@ -79,7 +80,7 @@ complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a back 
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a discard-away -d 'take counted time away out of the work'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a status -d 'show what the timer is doing'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'print the status on every change'
-complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a task -d 'list, show, add, edit or remove tasks'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a task -d 'list, show, add, edit, archive or remove tasks'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a stats -d 'statistics of a day, week, month, year or everything, with pictures'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a report -d 'the statistics as a page (--html) or a heat-map (--svg)'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a week -d 'one ISO week: plan and done, day by day'
@@ -103,7 +104,11 @@ complete -c diligencectl -n "__fish_seen_subcommand_from task; and not __fish_se
 complete -c diligencectl -n "__diligencectl_task_sub list" -l json -d 'print JSON'
 complete -c diligencectl -n "__diligencectl_task_sub list" -l names -d 'print only the names'
 complete -c diligencectl -n "__diligencectl_task_sub show" -l json -d 'print JSON'
-complete -c diligencectl -n "__diligencectl_task_sub show edit remove" -a '(__diligencectl_tasks)'
+complete -c diligencectl -n "__diligencectl_task_sub list" -l all -d 'archived tasks too'
+complete -c diligencectl -n "__diligencectl_task_sub list" -l archived -d 'only the archived tasks'
+complete -c diligencectl -n "__diligencectl_task_sub archive unarchive" -l json -d 'print JSON'
+complete -c diligencectl -n "__diligencectl_task_sub show edit archive remove" -a '(__diligencectl_tasks)'
+complete -c diligencectl -n "__diligencectl_task_sub unarchive" -a '(__diligencectl_tasks --archived)'
 complete -c diligencectl -n "__diligencectl_task_sub remove" -l yes -d 'remove without asking'
 complete -c diligencectl -n "__diligencectl_task_sub edit" -l name -x -d 'rename the task'
 for sub in add edit
