@@ -52,16 +52,19 @@ public struct WorkSession: Equatable, Sendable {
     /// Its stable identifier (`UUIDText`); "" until it is recorded, when the store gives it one
     /// (a session read from an export keeps the one it has).
     public var uuid: String
+    /// What the person noted on it (`SessionNote`); nil: no note.
+    public var note: String?
 
     public init(
         id: Int64 = 0, taskID: Int64, taskName: String, start: Double, end: Double,
-        plannedSeconds: Int, focusedSeconds: Int, pauses: Int, outcome: Outcome, uuid: String = "",
+        plannedSeconds: Int, focusedSeconds: Int, pauses: Int, outcome: Outcome, uuid: String = "", note: String? = nil,
         awaySeconds: Int = 0, reason: EndReason? = nil
     ) {
         self.id = id
         self.awaySeconds = awaySeconds
         self.reason = reason
         self.uuid = uuid
+        self.note = note
         self.taskID = taskID
         self.taskName = taskName
         self.start = start
@@ -138,6 +141,8 @@ public struct TimerStatus: Equatable, Sendable {
     public var awaySince: Double? = nil
     /// Whether counted away time may still be discarded (`discard_away`).
     public var awayOffered = false
+    /// The note of the work phase (`SessionNote`); nil: none.
+    public var note: String? = nil
 }
 
 /// The timer state machine: pure, driven with `now`.
@@ -165,6 +170,8 @@ public struct TimerMachine: Sendable, Equatable {
     /// so a wall-clock step during the phase moves neither its length nor its end before its start.
     private var phaseStartSteady: Double = 0
     public private(set) var pauses = 0
+    /// The note of the running or paused work phase, recorded with its session; nil: none.
+    public private(set) var note: String?
     /// The work of this round was skipped: it does not count toward the long break (the break
     /// after it is a short one, and the round number stays).
     private var roundSkipped = false
@@ -219,7 +226,7 @@ public struct TimerMachine: Sendable, Equatable {
             remainingSeconds: Int(remaining.rounded(.up)),
             elapsedSeconds: Int(elapsed.rounded(.down)),
             endsAt: state == .running ? now.wall + remaining : nil,
-            pauses: pauses, presence: presence, awaySince: absence?.since.wall, awayOffered: awayOffer != nil
+            pauses: pauses, presence: presence, awaySince: absence?.since.wall, awayOffered: awayOffer != nil, note: note
         )
     }
 
@@ -255,6 +262,18 @@ public struct TimerMachine: Sendable, Equatable {
             }
             throw DiligenceError("already_running", "The \(what) is already running.")
         }
+    }
+
+    /// `note TEXT`: the note of the work phase that runs or is paused (nil removes it); it is
+    /// recorded with the phase's session. Refused (`not_running`) with no work phase to note.
+    public mutating func setNote(_ text: String?) throws(DiligenceError) {
+        guard state == .running || state == .paused, phase == .work else {
+            throw DiligenceError(
+                "not_running",
+                "A note goes with a work session, and no work phase runs now; note a recorded one with `diligencectl history edit ID --note TEXT`."
+            )
+        }
+        note = text
     }
 
     public mutating func pause(at now: Now) throws(DiligenceError) -> [TimerEvent] {
@@ -381,6 +400,7 @@ public struct TimerMachine: Sendable, Equatable {
         stretchStart = nil
         pauses = 0
         workEnded()
+        note = nil
     }
 
     /// The machine slept `seconds` (CLOCK_BOOTTIME ran on while CLOCK_MONOTONIC stood still),
@@ -545,6 +565,7 @@ public struct TimerMachine: Sendable, Equatable {
         phaseStartWall = now.wall
         phaseStartSteady = now.steady
         pauses = 0
+        note = nil
         return [.phaseStarted(next)]
     }
 
@@ -563,7 +584,7 @@ public struct TimerMachine: Sendable, Equatable {
         let session = WorkSession(
             taskID: task.id, taskName: task.name, start: start, end: end,
             plannedSeconds: Int(saturating: duration.rounded()), focusedSeconds: Int(saturating: focused),
-            pauses: pauses, outcome: outcome, awaySeconds: Int(saturating: awayInWork(at: now).rounded()),
+            pauses: pauses, outcome: outcome, note: note, awaySeconds: Int(saturating: awayInWork(at: now).rounded()),
             reason: reason)
         keepOffer(for: session, at: now)
         return [.sessionEnded(session)]
@@ -643,6 +664,8 @@ public struct SavedTimer: Equatable, Sendable {
     public var phaseAge: Double
     /// The round's work was skipped (it does not count toward the long break).
     public var roundSkipped: Bool
+    /// The work phase's note.
+    public var note: String?
     /// Presence as it was: an absence goes on across a restart (its sources say when it ends).
     public var presence: Presence = .unknown
     public var absence: SavedAbsence?
@@ -653,7 +676,7 @@ public struct SavedTimer: Equatable, Sendable {
 
     public init(
         state: TimerState, phase: Phase?, task: TaskConfig?, round: Int, duration: Double,
-        elapsed: Double, pauses: Int, phaseStartWall: Double, phaseAge: Double, roundSkipped: Bool = false,
+        elapsed: Double, pauses: Int, phaseStartWall: Double, phaseAge: Double, roundSkipped: Bool = false, note: String? = nil,
         presence: Presence = .unknown, absence: SavedAbsence? = nil, awayBefore: Double = 0, workWaitsForBack: Bool = false
     ) {
         self.presence = presence
@@ -661,6 +684,7 @@ public struct SavedTimer: Equatable, Sendable {
         self.awayBefore = awayBefore
         self.workWaitsForBack = workWaitsForBack
         self.roundSkipped = roundSkipped
+        self.note = note
         self.state = state
         self.phase = phase
         self.task = task
@@ -678,7 +702,7 @@ extension TimerMachine {
         SavedTimer(
             state: state, phase: phase, task: task, round: round, duration: duration,
             elapsed: elapsed(at: now), pauses: pauses, phaseStartWall: phaseStartWall,
-            phaseAge: max(0, now.steady - phaseStartSteady), roundSkipped: roundSkipped, presence: presence,
+            phaseAge: max(0, now.steady - phaseStartSteady), roundSkipped: roundSkipped, note: note, presence: presence,
             absence: absence.map { SavedAbsence($0, at: now) }, awayBefore: awayBefore, workWaitsForBack: workWaitsForBack)
     }
 
@@ -694,6 +718,7 @@ extension TimerMachine {
         self.roundSkipped = saved.roundSkipped
         self.duration = saved.duration
         self.pauses = saved.pauses
+        self.note = saved.note
         self.phaseStartWall = saved.phaseStartWall
         self.phaseStartSteady = now.steady - saved.phaseAge - max(0, downtime)
         self.presence = saved.presence

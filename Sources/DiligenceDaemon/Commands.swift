@@ -74,11 +74,23 @@ extension Daemon {
             return statusJSON(at: observeClocks())
         case .version:
             return .object([("protocol", .int(ProtocolInfo.version)), ("version", .string(ProtocolInfo.release))])
-        case .start(let name):
+        case .start(let name, let note):
             let task =
                 try machine.state == .idle
                 ? taskToStart(name) : name.map { name throws(DiligenceError) in try store.findTask(name, scope: .active) }
-            return try timerCommand { machine, now throws(DiligenceError) in try machine.start(task, at: now) }
+            return try timerCommand { machine, now throws(DiligenceError) in
+                // On a copy: a note the started phase cannot take refuses the whole command.
+                var started = machine
+                let events = try started.start(task, at: now)
+                if let note, !note.isEmpty { try started.setNote(note) }
+                machine = started
+                return events
+            }
+        case .note(let text):
+            return try timerCommand { machine, _ throws(DiligenceError) in
+                try machine.setNote(text.isEmpty ? nil : text)
+                return []
+            }
         case .toggle(let name):
             let task = try machine.state == .idle ? taskToStart(name) : nil
             return try timerCommand { machine, now throws(DiligenceError) in try machine.toggle(task, at: now) }

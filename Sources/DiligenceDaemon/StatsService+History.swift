@@ -49,12 +49,7 @@ extension StatsService {
         let task = try store.findTask(name)
         let start = try moment(startText, "start")
         let end = try moment(endText, "end")
-        // What a person enters by hand has happened: this request's own rule, stricter than the
-        // session rules' window (which leaves a day for clocks that differ between machines).
-        guard end <= clocks.now.wall + 60 else {
-            throw DiligenceError(
-                "invalid_session", "The session ends in the future (\(RFC3339.format(end))); enter sessions that have happened.")
-        }
+        try checkHappened(end)
         let seconds = Int(saturating: (end - start).rounded())
         let session = WorkSession(
             taskID: task.id, taskName: task.name, start: start, end: end,
@@ -70,6 +65,48 @@ extension StatsService {
         added.id = id
         added.uuid = admission.uuids[0] ?? ""
         return added.json
+    }
+
+    /// What a person enters by hand has happened (`history add`, `history edit`): a rule of
+    /// these requests, stricter than the session rules' window (which leaves a day for clocks
+    /// that differ between machines).
+    private func checkHappened(_ end: Double) throws(DiligenceError) {
+        guard end <= clocks.now.wall + 60 else {
+            throw DiligenceError(
+                "invalid_session", "The session ends in the future (\(RFC3339.format(end))); enter sessions that have happened.")
+        }
+    }
+
+    /// `history edit`: the session with a new task, start, end or note, through the same door
+    /// and rules as `history add` (`Store.replaceSession`: the session rules, no overlap with
+    /// another session or the running work). A new span keeps the focused and planned time
+    /// that filled the old one (a session entered by hand: its length) and cuts the rest to it.
+    func editSession(id: Int64, _ changes: SessionChanges) throws(DiligenceError) -> WorkSession {
+        guard !changes.isEmpty else {
+            throw DiligenceError(
+                "missing_argument", "Nothing to change: give task, start, end or note (diligencectl: --task, --start, --end, --note).")
+        }
+        let old = try store.session(id: id)
+        var edited = old
+        if let name = changes.task {
+            let task = try store.findTask(name)
+            edited.taskID = task.id
+            edited.taskName = task.name
+        }
+        if let text = changes.start { edited.start = try moment(text, "start") }
+        if let text = changes.end { edited.end = try moment(text, "end") }
+        if let note = changes.note { edited.note = note.isEmpty ? nil : note }
+        if changes.start != nil || changes.end != nil {
+            try checkHappened(edited.end)
+            let oldLength = Int(saturating: (old.end - old.start).rounded())
+            let newLength = Int(saturating: (edited.end - edited.start).rounded())
+            func follow(_ seconds: Int) -> Int { seconds == oldLength ? newLength : min(seconds, max(0, newLength)) }
+            edited.focusedSeconds = follow(old.focusedSeconds)
+            edited.plannedSeconds = old.plannedSeconds == oldLength ? max(1, newLength) : old.plannedSeconds
+        }
+        let changed = try recorder.replace(id, with: edited, reserved: runningWork(clocks.now))
+        Log.info("Edited session \(id) of \(changed.taskName).", fields: [("EVENT", "session_edited"), ("TASK", changed.taskName)])
+        return changed
     }
 
     // MARK: export and import

@@ -53,10 +53,8 @@ final class StatsService {
             let removed = try store.removeSession(id: id)
             Log.info("Removed session \(removed.id) of \(removed.taskName).", fields: [("EVENT", "session_removed")])
             return .object([("removed", removed.json)])
-        case .historyEdit(let id, let name):
-            let task = try store.findTask(name)
-            let changed = try store.changeSessionTask(id: id, taskID: task.id)
-            return changed.json
+        case .historyEdit(let id, let changes):
+            return try editSession(id: id, changes).json
         case .export(let format, let task, let since, let until): return try export(format: format, task: task, since: since, until: until)
         case .importChunk(let content, let importID, let more): return try importChunk(content: content, importID: importID, more: more)
         default:

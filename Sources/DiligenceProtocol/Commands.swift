@@ -24,6 +24,9 @@ public enum Fields {
 
     // MARK: Timer
 
+    static let noteToStart = Field<String?>.note("note", "a note for the work session it starts (history, exports, hooks)")
+    static let note = Field<String>.note("text", "the note of the running or paused work phase; empty removes it")
+
     static let extendBy = Field<Int>.duration("duration", default: 300, "how much to add to the phase")
 
     // MARK: Task fields (task_add, task_edit)
@@ -100,7 +103,10 @@ public enum Fields {
     static let end = Field<String>.text("end", maxLength: 64, "when it ended: as start")
     static let pauses = Field<Int>.integer("pauses", 0...1_000, default: 0, "pauses taken")
     static let sessionID = Field<Int64>.id("id", 1...Int64.max, "the session's id, as history lists it")
-    static let newTask = Field<String>.text("task", maxLength: referenceLength, "the task the session moves to")
+    static let newTask = Field<String?>.text("task", maxLength: referenceLength, "the task the session moves to")
+    static let newStart = Field<String?>.text("start", maxLength: 64, "a new start: as history_add's start")
+    static let newEnd = Field<String?>.text("end", maxLength: 64, "a new end: as history_add's end")
+    static let newNote = Field<String?>.note("note", "a new note; empty removes it")
 
     // MARK: Export and import
 
@@ -200,10 +206,28 @@ public struct TaskChanges: Sendable, Equatable {
     }
 }
 
+/// What a `history_edit` changes; nil leaves a part as it is (a note of "" removes it).
+public struct SessionChanges: Sendable, Equatable {
+    public var task: String?
+    public var start: String?
+    public var end: String?
+    public var note: String?
+
+    public init(task: String? = nil, start: String? = nil, end: String? = nil, note: String? = nil) {
+        self.task = task
+        self.start = start
+        self.end = end
+        self.note = note
+    }
+
+    public var isEmpty: Bool { task == nil && start == nil && end == nil && note == nil }
+}
+
 /// A request, checked against its command's schema: what the daemon's handlers receive.
 public enum ControlCommand: Sendable, Equatable {
     case status
-    case start(task: String?)
+    case start(task: String?, note: String?)
+    case note(text: String)
     case pause
     case resume
     case toggle(task: String?)
@@ -226,7 +250,7 @@ public enum ControlCommand: Sendable, Equatable {
     case history(task: String?, since: String?, until: String?, limit: Int?)
     case historyAdd(task: String, start: String, end: String, pauses: Int)
     case historyRemove(id: Int64)
-    case historyEdit(id: Int64, task: String)
+    case historyEdit(id: Int64, changes: SessionChanges)
     case export(format: ExportFormat, task: String?, since: String?, until: String?)
     case importChunk(content: String, importID: Int64?, more: Bool)
     case away
@@ -257,8 +281,8 @@ extension CommandSpec {
         CommandSpec(
             "start",
             "from idle: start a task's work phase; from pending: start the pending phase (or the named task's work); from paused: resume",
-            result: "the status object", fields: [Fields.taskToStart], writes: true
-        ) { .start(task: $0[Fields.taskToStart]) },
+            result: "the status object", fields: [Fields.taskToStart, Fields.noteToStart], writes: true
+        ) { .start(task: $0[Fields.taskToStart], note: $0[Fields.noteToStart]) },
         CommandSpec(
             "pause", "pause the running phase (refused in strict focus mode during work)", result: "the status object", writes: true
         ) { _ in .pause },
@@ -289,6 +313,10 @@ extension CommandSpec {
             "discard_away", "take the time away that work counted (on_away = continue) out of it, as the notification's button does",
             result: "the status object", writes: true
         ) { _ in .discardAway },
+        CommandSpec(
+            "note", "note the running or paused work phase: the note is recorded with its session",
+            result: "the status object", fields: [Fields.note], writes: true
+        ) { .note(text: $0[Fields.note]) },
         CommandSpec("version", "the protocol and release", result: "{\"protocol\": 1, \"version\": RELEASE}") { _ in .version },
         CommandSpec(
             "reload", "re-read the config file, as SIGHUP does; a bad file is refused and the old settings stay",
@@ -367,10 +395,14 @@ extension CommandSpec {
             .historyRemove(id: $0[Fields.sessionID])
         },
         CommandSpec(
-            "history_edit", "move a session to another task", result: "the changed session",
-            fields: [Fields.sessionID, Fields.newTask], writes: true
+            "history_edit", "change a session's task, start, end or note, under the rules of history_add",
+            result: "the changed session", fields: [Fields.sessionID, Fields.newTask, Fields.newStart, Fields.newEnd, Fields.newNote],
+            writes: true
         ) {
-            .historyEdit(id: $0[Fields.sessionID], task: $0[Fields.newTask])
+            .historyEdit(
+                id: $0[Fields.sessionID],
+                changes: SessionChanges(
+                    task: $0[Fields.newTask], start: $0[Fields.newStart], end: $0[Fields.newEnd], note: $0[Fields.newNote]))
         },
         CommandSpec(
             "export", "recorded sessions as a file", result: "{\"format\": ..., \"count\": N, \"content\": \"...\"}",

@@ -142,6 +142,7 @@ extension TimerStatus {
             ("focus_mode", .bool(task?.focusMode ?? false)),
             ("today_completed", .int(todayCompleted)),
             ("goal", .int(task?.goal ?? 0)),
+            ("note", .string(note)),
             ("presence", .string(presence.rawValue)),
             ("away_since", .string(awaySince.map(RFC3339.format))),
             ("away_offered", .bool(awayOffered)),
@@ -162,6 +163,7 @@ extension WorkSession {
             ("focused_seconds", .int(focusedSeconds)),
             ("pauses", .int(pauses)),
             ("outcome", .string(outcome.rawValue)),
+            ("note", .string(note)),
             ("away_seconds", .int(awaySeconds)),
             ("reason", .string(reason?.rawValue)),
         ])
@@ -207,6 +209,13 @@ extension WorkSession {
             uuid = parsed
         case let value?: return bad("\"uuid\" is \(value.typeName.withArticle), not a string")
         }
+        var note: String?
+        switch json["note"] {
+        case nil, .null?: break
+        case .string(let text)?:
+            do { note = try SessionNote.normalize(text, label: "\"note\"") } catch { return bad(error.message) }
+        case let value?: return bad("\"note\" is \(value.typeName.withArticle), not a string")
+        }
         // Optional: exports older than presence have neither.
         var awaySeconds = 0
         switch json["away_seconds"] {
@@ -225,7 +234,7 @@ extension WorkSession {
         return .success(
             WorkSession(
                 taskID: 0, taskName: name, start: start, end: end, plannedSeconds: numbers[0],
-                focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome, uuid: uuid,
+                focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome, uuid: uuid, note: note,
                 awaySeconds: awaySeconds, reason: reason))
     }
 }

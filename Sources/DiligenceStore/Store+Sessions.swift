@@ -197,15 +197,15 @@ extension Store {
     static let largeBatch = 1_000
 
     static let insertTarget =
-        "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source, uuid, away_seconds, reason)"
-    static let insertColumns = 11
+        "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source, uuid, note, away_seconds, reason)"
+    static let insertColumns = 12
 
     /// A session's values in `insertTarget`'s columns.
     static func row(_ session: WorkSession, source: SessionSource, uuid: String) -> [SQLite.Value] {
         [
             .integer(session.taskID), .real(session.start), .real(session.end),
             .int(session.plannedSeconds), .int(session.focusedSeconds), .int(session.pauses),
-            .text(session.outcome.rawValue), .text(source.rawValue), .text(uuid),
+            .text(session.outcome.rawValue), .text(source.rawValue), .text(uuid), .optional(session.note),
             .int(session.awaySeconds), .optional(session.reason?.rawValue),
         ]
     }
@@ -214,6 +214,36 @@ extension Store {
     static func newUUID() -> String {
         var random = SQLiteRandom()
         return UUIDText.random(using: &random)
+    }
+
+    /// Replaces session `id` by `edited` (`history_edit`) through the same door as every other
+    /// session: the session rules, its task, no overlap with another recorded session nor the
+    /// running work phase (`reserved`). It keeps its id, UUID and source; a refusal changes
+    /// nothing. Throws `unknown_session`, or the refusal (`invalid_session`, `unknown_task`,
+    /// `overlapping_session`).
+    public func replaceSession(
+        id: Int64, with edited: WorkSession, window: ClosedRange<Double>, reserved: (start: Double, end: Double, task: String)?
+    ) throws(DiligenceError) -> WorkSession {
+        try connection.transaction { () throws(DiligenceError) -> WorkSession in
+            let old = try session(id: id)
+            let source = try connection.query("SELECT source FROM sessions WHERE id = ?", [.integer(id)]).first?.string(0) ?? "timer"
+            // Out of the way while the edited session is checked against the others; a
+            // refusal rolls the deletion back.
+            try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(id)])
+            var replacement = edited
+            replacement.uuid = old.uuid
+            let admission = try admit([replacement], source: .manual, window: window, reserved: reserved, mode: .checkOnly)
+            if let refusal = admission.refused.first { throw refusal.error }
+            if let other = admission.alreadyRecorded[0] {
+                throw DiligenceError(
+                    "overlapping_session", "Session \(other) of \(replacement.taskName) starts at the same moment; remove one of them.")
+            }
+            try connection.run(
+                "INSERT INTO sessions (id, \(Self.insertTarget.dropFirst("sessions (".count))"
+                    + " VALUES (\(Array(repeating: "?", count: Self.insertColumns + 1).joined(separator: ", ")))",
+                [.integer(id)] + Self.row(replacement, source: SessionSource(rawValue: source) ?? .timer, uuid: old.uuid))
+            return try session(id: id)
+        }
     }
 
     /// Writes one session (with a new UUID unless it has one); returns it with its id and UUID.

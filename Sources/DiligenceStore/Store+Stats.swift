@@ -211,17 +211,4 @@ extension Store {
             return try session(id: id)
         }
     }
-
-    /// Moves session `id` to task `taskID` and returns it changed; throws `unknown_session`
-    /// or `unknown_task`.
-    public func changeSessionTask(id: Int64, taskID: Int64) throws(DiligenceError) -> WorkSession {
-        try connection.transaction { () throws(DiligenceError) -> WorkSession in
-            _ = try session(id: id)
-            guard try task(id: taskID) != nil else {
-                throw DiligenceError("unknown_task", "No task with id \(taskID); it may have been removed.")
-            }
-            try connection.run("UPDATE sessions SET task_id = ? WHERE id = ?", [.integer(taskID), .integer(id)])
-            return try session(id: id)
-        }
-    }
 }

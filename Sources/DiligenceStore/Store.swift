@@ -10,7 +10,7 @@ import DiligenceTime
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 5
+    public static let schemaVersion = 6
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), with the `writeCount` they were read at.
@@ -146,7 +146,11 @@ public final class Store {
         """
         ALTER TABLE tasks ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
         """,
-        // 5: presence (docs/presence.md): the time away during a session and why it ended
+        // 5: a session can carry a note (`SessionNote`; NULL: none).
+        """
+        ALTER TABLE sessions ADD COLUMN note TEXT;
+        """,
+        // 6: presence (docs/presence.md): the time away during a session and why it ended
         // (`left`, or NULL), and a task's own away policy (NULL: [presence] on_away).
         """
         ALTER TABLE sessions ADD COLUMN away_seconds INTEGER NOT NULL DEFAULT 0;
@@ -457,7 +461,8 @@ public final class Store {
 
     /// The columns `session(from:)` reads, in its order.
     static let sessionColumns = """
-        s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome, s.uuid, s.away_seconds, s.reason
+        s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome, s.uuid, s.note,
+        s.away_seconds, s.reason
         """
 
     /// A session from a row of `sessionColumns`.
@@ -471,7 +476,8 @@ public final class Store {
             id: row.int64(0), taskID: row.int64(1), taskName: row.string(2),
             start: row.double(3), end: row.double(4), plannedSeconds: row.int(5),
             focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome, uuid: row.optionalString(9) ?? "",
-            awaySeconds: row.int(10), reason: row.optionalString(11).flatMap(EndReason.init(rawValue:))
+            note: row.optionalString(10),
+            awaySeconds: row.int(11), reason: row.optionalString(12).flatMap(EndReason.init(rawValue:))
         )
     }
 

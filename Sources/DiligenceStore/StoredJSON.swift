@@ -50,7 +50,8 @@ extension WorkSession {
             ("id", .int(id)), ("taskID", .int(taskID)), ("taskName", .string(taskName)),
             ("start", .double(start)), ("end", .double(end)), ("plannedSeconds", .int(plannedSeconds)),
             ("focusedSeconds", .int(focusedSeconds)), ("pauses", .int(pauses)), ("outcome", .string(outcome.rawValue)),
-            ("uuid", .string(uuid)), ("awaySeconds", .int(awaySeconds)), ("reason", .string(reason?.rawValue)),
+            ("uuid", .string(uuid)), ("note", .string(note)), ("awaySeconds", .int(awaySeconds)),
+            ("reason", .string(reason?.rawValue)),
         ])
     }
 
@@ -65,7 +66,8 @@ extension WorkSession {
         self.init(
             id: id, taskID: taskID, taskName: taskName, start: start, end: end, plannedSeconds: Int(planned),
             focusedSeconds: Int(focused), pauses: Int(pauses), outcome: outcome, uuid: json["uuid"]?.stringValue ?? "",
-            awaySeconds: Int(json["awaySeconds"]?.intValue ?? 0), reason: json["reason"]?.stringValue.flatMap(EndReason.init(rawValue:)))
+            note: json["note"]?.stringValue, awaySeconds: Int(json["awaySeconds"]?.intValue ?? 0),
+            reason: json["reason"]?.stringValue.flatMap(EndReason.init(rawValue:)))
     }
 }
 
@@ -79,6 +81,7 @@ extension SavedTimer {
             ("pauses", .int(pauses)), ("phaseStartWall", .double(phaseStartWall)), ("phaseAge", .double(phaseAge)),
         ]
         if roundSkipped { members.append(("roundSkipped", .bool(true))) }
+        if let note { members.append(("note", .string(note))) }
         members += presenceJSON
         return .object(members)
     }
@@ -130,7 +133,7 @@ extension SavedTimer {
             state: state, phase: phase, task: task, round: Int(round), duration: duration, elapsed: elapsed,
             pauses: Int(pauses), phaseStartWall: phaseStartWall,
             phaseAge: json["phaseAge"]?.doubleValue ?? max(0, savedWall - phaseStartWall),
-            roundSkipped: json["roundSkipped"]?.boolValue ?? false,
+            roundSkipped: json["roundSkipped"]?.boolValue ?? false, note: json["note"]?.stringValue,
             presence: json["presence"]?.stringValue.flatMap(Presence.init(rawValue:)) ?? .unknown,
             absence: Self.absence(json["absence"]), awayBefore: json["awayBefore"]?.doubleValue ?? 0,
             workWaitsForBack: json["workWaitsForBack"]?.boolValue ?? false)

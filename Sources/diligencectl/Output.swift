@@ -21,6 +21,7 @@ struct StatusView {
     var elapsed: Int
     var today: Int
     var goal: Int
+    var note: String?
     /// `here`, `away`, `unknown`.
     var presence: String
     /// Wall time the person left; nil unless away.
@@ -39,6 +40,7 @@ struct StatusView {
         elapsed = int("elapsed_seconds")
         today = int("today_completed")
         goal = int("goal")
+        note = json["note"]?.stringValue
         presence = json["presence"]?.stringValue ?? "unknown"
         awaySince = json["away_since"]?.stringValue.flatMap { RFC3339.parse($0) }
     }
@@ -109,6 +111,7 @@ let templatePlaceholders: [(name: String, help: String, value: @Sendable (Status
     ("goal", "the task's daily goal (0: none)", { String($0.goal) }),
     ("color", "the task's colour (empty when idle)", { $0.color ?? "" }),
     ("icon", "a glyph for the state (table below)", { $0.icon }),
+    ("note", "the work phase's note (empty when none)", { $0.note ?? "" }),
     ("presence", "here, away or unknown (docs/presence.md)", { $0.presence }),
 ]
 

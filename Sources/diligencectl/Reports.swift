@@ -83,8 +83,17 @@ extension Command {
             summary: "delete a recorded session"),
         Command(
             words: ["history", "edit"], arguments: [sessionID],
-            options: [Option("task", key: "task", "TASK"), json],
-            wire: "history_edit", output: .report, needsAChange: true, summary: "change a session's task"),
+            options: [
+                Option("task", key: "task", "TASK"), Option("start", key: "start", "START"), Option("end", key: "end", "END"),
+                Option("note", key: "note", "TEXT"), json,
+            ],
+            wire: "history_edit", output: .report, needsAChange: true, summary: "change a session's task, start, end or note",
+            notes: """
+                START and END as in history add. The changed session meets the rules of history add: it has
+                happened, lasts up to a day, overlaps no other session nor the running work. A new span
+                keeps the focused time that filled the old one, cut to the new length. --note '' removes the note.
+                """,
+            example: "history edit 42 --start 09:10 --note 'chapter 3'"),
         Command(
             words: ["export"],
             options: [Option("format", key: "format"), taskFilter, since, until],
@@ -184,7 +193,7 @@ func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
     case "history": return historyTable(r["sessions"]?.arrayValue ?? [])
     case "history_add": return "Added session \(num(r, "id")): \(sessionLine(r)).\n"
     case "history_remove": return "Removed session \(num(r["removed"] ?? .null, "id")): \(sessionLine(r["removed"] ?? .null)).\n"
-    case "history_edit": return "Session \(num(r, "id")) now belongs to \(str(r, "task")): \(sessionLine(r)).\n"
+    case "history_edit": return "Changed session \(num(r, "id")): \(sessionLine(r)).\n"
     case "export": return str(r, "content")
     case "import":
         let skipped = num(r, "skipped")
@@ -251,6 +260,7 @@ func wrapped(_ text: String, width: Int) -> [String] {
 
 private func sessionLine(_ s: JSON) -> String {
     "\(str(s, "task")), \(RFC3339.dateText(str(s, "start"))) \(RFC3339.clockText(str(s, "start")))–\(RFC3339.clockText(str(s, "end"))) (\(hoursMinutes(num(s, "focused_seconds"))))"
+        + (s["note"]?.stringValue.map { ", note \"\($0)\"" } ?? "")
 }
 
 func weekdayShort(_ name: String) -> String { name.prefix(1).uppercased() + name.dropFirst().prefix(2) }
@@ -275,12 +285,14 @@ private func weekReport(_ r: JSON, _ paint: Paint) -> String {
 
 private func historyTable(_ sessions: [JSON]) -> String {
     guard !sessions.isEmpty else { return "No sessions recorded.\n" }
-    let header = ["ID", "DATE", "TIME", "TASK", "FOCUSED", "PAUSES", "OUTCOME"]
+    let header = ["ID", "DATE", "TIME", "TASK", "FOCUSED", "PAUSES", "OUTCOME", "NOTE"]
     let rows = sessions.map { s in
         [
             String(num(s, "id")), RFC3339.dateText(str(s, "start")),
             RFC3339.clockText(str(s, "start")) + "–" + RFC3339.clockText(str(s, "end")), str(s, "task"),
             hoursMinutes(num(s, "focused_seconds")), String(num(s, "pauses")), str(s, "outcome"),
+            // A long note is cut: --json has it whole.
+            (s["note"]?.stringValue ?? "").truncated(toWidth: 40),
         ]
     }
     return columns([header] + rows, right: [0, 4, 5], indent: "")

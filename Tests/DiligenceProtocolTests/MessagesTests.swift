@@ -92,7 +92,7 @@ struct MessagesTests {
         let status = TimerMachine().status(at: Now(steady: 0, wall: 0))
         #expect(
             status.json(todayCompleted: 2).serialized
-                == #"{"state":"idle","phase":null,"task":null,"color":null,"round":1,"long_break_every":0,"duration_seconds":0,"remaining_seconds":0,"elapsed_seconds":0,"ends_at":null,"pauses":0,"focus_mode":false,"today_completed":2,"goal":0,"presence":"unknown","away_since":null,"away_offered":false}"#
+                == #"{"state":"idle","phase":null,"task":null,"color":null,"round":1,"long_break_every":0,"duration_seconds":0,"remaining_seconds":0,"elapsed_seconds":0,"ends_at":null,"pauses":0,"focus_mode":false,"today_completed":2,"goal":0,"note":null,"presence":"unknown","away_since":null,"away_offered":false}"#
         )
     }
 

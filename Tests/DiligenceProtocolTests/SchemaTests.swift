@@ -36,7 +36,7 @@ struct SchemaTests {
     /// Two values of a field's type that pass its check, neither of them its default.
     static func samples(_ field: FieldSpec) -> (JSON, JSON) {
         switch field.type {
-        case .text: return (.string("x"), .string("y"))
+        case .text, .note: return (.string("x"), .string("y"))
         case .taskName: return (.string("Name A"), .string("Name B"))
         case .integer(let range):
             let low = range.lowerBound == 0 ? 1 : range.lowerBound

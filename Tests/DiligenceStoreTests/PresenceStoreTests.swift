@@ -4,7 +4,7 @@ import Testing
 
 @testable import DiligenceStore
 
-/// Schema 5: a session's time away and why it ended; a task's own away policy.
+/// Schema 6: a session's time away and why it ended; a task's own away policy.
 @Suite("Store: presence columns")
 struct PresenceStoreTests {
     @Test func aSessionKeepsItsTimeAwayAndReason() throws {
@@ -58,7 +58,7 @@ struct PresenceStoreTests {
         #expect(try s.reviseSession(elsewhere) == nil)
     }
 
-    @Test func aSchema4DatabaseGainsTheColumnsAndKeepsItsSessions() throws {
+    @Test func aSchema5DatabaseGainsTheColumnsAndKeepsItsSessions() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         do {
@@ -67,11 +67,11 @@ struct PresenceStoreTests {
             try s.connection.exec(
                 """
                 ALTER TABLE sessions DROP COLUMN away_seconds; ALTER TABLE sessions DROP COLUMN reason;
-                ALTER TABLE tasks DROP COLUMN away; PRAGMA user_version = 4;
+                ALTER TABLE tasks DROP COLUMN away; PRAGMA user_version = 5;
                 """)
         }
         let s = try Store(location: .path(dir.database))
-        #expect(try s.connection.query("PRAGMA user_version").first?.int(0) == 5)
+        #expect(try s.connection.query("PRAGMA user_version").first?.int(0) == 6)
         let sessions = try s.sessions()
         #expect(sessions.count == 1)
         #expect(sessions[0].awaySeconds == 0 && sessions[0].reason == nil)

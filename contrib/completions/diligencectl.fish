@@ -1,7 +1,7 @@
 # fish completion for diligencectl. Install to /usr/share/fish/vendor_completions.d/
 # (make install does). Task names come from the running daemon.
 
-set -l commands start pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import reload version help
+set -l commands start note pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import reload version help
 set -l task_commands list show add edit archive unarchive remove
 set -l days today tomorrow monday tuesday wednesday thursday friday saturday sunday
 
@@ -93,6 +93,8 @@ complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a reloa
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'show help for a command'
 
 complete -c diligencectl -n "__fish_seen_subcommand_from start" -a '(__diligencectl_tasks)'
+complete -c diligencectl -n "__fish_seen_subcommand_from start" -l note -x -d 'a note for the work session'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a note -d 'note the running work phase'
 complete -c diligencectl -n "__fish_seen_subcommand_from help" -a "$commands"
 complete -c diligencectl -n "__fish_seen_subcommand_from status watch" -l json -d 'print JSON'
 complete -c diligencectl -n "__fish_seen_subcommand_from status watch" -l waybar -d 'print JSON for waybar'
@@ -152,6 +154,9 @@ complete -c diligencectl -n "__diligencectl_is history" -l limit -x -d 'only the
 complete -c diligencectl -n "__diligencectl_is history add" -a '(__diligencectl_tasks)'
 complete -c diligencectl -n "__diligencectl_in history add" -l pauses -x -d 'pauses taken (default 0)'
 complete -c diligencectl -n "__diligencectl_in history edit" -l task -x -a '(__diligencectl_tasks)' -d 'move the session to TASK'
+complete -c diligencectl -n "__diligencectl_in history edit" -l start -x -d 'a new start'
+complete -c diligencectl -n "__diligencectl_in history edit" -l end -x -d 'a new end'
+complete -c diligencectl -n "__diligencectl_in history edit" -l note -x -d 'a new note'
 
 complete -c diligencectl -n "__diligencectl_in export" -l format -x -a 'csv jsonl ics' -d 'output format (default jsonl)'
 complete -c diligencectl -n "__diligencectl_is import" -F -d 'file (- for standard input)'
