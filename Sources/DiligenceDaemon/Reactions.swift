@@ -20,6 +20,7 @@ extension Daemon {
                 notifyPhaseEnded(finished)
                 sound.phaseEnded(config.sound)
             }
+            notifyPresence(event)
         }
         notifier.closeStale()
         updateAmbientSound()
@@ -41,7 +42,9 @@ extension Daemon {
         case .resumed: "resume"
         case .stopped: "stop"
         case .skipped: "skip"
-        case .phasePending, .extended, .sessionEnded: nil
+        case .away: "away"
+        case .back: "back"
+        case .phasePending, .extended, .sessionEnded, .awayDiscarded, .sessionRevised: nil
         }
     }
 
@@ -50,7 +53,8 @@ extension Daemon {
         case .phaseStarted(let p), .phasePending(let p), .phaseCompleted(let p), .paused(let p),
             .resumed(let p), .stopped(let p), .skipped(let p), .extended(let p, _):
             p
-        case .sessionEnded: .work
+        case .sessionEnded, .awayDiscarded, .sessionRevised: .work
+        case .away, .back: nil
         }
     }
 

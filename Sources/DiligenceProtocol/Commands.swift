@@ -53,10 +53,13 @@ public enum Fields {
     static let sound = Field<Setting<String>?>.nameOrOff(
         "sound", maxLength: TaskConfig.maxNameLength, "ambient sound during work (new task: off)")
 
+    static let away = Field<Setting<AwayPolicy>?>.policyOrDefault(
+        "away", "what leaving the computer does to work: pause, continue, abandon, or default ([presence] on_away) (new task: default)")
+
     /// Every task field, in the order help and docs list them.
     static let taskFields: [any FieldDeclaration] = [
         description, color, work, workSeconds, shortBreak, shortBreakSeconds, longBreak, longBreakSeconds,
-        longBreakEvery, breaks, autostart, focusMode, goal, reminder, sound,
+        longBreakEvery, breaks, autostart, focusMode, goal, reminder, sound, away,
     ]
 
     static let confirm = Field<Bool>.boolean("confirm", default: false, "must be true: the task's sessions are removed too")
@@ -168,6 +171,8 @@ public struct TaskChanges: Sendable, Equatable {
     public var goal: Int?
     public var reminder: Setting<Int>?
     public var sound: Setting<String>?
+    /// The task's own away policy; `.off`: back to `[presence] on_away`.
+    public var away: Setting<AwayPolicy>?
 
     public init() {}
 
@@ -185,6 +190,7 @@ public struct TaskChanges: Sendable, Equatable {
         goal = a[Fields.goal]
         reminder = a[Fields.reminder]
         sound = a[Fields.sound]
+        away = a[Fields.away]
     }
 
     public func apply(to task: inout TaskConfig) {
@@ -200,6 +206,7 @@ public struct TaskChanges: Sendable, Equatable {
         if let goal { task.goal = goal }
         if let reminder { task.reminderMinute = reminder.value }
         if let sound { task.sound = sound.value }
+        if let away { task.awayPolicy = away.value }
     }
 }
 
@@ -250,6 +257,9 @@ public enum ControlCommand: Sendable, Equatable {
     case historyEdit(id: Int64, changes: SessionChanges)
     case export(format: ExportFormat, task: String?, since: String?, until: String?, withTasks: Bool)
     case importChunk(content: String, importID: Int64?, more: Bool, replaceTasks: Bool)
+    case away
+    case back
+    case discardAway
 
     /// The typed command of a parsed request: its command must exist and every member must
     /// pass its field's check. The error is what the daemon answers.
@@ -295,6 +305,18 @@ extension CommandSpec {
             "extend", "add time to the running or paused phase (a phase lasts at most 24h)",
             result: "the status object", fields: [Fields.extendBy], writes: true
         ) { .extend(seconds: $0[Fields.extendBy]) },
+        CommandSpec(
+            "away", "the person left the computer: the [presence] policy applies (docs/presence.md)", result: "the status object",
+            writes: true
+        ) { _ in .away },
+        CommandSpec(
+            "back", "the person is back: work paused by leaving resumes, work waiting for them starts", result: "the status object",
+            writes: true
+        ) { _ in .back },
+        CommandSpec(
+            "discard_away", "take the time away that work counted (on_away = continue) out of it, as the notification's button does",
+            result: "the status object", writes: true
+        ) { _ in .discardAway },
         CommandSpec(
             "note", "note the running or paused work phase: the note is recorded with its session",
             result: "the status object", fields: [Fields.note], writes: true

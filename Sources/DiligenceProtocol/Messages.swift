@@ -119,6 +119,7 @@ extension TaskConfig {
             ("reminder", .string(reminderMinute.map(TimeOfDay.format))),
             ("sound", .string(sound)),
             ("archived", .bool(archived)),
+            ("away", .string(awayPolicy?.rawValue ?? "default")),
         ])
     }
 }
@@ -142,6 +143,9 @@ extension TimerStatus {
             ("today_completed", .int(todayCompleted)),
             ("goal", .int(task?.goal ?? 0)),
             ("note", .string(note)),
+            ("presence", .string(presence.rawValue)),
+            ("away_since", .string(awaySince.map(RFC3339.format))),
+            ("away_offered", .bool(awayOffered)),
         ])
     }
 }
@@ -160,6 +164,8 @@ extension WorkSession {
             ("pauses", .int(pauses)),
             ("outcome", .string(outcome.rawValue)),
             ("note", .string(note)),
+            ("away_seconds", .int(awaySeconds)),
+            ("reason", .string(reason?.rawValue)),
         ])
     }
 }
@@ -253,9 +259,25 @@ extension WorkSession {
             do { note = try SessionNote.normalize(text, label: "\"note\"") } catch { return bad(error.message) }
         case let value?: return bad("\"note\" is \(value.typeName.withArticle), not a string")
         }
+        // Optional: exports older than presence have neither.
+        var awaySeconds = 0
+        switch json["away_seconds"] {
+        case nil, .null?: break
+        case .int(let number)?: awaySeconds = Int(number)
+        case let value?: return bad("\"away_seconds\" is \(value.serialized.prefix(40)), not a whole number")
+        }
+        var reason: EndReason?
+        switch json["reason"] {
+        case nil, .null?: break
+        case .string(let text)?:
+            guard let known = EndReason(rawValue: text) else { return bad("\"reason\": \(text.debugDescription) is not left or null") }
+            reason = known
+        case let value?: return bad("\"reason\" is \(value.typeName.withArticle), not a string")
+        }
         return .success(
             WorkSession(
                 taskID: 0, taskName: name, start: start, end: end, plannedSeconds: numbers[0],
-                focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome, uuid: uuid, note: note))
+                focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome, uuid: uuid, note: note,
+                awaySeconds: awaySeconds, reason: reason))
     }
 }

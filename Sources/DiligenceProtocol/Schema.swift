@@ -317,6 +317,16 @@ extension Field where Value == Setting<Int>? {
     }
 }
 
+extension Field where Value == Setting<AwayPolicy>? {
+    /// One of the away policies, or `default` (the configured one).
+    static func policyOrDefault(_ name: String, _ doc: String) -> Field {
+        Field(FieldSpec(name, .choice(AwayPolicy.allCases.map(\.rawValue) + ["default"], code: "invalid_value"), .optional, doc)) {
+            guard let word = $0?.stringValue else { return nil }
+            return AwayPolicy(rawValue: word).map(Setting.on) ?? .off
+        }
+    }
+}
+
 extension Field where Value == Setting<String>? {
     static func nameOrOff(_ name: String, maxLength: Int, _ doc: String) -> Field {
         Field(FieldSpec(name, .nameOrOff(maxLength: maxLength), .optional, doc)) { json in

@@ -196,8 +196,9 @@ extension Store {
     /// Sessions above which a batch is written with a larger page cache (`withLargePageCache`).
     static let largeBatch = 1_000
 
-    static let insertTarget = "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source, uuid, note)"
-    static let insertColumns = 10
+    static let insertTarget =
+        "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source, uuid, note, away_seconds, reason)"
+    static let insertColumns = 12
 
     /// A session's values in `insertTarget`'s columns.
     static func row(_ session: WorkSession, source: SessionSource, uuid: String) -> [SQLite.Value] {
@@ -205,6 +206,7 @@ extension Store {
             .integer(session.taskID), .real(session.start), .real(session.end),
             .int(session.plannedSeconds), .int(session.focusedSeconds), .int(session.pauses),
             .text(session.outcome.rawValue), .text(source.rawValue), .text(uuid), .optional(session.note),
+            .int(session.awaySeconds), .optional(session.reason?.rawValue),
         ]
     }
 
@@ -238,7 +240,7 @@ extension Store {
             }
             try connection.run(
                 "INSERT INTO sessions (id, \(Self.insertTarget.dropFirst("sessions (".count))"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    + " VALUES (\(Array(repeating: "?", count: Self.insertColumns + 1).joined(separator: ", ")))",
                 [.integer(id)] + Self.row(replacement, source: SessionSource(rawValue: source) ?? .timer, uuid: old.uuid))
             return try session(id: id)
         }

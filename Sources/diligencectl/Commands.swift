@@ -321,7 +321,7 @@ extension Command {
         Option(
             "color", key: "color", "C", help: "one of " + TaskColor.allCases.map(\.rawValue).joined(separator: " ") + " (new task: blue)"),
         Option("goal", key: "goal"), Option("reminder", key: "reminder"), Option("sound", key: "sound"),
-        Option("description", key: "description"),
+        Option("description", key: "description"), Option("away", key: "away"),
     ]
 
     static let task = Argument("TASK", key: "task")
@@ -344,6 +344,11 @@ extension Command {
             Command(
                 words: ["extend"], arguments: [Argument("DURATION", key: "duration")], wire: "extend",
                 summary: "add DURATION (default 5m) to the running or paused phase"),
+            simple("away", "say you left the computer (swayidle, xss-lock, scripts)"),
+            simple("back", "say you are back: work paused by leaving resumes"),
+            Command(
+                words: ["discard-away"], wire: "discard_away",
+                summary: "take the time away that work counted (on_away = continue) out of it"),
             Command(
                 words: ["note"], arguments: [Argument("TEXT", key: "text")], wire: "note",
                 summary: "note the running work phase (recorded with its session; '' removes it)",
