@@ -5,11 +5,13 @@ import PackageDescription
 //   DiligenceTime      every date rule: calendar days, RFC 3339, local days under day_starts_at,
 //                      dates and times as people type them. Used by every module and the client.
 //   DiligenceCore      pure logic: tasks, durations, the timer state machine. No I/O, no clock.
-//   DiligenceProtocol  JSON, requests/responses, socket paths: shared by daemon and client.
-//   DiligenceStore     SQLite: schema, tasks, sessions, the saved timer (kept as the protocol's JSON).
+//   DiligenceJSON      the JSON value, its parser and printer: the wire's and the store's.
+//   DiligenceProtocol  requests/responses, the command schema, socket paths: shared by daemon and client.
+//   DiligenceStore     SQLite: schema, tasks, sessions, the saved timer (kept as JSON).
 //   DiligenceSync      per-device journals in a sync folder: line format, clock, merge rule, reader.
 //   DiligenceDaemon    the I/O shell: control server, timer driver, systemd glue.
-//   diligenced / diligencectl  thin executables.
+//   diligenced         the daemon's executable: Daemon.main.
+//   diligencectl       the command-line client: arguments, requests, reports and pictures.
 let package = Package(
     name: "diligence",
     products: [
@@ -35,31 +37,50 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         // VERSION (a link to the package's VERSION, which `make deb` reads too) is compiled in:
         // ProtocolInfo.release.
-        .target(name: "DiligenceProtocol", dependencies: ["DiligenceCore", "DiligenceTime"], resources: [.embedInCode("VERSION")]),
-        .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceTime", "CSQLite"]),
+        // JSON on its own (no Foundation): the protocol and the store both speak it.
+        .target(name: "DiligenceJSON"),
+        .target(
+            name: "DiligenceProtocol", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceTime"],
+            resources: [.embedInCode("VERSION")]),
+        .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceTime", "CSQLite"]),
         // Per-device journals in a sync folder: the line format, the hybrid logical clock, the
-        // merge rule and the reader (docs/sync.md). Pure but for reading journal files.
-        .target(name: "DiligenceSync", dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceTime"]),
+        // merge rule and the reader (docs/sync.md). Pure but for reading journal files. A journal's
+        // task line holds the protocol's task object (TaskConfig.json): hence DiligenceProtocol.
+        .target(name: "DiligenceSync", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime"]),
         .target(
             name: "DiligenceDaemon",
-            dependencies: ["DiligenceCore", "DiligenceProtocol", "DiligenceStore", "DiligenceTime", "CSystemd", "CLinux"]
+            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceStore", "DiligenceTime", "CSystemd", "CLinux"]
         ),
         .executableTarget(name: "diligenced", dependencies: ["DiligenceDaemon"]),
-        .executableTarget(name: "diligencectl", dependencies: ["DiligenceProtocol", "DiligenceTime"]),
+        .executableTarget(name: "diligencectl", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime"]),
         // Helpers shared by the test targets (time zones, temporary directories), written once.
         .target(name: "DiligenceTestSupport", dependencies: ["DiligenceCore", "DiligenceSync"], path: "Tests/TestSupport"),
         .testTarget(name: "DiligenceTimeTests", dependencies: ["DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceCoreTests", dependencies: ["DiligenceCore", "DiligenceTime", "DiligenceTestSupport"]),
-        .testTarget(name: "DiligenceProtocolTests", dependencies: ["DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(
-            name: "DiligenceStoreTests", dependencies: ["DiligenceStore", "DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport"]),
-        .testTarget(name: "DiligenceSyncTests", dependencies: ["DiligenceSync", "DiligenceTime", "DiligenceTestSupport"]),
-        .testTarget(name: "DiligenceDaemonTests", dependencies: ["DiligenceDaemon", "DiligenceTime", "DiligenceTestSupport"]),
+            name: "DiligenceProtocolTests",
+            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport"]),
+        .testTarget(
+            name: "DiligenceStoreTests",
+            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceStore", "DiligenceTime", "DiligenceTestSupport"]),
+        .testTarget(
+            name: "DiligenceSyncTests",
+            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceSync", "DiligenceTime", "DiligenceTestSupport"]),
+        .testTarget(
+            name: "DiligenceDaemonTests",
+            dependencies: [
+                "DiligenceCore", "DiligenceDaemon", "DiligenceJSON", "DiligenceProtocol", "DiligenceStore", "DiligenceTime",
+                "DiligenceTestSupport",
+            ]),
         // CSystemd: the end-to-end tests run a notification server of their own on a real session bus.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["DiligenceProtocol", "DiligenceSync", "DiligenceTime", "DiligenceTestSupport", "CSystemd"]),
-        .testTarget(name: "DiligencectlTests", dependencies: ["diligencectl", "DiligenceTestSupport"]),
+            dependencies: [
+                "DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceSync", "DiligenceTime", "DiligenceTestSupport", "CSystemd",
+            ]),
+        .testTarget(
+            name: "DiligencectlTests",
+            dependencies: ["diligencectl", "DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

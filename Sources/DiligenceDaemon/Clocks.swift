@@ -5,7 +5,7 @@ import Dispatch
     import Glibc
 #endif
 
-/// The daemon's clocks (DESIGN.md "Clocks: one rule"): CLOCK_BOOTTIME drives durations (it runs on
+/// The daemon's clocks (docs/architecture.md, "The timer"): CLOCK_BOOTTIME drives durations (it runs on
 /// during suspend), CLOCK_MONOTONIC tells how long the machine slept (it stops), the wall clock
 /// dates records.
 ///

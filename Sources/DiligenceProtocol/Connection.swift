@@ -1,3 +1,5 @@
+import DiligenceJSON
+
 #if canImport(Glibc)
     import Glibc
 #endif

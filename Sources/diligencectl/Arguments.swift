@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceProtocol
 
 /// A mistake on the command line: shown as `diligencectl: MESSAGE` plus where to find help; exit 2.

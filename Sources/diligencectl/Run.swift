@@ -1,3 +1,4 @@
+import DiligenceJSON
 import DiligenceProtocol
 
 #if canImport(Glibc)
@@ -5,12 +6,12 @@ import DiligenceProtocol
 #endif
 
 /// What a run of `diligencectl` produced: the texts for stdout and stderr, and the exit code.
-struct Outcome: Equatable {
+struct RunResult: Equatable {
     var stdout = ""
     var stderr = ""
     var code: Int32 = 0
 
-    static func usage(_ error: UsageError) -> Outcome { Outcome(stderr: error.text, code: 2) }
+    static func usage(_ error: UsageError) -> RunResult { RunResult(stderr: error.text, code: 2) }
 }
 
 /// Exit codes (docs/diligencectl.md): the same kind of mistake always exits the same way,
@@ -76,7 +77,7 @@ func writeAll(_ text: String, to fd: Int32) -> Int32 {
 }
 
 /// The whole client, as a function: arguments in, texts and exit code out.
-func runClient(_ args: [String], environment: [String: String], terminal: Terminal) -> Outcome {
+func runClient(_ args: [String], environment: [String: String], terminal: Terminal) -> RunResult {
     let defaultSocket = SocketPath.resolve(environment: environment)
     let invocation: Invocation
     do {
@@ -86,9 +87,9 @@ func runClient(_ args: [String], environment: [String: String], terminal: Termin
     }
     switch invocation {
     case .help(let text):
-        return Outcome(stdout: text)
+        return RunResult(stdout: text)
     case .clientVersion:
-        return Outcome(stdout: clientVersionLine)
+        return RunResult(stdout: clientVersionLine)
     case .run(let parsed, let socket):
         var screen = Screen.detect(environment: environment, isTerminal: terminal.outputIsTerminal, windowColumns: terminal.windowColumns)
         if parsed.has("plain") { screen.colors = .none }
@@ -112,7 +113,7 @@ enum Failure: Error {
 func execute(
     _ parsed: ParsedCommand, socket: String, terminal: Terminal, screen: Screen = .plain,
     environment: [String: String] = ProcessEnvironment.current
-) -> Outcome {
+) -> RunResult {
     // `version` prints the client's line whatever happens next.
     let prefix = if case .version = parsed.command.output { clientVersionLine } else { "" }
     if case .stream = parsed.command.output {
@@ -122,7 +123,7 @@ func execute(
         if live { endLiveLineOnInterrupt() }
         return watch(parsed, socket: socket, display: live ? .live(screen) : .lines)
     }
-    var outcome: Outcome
+    var run: RunResult
     do throws(Failure) {
         let confirm = parsed.command.wire == "task_remove" && !parsed.has("yes")
         if confirm, !terminal.isInteractive {
@@ -150,32 +151,32 @@ func execute(
             try confirmRemoval(parsed, terminal: terminal, send: send)
         }
         if case .page = parsed.command.output {
-            outcome = Outcome(stdout: try reportPage(parsed, send: send))
+            run = RunResult(stdout: try reportPage(parsed, send: send))
         } else {
             let answer = parsed.command.wire == "import" ? try importFile(parsed, send: send) : try send(parsed.request)
-            outcome = Outcome(stdout: show(answer, for: parsed, screen: screen))
-            if case .status = parsed.command.output { outcome.stderr = configWarnings(answer) }
+            run = RunResult(stdout: show(answer, for: parsed, screen: screen))
+            if case .status = parsed.command.output { run.stderr = configWarnings(answer) }
         }
     } catch {
         switch error {
         case .connection(.unreachable(let path, let reason)):
-            outcome = Outcome(stderr: unreachableMessage(path: path, reason: reason, environment: environment), code: ExitCode.unreachable)
+            run = RunResult(stderr: unreachableMessage(path: path, reason: reason, environment: environment), code: ExitCode.unreachable)
         case .connection(.broken(let reason)):
-            outcome = Outcome(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError)
+            run = RunResult(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError)
         case .daemon(let code, let message):
             let typed = code.map(ExitCode.mistakesInWhatWasTyped.contains) ?? false
-            outcome = Outcome(
+            run = RunResult(
                 stderr: "diligencectl: \(parsed.command.namingFlags(message))\n"
                     + (typed ? "Run 'diligencectl \(parsed.command.name) --help' for usage.\n" : ""),
                 code: typed ? ExitCode.usage : ExitCode.daemonError)
         case .usage(let usage):
-            outcome = .usage(usage)
+            run = .usage(usage)
         case .declined(let message):
-            outcome = Outcome(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
+            run = RunResult(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
         }
     }
-    outcome.stdout = prefix + outcome.stdout
-    return outcome
+    run.stdout = prefix + run.stdout
+    return run
 }
 
 /// Ctrl-C during a live `watch` leaves the shell's prompt on a line of its own.

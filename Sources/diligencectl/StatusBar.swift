@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceProtocol
 
 #if canImport(Glibc)
@@ -16,9 +17,11 @@ let offlineState = "offline"
 let offlineStatus = JSON.object([("state", .string(offlineState))])
 
 /// The waybar `class` (and `alt`): `work`, `short-break`, `long-break`, the same with `-paused`,
-/// `pending`, `idle`, or `offline`. Style them in waybar's CSS as `#custom-diligence.work`.
+/// `pending`, `idle`, `away` (the person left, whatever the timer does), or `offline`. Style
+/// them in waybar's CSS as `#custom-diligence.work`.
 func waybarClass(_ s: StatusView) -> String {
     let phase = (s.phase ?? "").replacing("_", with: "-")
+    if s.presence == "away" && s.state != offlineState { return "away" }
     switch s.state {
     case "running" where !phase.isEmpty: return phase
     case "paused" where !phase.isEmpty: return phase + "-paused"
@@ -201,7 +204,7 @@ struct WatchIO {
 /// the previous one (ticks often change nothing a template shows). When the daemon goes away it
 /// prints the offline line once and reconnects with back-off, unless `--no-reconnect`: then it
 /// exits 3 (unreachable) or 1 (the stream ended). Runs until `io` says stop.
-func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard, display: WatchDisplay = .lines) -> Outcome {
+func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard, display: WatchDisplay = .lines) -> RunResult {
     let reconnect = !parsed.has("no-reconnect")
     let ringing = parsed.has("bell")
     var backoff = Backoff()
@@ -219,9 +222,9 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard, dis
         return liveLine(event["status"] ?? .null, screen: screen)
     }
     /// How `watch` ends when a line could not be delivered.
-    func ending(_ delivery: Delivery) -> Outcome {
-        if case .failed(let reason) = delivery { return Outcome(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError) }
-        return Outcome()
+    func ending(_ delivery: Delivery) -> RunResult {
+        if case .failed(let reason) = delivery { return RunResult(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError) }
+        return RunResult()
     }
     while true {
         let ended: ConnectionError
@@ -230,7 +233,7 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard, dis
             let ack = try connection.send(parsed.request)
             guard ack["ok"]?.boolValue == true else {
                 let message = ack["error"]?["message"]?.stringValue ?? ack.serialized
-                return Outcome(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
+                return RunResult(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
             }
             backoff.reset()
             while let line = try connection.readLine() {
@@ -246,12 +249,12 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard, dis
         }
         guard reconnect else {
             if case .unreachable(let path, let reason) = ended {
-                return Outcome(stderr: unreachableMessage(path: path, reason: reason), code: ExitCode.unreachable)
+                return RunResult(stderr: unreachableMessage(path: path, reason: reason), code: ExitCode.unreachable)
             }
             if case .broken(let reason) = ended {
-                return Outcome(stderr: "diligencectl: \(reason).\n", code: ExitCode.daemonError)
+                return RunResult(stderr: "diligencectl: \(reason).\n", code: ExitCode.daemonError)
             }
-            return Outcome(code: ExitCode.daemonError)
+            return RunResult(code: ExitCode.daemonError)
         }
         let offline: String
         if case .live(let screen) = display {
@@ -261,6 +264,6 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard, dis
         }
         let delivery = emit(offline)
         if delivery != .delivered { return ending(delivery) }
-        if !io.sleep(backoff.take()) { return Outcome() }
+        if !io.sleep(backoff.take()) { return RunResult() }
     }
 }

@@ -10,11 +10,11 @@ import DiligenceProtocol
 // A reader that went away (`diligencectl watch | head -1`, a status bar that quit) is an EPIPE
 // from write, which `watch` ends on, rather than a signal that kills the process.
 signal(SIGPIPE, SIG_IGN)
-let outcome = runClient(
+let run = runClient(
     Array(CommandLine.arguments.dropFirst()),
     environment: ProcessEnvironment.current,
     terminal: .standard
 )
-writeAll(outcome.stdout, to: 1)
-writeAll(outcome.stderr, to: 2)
-exit(outcome.code)
+writeAll(run.stdout, to: 1)
+writeAll(run.stderr, to: 2)
+exit(run.code)

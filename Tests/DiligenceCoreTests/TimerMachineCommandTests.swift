@@ -3,7 +3,7 @@ import Testing
 
 @testable import DiligenceCore
 
-/// The user's commands: start, pause, resume, toggle, stop, skip, extend (SPEC.md "Timer semantics").
+/// The user's commands: start, pause, resume, toggle, stop, skip, extend (docs/protocol.md, "Commands").
 @Suite("TimerMachine commands")
 struct TimerMachineCommandTests {
     // MARK: start

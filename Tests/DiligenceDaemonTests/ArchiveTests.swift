@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceTestSupport
 import Testing

@@ -99,8 +99,8 @@ enum SourceRules {
     static let allowedShims: Set<String> = ["clinux_single_malloc_arena", "clinux_malloc_trim"]
 
     /// Source text with comments and string literals (multi-line ones too) blanked, line
-    /// structure kept.
-    static func code(_ text: String) -> [String] {
+    /// structure kept; `keepingStrings` keeps one-line string literals (a manifest's names).
+    static func code(_ text: String, keepingStrings: Bool = false) -> [String] {
         var inMultiline = false
         return text.split(separator: "\n", omittingEmptySubsequences: false).map { raw in
             var line = String(raw)
@@ -109,6 +109,10 @@ enum SourceRules {
                 return ""
             }
             if inMultiline { return "" }
+            if keepingStrings {
+                if let comment = line.range(of: #"^\s*//"#, options: .regularExpression) { line = String(line[..<comment.lowerBound]) }
+                return line
+            }
             line = line.replacingOccurrences(of: #""(?:[^"\\]|\\.)*""#, with: "\"\"", options: .regularExpression)
             if let comment = line.range(of: "//") { line = String(line[..<comment.lowerBound]) }
             return line

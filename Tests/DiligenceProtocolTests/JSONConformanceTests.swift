@@ -1,5 +1,6 @@
 import Testing
 
+@testable import DiligenceJSON
 @testable import DiligenceProtocol
 
 /// The JSON parser against the kinds of case RFC 8259 conformance suites (JSONTestSuite's y_,

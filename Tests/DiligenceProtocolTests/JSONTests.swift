@@ -1,3 +1,4 @@
+import DiligenceJSON
 import Testing
 
 @testable import DiligenceProtocol

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceSync
 import DiligenceTime
 import Testing

@@ -71,7 +71,7 @@ import Testing
 
     @Test func clientVersion() {
         let out = run(["--version"])
-        #expect(out == Outcome(stdout: "diligencectl \(ProtocolInfo.release) (protocol 1)\n"))
+        #expect(out == RunResult(stdout: "diligencectl \(ProtocolInfo.release) (protocol 1)\n"))
     }
 
     // MARK: Usage errors: exit 2, a message, a hint, and no daemon contacted

@@ -37,7 +37,7 @@ import Testing
         ])
         let out = run(["--socket", daemon.path, "start", "Work"])
         #expect(daemon.requests() == [#"{"command":"start","task":"Work"}"#])
-        #expect(out == Outcome(stdout: "Work · work · 25:00 left · round 1/4\n"))
+        #expect(out == RunResult(stdout: "Work · work · 25:00 left · round 1/4\n"))
     }
 
     @Test func daemonErrorIsExit1WithItsMessage() {
@@ -46,7 +46,7 @@ import Testing
         ])
         let out = run(["--socket=\(daemon.path)", "pause"])
         #expect(daemon.requests() == [#"{"command":"pause"}"#])
-        #expect(out == Outcome(stderr: "diligencectl: Nothing is running.\n", code: 1))
+        #expect(out == RunResult(stderr: "diligencectl: Nothing is running.\n", code: 1))
     }
 
     @Test func brokenConnectionIsExit1() {
@@ -60,7 +60,7 @@ import Testing
     @Test func versionWithTheDaemon() {
         let daemon = FakeDaemon(responses: [#"{"ok":true,"result":{"protocol":1,"version":"0.1.0"}}"#])
         let out = run(["--socket", daemon.path, "version"])
-        #expect(out == Outcome(stdout: "diligencectl \(ProtocolInfo.release) (protocol 1)\ndiligenced 0.1.0 (protocol 1)\n"))
+        #expect(out == RunResult(stdout: "diligencectl \(ProtocolInfo.release) (protocol 1)\ndiligenced 0.1.0 (protocol 1)\n"))
     }
 
     @Test func removeAsksOnATerminal() {
@@ -79,7 +79,7 @@ import Testing
                 #"{"command":"task_remove","task":"Reading","confirm":true}"#,
             ])
         #expect(asked.prompt?.hasPrefix("Remove task \"Reading\" and erase its 2 recorded sessions (50m)? ") == true)
-        #expect(out == Outcome(stdout: "Removed task \"Reading\" and erased its 2 recorded sessions (50m).\n"))
+        #expect(out == RunResult(stdout: "Removed task \"Reading\" and erased its 2 recorded sessions (50m).\n"))
     }
 
     @Test func removeDeclined() {
@@ -87,7 +87,7 @@ import Testing
         let no = Terminal(isInteractive: true) { _ in "" }
         let out = run(["--socket", daemon.path, "task", "remove", "Reading"], terminal: no)
         #expect(daemon.requests() == [#"{"command":"task_remove","task":"Reading","dry_run":true}"#])
-        #expect(out == Outcome(stderr: "diligencectl: nothing removed.\n", code: 1))
+        #expect(out == RunResult(stderr: "diligencectl: nothing removed.\n", code: 1))
     }
 
     @Test func removeWithoutATerminalNeedsYes() {

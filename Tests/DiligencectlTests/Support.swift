@@ -1,3 +1,4 @@
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceTestSupport
 import Synchronization
@@ -12,7 +13,7 @@ import Synchronization
 let nowhere = "/nonexistent-diligencectl-test/diligenced.sock"
 
 /// Runs the client with `--socket nowhere` unless the test passes its own.
-func run(_ args: [String], terminal: Terminal = .none) -> Outcome {
+func run(_ args: [String], terminal: Terminal = .none) -> RunResult {
     runClient(args, environment: ["DILIGENCE_SOCKET": nowhere], terminal: terminal)
 }
 

@@ -2,6 +2,7 @@
 // RLIMIT_NOFILE leaves room for nine clients. More clients cost it neither CPU nor log lines, and
 // it serves again once they leave.
 
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceTestSupport
 import Foundation

@@ -9,6 +9,7 @@
 //   DILIGENCE_BIN_DIR   where `diligenced` and `diligencectl` are (default: <package>/.build/debug)
 //   DILIGENCE_E2E_KEEP  set to 1 to keep each test's temporary directory (its path goes to stderr)
 
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceTestSupport
 import Foundation

@@ -1,3 +1,4 @@
+import DiligenceJSON
 import DiligenceProtocol
 import Foundation
 import Testing

@@ -3,6 +3,7 @@
 // and emits the signal, and the real diligenced listens.
 
 import CSystemd
+import DiligenceJSON
 import DiligenceProtocol
 import Foundation
 import Testing

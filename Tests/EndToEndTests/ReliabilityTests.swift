@@ -1,6 +1,7 @@
 // Reliability end to end (docs/reliability.md): another user at the socket, and SIGKILL at
 // random moments while short phases run. The real binaries, the real database.
 
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceTestSupport
 import Foundation

@@ -3,6 +3,7 @@
 // can be in and checks both ends of that path: a watcher sees the new status, and a daemon
 // killed with SIGKILL right after comes back in the same state.
 
+import DiligenceJSON
 import DiligenceProtocol
 import Foundation
 import Testing

@@ -6,6 +6,7 @@
 // sleep; abandon; focus mode), with and without logind, with and without a watcher, the wake
 // looked at at once and only seconds later, with nothing else happening meanwhile.
 
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceTime
 import Foundation

@@ -6,6 +6,7 @@
 // in /usr/local/lib/systemd/user exactly as after `sudo make install`, and their ExecStart=
 // points at /usr/local/bin/diligenced. Needs root (mount namespaces); CI runs as root.
 
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceTestSupport
 import Foundation

@@ -1,3 +1,4 @@
+import DiligenceJSON
 import DiligenceProtocol
 import Foundation
 import Testing
@@ -158,16 +159,21 @@ extension EndToEnd {
                 #expect(r.exitCode == 0, "\(r)\n\(d.diagnostics)")
                 return try d.ctlStatus()
             }
-            func fails(_ code: Int32, _ args: String...) throws {
+            /// `args` exit 1, and the daemon refuses their `request` with `code`: what diligencectl
+            /// says on stderr is the daemon's message for that code.
+            func refused(_ code: String, _ request: String, _ args: String...) throws {
                 let r = try d.ctl(arguments: args)
-                #expect(r.exitCode == code, "expected exit \(code): \(r)")
-                #expect(!r.stderr.isEmpty, "an error should say why on stderr: \(r)")
+                #expect(r.exitCode == 1, "expected exit 1 (\(code)): \(r)")
+                let raw = try d.request(request)
+                #expect(raw.errorCode == code, "\(request) → \(raw.serialized)")
+                let message = try #require(raw["error"]?["message"]?.stringValue, "\(raw.serialized)")
+                #expect(r.stderr.contains(message), "diligencectl should say the daemon's \(code) message: \(r)")
             }
 
             var s = try ok("start", "Long")
             #expect(s["state"]?.stringValue == "running" && s["phase"]?.stringValue == "work", "\(s.serialized)")
-            try fails(1, "start", "Long") // already_running
-            try fails(1, "resume") // not_paused
+            try refused("already_running", #"{"command":"start","task":"Long"}"#, "start", "Long")
+            try refused("not_paused", #"{"command":"resume"}"#, "resume")
 
             s = try ok("pause")
             #expect(s["state"]?.stringValue == "paused", "\(s.serialized)")
@@ -189,7 +195,8 @@ extension EndToEnd {
             #expect(s["duration_seconds"]?.intValue == 90, "60 s + 30 s: \(s.serialized)")
             s = try ok("extend")
             #expect(s["duration_seconds"]?.intValue == 390, "90 s + the default 5 m: \(s.serialized)")
-            try fails(2, "extend", "5x") // usage error
+            let typo = try d.ctl("extend", "5x")
+            #expect(typo.exitCode == 2 && typo.stderr.contains("5x"), "a usage error names what was typed: \(typo)")
 
             s = try ok("skip")
             #expect(
@@ -199,9 +206,9 @@ extension EndToEnd {
             #expect(s["state"]?.stringValue == "running" && s["phase"]?.stringValue == "short_break", "\(s.serialized)")
             s = try ok("stop")
             #expect(s["state"]?.stringValue == "idle", "\(s.serialized)")
-            try fails(1, "stop") // not_running
-            try fails(1, "pause") // not_running
-            try fails(1, "skip") // not_running
+            try refused("not_running", #"{"command":"stop"}"#, "stop")
+            try refused("not_running", #"{"command":"pause"}"#, "pause")
+            try refused("not_running", #"{"command":"skip"}"#, "skip")
 
             // toggle from idle starts the last task used; stop gives the work up.
             s = try ok("toggle")
@@ -213,9 +220,8 @@ extension EndToEnd {
 
             let rows = try Self.sessions(d)
             #expect(rows.map { $0.last ?? "" } == ["skipped", "abandoned"], "session outcomes: \(rows)")
-            if let skipped = rows.first, skipped.count == 5 {
-                #expect(number(skipped[3]) == 2, "the skipped work was paused twice (pause, toggle): \(skipped)")
-            }
+            let skipped = try #require(rows.first)
+            #expect(skipped.count == 5 && number(skipped[3]) == 2, "the skipped work was paused twice (pause, toggle): \(skipped)")
             #expect(try d.status()["today_completed"]?.intValue == 0, "skipped and abandoned work are not pomodoros")
         }
 

@@ -1,0 +1,19 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The process environment as a dictionary, read without Foundation.
+public enum ProcessEnvironment {
+    public static var current: [String: String] {
+        var result: [String: String] = [:]
+        var p = environ
+        while let entry = p.pointee {
+            let text = String(cString: entry)
+            if let eq = text.firstIndex(of: "=") {
+                result[String(text[..<eq])] = String(text[text.index(after: eq)...])
+            }
+            p += 1
+        }
+        return result
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+
+/// Rules of the repository as a whole, checked by reading it:
+/// 1. Package.swift declares every package module a target imports (SwiftPM builds an undeclared
+///    import only while some other path happens to build that module first);
+/// 2. the sources, tests, docs and README name no Markdown file that is not in the repository
+///    (docs/ must stand alone: no SPEC.md, DESIGN.md or notes kept elsewhere).
+/// Each scanner is tested on the mistake it exists for, then run over the tree.
+@Suite struct RepositoryRulesTests {
+    static let root = SourceRulesTests.root
+
+    @Test func theManifestScannerReadsTargetsAndTheirDependencies() {
+        let manifest = """
+            .target(name: "A"),
+            // .target(name: "Commented", dependencies: ["X"]),
+            .target(
+                name: "B", dependencies: ["A", "CLib"],
+                resources: [.embedInCode("VERSION")]),
+            .executableTarget(name: "tool", dependencies: ["B"]),
+            .target(name: "Kit", dependencies: ["A"], path: "Tests/Kit"),
+            .testTarget(name: "BTests", dependencies: ["B", "Kit"]),
+            .systemLibrary(name: "CLib", pkgConfig: "lib"),
+            """
+        let targets = RepositoryRules.targets(inManifest: manifest)
+        #expect(targets.map(\.name) == ["A", "B", "tool", "Kit", "BTests", "CLib"])
+        #expect(targets.map(\.dependencies) == [[], ["A", "CLib"], ["B"], ["A"], ["B", "Kit"], []])
+        #expect(targets.map(\.directory) == ["Sources/A", "Sources/B", "Sources/tool", "Tests/Kit", "Tests/BTests", "Sources/CLib"])
+    }
+
+    @Test func theImportScannerFindsEveryKindOfImport() {
+        let source = """
+            import A
+            @testable import B
+            internal import C
+            // import Commented
+            #if canImport(Glibc)
+                import Glibc
+                import CLinux
+            #endif
+            let text = "import NotCode"
+            """
+        #expect(RepositoryRules.imports(in: source) == ["A", "B", "C", "CLinux", "Glibc"])
+    }
+
+    @Test func everyTargetDeclaresTheModulesItImports() throws {
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let targets = RepositoryRules.targets(inManifest: manifest)
+        #expect(targets.count > 10, "the scan found only \(targets.map(\.name))")
+        let modules = Set(targets.map(\.name))
+        var undeclared: [String] = []
+        for target in targets {
+            var imported: Set<String> = []
+            for file in SourceRulesTests.swiftFiles(under: target.directory) {
+                imported.formUnion(RepositoryRules.imports(in: file.text))
+            }
+            for module in imported.intersection(modules).subtracting(target.dependencies + [target.name]).sorted() {
+                undeclared.append("\(target.name) imports \(module)")
+            }
+        }
+        #expect(undeclared.isEmpty, "add these to the targets' dependencies in Package.swift:\n\(undeclared.joined(separator: "\n"))")
+    }
+
+    @Test func theReferenceScannerFindsMarkdownFiles() {
+        let text = "See SPEC.md \"Timer semantics\", docs/protocol.md#watch, (storage.md) and [x](../README.md)."
+        #expect(RepositoryRules.markdownReferences(in: text) == ["SPEC.md", "docs/protocol.md", "storage.md", "../README.md"])
+    }
+
+    /// A name counts as present when it is a path from the root, from docs/, or a file's name
+    /// anywhere in the repository's docs/ and root.
+    @Test func everyMarkdownFileNamedIsInTheRepository() {
+        var missing: [String] = []
+        let texts =
+            ["Sources", "Tests"].flatMap { SourceRulesTests.swiftFiles(under: $0) }
+            + RepositoryRules.files(under: "docs", in: Self.root, endingIn: [".md", ".scd"])
+            + RepositoryRules.files(under: ".", in: Self.root, endingIn: ["README.md", "Package.swift", "Makefile"], recursive: false)
+        #expect(texts.count > 100, "the scan read only \(texts.count) files")
+        for file in texts where !file.path.hasSuffix("RepositoryRulesTests.swift") {
+            for name in RepositoryRules.markdownReferences(in: file.text) where !RepositoryRules.exists(name, root: Self.root) {
+                missing.append("\(file.path): \(name)")
+            }
+        }
+        #expect(missing.isEmpty, "files named but not in the repository:\n\(missing.joined(separator: "\n"))")
+    }
+}
+
+/// The scanners (text in, findings out).
+enum RepositoryRules {
+    struct Target: Equatable {
+        var name: String
+        var dependencies: [String]
+        var directory: String
+    }
+
+    /// The targets declared in a Package.swift, in order: each `.target(`, `.executableTarget(`,
+    /// `.testTarget(` or `.systemLibrary(` call with its name, string dependencies and directory.
+    static func targets(inManifest manifest: String) -> [Target] {
+        let source = SourceRules.code(manifest, keepingStrings: true).joined(separator: "\n")
+        let call = try! NSRegularExpression(pattern: #"\.(target|executableTarget|testTarget|systemLibrary)\("#)
+        var found: [Target] = []
+        for match in call.matches(in: source, range: NSRange(source.startIndex..., in: source)) {
+            guard let range = Range(match.range, in: source), let kind = Range(match.range(at: 1), in: source) else { continue }
+            let arguments = balanced(source[range.upperBound...])
+            guard let name = firstString(after: "name:", in: arguments) else { continue }
+            var dependencies: [String] = []
+            if let list = arguments.range(of: #"dependencies:\s*\[[^\]]*\]"#, options: .regularExpression) {
+                dependencies = strings(in: arguments[list])
+            }
+            let folder = source[kind] == "testTarget" ? "Tests" : "Sources"
+            found.append(
+                Target(name: name, dependencies: dependencies, directory: firstString(after: "path:", in: arguments) ?? "\(folder)/\(name)")
+            )
+        }
+        return found
+    }
+
+    /// The text up to the parenthesis closing the call whose arguments start `text`.
+    static func balanced(_ text: Substring) -> Substring {
+        var depth = 1
+        for index in text.indices {
+            if text[index] == "(" { depth += 1 }
+            if text[index] == ")" {
+                depth -= 1
+                if depth == 0 { return text[..<index] }
+            }
+        }
+        return text
+    }
+
+    static func firstString(after label: String, in text: Substring) -> String? {
+        guard let at = text.range(of: label + #"\s*"[^"]*""#, options: .regularExpression) else { return nil }
+        return strings(in: text[at]).first
+    }
+
+    static func strings(in text: Substring) -> [String] {
+        text.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+    }
+
+    /// The modules a Swift file imports (any attribute or access level, inside `#if` too), sorted.
+    static func imports(in text: String) -> [String] {
+        let pattern = #"^\s*(?:@\w+\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?import\s+(?:\w+\s+)?([A-Za-z_]\w*)"#
+        let regex = try! NSRegularExpression(pattern: pattern)
+        let names = SourceRules.code(text).compactMap { line -> String? in
+            guard let match = regex.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)),
+                let range = Range(match.range(at: 1), in: line)
+            else { return nil }
+            return String(line[range])
+        }
+        return Set(names).sorted()
+    }
+
+    /// Names of Markdown files in `text`: `name.md`, with any relative directories before it.
+    static func markdownReferences(in text: String) -> [String] {
+        let regex = try! NSRegularExpression(pattern: #"(?<![\w./-])((?:\.{1,2}/|[\w-]+/)*[\w.-]+\.md)\b"#)
+        return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { match in
+            Range(match.range(at: 1), in: text).map { String(text[$0]) }
+        }
+    }
+
+    static func exists(_ name: String, root: URL) -> Bool {
+        let base = name.split(separator: "/").last.map(String.init) ?? name
+        let candidates = [name, "docs/" + name, base, "docs/" + base]
+        return candidates.contains { FileManager.default.fileExists(atPath: root.appendingPathComponent($0).path) }
+    }
+
+    /// Files under `directory` whose names end in one of `suffixes`, with their text.
+    static func files(under directory: String, in root: URL, endingIn suffixes: [String], recursive: Bool = true) -> [(
+        path: String, text: String
+    )] {
+        let base = root.appendingPathComponent(directory).path
+        let names =
+            recursive
+            ? (FileManager.default.enumerator(atPath: base)?.compactMap { $0 as? String } ?? [])
+            : ((try? FileManager.default.contentsOfDirectory(atPath: base)) ?? [])
+        return names.filter { name in suffixes.contains { name.hasSuffix($0) } }.sorted().compactMap { name in
+            (try? String(contentsOfFile: base + "/" + name, encoding: .utf8)).map { (directory + "/" + name, $0) }
+        }
+    }
+}
