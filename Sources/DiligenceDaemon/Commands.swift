@@ -74,11 +74,23 @@ extension Daemon {
             return statusJSON(at: observeClocks())
         case .version:
             return .object([("protocol", .int(ProtocolInfo.version)), ("version", .string(ProtocolInfo.release))])
-        case .start(let name):
+        case .start(let name, let note):
             let task =
                 try machine.state == .idle
                 ? taskToStart(name) : name.map { name throws(DiligenceError) in try store.findTask(name, scope: .active) }
-            return try timerCommand { machine, now throws(DiligenceError) in try machine.start(task, at: now) }
+            return try timerCommand { machine, now throws(DiligenceError) in
+                // On a copy: a note the started phase cannot take refuses the whole command.
+                var started = machine
+                let events = try started.start(task, at: now)
+                if let note, !note.isEmpty { try started.setNote(note) }
+                machine = started
+                return events
+            }
+        case .note(let text):
+            return try timerCommand { machine, _ throws(DiligenceError) in
+                try machine.setNote(text.isEmpty ? nil : text)
+                return []
+            }
         case .toggle(let name):
             let task = try machine.state == .idle ? taskToStart(name) : nil
             return try timerCommand { machine, now throws(DiligenceError) in try machine.toggle(task, at: now) }
@@ -86,6 +98,9 @@ extension Daemon {
         case .resume: return try timerCommand { m, now throws(DiligenceError) in try m.resume(at: now) }
         case .stop: return try timerCommand { m, now throws(DiligenceError) in try m.stop(at: now) }
         case .skip: return try timerCommand { m, now throws(DiligenceError) in try m.skip(at: now) }
+        case .away: return try timerCommand { m, now in m.away(config.presence, at: now) }
+        case .back: return try timerCommand { m, now in m.back(at: now) }
+        case .discardAway: return try timerCommand { m, now throws(DiligenceError) in try m.discardAway(at: now) }
         case .extend(let seconds):
             return try timerCommand { m, now throws(DiligenceError) in try m.extend(by: seconds, at: now) }
         case .reload:
@@ -202,6 +217,12 @@ extension Daemon {
             ("removed", .string(task.name)), ("sessions_removed", .int(removed)),
             ("focused_seconds_removed", .int(recorded.focusedSeconds)),
         ])
+    }
+
+    /// An import restored task definitions (`export --with-tasks`): reminders re-read, watchers told.
+    func tasksImported() {
+        reminders.reload(from: store, now: clocks.wall)
+        broadcast("task_changed", now: clocks.now, extra: [("task", .null), ("change", .string("imported"))])
     }
 
     private func taskChanged(_ task: TaskConfig, change: String) {

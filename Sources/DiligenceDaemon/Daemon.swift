@@ -135,6 +135,7 @@ public final class Daemon {
             Systemd.notify("STATUS=\(self.statusLine(at: now))")
         }
         stats.runningWork = { [unowned self] now in self.runningWork(at: now) }
+        stats.tasksImported = { [unowned self] in self.tasksImported() }
         store.onCommit = { [unowned self] in self.journal.committed() }
         journal.write(now: clocks.wall)
         recorder.replaySpilled()
@@ -421,7 +422,8 @@ public final class Daemon {
                 guard let session = sessions.next() ?? nil else { continue }
                 extra = [("session", session.json)]
             }
-            broadcast(event.name, now: now, extra: extra)
+            guard let more = presenceExtra(for: event) else { continue }
+            broadcast(event.name, now: now, extra: extra + more)
             reported.append(event)
         }
         if events.isEmpty { broadcast("status", now: now) }
@@ -466,7 +468,17 @@ public final class Daemon {
             text = "Extended \(p.label) of \(task) by \(DurationText.format(seconds))."
             fields.append(("PHASE", p.rawValue))
         case .sessionEnded(let s):
-            text = "Recorded a \(s.outcome.rawValue) session of \(s.taskName): \(DurationText.format(s.focusedSeconds)) focused."
+            let why = s.reason == .left ? " (you left)" : ""
+            text = "Recorded a \(s.outcome.rawValue) session of \(s.taskName)\(why): \(DurationText.format(s.focusedSeconds)) focused."
+            fields[1] = ("TASK", s.taskName)
+        case .away:
+            text = "Away: the person left the computer."
+        case .back(let seconds, let offer):
+            text = "Back after \(DurationText.format(seconds))\(offer ? "; the time away counted as work and may be discarded" : "")."
+        case .awayDiscarded(let seconds):
+            text = "Discarded \(DurationText.format(seconds)) away from the work of \(task)."
+        case .sessionRevised(let s):
+            text = "Trimmed the session of \(s.taskName) to the moment you left: \(DurationText.format(s.focusedSeconds)) focused."
             fields[1] = ("TASK", s.taskName)
         }
         Log.info(text, fields: fields)
@@ -557,7 +569,7 @@ public final class Daemon {
     /// The one-line STATUS= text: `Focus · Writing · 12:34 left`, `Idle`; a config problem
     /// follows it (`… · ⚠ Refused the config file, …`) until a good file is loaded.
     func statusLine(at now: Now) -> String {
-        let line = timerLine(at: now)
+        let line = timerLine(at: now) + awayLine(at: now)
         guard let problem = configProblems.first else { return line }
         return "\(line) · ⚠ \(problem)"
     }

@@ -24,6 +24,8 @@ public enum FieldType: Sendable, Equatable {
     case timeOfDay
     /// A name of at most `maxLength` characters, or `"off"` or null to turn it off.
     case nameOrOff(maxLength: Int)
+    /// A session note (`SessionNote.normalize`): one line, trimmed; empty removes the note.
+    case note
 }
 
 /// Whether a field must be given, and what an absent one means.
@@ -131,6 +133,9 @@ public struct FieldSpec: Sendable, Equatable {
                     "invalid_value", "\(label) must be a name of 1 to \(maxLength) characters without control characters, or \"off\".")
             }
             return value
+        case .note:
+            guard let text = value.stringValue else { throw wrongType("a string") }
+            return .string(try SessionNote.normalize(text, label: label) ?? "")
         }
     }
 
@@ -172,6 +177,7 @@ public struct FieldSpec: Sendable, Equatable {
         case .choice(let words, _): words.joined(separator: ", ")
         case .timeOfDay: "HH:MM or off"
         case .nameOrOff(let maxLength): "a name of at most \(maxLength) characters, or off"
+        case .note: "one line of at most \(SessionNote.maxLength) characters"
         }
     }
 }
@@ -204,6 +210,11 @@ extension Field where Value == String {
     static func taskName(_ name: String, _ doc: String) -> Field {
         Field(FieldSpec(name, .taskName, .required, doc)) { $0?.stringValue ?? "" }
     }
+
+    /// A session note, trimmed; "" removes the note.
+    static func note(_ name: String, _ doc: String) -> Field {
+        Field(FieldSpec(name, .note, .required, doc)) { $0?.stringValue ?? "" }
+    }
 }
 
 extension Field where Value == String? {
@@ -213,6 +224,11 @@ extension Field where Value == String? {
 
     static func taskName(_ name: String, _ doc: String) -> Field {
         Field(FieldSpec(name, .taskName, .optional, doc)) { $0?.stringValue }
+    }
+
+    /// A session note, trimmed; nil when absent, "" to remove one.
+    static func note(_ name: String, _ doc: String) -> Field {
+        Field(FieldSpec(name, .note, .optional, doc)) { $0?.stringValue }
     }
 }
 
@@ -297,6 +313,16 @@ extension Field where Value == Setting<Int>? {
         Field(FieldSpec(name, .timeOfDay, .optional, doc)) { json in
             guard let json else { return nil }
             return json.stringValue.flatMap(TimeOfDay.parse).map(Setting.on) ?? .off
+        }
+    }
+}
+
+extension Field where Value == Setting<AwayPolicy>? {
+    /// One of the away policies, or `default` (the configured one).
+    static func policyOrDefault(_ name: String, _ doc: String) -> Field {
+        Field(FieldSpec(name, .choice(AwayPolicy.allCases.map(\.rawValue) + ["default"], code: "invalid_value"), .optional, doc)) {
+            guard let word = $0?.stringValue else { return nil }
+            return AwayPolicy(rawValue: word).map(Setting.on) ?? .off
         }
     }
 }

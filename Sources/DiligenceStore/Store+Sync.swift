@@ -109,15 +109,27 @@ extension Store {
         try connection.query("SELECT count(*) FROM sync_outbox").first?.int(0) ?? 0
     }
 
-    /// The oldest `limit` noted changes as journal changes of `device` (a thing noted and then
-    /// removed gives no line of its state: its removal's line follows), and the last note's
-    /// number; nil when nothing waits.
+    /// The oldest `limit` noted changes as journal changes of `device`, and the last note's
+    /// number; nil when nothing waits. A note only says that a thing changed: its line says what
+    /// the thing is now, one line per thing at its last note — its state while it exists (so a
+    /// session an edit deleted and wrote again under its UUID is edited, not removed), its
+    /// removal once it is gone.
     public func journalNotes(limit: Int, device: String) throws(DiligenceError) -> (changes: [JournalChange], through: Int64)? {
         let rows = try connection.query("SELECT seq, change, ref FROM sync_outbox ORDER BY seq LIMIT ?", [.int(limit)])
         guard let last = rows.last?.int64(0) else { return nil }
-        var changes: [JournalChange] = []
+        var notes: [String: [String]] = [:] // thing → its notes' changes, in order
+        var order: [String] = [] // things by their last note
         for row in rows {
-            if let change = try journalChange(row.string(1), row.string(2), device: device) { changes.append(change) }
+            let change = row.string(1)
+            let thing = "\(change.prefix { $0 != "_" }) \(row.string(2))"
+            notes[thing, default: []].append(change)
+            order.removeAll { $0 == thing }
+            order.append(thing)
+        }
+        var changes: [JournalChange] = []
+        for thing in order {
+            let ref = String(thing.drop { $0 != " " }.dropFirst())
+            if let change = try journalChange(notes[thing] ?? [], ref, device: device) { changes.append(change) }
         }
         return (changes, last)
     }
@@ -145,37 +157,32 @@ extension Store {
         return changes
     }
 
-    /// The line a note stands for, with the noted thing as it is now; nil when it is gone.
-    private func journalChange(_ change: String, _ ref: String, device: String) throws(DiligenceError) -> JournalChange? {
-        switch change {
-        case "session_recorded", "session_edited":
-            guard let row = try connection.query("\(Self.syncedSessionQuery) WHERE s.uuid = ?", [.text(ref)]).first else { return nil }
+    /// The line for a thing's `notes` (in order): its state now, or its removal; nil for a
+    /// plan whose task is gone (the task's removal says it).
+    private func journalChange(_ notes: [String], _ ref: String, device: String) throws(DiligenceError) -> JournalChange? {
+        guard let first = notes.first else { return nil }
+        switch first.prefix { $0 != "_" } {
+        case "session":
+            guard let row = try connection.query("\(Self.syncedSessionQuery) WHERE s.uuid = ?", [.text(ref)]).first else {
+                return .sessionRemoved(id: ref)
+            }
             let session = try syncedSession(row, device: device)
-            return change == "session_recorded" ? .sessionRecorded(session) : .sessionEdited(session)
-        case "task_added", "task_edited", "task_archived":
+            return first == "session_recorded" ? .sessionRecorded(session) : .sessionEdited(session)
+        case "task":
             guard let row = try connection.query("SELECT \(Self.taskReadColumns) FROM tasks WHERE uuid = ?", [.text(ref)]).first else {
-                return nil
+                return .taskRemoved(id: ref)
             }
             let config = Self.task(from: row)
             let task = SyncedTask(id: ref, config: config, archived: config.archived)
-            switch change {
-            case "task_added": return .taskAdded(task)
-            case "task_edited": return .taskEdited(task)
-            default: return .taskArchived(task)
-            }
-        case "session_removed": return .sessionRemoved(id: ref)
-        case "task_removed": return .taskRemoved(id: ref)
-        case "plan_set":
-            guard let day = CalendarDay(ref),
-                let task = try connection.query(
-                    "SELECT t.uuid FROM plans p JOIN tasks t ON t.id = p.task_id WHERE p.day = ?", [.text(ref)]
-                ).first?.string(0)
-            else { return nil }
-            return .planSet(day: day, task: task)
-        case "plan_cleared":
-            return CalendarDay(ref).map { .planCleared(day: $0) }
+            if first == "task_added" { return .taskAdded(task) }
+            return notes.contains("task_archived") ? .taskArchived(task) : .taskEdited(task)
         default:
-            return nil
+            guard let day = CalendarDay(ref) else { return nil }
+            guard let row = try connection.query("SELECT p.task_id FROM plans p WHERE p.day = ?", [.text(ref)]).first else {
+                return .planCleared(day: day)
+            }
+            let task = try connection.query("SELECT uuid FROM tasks WHERE id = ?", [.integer(row.int64(0))]).first?.string(0)
+            return task.map { .planSet(day: day, task: $0) }
         }
     }
 

@@ -77,9 +77,9 @@ func savedTimer(
     return machine.saved(at: now)
 }
 
-/// SQL taking a database of this schema back to schema 4 (before sync), for migration tests
+/// SQL taking a database of this schema back to schema 6 (before sync), for migration tests
 /// that make an older database out of a new one.
-let backToSchema4 =
+let backToSchema6 =
     ["sessions", "tasks", "plans"].flatMap { table in
         ["insert", "update", "delete"].map { "DROP TRIGGER sync_\(table)_\($0);" }
     }.joined(separator: " ")
