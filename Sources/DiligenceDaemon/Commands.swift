@@ -140,11 +140,15 @@ extension Daemon {
             taskChanged(changed, change: archived ? "archived" : "unarchived")
             return changed.json
         case .syncEnable(let directory, let name):
-            return try journal.enable(directory, name: name, now: clocks.wall)
+            let status = try journal.enable(directory, name: name, now: clocks.wall)
+            merge.follow(journal.directory())
+            return status
         case .syncStatus:
             return try journal.status()
         case .syncDisable:
-            return try journal.disable()
+            let status = try journal.disable()
+            merge.follow(nil)
+            return status
         case .stats, .week, .planSet, .planClear, .history, .historyAdd, .historyRemove, .historyEdit, .export, .importChunk:
             return try stats.perform(command)
         }
@@ -220,6 +224,12 @@ extension Daemon {
     }
 
     /// An import restored task definitions (`export --with-tasks`): reminders re-read, watchers told.
+    /// Another device's changes were merged: reminders follow the tasks, watchers get the status.
+    func syncMerged() {
+        reminders.reload(from: store, now: clocks.wall)
+        broadcast("task_changed", now: clocks.now, extra: [("task", .null), ("change", .string("merged"))])
+    }
+
     func tasksImported() {
         reminders.reload(from: store, now: clocks.wall)
         broadcast("task_changed", now: clocks.now, extra: [("task", .null), ("change", .string("imported"))])

@@ -59,6 +59,8 @@ public final class Daemon {
     let stats: StatsService
     /// This device's journal in the sync folder (SyncJournal.swift).
     let journal: SyncJournal
+    /// The other devices' journals merged in (SyncMerge.swift).
+    let merge: SyncMerge
     /// Where a damaged database found at start-up was moved (nil when none was).
     let databaseKeptAside: String?
     /// Held from start to exit: a second daemon on the same database refuses to start.
@@ -106,6 +108,7 @@ public final class Daemon {
         self.stats = StatsService(store: store, clocks: clocks, recorder: recorder, dayStartsAt: loaded.config.dayStartsAt)
         self.journal = try SyncJournal(store: store, clocks: clocks, queue: queue)
         journal.configured = loaded.config.syncDirectory
+        self.merge = SyncMerge(store: store, recorder: recorder, journal: journal, clocks: clocks, queue: queue)
         self.lastReading = clocks.reading
     }
 
@@ -138,6 +141,8 @@ public final class Daemon {
         stats.tasksImported = { [unowned self] in self.tasksImported() }
         store.onCommit = { [unowned self] in self.journal.committed() }
         journal.write(now: clocks.wall)
+        merge.merged = { [unowned self] in self.syncMerged() }
+        merge.follow(journal.directory())
         recorder.replaySpilled()
         restoreTimer()
         try server.start()
@@ -202,6 +207,7 @@ public final class Daemon {
         watchdogTimer?.cancel()
         reminders.cancel()
         zoneWatch?.close()
+        merge.close()
         clockJumpWatch?.close()
         sound.stopAll()
         notifier.close()
@@ -231,6 +237,7 @@ public final class Daemon {
             sound.reset()
             reminders.reload(from: store, now: clocks.wall)
             journal.write(now: clocks.wall)
+            merge.follow(journal.directory())
             updateAmbientSound()
             Log.info("Configuration reloaded from \(paths.config): \(config.summary).", fields: [("EVENT", "config_reloaded")])
             broadcast("config_reloaded", now: observeClocks())

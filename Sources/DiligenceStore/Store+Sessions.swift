@@ -10,7 +10,10 @@ import DiligenceTime
 
 /// Where a recorded session came from (the `source` column).
 public enum SessionSource: String, Sendable {
-    case timer, manual, `import`
+    /// `sync`: another device's session, merged from its journal (docs/sync.md): it may overlap
+    /// this device's sessions (a timer left running on each), and its UUID alone says whether
+    /// it is recorded already.
+    case timer, manual, `import`, sync
 }
 
 /// How `admit` treats a batch with refused sessions.
@@ -89,6 +92,12 @@ extension Store {
                     twins[index] = first
                     continue
                 }
+            }
+            if source == .sync {
+                last = nil
+                accepted.append(index)
+                acceptedUUIDs[s.uuid] = index
+                continue
             }
             if let id = recorded.sameSession(as: s) {
                 result.alreadyRecorded[index] = id
