@@ -2,34 +2,25 @@
 extension DaemonConfig {
     /// One `key = value` of `[notifications]`, `[hooks]` or `[sound]`.
     mutating func parseOutputSetting(_ entry: Entry, place: String) throws(DiligenceError) {
+        switch entry.section {
+        case "notifications": try parseNotificationSetting(entry, place: place)
+        case "hooks": try parseHookSetting(entry, place: place)
+        case "sound": try parseSoundSetting(entry, place: place)
+        default: throw Self.unknownSetting(entry, place: place)
+        }
+    }
+
+    private mutating func parseNotificationSetting(_ entry: Entry, place: String) throws(DiligenceError) {
         let value = entry.value
-        func flag() throws(DiligenceError) -> Bool {
-            guard let flag = Self.parseBool(value) else {
-                throw DiligenceError("invalid_config", "\(place): \(entry.key) is true or false; got \(value.debugDescription).")
-            }
-            return flag
-        }
-        func command() throws(DiligenceError) -> [String] {
-            let words: [String]
-            do { words = try CommandLineWords.split(entry.rawValue) } catch {
-                throw DiligenceError("invalid_config", "\(place): \(error.message)")
-            }
-            guard let first = words.first, !first.isEmpty else {
-                throw DiligenceError(
-                    "invalid_config", "\(place): \(entry.key) needs a command, such as notify-send Diligence; for a shell, write sh -c '…'."
-                )
-            }
-            return words
-        }
-        switch (entry.section, entry.key) {
-        case ("notifications", "enabled"):
-            notifications.enabled = try flag()
-        case ("notifications", "urgency"):
+        switch entry.key {
+        case "enabled":
+            notifications.enabled = try Self.flag(entry, place: place)
+        case "urgency":
             guard let urgency = NotificationSettings.Urgency(rawValue: value) else {
                 throw DiligenceError("invalid_config", "\(place): urgency is one of low, normal, critical; got \(value.debugDescription).")
             }
             notifications.urgency = urgency
-        case ("notifications", "timeout"):
+        case "timeout":
             switch value {
             case "default": notifications.timeoutMilliseconds = nil
             case "never": notifications.timeoutMilliseconds = 0
@@ -41,7 +32,15 @@ extension DaemonConfig {
                 }
                 notifications.timeoutMilliseconds = seconds * 1000
             }
-        case ("hooks", "timeout"):
+        default:
+            throw Self.unknownSetting(entry, place: place)
+        }
+    }
+
+    private mutating func parseHookSetting(_ entry: Entry, place: String) throws(DiligenceError) {
+        let value = entry.value
+        switch entry.key {
+        case "timeout":
             guard let seconds = Self.parseSeconds(value), seconds > 0, seconds <= 24 * 3600 else {
                 throw DiligenceError(
                     "invalid_config",
@@ -49,11 +48,19 @@ extension DaemonConfig {
                 )
             }
             hooks.timeoutSeconds = seconds
-        case ("hooks", let key) where key.hasPrefix("on_") && HookSettings.events.contains(String(key.dropFirst(3))):
-            hooks.commands[String(key.dropFirst(3))] = try command()
-        case ("sound", "player"):
-            sound.player = value == "auto" ? nil : try command()
-        case ("sound", "end_of_phase"):
+        case let key where key.hasPrefix("on_") && HookSettings.events.contains(String(key.dropFirst(3))):
+            hooks.commands[String(key.dropFirst(3))] = try Self.command(entry, place: place)
+        default:
+            throw Self.unknownSetting(entry, place: place)
+        }
+    }
+
+    private mutating func parseSoundSetting(_ entry: Entry, place: String) throws(DiligenceError) {
+        let value = entry.value
+        switch entry.key {
+        case "player":
+            sound.player = value == "auto" ? nil : try Self.command(entry, place: place)
+        case "end_of_phase":
             if value.hasPrefix("/") {
                 sound.endOfPhase = true
                 sound.endOfPhaseFile = value
@@ -65,9 +72,9 @@ extension DaemonConfig {
                 }
                 sound.endOfPhase = on
             }
-        case ("sound", "ambient"):
-            sound.ambient = try flag()
-        case ("sound", "directory"):
+        case "ambient":
+            sound.ambient = try Self.flag(entry, place: place)
+        case "directory":
             guard value.hasPrefix("/") || value.hasPrefix("~/") else {
                 throw DiligenceError("invalid_config", "\(place): directory is an absolute path (or ~/…); got \(value.debugDescription).")
             }
@@ -75,6 +82,27 @@ extension DaemonConfig {
         default:
             throw Self.unknownSetting(entry, place: place)
         }
+    }
+
+    /// An on/off setting's value.
+    static func flag(_ entry: Entry, place: String) throws(DiligenceError) -> Bool {
+        guard let flag = parseBool(entry.value) else {
+            throw DiligenceError("invalid_config", "\(place): \(entry.key) is true or false; got \(entry.value.debugDescription).")
+        }
+        return flag
+    }
+
+    /// A command line's words (run directly, never through a shell).
+    private static func command(_ entry: Entry, place: String) throws(DiligenceError) -> [String] {
+        let words: [String]
+        do { words = try CommandLineWords.split(entry.rawValue) } catch {
+            throw DiligenceError("invalid_config", "\(place): \(error.message)")
+        }
+        guard let first = words.first, !first.isEmpty else {
+            throw DiligenceError(
+                "invalid_config", "\(place): \(entry.key) needs a command, such as notify-send Diligence; for a shell, write sh -c '…'.")
+        }
+        return words
     }
 
     /// A bare number of seconds (`30`) or a duration with a unit (`90s`, `2m`).

@@ -142,10 +142,7 @@ public struct DaemonConfig: Equatable, Sendable {
             }
             dayStartsAt = minute
         case ("daemon", "allow_root"):
-            guard let flag = Self.parseBool(entry.value) else {
-                throw DiligenceError("invalid_config", "\(place): allow_root is true or false; got \(entry.value.debugDescription).")
-            }
-            allowRoot = flag
+            allowRoot = try Self.flag(entry, place: place)
         case ("notifications", _), ("hooks", _), ("sound", _):
             try parseOutputSetting(entry, place: place)
         default:

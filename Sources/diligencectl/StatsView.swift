@@ -50,6 +50,9 @@ struct StatsView {
         var label: String
         var focused: Int
         var abovePercent: Int
+
+        /// "2h05m, 30% above average": how the report and the page say it.
+        var aboveAverage: String { "\(hoursMinutes(focused)), \(abovePercent)% above average" }
     }
 
     struct Session {
