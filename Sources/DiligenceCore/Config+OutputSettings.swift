@@ -25,11 +25,7 @@ extension DaemonConfig {
             case "default": notifications.timeoutMilliseconds = nil
             case "never": notifications.timeoutMilliseconds = 0
             default:
-                guard let seconds = Self.parseSeconds(value), seconds > 0, seconds <= 3600 else {
-                    throw DiligenceError(
-                        "invalid_config",
-                        "\(place): timeout is default, never, or a duration up to 1h such as 10s; got \(value.debugDescription).")
-                }
+                let seconds = try Self.seconds(entry, place: place, in: 1...3600, "default, never, or a duration up to 1h such as 10s")
                 notifications.timeoutMilliseconds = seconds * 1000
             }
         default:
@@ -38,16 +34,10 @@ extension DaemonConfig {
     }
 
     private mutating func parseHookSetting(_ entry: Entry, place: String) throws(DiligenceError) {
-        let value = entry.value
         switch entry.key {
         case "timeout":
-            guard let seconds = Self.parseSeconds(value), seconds > 0, seconds <= 24 * 3600 else {
-                throw DiligenceError(
-                    "invalid_config",
-                    "\(place): timeout is a number of seconds (or a duration such as 2m) between 1 s and 24 h; got \(value.debugDescription)."
-                )
-            }
-            hooks.timeoutSeconds = seconds
+            hooks.timeoutSeconds = try Self.seconds(
+                entry, place: place, in: 1...(24 * 3600), "a number of seconds (or a duration such as 2m) between 1 s and 24 h")
         case let key where key.hasPrefix("on_") && HookSettings.events.contains(String(key.dropFirst(3))):
             hooks.commands[String(key.dropFirst(3))] = try Self.command(entry, place: place)
         default:
@@ -103,6 +93,15 @@ extension DaemonConfig {
                 "invalid_config", "\(place): \(entry.key) needs a command, such as notify-send Diligence; for a shell, write sh -c '…'.")
         }
         return words
+    }
+
+    /// A duration setting of `range` seconds; `allowed` says what may be written.
+    private static func seconds(_ entry: Entry, place: String, in range: ClosedRange<Int>, _ allowed: String) throws(DiligenceError) -> Int
+    {
+        guard let seconds = parseSeconds(entry.value), range.contains(seconds) else {
+            throw DiligenceError("invalid_config", "\(place): \(entry.key) is \(allowed); got \(entry.value.debugDescription).")
+        }
+        return seconds
     }
 
     /// A bare number of seconds (`30`) or a duration with a unit (`90s`, `2m`).

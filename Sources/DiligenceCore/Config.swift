@@ -40,14 +40,15 @@ public struct DaemonConfig: Equatable, Sendable {
 
     /// Splits the text into entries; syntax errors name their line.
     public static func entries(of text: String) throws(DiligenceError) -> [Entry] {
-        var errors: [DiligenceError] = []
+        var errors: [(line: Int, error: DiligenceError)] = []
         let result = entries(of: text, errors: &errors)
-        if let first = errors.first { throw first }
+        if let first = errors.first { throw first.error }
         return result
     }
 
-    /// Splits the text into entries, collecting syntax errors instead of stopping at the first.
-    static func entries(of text: String, errors: inout [DiligenceError]) -> [Entry] {
+    /// Splits the text into entries, collecting syntax errors (with their line) instead of
+    /// stopping at the first.
+    static func entries(of text: String, errors: inout [(line: Int, error: DiligenceError)]) -> [Entry] {
         var section = ""
         var result: [Entry] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -56,14 +57,15 @@ public struct DaemonConfig: Equatable, Sendable {
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]"), line.count > 2 else {
-                    errors.append(DiligenceError("invalid_config", "line \(number): a section header looks like [timer]."))
+                    errors.append((number, DiligenceError("invalid_config", "line \(number): a section header looks like [timer].")))
                     continue
                 }
                 section = String(line.dropFirst().dropLast()).trimmingWhitespace()
                 continue
             }
             guard let eq = line.firstIndex(of: "=") else {
-                errors.append(DiligenceError("invalid_config", "line \(number): expected `key = value`, got \(line.debugDescription)."))
+                errors.append(
+                    (number, DiligenceError("invalid_config", "line \(number): expected `key = value`, got \(line.debugDescription).")))
                 continue
             }
             let key = String(line[..<eq]).trimmingWhitespace()
@@ -71,7 +73,7 @@ public struct DaemonConfig: Equatable, Sendable {
             var value = rawValue
             if value.count >= 2, value.first == "\"", value.last == "\"" { value = String(value.dropFirst().dropLast()) }
             guard !key.isEmpty else {
-                errors.append(DiligenceError("invalid_config", "line \(number): a key is missing before `=`."))
+                errors.append((number, DiligenceError("invalid_config", "line \(number): a key is missing before `=`.")))
                 continue
             }
             result.append(Entry(section: section, key: key, value: value, rawValue: rawValue, line: number))
@@ -84,8 +86,8 @@ public struct DaemonConfig: Equatable, Sendable {
     /// only listed in `problems` and their settings keep their defaults.
     public static func parse(_ text: String) throws(DiligenceError) -> DaemonConfig {
         var config = DaemonConfig()
-        var errors: [DiligenceError] = []
-        let all = entries(of: text, errors: &errors)
+        var found: [(line: Int, error: DiligenceError)] = []
+        let all = entries(of: text, errors: &found)
         // The policy first: it decides what every other bad line means.
         for entry in all where entry.section == "daemon" && entry.key == "on_bad_config" {
             guard let policy = BadConfigPolicy(rawValue: entry.value) else {
@@ -100,10 +102,10 @@ public struct DaemonConfig: Equatable, Sendable {
             do {
                 try config.apply(entry)
             } catch {
-                errors.append(error)
+                found.append((entry.line, error))
             }
         }
-        errors.sort { $0.message.lineNumber < $1.message.lineNumber }
+        let errors = found.sorted { $0.line < $1.line }.map(\.error)
         guard let first = errors.first else { return config }
         if config.onBadConfig == .defaults {
             config.problems = errors.map { "\($0.message) Using the default." }
@@ -183,13 +185,5 @@ public struct DaemonConfig: Equatable, Sendable {
         case "false", "no", "off", "0": false
         default: nil
         }
-    }
-}
-
-extension String {
-    /// The N of a leading `line N`, for ordering config errors (Int.max when there is none).
-    fileprivate var lineNumber: Int {
-        guard hasPrefix("line ") else { return Int.max }
-        return Int(dropFirst(5).prefix { $0.isNumber }) ?? Int.max
     }
 }
