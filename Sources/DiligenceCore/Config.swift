@@ -11,11 +11,16 @@ public struct DaemonConfig: Equatable, Sendable {
     public var minSession = SessionRules.defaultMinSession
     /// Minutes after midnight when a statistics day begins (people who work past midnight set 04:00).
     public var dayStartsAt = 0
+    /// What leaving the computer means (`[presence]`, docs/presence.md).
+    public var presence = PresenceSettings()
     /// Whether root may use the control socket of another user's daemon.
     public var allowRoot = false
     public var notifications = NotificationSettings()
     public var hooks = HookSettings()
     public var sound = SoundSettings()
+    /// `[sync] directory` as written (absolute or `~/…`): the sync folder, which then overrides
+    /// `sync enable` (docs/sync.md); nil: the database's setting decides.
+    public var syncDirectory: String?
     /// What a bad line does: `refuse` (default) stops the start; `defaults` keeps the default
     /// for that setting and reports the line in `problems`.
     public var onBadConfig: BadConfigPolicy = .refuse
@@ -137,6 +142,8 @@ public struct DaemonConfig: Equatable, Sendable {
                 )
             }
             minSession = seconds
+        case ("presence", _):
+            try parsePresence(entry, place: place)
         case ("stats", "day_starts_at"):
             guard let minute = TimeOfDay.parse(entry.value) else {
                 throw DiligenceError(
@@ -145,6 +152,9 @@ public struct DaemonConfig: Equatable, Sendable {
             dayStartsAt = minute
         case ("daemon", "allow_root"):
             allowRoot = try Self.flag(entry, place: place)
+        case ("sync", "directory"):
+            if let problem = SyncFolder.problem(with: entry.value) { throw DiligenceError("invalid_config", "\(place): \(problem).") }
+            syncDirectory = entry.value
         case ("notifications", _), ("hooks", _), ("sound", _):
             try parseOutputSetting(entry, place: place)
         default:
@@ -154,9 +164,10 @@ public struct DaemonConfig: Equatable, Sendable {
 
     /// Every setting the file knows, by section.
     public static let knownSettings: [(section: String, keys: [String])] = [
-        ("timer", ["suspend", "min_session"]), ("stats", ["day_starts_at"]), ("daemon", ["allow_root", "on_bad_config"]),
+        ("timer", ["suspend", "min_session"]), ("stats", ["day_starts_at"]),
+        ("presence", ["idle_after", "on_away", "strict_grace"]), ("daemon", ["allow_root", "on_bad_config"]),
         ("notifications", ["enabled", "urgency", "timeout"]), ("hooks", HookSettings.events.map { "on_" + $0 } + ["timeout"]),
-        ("sound", ["player", "end_of_phase", "ambient", "directory"]),
+        ("sound", ["player", "end_of_phase", "ambient", "directory"]), ("sync", ["directory"]),
     ]
 
     /// The error for a key the file does not know: the closest known one ("did you mean"), in
@@ -176,6 +187,33 @@ public struct DaemonConfig: Equatable, Sendable {
         return DiligenceError(
             "invalid_config",
             "\(place): unknown \(entry.section == "hooks" && entry.key.hasPrefix("on_") ? "hook" : "setting").\(hint) Known: \(known).")
+    }
+
+    /// One `[presence]` line, each value checked against its range.
+    mutating func parsePresence(_ entry: Entry, place: String) throws(DiligenceError) {
+        func duration(_ range: ClosedRange<Int>, _ example: String) throws(DiligenceError) -> Int {
+            guard let seconds = DurationText.parse(entry.value), range.contains(seconds) else {
+                throw DiligenceError(
+                    "invalid_config",
+                    "\(place): \(entry.key) is a duration from \(DurationText.format(range.lowerBound)) to \(DurationText.format(range.upperBound)), such as \(example); got \(entry.value.debugDescription)."
+                )
+            }
+            return seconds
+        }
+        switch entry.key {
+        case "idle_after":
+            presence.idleAfter = try duration(PresenceSettings.idleAfterRange, "5m")
+        case "strict_grace":
+            presence.strictGrace = try duration(PresenceSettings.strictGraceRange, "10s")
+        case "on_away":
+            guard let policy = AwayPolicy(rawValue: entry.value) else {
+                throw DiligenceError(
+                    "invalid_config", "\(place): on_away is one of pause, continue, abandon; got \(entry.value.debugDescription).")
+            }
+            presence.onAway = policy
+        default:
+            throw Self.unknownSetting(entry, place: place)
+        }
     }
 
     /// `true/false`, `yes/no`, `on/off`, `1/0`.

@@ -41,6 +41,8 @@ public struct TaskConfig: Equatable, Sendable {
     public var autostart: Autostart
     /// Strict focus: pause and skip refused during work; a suspend abandons the work phase.
     public var focusMode: Bool
+    /// What leaving the computer does to its work; nil: `[presence] on_away`.
+    public var awayPolicy: AwayPolicy?
     /// Completed work sessions per day; 0 = no goal.
     public var goal: Int
     /// Daily reminder as minutes after midnight, nil = off.
@@ -59,8 +61,9 @@ public struct TaskConfig: Equatable, Sendable {
         workSeconds: Int = 25 * 60, shortBreakSeconds: Int = 5 * 60, longBreakSeconds: Int = 15 * 60,
         longBreakEvery: Int = 4, breaks: Bool = true, autostart: Autostart = .none,
         focusMode: Bool = false, goal: Int = 0, reminderMinute: Int? = nil, sound: String? = nil, uuid: String = "",
-        archived: Bool = false
+        archived: Bool = false, awayPolicy: AwayPolicy? = nil
     ) {
+        self.awayPolicy = awayPolicy
         self.id = id
         self.uuid = uuid
         self.archived = archived

@@ -12,16 +12,6 @@ public enum Outcome: String, CaseIterable, Sendable {
     case completed, skipped, abandoned
 }
 
-/// What the machine does when the computer slept through part of a phase.
-public enum SuspendPolicy: String, CaseIterable, Sendable {
-    /// The slept time does not count: the phase resumes where it was.
-    case pause
-    /// The slept time counts: the phase may have ended meanwhile.
-    case `continue`
-    /// A phase that was running is given up (work recorded as abandoned).
-    case abandon
-}
-
 /// A reading of the clocks, as the core sees them. The core never reads a clock itself.
 public struct Now: Sendable, Equatable {
     /// Seconds on a clock that no wall-clock step moves (CLOCK_BOOTTIME in the daemon).
@@ -55,16 +45,26 @@ public struct WorkSession: Hashable, Sendable {
     public var focusedSeconds: Int
     public var pauses: Int
     public var outcome: Outcome
+    /// Seconds of the session the person was away (locked, idle, suspended), counted or not.
+    public var awaySeconds: Int
+    /// Why it ended, when not by its deadline or a command (nil).
+    public var reason: EndReason?
     /// Its stable identifier (`UUIDText`); "" until it is recorded, when the store gives it one
     /// (a session read from an export keeps the one it has).
     public var uuid: String
+    /// What the person noted on it (`SessionNote`); nil: no note.
+    public var note: String?
 
     public init(
         id: Int64 = 0, taskID: Int64, taskName: String, start: Double, end: Double,
-        plannedSeconds: Int, focusedSeconds: Int, pauses: Int, outcome: Outcome, uuid: String = ""
+        plannedSeconds: Int, focusedSeconds: Int, pauses: Int, outcome: Outcome, uuid: String = "", note: String? = nil,
+        awaySeconds: Int = 0, reason: EndReason? = nil
     ) {
         self.id = id
+        self.awaySeconds = awaySeconds
+        self.reason = reason
         self.uuid = uuid
+        self.note = note
         self.taskID = taskID
         self.taskName = taskName
         self.start = start
@@ -93,6 +93,15 @@ public enum TimerEvent: Equatable, Sendable {
     case extended(Phase, seconds: Int)
     /// A work session ended and must be recorded.
     case sessionEnded(WorkSession)
+    /// The person left (presence away).
+    case away
+    /// The person came back after `seconds`; `offer`: the work counted the time away, and
+    /// the person may discard it (`discardAway`).
+    case back(seconds: Int, offer: Bool)
+    /// Counted away time was taken out of the open work phase.
+    case awayDiscarded(seconds: Int)
+    /// A recorded session was trimmed to the moment the person left (same task and start).
+    case sessionRevised(WorkSession)
 
     /// The protocol's event name (docs/protocol.md).
     public var name: String {
@@ -106,6 +115,10 @@ public enum TimerEvent: Equatable, Sendable {
         case .skipped: "skipped"
         case .extended: "extended"
         case .sessionEnded: "session_recorded"
+        case .away: "away"
+        case .back: "back"
+        case .awayDiscarded: "away_discarded"
+        case .sessionRevised: "session_revised"
         }
     }
 }
@@ -123,6 +136,13 @@ public struct TimerStatus: Equatable, Sendable {
     /// Wall-clock end of the running phase; nil unless running.
     public var endsAt: Double?
     public var pauses: Int
+    public var presence: Presence = .unknown
+    /// Wall time the person left; nil unless away.
+    public var awaySince: Double? = nil
+    /// Whether counted away time may still be discarded (`discard_away`).
+    public var awayOffered = false
+    /// The note of the work phase (`SessionNote`); nil: none.
+    public var note: String? = nil
 }
 
 /// The timer state machine: pure, driven with `now`.
@@ -150,9 +170,21 @@ public struct TimerMachine: Sendable, Equatable {
     /// so a wall-clock step during the phase moves neither its length nor its end before its start.
     private var phaseStartSteady: Double = 0
     public private(set) var pauses = 0
+    /// The note of the running or paused work phase, recorded with its session; nil: none.
+    public private(set) var note: String?
     /// The work of this round was skipped: it does not count toward the long break (the break
     /// after it is a short one, and the round number stays).
     private var roundSkipped = false
+    /// Here, away or not known yet (no source has spoken).
+    public private(set) var presence: Presence = .unknown
+    /// The current absence; nil unless away.
+    private var absence: Absence?
+    /// Seconds away during the current work phase before the current absence.
+    private var awayBefore: Double = 0
+    /// A work phase that would have started by itself while away: it starts on return.
+    private var workWaitsForBack = false
+    /// Counted away time the person may still discard.
+    public private(set) var awayOffer: AwayOffer?
 
     public init() {}
 
@@ -163,10 +195,24 @@ public struct TimerMachine: Sendable, Equatable {
         elapsedBefore + (stretchStart.map { max(0, now.steady - $0) } ?? 0)
     }
 
-    /// Steady time at which the running phase ends; nil unless running.
+    /// Steady time at which `tick` must run: the running phase's end, or sooner the end of a
+    /// strict focus grace; nil when nothing is due.
     public var nextDeadline: Double? {
+        guard let end = phaseDeadline else { return nil }
+        return min(end, absence?.strictDeadline ?? end)
+    }
+
+    /// Steady time at which the running phase ends; nil unless running.
+    var phaseDeadline: Double? {
         guard state == .running, let start = stretchStart else { return nil }
         return start + (duration - elapsedBefore)
+    }
+
+    /// Seconds away during the current work phase up to `now`.
+    func awayInWork(at now: Now) -> Double {
+        guard phase == .work, state == .running || state == .paused else { return 0 }
+        let current = absence.map { max(0, now.steady - max($0.since.steady, phaseStartSteady)) } ?? 0
+        return awayBefore + current
     }
 
     public func status(at now: Now) -> TimerStatus {
@@ -180,7 +226,7 @@ public struct TimerMachine: Sendable, Equatable {
             remainingSeconds: Int(remaining.rounded(.up)),
             elapsedSeconds: Int(elapsed.rounded(.down)),
             endsAt: state == .running ? now.wall + remaining : nil,
-            pauses: pauses
+            pauses: pauses, presence: presence, awaySince: absence?.since.wall, awayOffered: awayOffer != nil, note: note
         )
     }
 
@@ -218,6 +264,18 @@ public struct TimerMachine: Sendable, Equatable {
         }
     }
 
+    /// `note TEXT`: the note of the work phase that runs or is paused (nil removes it); it is
+    /// recorded with the phase's session. Refused (`not_running`) with no work phase to note.
+    public mutating func setNote(_ text: String?) throws(DiligenceError) {
+        guard state == .running || state == .paused, phase == .work else {
+            throw DiligenceError(
+                "not_running",
+                "A note goes with a work session, and no work phase runs now; note a recorded one with `diligencectl history edit ID --note TEXT`."
+            )
+        }
+        note = text
+    }
+
     public mutating func pause(at now: Now) throws(DiligenceError) -> [TimerEvent] {
         guard state == .running, let phase, let task else {
             throw DiligenceError("not_running", state == .paused ? "The timer is already paused." : "Nothing is running to pause.")
@@ -238,6 +296,8 @@ public struct TimerMachine: Sendable, Equatable {
         }
         stretchStart = now.steady
         state = .running
+        // Resumed by hand: coming back no longer needs to resume it.
+        absence?.pausedWork = false
         return [.resumed(phase)]
     }
 
@@ -298,6 +358,11 @@ public struct TimerMachine: Sendable, Equatable {
         var events: [TimerEvent] = []
         var chained = false
         while let deadline = nextDeadline, now.steady >= deadline, let phase {
+            if let end = phaseDeadline, deadline < end, let left = absence?.since {
+                // Strict focus, and the person is still away at the end of the grace.
+                events += giveUpWork(reason: .left, at: left)
+                break
+            }
             if chained {
                 // This phase started at a past deadline and is over too: restart it from now.
                 stretchStart = now.steady
@@ -334,6 +399,8 @@ public struct TimerMachine: Sendable, Equatable {
         elapsedBefore = 0
         stretchStart = nil
         pauses = 0
+        workEnded()
+        note = nil
     }
 
     /// The machine slept `seconds` (CLOCK_BOOTTIME ran on while CLOCK_MONOTONIC stood still),
@@ -349,10 +416,11 @@ public struct TimerMachine: Sendable, Equatable {
         var events = tick(at: sleptAt)
         guard state == .running, let phase else { return events }
         if policy == .abandon || (phase == .work && task?.focusMode == true) {
-            events += endPhase(.abandoned, at: sleptAt)
-            events.append(.stopped(phase))
-            reset()
-            return events
+            return events + giveUpWork(reason: nil, at: sleptAt)
+        }
+        // The slept time is time away from work (unless an absence already counts it).
+        if phase == .work, absence == nil, let end = phaseDeadline {
+            awayBefore += policy == .pause ? seconds : max(0, min(seconds, end - sleptAt.steady))
         }
         if policy == .pause, let start = stretchStart {
             stretchStart = start + seconds
@@ -361,10 +429,133 @@ public struct TimerMachine: Sendable, Equatable {
         return events + tick(at: now)
     }
 
+    // MARK: Presence
+
+    /// The person left (locked the screen, went idle, said `away`). During work the policy
+    /// applies — the task's own (`awayPolicy`) or `settings.onAway` — except in strict focus
+    /// mode, where the work fails if they are still away after `settings.strictGrace`. A break
+    /// runs on. Leaving again while away changes nothing.
+    public mutating func away(_ settings: PresenceSettings, at now: Now) -> [TimerEvent] {
+        guard presence != .away else { return [] }
+        presence = .away
+        awayOffer = nil
+        var left = Absence(since: now)
+        guard state == .running, phase == .work, let task else {
+            absence = left
+            return [.away]
+        }
+        left.elapsedAtLeaving = elapsed(at: now)
+        left.awayAtLeaving = awayBefore
+        if task.focusMode {
+            left.strictDeadline = now.steady + Double(settings.strictGrace)
+            absence = left
+            // A grace of 0 fails the work at once.
+            return [.away] + tick(at: now)
+        }
+        switch task.awayPolicy ?? settings.onAway {
+        case .pause:
+            left.pausedWork = true
+            absence = left
+            elapsedBefore = left.elapsedAtLeaving
+            stretchStart = nil
+            state = .paused
+            return [.away, .paused(.work)]
+        case .continue:
+            left.countsWork = true
+            absence = left
+            return [.away]
+        case .abandon:
+            absence = left
+            return [.away] + giveUpWork(reason: .left, at: now)
+        }
+    }
+
+    /// The person is back: work paused by leaving resumes with the time it had left, work
+    /// that waited for them starts, and time away that work counted may be discarded.
+    public mutating func back(at now: Now) -> [TimerEvent] {
+        guard let absence else {
+            presence = .here
+            return []
+        }
+        awayBefore = awayInWork(at: now)
+        self.absence = nil
+        presence = .here
+        if absence.countsWork, phase == .work, state == .running || state == .paused {
+            awayOffer = AwayOffer(
+                countedSeconds: max(0, elapsed(at: now) - absence.elapsedAtLeaving), left: absence.since,
+                elapsedAtLeaving: absence.elapsedAtLeaving, awayAtLeaving: absence.awayAtLeaving)
+        }
+        let seconds = Int(saturating: max(0, now.steady - absence.since.steady).rounded())
+        var events: [TimerEvent] = [.back(seconds: seconds, offer: awayOffer != nil)]
+        if absence.pausedWork, state == .paused, let phase {
+            stretchStart = now.steady
+            state = .running
+            events.append(.resumed(phase))
+        }
+        if workWaitsForBack, state == .pending, phase == .work {
+            events += begin(.work, at: now)
+        }
+        return events
+    }
+
+    /// Drops the away time work counted (`continue`): out of the open work phase (it ends that
+    /// much later), or, for a session that ended meanwhile, the session is trimmed to the
+    /// moment the person left and recorded as abandoned for that reason.
+    public mutating func discardAway(at now: Now) throws(DiligenceError) -> [TimerEvent] {
+        guard let offer = awayOffer else {
+            throw DiligenceError("nothing_to_discard", "No time away was counted as work since the last work phase began.")
+        }
+        awayOffer = nil
+        guard var session = offer.endedSession else {
+            elapsedBefore -= offer.countedSeconds
+            return [.awayDiscarded(seconds: Int(saturating: offer.countedSeconds.rounded()))]
+        }
+        session.end = max(session.start, min(session.end, offer.left.wall))
+        session.focusedSeconds = min(session.focusedSeconds, Int(saturating: offer.elapsedAtLeaving.rounded()))
+        session.awaySeconds = min(session.awaySeconds, Int(saturating: offer.awayAtLeaving.rounded()))
+        session.outcome = .abandoned
+        session.reason = .left
+        return [.sessionRevised(session)]
+    }
+
+    /// The work phase that just ended: an offer for its counted away time now stands for its
+    /// session (it trims it).
+    private mutating func keepOffer(for session: WorkSession, at now: Now) {
+        if let absence, absence.countsWork {
+            // It ended while away: the whole absence so far was counted.
+            awayOffer = AwayOffer(
+                countedSeconds: max(0, elapsed(at: now) - absence.elapsedAtLeaving), left: absence.since,
+                elapsedAtLeaving: absence.elapsedAtLeaving, awayAtLeaving: absence.awayAtLeaving, endedSession: session)
+        } else if awayOffer != nil, awayOffer?.endedSession == nil {
+            awayOffer?.endedSession = session
+        }
+    }
+
+    /// Gives up the running phase as of `end`: work is recorded as abandoned (for `reason`).
+    private mutating func giveUpWork(reason: EndReason?, at end: Now) -> [TimerEvent] {
+        guard let phase else { return [] }
+        var events = endPhase(.abandoned, reason: reason, at: end)
+        events.append(.stopped(phase))
+        reset()
+        return events
+    }
+
+    /// The work phase is over: what an absence did to it ends with it.
+    private mutating func workEnded() {
+        absence?.pausedWork = false
+        absence?.countsWork = false
+        absence?.strictDeadline = nil
+        awayBefore = 0
+        workWaitsForBack = false
+    }
+
     // MARK: Transitions
 
     /// Starts `phase` running at `now`.
     private mutating func begin(_ next: Phase, at now: Now) -> [TimerEvent] {
+        workEnded()
+        // The offer to discard away time lasts until the next work phase.
+        if next == .work { awayOffer = nil }
         phase = next
         state = .running
         // A task stored when phases could be longer runs a day at most (the session rules).
@@ -374,11 +565,12 @@ public struct TimerMachine: Sendable, Equatable {
         phaseStartWall = now.wall
         phaseStartSteady = now.steady
         pauses = 0
+        note = nil
         return [.phaseStarted(next)]
     }
 
     /// Records the end of the current phase when it is work.
-    private mutating func endPhase(_ outcome: Outcome, at now: Now) -> [TimerEvent] {
+    private mutating func endPhase(_ outcome: Outcome, reason: EndReason? = nil, at now: Now) -> [TimerEvent] {
         guard phase == .work, let task else { return [] }
         let focused = (outcome == .completed ? duration : min(duration, elapsed(at: now))).rounded()
         // Dated from the wall-clock time it started, its span the steady time since (pauses and
@@ -392,7 +584,9 @@ public struct TimerMachine: Sendable, Equatable {
         let session = WorkSession(
             taskID: task.id, taskName: task.name, start: start, end: end,
             plannedSeconds: Int(saturating: duration.rounded()), focusedSeconds: Int(saturating: focused),
-            pauses: pauses, outcome: outcome)
+            pauses: pauses, outcome: outcome, note: note, awaySeconds: Int(saturating: awayInWork(at: now).rounded()),
+            reason: reason)
+        keepOffer(for: session, at: now)
         return [.sessionEnded(session)]
     }
 
@@ -423,9 +617,13 @@ public struct TimerMachine: Sendable, Equatable {
             if counts { round = finished == .longBreak ? 1 : round + 1 }
             roundSkipped = false
         }
-        if task.autostart.starts(next) {
+        workEnded()
+        // No pomodoro runs at an empty desk: work that would start by itself waits for the return.
+        let waits = next == .work && presence == .away && task.autostart.starts(next)
+        if task.autostart.starts(next) && !waits {
             return begin(next, at: now)
         }
+        workWaitsForBack = waits
         phase = next
         state = .pending
         duration = Double(task.seconds(for: next))
@@ -466,12 +664,27 @@ public struct SavedTimer: Equatable, Sendable {
     public var phaseAge: Double
     /// The round's work was skipped (it does not count toward the long break).
     public var roundSkipped: Bool
+    /// The work phase's note.
+    public var note: String?
+    /// Presence as it was: an absence goes on across a restart (its sources say when it ends).
+    public var presence: Presence = .unknown
+    public var absence: SavedAbsence?
+    /// Seconds away during the work phase before the current absence.
+    public var awayBefore: Double = 0
+    /// Work that would have started by itself waits for the return.
+    public var workWaitsForBack = false
 
     public init(
         state: TimerState, phase: Phase?, task: TaskConfig?, round: Int, duration: Double,
-        elapsed: Double, pauses: Int, phaseStartWall: Double, phaseAge: Double, roundSkipped: Bool = false
+        elapsed: Double, pauses: Int, phaseStartWall: Double, phaseAge: Double, roundSkipped: Bool = false, note: String? = nil,
+        presence: Presence = .unknown, absence: SavedAbsence? = nil, awayBefore: Double = 0, workWaitsForBack: Bool = false
     ) {
+        self.presence = presence
+        self.absence = absence
+        self.awayBefore = awayBefore
+        self.workWaitsForBack = workWaitsForBack
         self.roundSkipped = roundSkipped
+        self.note = note
         self.state = state
         self.phase = phase
         self.task = task
@@ -489,7 +702,8 @@ extension TimerMachine {
         SavedTimer(
             state: state, phase: phase, task: task, round: round, duration: duration,
             elapsed: elapsed(at: now), pauses: pauses, phaseStartWall: phaseStartWall,
-            phaseAge: max(0, now.steady - phaseStartSteady), roundSkipped: roundSkipped)
+            phaseAge: max(0, now.steady - phaseStartSteady), roundSkipped: roundSkipped, note: note, presence: presence,
+            absence: absence.map { SavedAbsence($0, at: now) }, awayBefore: awayBefore, workWaitsForBack: workWaitsForBack)
     }
 
     /// Rebuilds the machine saved `downtime` seconds before `now`. A running phase ran on while
@@ -504,13 +718,61 @@ extension TimerMachine {
         self.roundSkipped = saved.roundSkipped
         self.duration = saved.duration
         self.pauses = saved.pauses
+        self.note = saved.note
         self.phaseStartWall = saved.phaseStartWall
         self.phaseStartSteady = now.steady - saved.phaseAge - max(0, downtime)
+        self.presence = saved.presence
+        self.absence = saved.absence.map { $0.absence(downtime: downtime, at: now) }
+        self.awayBefore = saved.awayBefore
+        self.workWaitsForBack = saved.workWaitsForBack
         if saved.state == .running {
             elapsedBefore = 0
             stretchStart = now.steady - saved.elapsed - max(0, downtime)
         } else {
             elapsedBefore = saved.elapsed
         }
+    }
+}
+
+/// An absence as saved, independent of any clock.
+public struct SavedAbsence: Equatable, Sendable {
+    /// Steady seconds since the person left, at the moment of saving.
+    public var age: Double
+    /// Wall time the person left.
+    public var sinceWall: Double
+    public var pausedWork: Bool
+    public var countsWork: Bool
+    public var elapsedAtLeaving: Double
+    public var awayAtLeaving: Double
+    /// Strict focus: seconds from the saving to the end of the grace.
+    public var strictIn: Double?
+
+    public init(
+        age: Double, sinceWall: Double, pausedWork: Bool, countsWork: Bool, elapsedAtLeaving: Double,
+        awayAtLeaving: Double, strictIn: Double?
+    ) {
+        self.age = age
+        self.sinceWall = sinceWall
+        self.pausedWork = pausedWork
+        self.countsWork = countsWork
+        self.elapsedAtLeaving = elapsedAtLeaving
+        self.awayAtLeaving = awayAtLeaving
+        self.strictIn = strictIn
+    }
+
+    init(_ absence: Absence, at now: Now) {
+        self.init(
+            age: max(0, now.steady - absence.since.steady), sinceWall: absence.since.wall, pausedWork: absence.pausedWork,
+            countsWork: absence.countsWork, elapsedAtLeaving: absence.elapsedAtLeaving, awayAtLeaving: absence.awayAtLeaving,
+            strictIn: absence.strictDeadline.map { $0 - now.steady })
+    }
+
+    /// The absence again, `downtime` seconds after it was saved.
+    func absence(downtime: Double, at now: Now) -> Absence {
+        let lag = max(0, downtime)
+        return Absence(
+            since: Now(steady: now.steady - age - lag, wall: sinceWall), pausedWork: pausedWork, countsWork: countsWork,
+            elapsedAtLeaving: elapsedAtLeaving, awayAtLeaving: awayAtLeaving,
+            strictDeadline: strictIn.map { now.steady - lag + $0 })
     }
 }

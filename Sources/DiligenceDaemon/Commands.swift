@@ -74,20 +74,8 @@ extension Daemon {
             return statusJSON(at: observeClocks())
         case .version:
             return .object([("protocol", .int(ProtocolInfo.version)), ("version", .string(ProtocolInfo.release))])
-        case .start(let name):
-            let task =
-                try machine.state == .idle
-                ? taskToStart(name) : name.map { name throws(DiligenceError) in try store.findTask(name, scope: .active) }
-            return try timerCommand { machine, now throws(DiligenceError) in try machine.start(task, at: now) }
-        case .toggle(let name):
-            let task = try machine.state == .idle ? taskToStart(name) : nil
-            return try timerCommand { machine, now throws(DiligenceError) in try machine.toggle(task, at: now) }
-        case .pause: return try timerCommand { m, now throws(DiligenceError) in try m.pause(at: now) }
-        case .resume: return try timerCommand { m, now throws(DiligenceError) in try m.resume(at: now) }
-        case .stop: return try timerCommand { m, now throws(DiligenceError) in try m.stop(at: now) }
-        case .skip: return try timerCommand { m, now throws(DiligenceError) in try m.skip(at: now) }
-        case .extend(let seconds):
-            return try timerCommand { m, now throws(DiligenceError) in try m.extend(by: seconds, at: now) }
+        case .start, .note, .toggle, .pause, .resume, .stop, .skip, .away, .back, .discardAway, .extend:
+            return try performTimerCommand(command)
         case .reload:
             switch reload() {
             case .success: return .object([("reloaded", .bool(true)), ("config", .string(paths.config))])
@@ -95,6 +83,59 @@ extension Daemon {
             }
         case .watch:
             return .object([("watching", .bool(true))])
+        case .taskList, .taskShow, .taskAdd, .taskEdit, .taskRemove, .taskArchive:
+            return try performTaskCommand(command)
+        case .syncEnable(let directory, let name):
+            return try journal.enable(directory, name: name, now: clocks.wall)
+        case .syncStatus:
+            return try journal.status()
+        case .syncDisable:
+            return try journal.disable()
+        case .stats, .week, .planSet, .planClear, .history, .historyAdd, .historyRemove, .historyEdit, .export, .importChunk:
+            return try stats.perform(command)
+        }
+    }
+
+    /// The timer's commands: each changes the machine through `timerCommand`.
+    private func performTimerCommand(_ command: ControlCommand) throws(DiligenceError) -> JSON {
+        switch command {
+        case .start(let name, let note):
+            let task =
+                try machine.state == .idle
+                ? taskToStart(name) : name.map { name throws(DiligenceError) in try store.findTask(name, scope: .active) }
+            return try timerCommand { machine, now throws(DiligenceError) in
+                // On a copy: a note the started phase cannot take refuses the whole command.
+                var started = machine
+                let events = try started.start(task, at: now)
+                if let note, !note.isEmpty { try started.setNote(note) }
+                machine = started
+                return events
+            }
+        case .note(let text):
+            return try timerCommand { machine, _ throws(DiligenceError) in
+                try machine.setNote(text.isEmpty ? nil : text)
+                return []
+            }
+        case .toggle(let name):
+            let task = try machine.state == .idle ? taskToStart(name) : nil
+            return try timerCommand { machine, now throws(DiligenceError) in try machine.toggle(task, at: now) }
+        case .pause: return try timerCommand { m, now throws(DiligenceError) in try m.pause(at: now) }
+        case .resume: return try timerCommand { m, now throws(DiligenceError) in try m.resume(at: now) }
+        case .stop: return try timerCommand { m, now throws(DiligenceError) in try m.stop(at: now) }
+        case .skip: return try timerCommand { m, now throws(DiligenceError) in try m.skip(at: now) }
+        case .away: return try timerCommand { m, now in m.away(config.presence, at: now) }
+        case .back: return try timerCommand { m, now in m.back(at: now) }
+        case .discardAway: return try timerCommand { m, now throws(DiligenceError) in try m.discardAway(at: now) }
+        case .extend(let seconds):
+            return try timerCommand { m, now throws(DiligenceError) in try m.extend(by: seconds, at: now) }
+        default:
+            preconditionFailure("perform routes only the timer's commands here")
+        }
+    }
+
+    /// The task commands: the store changes, watchers hear of it (`taskChanged`).
+    private func performTaskCommand(_ command: ControlCommand) throws(DiligenceError) -> JSON {
+        switch command {
         case .taskList(let recentDays, let archived):
             return try taskList(recentDays: recentDays, archived: archived)
         case .taskShow(let name):
@@ -124,8 +165,8 @@ extension Daemon {
             let changed = try store.setArchived(id: task.id, archived)
             taskChanged(changed, change: archived ? "archived" : "unarchived")
             return changed.json
-        case .stats, .week, .planSet, .planClear, .history, .historyAdd, .historyRemove, .historyEdit, .export, .importChunk:
-            return try stats.perform(command)
+        default:
+            preconditionFailure("perform routes only the task commands here")
         }
     }
 
@@ -196,6 +237,12 @@ extension Daemon {
             ("removed", .string(task.name)), ("sessions_removed", .int(removed)),
             ("focused_seconds_removed", .int(recorded.focusedSeconds)),
         ])
+    }
+
+    /// An import restored task definitions (`export --with-tasks`): reminders re-read, watchers told.
+    func tasksImported() {
+        reminders.reload(from: store, now: clocks.wall)
+        broadcast("task_changed", now: clocks.now, extra: [("task", .null), ("change", .string("imported"))])
     }
 
     private func taskChanged(_ task: TaskConfig, change: String) {

@@ -20,6 +20,7 @@ public final class Daemon {
         didSet {
             stats.dayStartsAt = config.dayStartsAt
             recorder.minSession = config.minSession
+            journal.configured = config.syncDirectory
         }
     }
     /// What is wrong with the config file (ConfigFile.swift): why it was refused, or the lines
@@ -56,6 +57,8 @@ public final class Daemon {
     let recorder: SessionRecorder
     /// Today, today's count, reports, the plan, history, export and import (StatsService.swift).
     let stats: StatsService
+    /// This device's journal in the sync folder (SyncJournal.swift).
+    let journal: SyncJournal
     /// Where a damaged database found at start-up was moved (nil when none was).
     let databaseKeptAside: String?
     /// Held from start to exit: a second daemon on the same database refuses to start.
@@ -101,6 +104,8 @@ public final class Daemon {
         self.recorder = SessionRecorder(store: store, clocks: clocks, paths: paths, queue: queue)
         recorder.minSession = loaded.config.minSession
         self.stats = StatsService(store: store, clocks: clocks, recorder: recorder, dayStartsAt: loaded.config.dayStartsAt)
+        self.journal = try SyncJournal(store: store, clocks: clocks, queue: queue)
+        journal.configured = loaded.config.syncDirectory
         self.lastReading = clocks.reading
     }
 
@@ -130,6 +135,9 @@ public final class Daemon {
             Systemd.notify("STATUS=\(self.statusLine(at: now))")
         }
         stats.runningWork = { [unowned self] now in self.runningWork(at: now) }
+        stats.tasksImported = { [unowned self] in self.tasksImported() }
+        store.onCommit = { [unowned self] in self.journal.committed() }
+        journal.write(now: clocks.wall)
         recorder.replaySpilled()
         restoreTimer()
         try server.start()
@@ -222,6 +230,7 @@ public final class Daemon {
             server.allowRoot = config.allowRoot
             sound.reset()
             reminders.reload(from: store, now: clocks.wall)
+            journal.write(now: clocks.wall)
             updateAmbientSound()
             Log.info("Configuration reloaded from \(paths.config): \(config.summary).", fields: [("EVENT", "config_reloaded")])
             broadcast("config_reloaded", now: observeClocks())
@@ -413,7 +422,8 @@ public final class Daemon {
                 guard let session = sessions.next() ?? nil else { continue }
                 extra = [("session", session.json)]
             }
-            broadcast(event.name, now: now, extra: extra)
+            guard let more = presenceExtra(for: event) else { continue }
+            broadcast(event.name, now: now, extra: extra + more)
             reported.append(event)
         }
         if events.isEmpty { broadcast("status", now: now) }
@@ -442,7 +452,17 @@ public final class Daemon {
         case .skipped(let p): text = "Skipped \(p.label) of \(task)."
         case .extended(let p, let seconds): text = "Extended \(p.label) of \(task) by \(DurationText.format(seconds))."
         case .sessionEnded(let s):
-            text = "Recorded a \(s.outcome.rawValue) session of \(s.taskName): \(DurationText.format(s.focusedSeconds)) focused."
+            let why = s.reason == .left ? " (you left)" : ""
+            text = "Recorded a \(s.outcome.rawValue) session of \(s.taskName)\(why): \(DurationText.format(s.focusedSeconds)) focused."
+            fields[1] = ("TASK", s.taskName)
+        case .away:
+            text = "Away: the person left the computer."
+        case .back(let seconds, let offer):
+            text = "Back after \(DurationText.format(seconds))\(offer ? "; the time away counted as work and may be discarded" : "")."
+        case .awayDiscarded(let seconds):
+            text = "Discarded \(DurationText.format(seconds)) away from the work of \(task)."
+        case .sessionRevised(let s):
+            text = "Trimmed the session of \(s.taskName) to the moment you left: \(DurationText.format(s.focusedSeconds)) focused."
             fields[1] = ("TASK", s.taskName)
         }
         // A phase's events name it; a session's record names its task only.
@@ -535,7 +555,7 @@ public final class Daemon {
     /// The one-line STATUS= text: `Focus · Writing · 12:34 left`, `Idle`; a config problem
     /// follows it (`… · ⚠ Refused the config file, …`) until a good file is loaded.
     func statusLine(at now: Now) -> String {
-        let line = timerLine(at: now)
+        let line = timerLine(at: now) + awayLine(at: now)
         guard let problem = configProblems.first else { return line }
         return "\(line) · ⚠ \(problem)"
     }

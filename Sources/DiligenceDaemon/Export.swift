@@ -34,7 +34,7 @@ extension ExportFormat {
 
     // MARK: CSV (RFC 4180)
 
-    static let csvHeader = ["id", "task", "start", "end", "planned_seconds", "focused_seconds", "pauses", "outcome", "uuid"]
+    static let csvHeader = ["id", "task", "start", "end", "planned_seconds", "focused_seconds", "pauses", "outcome", "uuid", "note"]
 
     /// A header line, then one line per session; CRLF line ends; a field holding a comma, quote
     /// or line break is quoted with its quotes doubled.
@@ -43,7 +43,7 @@ extension ExportFormat {
         for s in sessions {
             let fields = [
                 String(s.id), s.taskName, RFC3339.format(s.start), RFC3339.format(s.end), String(s.plannedSeconds),
-                String(s.focusedSeconds), String(s.pauses), s.outcome.rawValue, s.uuid,
+                String(s.focusedSeconds), String(s.pauses), s.outcome.rawValue, s.uuid, s.note ?? "",
             ]
             out += fields.map(csvField).joined(separator: ",") + "\r\n"
         }
@@ -88,7 +88,8 @@ extension ExportFormat {
             line("SUMMARY:" + icsText(s.taskName))
             let detail =
                 "\(s.outcome.rawValue), focused \(DurationText.format(s.focusedSeconds)) of \(DurationText.format(s.plannedSeconds)), \(s.pauses) pause\(s.pauses == 1 ? "" : "s")"
-            line("DESCRIPTION:" + icsText(detail))
+            // The note first: what a calendar shows of the description.
+            line("DESCRIPTION:" + icsText(s.note.map { $0 + "\n" + detail } ?? detail))
             line("CATEGORIES:" + icsText(s.taskName))
             line("END:VEVENT")
         }

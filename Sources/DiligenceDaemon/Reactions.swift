@@ -9,14 +9,18 @@ import DiligenceProtocol
 extension Daemon {
     /// Called by `apply` after the events are recorded and broadcast.
     func react(to events: [TimerEvent], at now: Now) {
+        // The note of the work a hook is about: the session that just ended, else the phase's.
+        var note = machine.note
         for event in events {
+            if case .sessionEnded(let session) = event { note = session.note }
             if let hook = Self.hookName(for: event) {
-                runHook(hook, protocolEvent: event.name, phase: Self.phase(of: event), at: now)
+                runHook(hook, protocolEvent: event.name, phase: Self.phase(of: event), note: note, at: now)
             }
             if case .phaseCompleted(let finished) = event {
                 notifyPhaseEnded(finished)
                 sound.phaseEnded(config.sound)
             }
+            notifyPresence(event)
         }
         notifier.closeStale()
         updateAmbientSound()
@@ -38,7 +42,9 @@ extension Daemon {
         case .resumed: "resume"
         case .stopped: "stop"
         case .skipped: "skip"
-        case .phasePending, .extended, .sessionEnded: nil
+        case .away: "away"
+        case .back: "back"
+        case .phasePending, .extended, .sessionEnded, .awayDiscarded, .sessionRevised: nil
         }
     }
 
@@ -47,7 +53,8 @@ extension Daemon {
         case .phaseStarted(let p), .phasePending(let p), .phaseCompleted(let p), .paused(let p),
             .resumed(let p), .stopped(let p), .skipped(let p), .extended(let p, _):
             p
-        case .sessionEnded: .work
+        case .sessionEnded, .awayDiscarded, .sessionRevised: .work
+        case .away, .back: nil
         }
     }
 
@@ -55,7 +62,7 @@ extension Daemon {
 
     /// Runs the hook for `hook` with the status in its environment and the event JSON (as a
     /// watcher would get it, plus `"hook"`) on its stdin.
-    func runHook(_ hook: String, protocolEvent: String, phase: Phase?, task: TaskConfig? = nil, at now: Now) {
+    func runHook(_ hook: String, protocolEvent: String, phase: Phase?, task: TaskConfig? = nil, note: String? = nil, at now: Now) {
         guard config.hooks.commands[hook] != nil else { return }
         let status = machine.status(at: now)
         let taskName = task?.name ?? status.task?.name ?? ""
@@ -70,8 +77,10 @@ extension Daemon {
             ("DILIGENCE_REMAINING", "\(status.remainingSeconds)"),
             ("DILIGENCE_TODAY_COMPLETED", "\(todayCompleted(at: now))"),
             ("DILIGENCE_SOCKET", paths.socket),
+            ("DILIGENCE_NOTE", note ?? ""),
         ]
         var extra: [(String, JSON)] = [("hook", .string(hook))]
+        if let note { extra.append(("note", .string(note))) }
         if let task { extra.append(("task", .string(task.name))) }
         let payload = Response.event(protocolEvent, status: statusJSON(at: now), extra: extra)
         hooks.run(hook, settings: config.hooks, variables: variables, payload: payload)

@@ -148,11 +148,19 @@ final class SessionRecorder {
         try store.admit(sessions, source: source, window: DateWindow.sessions(now: clocks.now.wall), reserved: reserved, mode: mode)
     }
 
+    /// A recorded session changed by hand (`history edit`), through the same door: the store
+    /// checks it as if it were new, against the others and the running work (`reserved`).
+    func replace(
+        _ id: Int64, with edited: WorkSession, reserved: (start: Double, end: Double, task: String)?
+    ) throws(DiligenceError) -> WorkSession {
+        try store.replaceSession(id: id, with: edited, window: DateWindow.sessions(now: clocks.now.wall), reserved: reserved)
+    }
+
     /// The last chunk of an import: every staged session through the door at once.
-    func commitImport(_ id: Int64, reserved: (start: Double, end: Double, task: String)?) throws(DiligenceError) -> (
-        imported: Int, skipped: Int
-    ) {
-        try store.commitImport(id, window: DateWindow.sessions(now: clocks.now.wall), reserved: reserved)
+    func commitImport(
+        _ id: Int64, reserved: (start: Double, end: Double, task: String)?, replaceTasks: Bool
+    ) throws(DiligenceError) -> ImportResult {
+        try store.commitImport(id, window: DateWindow.sessions(now: clocks.now.wall), reserved: reserved, replaceTasks: replaceTasks)
     }
 
     // MARK: Retrying unsaved sessions

@@ -24,6 +24,9 @@ public enum Fields {
 
     // MARK: Timer
 
+    static let noteToStart = Field<String?>.note("note", "a note for the work session it starts (history, exports, hooks)")
+    static let note = Field<String>.note("text", "the note of the running or paused work phase; empty removes it")
+
     static let extendBy = Field<Int>.duration("duration", default: 300, "how much to add to the phase")
 
     // MARK: Task fields (task_add, task_edit)
@@ -50,10 +53,13 @@ public enum Fields {
     static let sound = Field<Setting<String>?>.nameOrOff(
         "sound", maxLength: TaskConfig.maxNameLength, "ambient sound during work (new task: off)")
 
+    static let away = Field<Setting<AwayPolicy>?>.policyOrDefault(
+        "away", "what leaving the computer does to work: pause, continue, abandon, or default ([presence] on_away) (new task: default)")
+
     /// Every task field, in the order help and docs list them.
     static let taskFields: [any FieldDeclaration] = [
         description, color, work, workSeconds, shortBreak, shortBreakSeconds, longBreak, longBreakSeconds,
-        longBreakEvery, breaks, autostart, focusMode, goal, reminder, sound,
+        longBreakEvery, breaks, autostart, focusMode, goal, reminder, sound, away,
     ]
 
     static let confirm = Field<Bool>.boolean("confirm", default: false, "must be true: the task's sessions are removed too")
@@ -97,7 +103,10 @@ public enum Fields {
     static let end = Field<String>.text("end", maxLength: 64, "when it ended: as start")
     static let pauses = Field<Int>.integer("pauses", 0...1_000, default: 0, "pauses taken")
     static let sessionID = Field<Int64>.id("id", 1...Int64.max, "the session's id, as history lists it")
-    static let newTask = Field<String>.text("task", maxLength: referenceLength, "the task the session moves to")
+    static let newTask = Field<String?>.text("task", maxLength: referenceLength, "the task the session moves to")
+    static let newStart = Field<String?>.text("start", maxLength: 64, "a new start: as history_add's start")
+    static let newEnd = Field<String?>.text("end", maxLength: 64, "a new end: as history_add's end")
+    static let newNote = Field<String?>.note("note", "a new note; empty removes it")
 
     // MARK: Export and import
 
@@ -105,6 +114,17 @@ public enum Fields {
     static let content = Field<String>.text("content", maxLength: ProtocolInfo.maxLineBytes, "whole lines of a JSON-lines export")
     static let importID = Field<Int64?>.id("import_id", 1...(1 << 40), "the import_id the first chunk answered; absent in the first chunk")
     static let more = Field<Bool>.boolean("more", default: false, "true: another chunk follows")
+    static let withTasks = Field<Bool>.boolean(
+        "with_tasks", default: false, "jsonl only: the task definitions and the plan first, for import to restore")
+    static let replaceTasks = Field<Bool>.boolean(
+        "replace_tasks", default: false, "an imported task definition replaces an existing task's settings (else it keeps its own)")
+
+    // MARK: Sync
+
+    static let syncDirectory = Field<String>.text(
+        "directory", maxLength: SyncFolder.maxLength, "the sync folder: an absolute path or ~/... (made when missing)")
+    static let deviceName = Field<String?>.text(
+        "name", maxLength: 64, "this device's name, shown with its sessions on the others (default: the host name)")
 }
 
 /// The periods of `stats`.
@@ -158,6 +178,8 @@ public struct TaskChanges: Sendable, Equatable {
     public var goal: Int?
     public var reminder: Setting<Int>?
     public var sound: Setting<String>?
+    /// The task's own away policy; `.off`: back to `[presence] on_away`.
+    public var away: Setting<AwayPolicy>?
 
     public init() {}
 
@@ -175,6 +197,7 @@ public struct TaskChanges: Sendable, Equatable {
         goal = a[Fields.goal]
         reminder = a[Fields.reminder]
         sound = a[Fields.sound]
+        away = a[Fields.away]
     }
 
     public func apply(to task: inout TaskConfig) {
@@ -190,13 +213,32 @@ public struct TaskChanges: Sendable, Equatable {
         if let goal { task.goal = goal }
         if let reminder { task.reminderMinute = reminder.value }
         if let sound { task.sound = sound.value }
+        if let away { task.awayPolicy = away.value }
     }
+}
+
+/// What a `history_edit` changes; nil leaves a part as it is (a note of "" removes it).
+public struct SessionChanges: Sendable, Equatable {
+    public var task: String?
+    public var start: String?
+    public var end: String?
+    public var note: String?
+
+    public init(task: String? = nil, start: String? = nil, end: String? = nil, note: String? = nil) {
+        self.task = task
+        self.start = start
+        self.end = end
+        self.note = note
+    }
+
+    public var isEmpty: Bool { task == nil && start == nil && end == nil && note == nil }
 }
 
 /// A request, checked against its command's schema: what the daemon's handlers receive.
 public enum ControlCommand: Sendable, Equatable {
     case status
-    case start(task: String?)
+    case start(task: String?, note: String?)
+    case note(text: String)
     case pause
     case resume
     case toggle(task: String?)
@@ -219,9 +261,15 @@ public enum ControlCommand: Sendable, Equatable {
     case history(task: String?, since: String?, until: String?, limit: Int?)
     case historyAdd(task: String, start: String, end: String, pauses: Int)
     case historyRemove(id: Int64)
-    case historyEdit(id: Int64, task: String)
-    case export(format: ExportFormat, task: String?, since: String?, until: String?)
-    case importChunk(content: String, importID: Int64?, more: Bool)
+    case historyEdit(id: Int64, changes: SessionChanges)
+    case export(format: ExportFormat, task: String?, since: String?, until: String?, withTasks: Bool)
+    case importChunk(content: String, importID: Int64?, more: Bool, replaceTasks: Bool)
+    case away
+    case back
+    case discardAway
+    case syncEnable(directory: String, name: String?)
+    case syncStatus
+    case syncDisable
 
     /// The typed command of a parsed request: its command must exist and every member must
     /// pass its field's check. The error is what the daemon answers.
@@ -247,8 +295,8 @@ extension CommandSpec {
         CommandSpec(
             "start",
             "from idle: start a task's work phase; from pending: start the pending phase (or the named task's work); from paused: resume",
-            result: "the status object", fields: [Fields.taskToStart], writes: true
-        ) { .start(task: $0[Fields.taskToStart]) },
+            result: "the status object", fields: [Fields.taskToStart, Fields.noteToStart], writes: true
+        ) { .start(task: $0[Fields.taskToStart], note: $0[Fields.noteToStart]) },
         CommandSpec(
             "pause", "pause the running phase (refused in strict focus mode during work)", result: "the status object", writes: true
         ) { _ in .pause },
@@ -267,6 +315,22 @@ extension CommandSpec {
             "extend", "add time to the running or paused phase (a phase lasts at most 24h)",
             result: "the status object", fields: [Fields.extendBy], writes: true
         ) { .extend(seconds: $0[Fields.extendBy]) },
+        CommandSpec(
+            "away", "the person left the computer: the [presence] policy applies (docs/presence.md)", result: "the status object",
+            writes: true
+        ) { _ in .away },
+        CommandSpec(
+            "back", "the person is back: work paused by leaving resumes, work waiting for them starts", result: "the status object",
+            writes: true
+        ) { _ in .back },
+        CommandSpec(
+            "discard_away", "take the time away that work counted (on_away = continue) out of it, as the notification's button does",
+            result: "the status object", writes: true
+        ) { _ in .discardAway },
+        CommandSpec(
+            "note", "note the running or paused work phase: the note is recorded with its session",
+            result: "the status object", fields: [Fields.note], writes: true
+        ) { .note(text: $0[Fields.note]) },
         CommandSpec("version", "the protocol and release", result: "{\"protocol\": 1, \"version\": RELEASE}") { _ in .version },
         CommandSpec(
             "reload", "re-read the config file, as SIGHUP does; a bad file is refused and the old settings stay",
@@ -345,23 +409,41 @@ extension CommandSpec {
             .historyRemove(id: $0[Fields.sessionID])
         },
         CommandSpec(
-            "history_edit", "move a session to another task", result: "the changed session",
-            fields: [Fields.sessionID, Fields.newTask], writes: true
+            "history_edit", "change a session's task, start, end or note, under the rules of history_add",
+            result: "the changed session", fields: [Fields.sessionID, Fields.newTask, Fields.newStart, Fields.newEnd, Fields.newNote],
+            writes: true
         ) {
-            .historyEdit(id: $0[Fields.sessionID], task: $0[Fields.newTask])
+            .historyEdit(
+                id: $0[Fields.sessionID],
+                changes: SessionChanges(
+                    task: $0[Fields.newTask], start: $0[Fields.newStart], end: $0[Fields.newEnd], note: $0[Fields.newNote]))
         },
         CommandSpec(
             "export", "recorded sessions as a file", result: "{\"format\": ..., \"count\": N, \"content\": \"...\"}",
-            fields: [Fields.format, Fields.taskFilter, Fields.since, Fields.until]
+            fields: [Fields.format, Fields.taskFilter, Fields.since, Fields.until, Fields.withTasks]
         ) {
-            .export(format: $0[Fields.format], task: $0[Fields.taskFilter], since: $0[Fields.since], until: $0[Fields.until])
+            .export(
+                format: $0[Fields.format], task: $0[Fields.taskFilter], since: $0[Fields.since], until: $0[Fields.until],
+                withTasks: $0[Fields.withTasks])
         },
         CommandSpec(
-            "import", "add the sessions of a JSON-lines export, in chunks (see Import)",
-            result: "the last chunk: {\"imported\": N, \"skipped\": M}; another: {\"import_id\": ID, \"received\": N}",
-            fields: [Fields.content, Fields.importID, Fields.more], writes: true
+            "import", "add the sessions (and task definitions, plans) of a JSON-lines export, in chunks (see Import)",
+            result:
+                "the last chunk: {\"imported\": N, \"skipped\": M, \"tasks_added\": T, \"tasks_replaced\": R, \"plans_set\": P}; another: {\"import_id\": ID, \"received\": N}",
+            fields: [Fields.content, Fields.importID, Fields.more, Fields.replaceTasks], writes: true
         ) {
-            .importChunk(content: $0[Fields.content], importID: $0[Fields.importID], more: $0[Fields.more])
+            .importChunk(
+                content: $0[Fields.content], importID: $0[Fields.importID], more: $0[Fields.more], replaceTasks: $0[Fields.replaceTasks])
+        },
+        CommandSpec(
+            "sync_enable", "keep this device's journal in a sync folder and write the history there (docs/sync.md)",
+            result: "the sync status", fields: [Fields.syncDirectory, Fields.deviceName], writes: true
+        ) {
+            .syncEnable(directory: $0[Fields.syncDirectory], name: $0[Fields.deviceName])
+        },
+        CommandSpec("sync_status", "the sync folder, this device and its journal", result: "the sync status") { _ in .syncStatus },
+        CommandSpec("sync_disable", "stop writing the journal (the folder's files stay)", result: "the sync status", writes: true) { _ in
+            .syncDisable
         },
     ]
 }

@@ -119,6 +119,7 @@ extension TaskConfig {
             ("reminder", .string(reminderMinute.map(TimeOfDay.format))),
             ("sound", .string(sound)),
             ("archived", .bool(archived)),
+            ("away", .string(awayPolicy?.rawValue ?? "default")),
         ])
     }
 }
@@ -141,6 +142,10 @@ extension TimerStatus {
             ("focus_mode", .bool(task?.focusMode ?? false)),
             ("today_completed", .int(todayCompleted)),
             ("goal", .int(task?.goal ?? 0)),
+            ("note", .string(note)),
+            ("presence", .string(presence.rawValue)),
+            ("away_since", .string(awaySince.map(RFC3339.format))),
+            ("away_offered", .bool(awayOffered)),
         ])
     }
 }
@@ -158,7 +163,53 @@ extension WorkSession {
             ("focused_seconds", .int(focusedSeconds)),
             ("pauses", .int(pauses)),
             ("outcome", .string(outcome.rawValue)),
+            ("note", .string(note)),
+            ("away_seconds", .int(awaySeconds)),
+            ("reason", .string(reason?.rawValue)),
         ])
+    }
+}
+
+extension TaskConfig {
+    /// The task a task object (`json` above: `export --with-tasks` lines) describes, its id 0;
+    /// or why it is not one. Every setting is checked against its documented range; `uuid` and
+    /// `archived` are kept when present.
+    public static func exported(_ json: JSON) -> Result<TaskConfig, DiligenceError> {
+        func bad(_ message: String) -> Result<TaskConfig, DiligenceError> { .failure(DiligenceError("invalid_import", message)) }
+        func int(_ key: String) -> Int? { json[key]?.intValue.flatMap { Int(exactly: $0) } }
+        guard let nameText = json["name"]?.stringValue else { return bad("a task needs its \"name\"") }
+        var task: TaskConfig
+        do { task = TaskConfig(name: try TaskName.normalize(nameText)) } catch { return bad("the task's name: \(error.message)") }
+        if let text = json["description"]?.stringValue { task.description = text }
+        if let text = json["color"]?.stringValue {
+            guard let color = TaskColor(rawValue: text) else { return bad("the task's \"color\" \(text.debugDescription) is unknown") }
+            task.color = color
+        }
+        if let text = json["autostart"]?.stringValue {
+            guard let autostart = Autostart(rawValue: text) else {
+                return bad("the task's \"autostart\" \(text.debugDescription) is unknown")
+            }
+            task.autostart = autostart
+        }
+        task.workSeconds = int("work_seconds") ?? task.workSeconds
+        task.shortBreakSeconds = int("short_break_seconds") ?? task.shortBreakSeconds
+        task.longBreakSeconds = int("long_break_seconds") ?? task.longBreakSeconds
+        task.longBreakEvery = int("long_break_every") ?? task.longBreakEvery
+        task.goal = int("goal") ?? task.goal
+        task.breaks = json["breaks"]?.boolValue ?? task.breaks
+        task.focusMode = json["focus_mode"]?.boolValue ?? task.focusMode
+        task.archived = json["archived"]?.boolValue ?? false
+        task.sound = json["sound"]?.stringValue
+        if let text = json["reminder"]?.stringValue {
+            guard let minute = TimeOfDay.parse(text) else { return bad("the task's \"reminder\" is not HH:MM or null") }
+            task.reminderMinute = minute
+        }
+        if let text = json["uuid"]?.stringValue, !text.isEmpty {
+            guard let uuid = UUIDText.parse(text) else { return bad("the task's \"uuid\" is not a UUID") }
+            task.uuid = uuid
+        }
+        do { try task.validate() } catch { return bad("the task \(task.name): \(error.message)") }
+        return .success(task)
     }
 }
 
@@ -201,9 +252,32 @@ extension WorkSession {
             uuid = parsed
         case let value?: return bad("\"uuid\" is \(value.typeName.withArticle), not a string")
         }
+        var note: String?
+        switch json["note"] {
+        case nil, .null?: break
+        case .string(let text)?:
+            do { note = try SessionNote.normalize(text, label: "\"note\"") } catch { return bad(error.message) }
+        case let value?: return bad("\"note\" is \(value.typeName.withArticle), not a string")
+        }
+        // Optional: exports older than presence have neither.
+        var awaySeconds = 0
+        switch json["away_seconds"] {
+        case nil, .null?: break
+        case .int(let number)?: awaySeconds = Int(number)
+        case let value?: return bad("\"away_seconds\" is \(value.serialized.prefix(40)), not a whole number")
+        }
+        var reason: EndReason?
+        switch json["reason"] {
+        case nil, .null?: break
+        case .string(let text)?:
+            guard let known = EndReason(rawValue: text) else { return bad("\"reason\": \(text.debugDescription) is not left or null") }
+            reason = known
+        case let value?: return bad("\"reason\" is \(value.typeName.withArticle), not a string")
+        }
         return .success(
             WorkSession(
                 taskID: 0, taskName: name, start: start, end: end, plannedSeconds: numbers[0],
-                focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome, uuid: uuid))
+                focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome, uuid: uuid, note: note,
+                awaySeconds: awaySeconds, reason: reason))
     }
 }

@@ -24,6 +24,8 @@ public enum FieldType: Sendable, Equatable {
     case timeOfDay
     /// A name of at most `maxLength` characters, or `"off"` or null to turn it off.
     case nameOrOff(maxLength: Int)
+    /// A session note (`SessionNote.normalize`): one line, trimmed; empty removes the note.
+    case note
 }
 
 /// Whether a field must be given, and what an absent one means.
@@ -92,20 +94,7 @@ public struct FieldSpec: Sendable, Equatable {
             guard value.boolValue != nil else { throw wrongType("true or false") }
             return value
         case .duration(let range):
-            let bounds = Int64(range.lowerBound)...Int64(range.upperBound)
-            let rangeText = Self.rangeText(type)
-            guard let text = value.stringValue else {
-                return .int(
-                    try Self.integer(
-                        value, in: bounds, label: label, rangeText: rangeText, expected: "whole seconds or text such as \"25m\""))
-            }
-            guard let seconds = DurationText.parse(text) else {
-                throw DiligenceError("invalid_duration", "\(label): \(text.debugDescription) is not \(DurationText.expected).")
-            }
-            guard bounds.contains(Int64(seconds)) else {
-                throw DiligenceError("out_of_range", "\(label) must be between \(rangeText); got \(text.debugDescription).")
-            }
-            return .int(Int64(seconds))
+            return .int(try Self.duration(value, in: range, label: label))
         case .choice(let words, let code):
             guard let word = value.stringValue else { throw wrongType("a string") }
             guard words.contains(word) else {
@@ -131,6 +120,9 @@ public struct FieldSpec: Sendable, Equatable {
                     "invalid_value", "\(label) must be a name of 1 to \(maxLength) characters without control characters, or \"off\".")
             }
             return value
+        case .note:
+            guard let text = value.stringValue else { throw wrongType("a string") }
+            return .string(try SessionNote.normalize(text, label: label) ?? "")
         }
     }
 
@@ -162,6 +154,23 @@ public struct FieldSpec: Sendable, Equatable {
     }
 
     /// The range as docs/protocol.md and error messages write it.
+    /// A duration: whole seconds, or text such as "25m" (`DurationText`), within `range` seconds.
+    private static func duration(_ value: JSON, in range: ClosedRange<Int>, label: String) throws(DiligenceError) -> Int64 {
+        let bounds = Int64(range.lowerBound)...Int64(range.upperBound)
+        let rangeText = Self.rangeText(.duration(range))
+        guard let text = value.stringValue else {
+            return try Self.integer(
+                value, in: bounds, label: label, rangeText: rangeText, expected: "whole seconds or text such as \"25m\"")
+        }
+        guard let seconds = DurationText.parse(text) else {
+            throw DiligenceError("invalid_duration", "\(label): \(text.debugDescription) is not \(DurationText.expected).")
+        }
+        guard bounds.contains(Int64(seconds)) else {
+            throw DiligenceError("out_of_range", "\(label) must be between \(rangeText); got \(text.debugDescription).")
+        }
+        return Int64(seconds)
+    }
+
     static func rangeText(_ type: FieldType) -> String {
         switch type {
         case .text(let maxLength): "at most \(maxLength) characters"
@@ -172,6 +181,7 @@ public struct FieldSpec: Sendable, Equatable {
         case .choice(let words, _): words.joined(separator: ", ")
         case .timeOfDay: "HH:MM or off"
         case .nameOrOff(let maxLength): "a name of at most \(maxLength) characters, or off"
+        case .note: "one line of at most \(SessionNote.maxLength) characters"
         }
     }
 }
@@ -204,6 +214,11 @@ extension Field where Value == String {
     static func taskName(_ name: String, _ doc: String) -> Field {
         Field(FieldSpec(name, .taskName, .required, doc)) { $0?.stringValue ?? "" }
     }
+
+    /// A session note, trimmed; "" removes the note.
+    static func note(_ name: String, _ doc: String) -> Field {
+        Field(FieldSpec(name, .note, .required, doc)) { $0?.stringValue ?? "" }
+    }
 }
 
 extension Field where Value == String? {
@@ -213,6 +228,11 @@ extension Field where Value == String? {
 
     static func taskName(_ name: String, _ doc: String) -> Field {
         Field(FieldSpec(name, .taskName, .optional, doc)) { $0?.stringValue }
+    }
+
+    /// A session note, trimmed; nil when absent, "" to remove one.
+    static func note(_ name: String, _ doc: String) -> Field {
+        Field(FieldSpec(name, .note, .optional, doc)) { $0?.stringValue }
     }
 }
 
@@ -297,6 +317,16 @@ extension Field where Value == Setting<Int>? {
         Field(FieldSpec(name, .timeOfDay, .optional, doc)) { json in
             guard let json else { return nil }
             return json.stringValue.flatMap(TimeOfDay.parse).map(Setting.on) ?? .off
+        }
+    }
+}
+
+extension Field where Value == Setting<AwayPolicy>? {
+    /// One of the away policies, or `default` (the configured one).
+    static func policyOrDefault(_ name: String, _ doc: String) -> Field {
+        Field(FieldSpec(name, .choice(AwayPolicy.allCases.map(\.rawValue) + ["default"], code: "invalid_value"), .optional, doc)) {
+            guard let word = $0?.stringValue else { return nil }
+            return AwayPolicy(rawValue: word).map(Setting.on) ?? .off
         }
     }
 }

@@ -10,7 +10,7 @@ import DiligenceTime
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 4
+    public static let schemaVersion = 7
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), with the `writeCount` they were read at.
@@ -146,6 +146,20 @@ public final class Store {
         """
         ALTER TABLE tasks ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
         """,
+        // 5: a session can carry a note (`SessionNote`; NULL: none).
+        """
+        ALTER TABLE sessions ADD COLUMN note TEXT;
+        """,
+        // 6: presence (docs/presence.md): the time away during a session and why it ended
+        // (`left`, or NULL), and a task's own away policy (NULL: [presence] on_away).
+        """
+        ALTER TABLE sessions ADD COLUMN away_seconds INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE sessions ADD COLUMN reason TEXT;
+        ALTER TABLE tasks ADD COLUMN away TEXT;
+        """,
+        // 7: sync (docs/sync.md; Store+Sync.swift): the device's id, the device each session was
+        // recorded on, and the changes waiting for the device's journal, kept by triggers.
+        syncMigration,
     ]
 
     /// Indexes that only speed reads up: created when missing on every open, outside the schema
@@ -198,13 +212,13 @@ public final class Store {
 
     private static let taskColumns = """
         id, name, description, color, work_seconds, short_break_seconds, long_break_seconds,
-        long_break_every, breaks, autostart, focus_mode, goal, reminder_minute, sound
+        long_break_every, breaks, autostart, focus_mode, goal, reminder_minute, sound, away
         """
     /// What `task(from:)` reads: `taskColumns`, the UUID (which no edit changes) and whether it
     /// is archived (which only `setArchived` changes).
-    private static let taskReadColumns = taskColumns + ", uuid, archived"
+    static let taskReadColumns = taskColumns + ", uuid, archived"
 
-    private static func task(from row: SQLite.Row) -> TaskConfig {
+    static func task(from row: SQLite.Row) -> TaskConfig {
         // An unknown colour or autostart (a hand-edited row, or a value a newer version added)
         // falls back to the default rather than making every task unreadable.
         TaskConfig(
@@ -222,8 +236,9 @@ public final class Store {
             goal: row.int(11),
             reminderMinute: row.optionalInt(12),
             sound: row.optionalString(13),
-            uuid: row.optionalString(14) ?? "",
-            archived: row.bool(15)
+            uuid: row.optionalString(15) ?? "",
+            archived: row.bool(16),
+            awayPolicy: row.optionalString(14).flatMap(AwayPolicy.init(rawValue:))
         )
     }
 
@@ -234,6 +249,7 @@ public final class Store {
             .int(task.workSeconds), .int(task.shortBreakSeconds), .int(task.longBreakSeconds),
             .int(task.longBreakEvery), .bool(task.breaks), .text(task.autostart.rawValue),
             .bool(task.focusMode), .int(task.goal), .optional(task.reminderMinute), .optional(task.sound),
+            .optional(task.awayPolicy?.rawValue),
         ]
     }
 
@@ -329,7 +345,7 @@ public final class Store {
                 """
                 UPDATE tasks SET name = ?, description = ?, color = ?, work_seconds = ?,
                     short_break_seconds = ?, long_break_seconds = ?, long_break_every = ?, breaks = ?,
-                    autostart = ?, focus_mode = ?, goal = ?, reminder_minute = ?, sound = ?
+                    autostart = ?, focus_mode = ?, goal = ?, reminder_minute = ?, sound = ?, away = ?
                 WHERE id = ?
                 """,
                 Self.values(of: task) + [.integer(task.id)]
@@ -382,7 +398,7 @@ public final class Store {
         var stored = task
         if stored.uuid.isEmpty { stored.uuid = Self.newUUID() }
         try db.run(
-            "INSERT INTO tasks (\(Self.taskReadColumns)) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tasks (\(Self.taskReadColumns)) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             Self.values(of: task) + [.text(stored.uuid), .bool(task.archived)]
         )
         stored.id = db.lastInsertRowID
@@ -448,7 +464,8 @@ public final class Store {
 
     /// The columns `session(from:)` reads, in its order.
     static let sessionColumns = """
-        s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome, s.uuid
+        s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome, s.uuid, s.note,
+        s.away_seconds, s.reason
         """
 
     /// A session from a row of `sessionColumns`.
@@ -461,7 +478,9 @@ public final class Store {
         return WorkSession(
             id: row.int64(0), taskID: row.int64(1), taskName: row.string(2),
             start: row.double(3), end: row.double(4), plannedSeconds: row.int(5),
-            focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome, uuid: row.optionalString(9) ?? ""
+            focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome, uuid: row.optionalString(9) ?? "",
+            note: row.optionalString(10),
+            awaySeconds: row.int(11), reason: row.optionalString(12).flatMap(EndReason.init(rawValue:))
         )
     }
 

@@ -21,6 +21,7 @@ extension TaskConfig {
         if let reminderMinute { members.append(("reminderMinute", .int(reminderMinute))) }
         if let sound { members.append(("sound", .string(sound))) }
         if !uuid.isEmpty { members.append(("uuid", .string(uuid))) }
+        if let awayPolicy { members.append(("awayPolicy", .string(awayPolicy.rawValue))) }
         return .object(members)
     }
 
@@ -39,7 +40,7 @@ extension TaskConfig {
             shortBreakSeconds: Int(shortBreak), longBreakSeconds: Int(longBreak), longBreakEvery: Int(every),
             breaks: breaks, autostart: autostart, focusMode: focusMode, goal: Int(goal),
             reminderMinute: json["reminderMinute"]?.intValue.map(Int.init), sound: json["sound"]?.stringValue,
-            uuid: json["uuid"]?.stringValue ?? "")
+            uuid: json["uuid"]?.stringValue ?? "", awayPolicy: json["awayPolicy"]?.stringValue.flatMap(AwayPolicy.init(rawValue:)))
     }
 }
 
@@ -49,7 +50,8 @@ extension WorkSession {
             ("id", .int(id)), ("taskID", .int(taskID)), ("taskName", .string(taskName)),
             ("start", .double(start)), ("end", .double(end)), ("plannedSeconds", .int(plannedSeconds)),
             ("focusedSeconds", .int(focusedSeconds)), ("pauses", .int(pauses)), ("outcome", .string(outcome.rawValue)),
-            ("uuid", .string(uuid)),
+            ("uuid", .string(uuid)), ("note", .string(note)), ("awaySeconds", .int(awaySeconds)),
+            ("reason", .string(reason?.rawValue)),
         ])
     }
 
@@ -63,7 +65,9 @@ extension WorkSession {
         else { return nil }
         self.init(
             id: id, taskID: taskID, taskName: taskName, start: start, end: end, plannedSeconds: Int(planned),
-            focusedSeconds: Int(focused), pauses: Int(pauses), outcome: outcome, uuid: json["uuid"]?.stringValue ?? "")
+            focusedSeconds: Int(focused), pauses: Int(pauses), outcome: outcome, uuid: json["uuid"]?.stringValue ?? "",
+            note: json["note"]?.stringValue, awaySeconds: Int(json["awaySeconds"]?.intValue ?? 0),
+            reason: json["reason"]?.stringValue.flatMap(EndReason.init(rawValue:)))
     }
 }
 
@@ -77,7 +81,34 @@ extension SavedTimer {
             ("pauses", .int(pauses)), ("phaseStartWall", .double(phaseStartWall)), ("phaseAge", .double(phaseAge)),
         ]
         if roundSkipped { members.append(("roundSkipped", .bool(true))) }
+        if let note { members.append(("note", .string(note))) }
+        members += presenceJSON
         return .object(members)
+    }
+
+    /// Presence, when it is anything but unknown (older timers have none).
+    private var presenceJSON: [(String, JSON)] {
+        guard presence != .unknown else { return [] }
+        var members: [(String, JSON)] = [("presence", .string(presence.rawValue)), ("awayBefore", .double(awayBefore))]
+        if workWaitsForBack { members.append(("workWaitsForBack", .bool(true))) }
+        if let a = absence {
+            var fields: [(String, JSON)] = [
+                ("age", .double(a.age)), ("sinceWall", .double(a.sinceWall)), ("pausedWork", .bool(a.pausedWork)),
+                ("countsWork", .bool(a.countsWork)), ("elapsedAtLeaving", .double(a.elapsedAtLeaving)),
+                ("awayAtLeaving", .double(a.awayAtLeaving)),
+            ]
+            if let strictIn = a.strictIn { fields.append(("strictIn", .double(strictIn))) }
+            members.append(("absence", .object(fields)))
+        }
+        return members
+    }
+
+    private static func absence(_ json: JSON?) -> SavedAbsence? {
+        guard let json, let age = json["age"]?.doubleValue, let sinceWall = json["sinceWall"]?.doubleValue else { return nil }
+        return SavedAbsence(
+            age: age, sinceWall: sinceWall, pausedWork: json["pausedWork"]?.boolValue ?? false,
+            countsWork: json["countsWork"]?.boolValue ?? false, elapsedAtLeaving: json["elapsedAtLeaving"]?.doubleValue ?? 0,
+            awayAtLeaving: json["awayAtLeaving"]?.doubleValue ?? 0, strictIn: json["strictIn"]?.doubleValue)
     }
 
     /// `savedWall`: the wall clock at the save, for a timer saved before `phaseAge` was kept
@@ -102,6 +133,9 @@ extension SavedTimer {
             state: state, phase: phase, task: task, round: Int(round), duration: duration, elapsed: elapsed,
             pauses: Int(pauses), phaseStartWall: phaseStartWall,
             phaseAge: json["phaseAge"]?.doubleValue ?? max(0, savedWall - phaseStartWall),
-            roundSkipped: json["roundSkipped"]?.boolValue ?? false)
+            roundSkipped: json["roundSkipped"]?.boolValue ?? false, note: json["note"]?.stringValue,
+            presence: json["presence"]?.stringValue.flatMap(Presence.init(rawValue:)) ?? .unknown,
+            absence: Self.absence(json["absence"]), awayBefore: json["awayBefore"]?.doubleValue ?? 0,
+            workWaitsForBack: json["workWaitsForBack"]?.boolValue ?? false)
     }
 }

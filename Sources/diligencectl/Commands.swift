@@ -45,7 +45,7 @@ enum ValueKind: Sendable {
             UsageError("\(label) expects \(expected); got \(raw.debugDescription).")
         }
         switch type {
-        case .text, .taskName:
+        case .text, .taskName, .note:
             return .string(raw)
         case .integer:
             let digits = raw.hasPrefix("-") || raw.hasPrefix("+") ? raw.dropFirst() : Substring(raw)
@@ -80,7 +80,7 @@ enum ValueKind: Sendable {
     var placeholder: String {
         guard case .field(let spec) = self else { return "" }
         switch spec.type {
-        case .text, .taskName: return "TEXT"
+        case .text, .taskName, .note: return "TEXT"
         case .integer: return "N"
         case .boolean: return "on|off"
         case .duration: return "D"
@@ -198,7 +198,7 @@ extension ValueKind {
         case .choice(let words, _): return spec.defaultText.flatMap { words.contains($0) ? $0 : nil } ?? words[0]
         case .timeOfDay: return "09:00"
         case .nameOrOff: return "off"
-        case .text, .taskName: return exampleValue(placeholder)
+        case .text, .taskName, .note: return exampleValue(placeholder)
         }
     }
 
@@ -321,7 +321,7 @@ extension Command {
         Option(
             "color", key: "color", "C", help: "one of " + TaskColor.allCases.map(\.rawValue).joined(separator: " ") + " (new task: blue)"),
         Option("goal", key: "goal"), Option("reminder", key: "reminder"), Option("sound", key: "sound"),
-        Option("description", key: "description"),
+        Option("description", key: "description"), Option("away", key: "away"),
     ]
 
     static let task = Argument("TASK", key: "task")
@@ -333,7 +333,9 @@ extension Command {
     /// Every command, in the order help lists them.
     static let all: [Command] =
         [
-            Command(words: ["start"], arguments: [task], wire: "start", summary: "start TASK's work phase, or the pending phase"),
+            Command(
+                words: ["start"], arguments: [task], options: [Option("note", key: "note", "TEXT")], wire: "start",
+                summary: "start TASK's work phase, or the pending phase", example: "start Study --note 'chapter 3'"),
             simple("pause", "pause the running phase"),
             simple("resume", "resume the paused phase"),
             simple("toggle", "pause when running, resume when paused, start otherwise"),
@@ -342,6 +344,15 @@ extension Command {
             Command(
                 words: ["extend"], arguments: [Argument("DURATION", key: "duration")], wire: "extend",
                 summary: "add DURATION (default 5m) to the running or paused phase"),
+            simple("away", "say you left the computer (swayidle, xss-lock, scripts)"),
+            simple("back", "say you are back: work paused by leaving resumes"),
+            Command(
+                words: ["discard-away"], wire: "discard_away",
+                summary: "take the time away that work counted (on_away = continue) out of it"),
+            Command(
+                words: ["note"], arguments: [Argument("TEXT", key: "text")], wire: "note",
+                summary: "note the running work phase (recorded with its session; '' removes it)",
+                example: "note 'chapter 3, exercises'"),
             Command(
                 words: ["status"], options: statusFormats, wire: "status", exclusive: [["json", "waybar", "format"]],
                 summary: "show what the timer is doing", notes: templateHelp),
@@ -407,7 +418,7 @@ extension Command {
                 notes:
                     "A bad file is refused with its line and reason, and the daemon keeps the old settings.\nThe running phase is untouched."
             ),
-        ] + statsCommands + [
+        ] + statsCommands + syncCommands + [
             Command(
                 words: ["version"], wire: "version", output: .version,
                 summary: "print the client's and the daemon's versions")

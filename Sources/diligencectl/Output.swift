@@ -1,6 +1,7 @@
 import DiligenceCore
 import DiligenceJSON
 import DiligenceProtocol
+import DiligenceTime
 
 // What a person sees: the status line, --format templates, task tables. Pure functions of JSON.
 
@@ -27,6 +28,11 @@ struct StatusView {
     var elapsed: Int
     var today: Int
     var goal: Int
+    var note: String?
+    /// `here`, `away`, `unknown`.
+    var presence: String
+    /// Wall time the person left; nil unless away.
+    var awaySince: Double?
 
     init(_ json: JSON) {
         func int(_ key: String) -> Int { num(json, key) }
@@ -41,6 +47,15 @@ struct StatusView {
         elapsed = int("elapsed_seconds")
         today = int("today_completed")
         goal = int("goal")
+        note = json["note"]?.stringValue
+        presence = json["presence"]?.stringValue ?? "unknown"
+        awaySince = json["away_since"]?.stringValue.flatMap { RFC3339.parse($0) }
+    }
+
+    /// ` · away since 12:03` while away, else "".
+    var awayNote: String {
+        guard presence == "away" else { return "" }
+        return awaySince.map { " · away since \(TimeOfDay.format(LocalDay.minuteOfDay($0)))" } ?? " · away"
     }
 
     /// `work`, `short break`, `long break`; "" when idle.
@@ -64,15 +79,15 @@ func statusLine(_ json: JSON) -> String {
     switch s.state {
     case "running":
         let round = s.longBreakEvery > 0 ? "round \(s.round)/\(s.longBreakEvery)" : "round \(s.round)"
-        return "\(task) · \(s.phaseLabel) · \(left) · \(round)"
+        return "\(task) · \(s.phaseLabel) · \(left) · \(round)\(s.awayNote)"
     case "paused":
         let what = s.phase == "work" ? "paused" : "\(s.phaseLabel) paused"
-        return "\(task) · \(what) · \(left)"
+        return "\(task) · \(what) · \(left)\(s.awayNote)"
     case "pending":
-        return "\(task) · \(s.phaseLabel) ready — run: diligencectl start"
+        return "\(task) · \(s.phaseLabel) ready — run: diligencectl start\(s.awayNote)"
     default:
         let goal = s.goal > 0 ? " of \(s.goal)" : ""
-        return "Idle · \(s.today)\(goal) completed today"
+        return "Idle · \(s.today)\(goal) completed today\(s.awayNote)"
     }
 }
 
@@ -103,6 +118,8 @@ let templatePlaceholders: [(name: String, help: String, value: @Sendable (Status
     ("goal", "the task's daily goal (0: none)", { String($0.goal) }),
     ("color", "the task's colour (empty when idle)", { $0.color ?? "" }),
     ("icon", "a glyph for the state (table below)", { $0.icon }),
+    ("note", "the work phase's note (empty when none)", { $0.note ?? "" }),
+    ("presence", "here, away or unknown (docs/presence.md)", { $0.presence }),
 ]
 
 /// Fills `template`'s `{placeholder}`s from a status object; `{{` and `}}` print braces.

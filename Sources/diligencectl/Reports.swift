@@ -83,18 +83,45 @@ extension Command {
             summary: "delete a recorded session"),
         Command(
             words: ["history", "edit"], arguments: [sessionID],
-            options: [Option("task", key: "task", "TASK"), json],
-            wire: "history_edit", output: .report, needsAChange: true, summary: "change a session's task"),
+            options: [
+                Option("task", key: "task", "TASK"), Option("start", key: "start", "START"), Option("end", key: "end", "END"),
+                Option("note", key: "note", "TEXT"), json,
+            ],
+            wire: "history_edit", output: .report, needsAChange: true, summary: "change a session's task, start, end or note",
+            notes: """
+                START and END as in history add. The changed session meets the rules of history add: it has
+                happened, lasts up to a day, overlaps no other session nor the running work. A new span
+                keeps the focused time that filled the old one, cut to the new length. --note '' removes the note.
+                """,
+            example: "history edit 42 --start 09:10 --note 'chapter 3'"),
         Command(
             words: ["export"],
-            options: [Option("format", key: "format"), taskFilter, since, until],
+            options: [
+                Option("format", key: "format"), taskFilter, since, until,
+                Option("with-tasks", key: "with_tasks", sends: "on", help: "jsonl: the task definitions and the plan first (a backup)"),
+            ],
             wire: "export", output: .report, summary: "print sessions as CSV, JSON lines or iCalendar",
-            notes: "jsonl writes every field and is what import reads; csv has a header row (RFC 4180); ics has one event per session."),
+            notes: """
+                jsonl writes every field and is what import reads; csv has a header row (RFC 4180); ics has one event per session.
+                --with-tasks adds a line per task (its settings, archived or not) and per planned day before the sessions:
+                import restores them, so the file is a whole backup.
+                """,
+            example: "export --with-tasks > backup.jsonl"),
         Command(
             words: ["import"],
             arguments: [Argument(local: "FILE", required: true, help: "what export --format jsonl wrote (- for standard input)")],
-            wire: "import", output: .report, summary: "add the sessions of a JSON-lines file",
-            notes: "All or nothing: one bad line rejects the file, naming the line. Sessions already recorded are skipped."),
+            options: [
+                Option(
+                    "replace-tasks", key: "replace_tasks", sends: "on",
+                    help: "a task of the file replaces the settings of the task of that name (else it keeps its own)")
+            ],
+            wire: "import", output: .report, summary: "add the sessions (and tasks, plans) of a JSON-lines file",
+            notes: """
+                All or nothing: one bad line rejects the file, naming the line. Sessions already recorded are skipped.
+                Task definitions (export --with-tasks) add the tasks that do not exist; an existing task keeps its
+                settings unless --replace-tasks. A planned day keeps its plan unless --replace-tasks. Importing twice adds nothing.
+                """,
+            example: "import backup.jsonl"),
     ]
 }
 
@@ -146,6 +173,7 @@ func importFile(_ parsed: ParsedCommand, send: (Request) throws(Failure) -> JSON
                 command: "import",
                 arguments: [
                     ("content", .string(text)), ("import_id", importID), ("more", .bool(!last)),
+                    ("replace_tasks", .bool(parsed.has("replace-tasks"))),
                 ]))
         if !last { importID = answer["import_id"] ?? .null }
     }
@@ -184,11 +212,17 @@ func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
     case "history": return historyTable(r["sessions"]?.arrayValue ?? [])
     case "history_add": return "Added session \(num(r, "id")): \(sessionLine(r)).\n"
     case "history_remove": return "Removed session \(num(r["removed"] ?? .null, "id")): \(sessionLine(r["removed"] ?? .null)).\n"
-    case "history_edit": return "Session \(num(r, "id")) now belongs to \(str(r, "task")): \(sessionLine(r)).\n"
+    case "history_edit": return "Changed session \(num(r, "id")): \(sessionLine(r)).\n"
     case "export": return str(r, "content")
+    case "sync_enable", "sync_status", "sync_disable": return syncReport(r)
     case "import":
         let skipped = num(r, "skipped")
-        return "Imported \(plural(num(r, "imported"), "session"))" + (skipped > 0 ? " (\(skipped) already recorded, skipped)" : "") + ".\n"
+        var setup: [String] = []
+        if num(r, "tasks_added") > 0 { setup.append(plural(num(r, "tasks_added"), "task") + " added") }
+        if num(r, "tasks_replaced") > 0 { setup.append(plural(num(r, "tasks_replaced"), "task") + " replaced") }
+        if num(r, "plans_set") > 0 { setup.append(plural(num(r, "plans_set"), "plan") + " set") }
+        return "Imported \(plural(num(r, "imported"), "session"))" + (skipped > 0 ? " (\(skipped) already recorded, skipped)" : "")
+            + (setup.isEmpty ? "" : "; " + setup.joined(separator: ", ")) + ".\n"
     default: return r.serialized + "\n"
     }
 }
@@ -249,6 +283,7 @@ func wrapped(_ text: String, width: Int) -> [String] {
 
 private func sessionLine(_ s: JSON) -> String {
     "\(str(s, "task")), \(RFC3339.dateText(str(s, "start"))) \(RFC3339.clockText(str(s, "start")))–\(RFC3339.clockText(str(s, "end"))) (\(hoursMinutes(num(s, "focused_seconds"))))"
+        + (s["note"]?.stringValue.map { ", note \"\($0)\"" } ?? "")
 }
 
 func weekdayShort(_ name: String) -> String { name.prefix(1).uppercased() + name.dropFirst().prefix(2) }
@@ -273,12 +308,14 @@ private func weekReport(_ r: JSON, _ paint: Paint) -> String {
 
 private func historyTable(_ sessions: [JSON]) -> String {
     guard !sessions.isEmpty else { return "No sessions recorded.\n" }
-    let header = ["ID", "DATE", "TIME", "TASK", "FOCUSED", "PAUSES", "OUTCOME"]
+    let header = ["ID", "DATE", "TIME", "TASK", "FOCUSED", "PAUSES", "OUTCOME", "NOTE"]
     let rows = sessions.map { s in
         [
             String(num(s, "id")), RFC3339.dateText(str(s, "start")),
             RFC3339.clockText(str(s, "start")) + "–" + RFC3339.clockText(str(s, "end")), str(s, "task"),
             hoursMinutes(num(s, "focused_seconds")), String(num(s, "pauses")), str(s, "outcome"),
+            // A long note is cut: --json has it whole.
+            (s["note"]?.stringValue ?? "").truncated(toWidth: 40),
         ]
     }
     return columns([header] + rows, right: [0, 4, 5], indent: "")

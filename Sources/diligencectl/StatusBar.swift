@@ -17,9 +17,11 @@ let offlineState = "offline"
 let offlineStatus = JSON.object([("state", .string(offlineState))])
 
 /// The waybar `class` (and `alt`): `work`, `short-break`, `long-break`, the same with `-paused`,
-/// `pending`, `idle`, or `offline`. Style them in waybar's CSS as `#custom-diligence.work`.
+/// `pending`, `idle`, `away` (the person left, whatever the timer does), or `offline`. Style
+/// them in waybar's CSS as `#custom-diligence.work`.
 func waybarClass(_ s: StatusView) -> String {
     let phase = (s.phase ?? "").replacing("_", with: "-")
+    if s.presence == "away" && s.state != offlineState { return "away" }
     switch s.state {
     case "running" where !phase.isEmpty: return phase
     case "paused" where !phase.isEmpty: return phase + "-paused"

@@ -66,3 +66,36 @@ import Testing
         }
     }
 }
+
+/// `[presence]`: each value checked against its range where it enters.
+@Suite struct PresenceConfigTests {
+    @Test func defaults() {
+        let p = DaemonConfig().presence
+        #expect(p.idleAfter == 300)
+        #expect(p.onAway == .pause)
+        #expect(p.strictGrace == 10)
+    }
+
+    @Test func readsEverySetting() throws {
+        let c = try DaemonConfig.parse("[presence]\nidle_after = 2m\non_away = continue\nstrict_grace = 0")
+        #expect(c.presence == PresenceSettings(idleAfter: 120, onAway: .continue, strictGrace: 0))
+        #expect(try DaemonConfig.parse("[presence]\nidle_after = 1h").presence.idleAfter == 3600)
+        #expect(try DaemonConfig.parse("[presence]\nstrict_grace = 10m").presence.strictGrace == 600)
+    }
+
+    @Test(arguments: [
+        ("[presence]\nidle_after = 61m", "idle_after is a duration from 0s to 1h"),
+        ("[presence]\nidle_after = later", "idle_after"),
+        ("[presence]\nstrict_grace = 11m", "strict_grace is a duration from 0s to 10m"),
+        ("[presence]\non_away = sleep", "on_away is one of pause, continue, abandon"),
+        ("[presence]\nidle = 5m", "Did you mean idle_after?"),
+    ])
+    func refusesWhatIsOutOfRange(_ text: String, _ message: String) {
+        #expect {
+            _ = try DaemonConfig.parse(text)
+        } throws: { error in
+            let e = error as? DiligenceError
+            return e?.code == "invalid_config" && e?.message.contains("line 2") == true && e?.message.contains(message) == true
+        }
+    }
+}

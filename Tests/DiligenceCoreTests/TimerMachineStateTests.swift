@@ -249,3 +249,19 @@ struct TimerMachineStateTests {
         #expect(session.end == origin.wall + 1500)
     }
 }
+
+/// Issue 13: a work phase's note goes with its session and survives a save and restore.
+@Test func aNoteGoesWithTheSessionAndSurvivesARestore() throws {
+    var m = TimerMachine()
+    let t0 = Now(steady: 100, wall: 1_750_000_000)
+    _ = try m.start(TaskConfig(id: 1, name: "Study"), at: t0)
+    try m.setNote("chapter 3")
+    let restored = TimerMachine(restoring: m.saved(at: t0.adding(5)), downtime: 0, at: t0.adding(5))
+    #expect(restored.note == "chapter 3")
+    var copy = restored
+    let events = try copy.stop(at: t0.adding(120))
+    let sessions = events.compactMap { if case .sessionEnded(let s) = $0 { s } else { nil } }
+    #expect(sessions.map(\.note) == ["chapter 3"])
+    #expect(copy.note == nil)
+    #expect(throws: DiligenceError.self) { try copy.setNote("no work") }
+}

@@ -48,7 +48,7 @@ import Testing
                 let uids = try export(d, "ics").split(separator: "\r\n").filter { $0.hasPrefix("UID:") }
                 #expect(uids == uuids.map { "UID:\($0)"[...] })
             }
-            #expect(try export(target, "csv").split(separator: "\r\n").first?.hasSuffix(",uuid") == true)
+            #expect(try export(target, "csv").split(separator: "\r\n").first?.hasSuffix(",uuid,note") == true)
             #expect(try export(target, "csv").contains(uuids[0]))
             // A uuid that is not one is refused with its line.
             let bad = try target.failure(

@@ -29,7 +29,7 @@ struct DocumentationTests {
 
     static func typeText(_ type: FieldType) -> String {
         switch type {
-        case .text, .taskName, .choice: "string"
+        case .text, .taskName, .choice, .note: "string"
         case .integer: "integer"
         case .boolean: "boolean"
         case .duration: "duration"
@@ -48,6 +48,7 @@ struct DocumentationTests {
         case .choice(let words, _): words.map { "`\($0)`" }.joined(separator: " ")
         case .timeOfDay: "`HH:MM` (24-hour), or `off`/null"
         case .nameOrOff(let maxLength): "a name of at most \(maxLength) characters, or `off`/null"
+        case .note: "one line of at most \(SessionNote.maxLength) characters, no control characters; empty removes it"
         }
     }
 

@@ -84,7 +84,7 @@ struct MessagesTests {
             id: 3, name: "T", color: .cyan, workSeconds: 60, reminderMinute: 545, uuid: "0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012")
         #expect(
             config.json.serialized
-                == #"{"id":3,"uuid":"0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012","name":"T","description":"","color":"cyan","work_seconds":60,"short_break_seconds":300,"long_break_seconds":900,"long_break_every":4,"breaks":true,"autostart":"none","focus_mode":false,"goal":0,"reminder":"09:05","sound":null,"archived":false}"#
+                == #"{"id":3,"uuid":"0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012","name":"T","description":"","color":"cyan","work_seconds":60,"short_break_seconds":300,"long_break_seconds":900,"long_break_every":4,"breaks":true,"autostart":"none","focus_mode":false,"goal":0,"reminder":"09:05","sound":null,"archived":false,"away":"default"}"#
         )
     }
 
@@ -92,7 +92,7 @@ struct MessagesTests {
         let status = TimerMachine().status(at: Now(steady: 0, wall: 0))
         #expect(
             status.json(todayCompleted: 2).serialized
-                == #"{"state":"idle","phase":null,"task":null,"color":null,"round":1,"long_break_every":0,"duration_seconds":0,"remaining_seconds":0,"elapsed_seconds":0,"ends_at":null,"pauses":0,"focus_mode":false,"today_completed":2,"goal":0}"#
+                == #"{"state":"idle","phase":null,"task":null,"color":null,"round":1,"long_break_every":0,"duration_seconds":0,"remaining_seconds":0,"elapsed_seconds":0,"ends_at":null,"pauses":0,"focus_mode":false,"today_completed":2,"goal":0,"note":null,"presence":"unknown","away_since":null,"away_offered":false}"#
         )
     }
 

@@ -33,9 +33,24 @@ import Testing
         let work = try s.findTask("Work")
         let study = try s.findTask("Study")
         let recorded = try s.record(session(work, start: 1_000))
-        #expect(try s.changeSessionTask(id: recorded.id, taskID: study.id).taskName == "Study")
-        #expect(error { () throws(DiligenceError) in try s.changeSessionTask(id: 999, taskID: study.id) }?.code == "unknown_session")
-        #expect(error { () throws(DiligenceError) in try s.changeSessionTask(id: recorded.id, taskID: 999) }?.code == "unknown_task")
+        func moved(_ id: Int64, to taskID: Int64) throws(DiligenceError) -> WorkSession {
+            var edited = recorded
+            edited.taskID = taskID
+            return try s.replaceSession(id: id, with: edited, window: 0...4e9, reserved: nil)
+        }
+        let changed = try moved(recorded.id, to: study.id)
+        #expect(changed.taskName == "Study" && changed.id == recorded.id && changed.uuid == recorded.uuid)
+        #expect(error { () throws(DiligenceError) in try moved(999, to: study.id) }?.code == "unknown_session")
+        #expect(error { () throws(DiligenceError) in try moved(recorded.id, to: 999) }?.code == "unknown_task")
+        #expect(try s.session(id: recorded.id).taskName == "Study", "a refused edit changes nothing")
+        // Onto another recorded session: refused, and the session is still there as it was.
+        let other = try s.record(session(work, start: 5_000))
+        var overlapping = other
+        overlapping.start = 1_100
+        #expect(
+            error { () throws(DiligenceError) in try s.replaceSession(id: other.id, with: overlapping, window: 0...4e9, reserved: nil) }?
+                .code == "overlapping_session")
+        #expect(try s.session(id: other.id).start == 5_000)
         #expect(try s.removeSession(id: recorded.id).id == recorded.id)
         #expect(error { () throws(DiligenceError) in try s.session(id: recorded.id) }?.code == "unknown_session")
     }

@@ -353,6 +353,12 @@ import Testing
         _ = try machine.skip(at: now)
     }
     #expect(second.state == .pending && second != first)
+    // A work phase's note is saved with the timer (issue 13).
+    let noted = try savedTimer(try store.findTask("Study"), wall: 1_700_000_000, elapsed: 10) { machine, _ throws(DiligenceError) in
+        try machine.setNote("chapter 3")
+    }
+    try store.saveTimer(noted, wall: 1, boottime: 2, bootID: "noted")
+    #expect(try store.loadTimer()?.saved.note == "chapter 3")
     try store.saveTimer(second, wall: 2, boottime: 3, bootID: "other")
     loaded = try store.loadTimer()
     #expect(loaded?.saved == second)
@@ -515,11 +521,13 @@ import Testing
     do {
         let db = try SQLite(location: .path(other.database))
         try db.exec(
-            """
-            DROP TABLE database_info; DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
-            ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN archived;
-            PRAGMA application_id = 0; PRAGMA user_version = 1
-            """)
+            backToSchema6
+                + """
+                DROP TABLE database_info; DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
+                ALTER TABLE sessions DROP COLUMN away_seconds; ALTER TABLE sessions DROP COLUMN reason; ALTER TABLE tasks DROP COLUMN away;
+                ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN archived;
+                ALTER TABLE sessions DROP COLUMN note; PRAGMA application_id = 0; PRAGMA user_version = 1
+                """)
     }
     let migrated = try Store(location: .path(other.database))
     #expect(migrated.identity.count == 32)
@@ -536,7 +544,12 @@ import Testing
     do {
         let s = try Store(location: .path(dir.database))
         _ = try s.record(session(try s.findTask("Work"), start: 1_000))
-        try s.connection.exec("ALTER TABLE tasks DROP COLUMN archived; PRAGMA user_version = 3")
+        try s.connection.exec(
+            backToSchema6
+                + """
+                ALTER TABLE sessions DROP COLUMN away_seconds; ALTER TABLE sessions DROP COLUMN reason; ALTER TABLE tasks DROP COLUMN away;
+                ALTER TABLE tasks DROP COLUMN archived; ALTER TABLE sessions DROP COLUMN note; PRAGMA user_version = 3
+                """)
     }
     let s = try Store(location: .path(dir.database))
     #expect(try s.connection.query("PRAGMA user_version").first?.int(0) == Store.schemaVersion)

@@ -44,6 +44,8 @@ import Testing
             ("{task}", "Study"), ("{phase}", "short break"), ("{remaining}", "3:20"), ("{elapsed}", "1:40"),
             ("{duration}", "5:00"), ("{percent}", "33"), ("{round}", "2"), ("{long_break_every}", "4"),
             ("{state}", "running"), ("{today}", "5"), ("{goal}", "8"), ("{color}", "blue"), ("{icon}", "☕"),
+            ("{note}", ""),
+            ("{presence}", "unknown"),
         ]
         #expect(cases.count == templatePlaceholders.count)
         for (template, expected) in cases {

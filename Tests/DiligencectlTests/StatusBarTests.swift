@@ -1,5 +1,6 @@
 import DiligenceJSON
 import DiligenceProtocol
+import DiligenceTestSupport
 import Testing
 
 @testable import diligencectl
@@ -24,6 +25,20 @@ import Testing
             let line = try? JSON.parse(waybarLine(json))
             #expect(line?["class"]?.stringValue == expected, "\(json.serialized)")
             #expect(line?["alt"]?.stringValue == expected, "\(json.serialized)")
+        }
+    }
+
+    @Test("away: the waybar class is away whatever the timer does; the status line says since when")
+    func awayClass() throws {
+        try withTimeZone("UTC0") { () throws -> Void in
+            var away = status(state: "paused", phase: "work", task: "W", remaining: 600)
+            guard case .object(var members) = away else { return }
+            members += [("presence", .string("away")), ("away_since", .string("2026-11-29T12:03:00+00:00"))]
+            away = .object(members)
+            #expect(waybarClass(StatusView(away)) == "away")
+            #expect(statusLine(away) == "W · paused · 10:00 left · away since 12:03")
+            #expect(try renderTemplate("{presence}", status: away) == "away")
+            #expect(waybarClass(StatusView(status(state: "paused", phase: "work", task: "W"))) == "work-paused")
         }
     }
 

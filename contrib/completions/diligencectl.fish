@@ -1,7 +1,7 @@
 # fish completion for diligencectl. Install to /usr/share/fish/vendor_completions.d/
 # (make install does). Task names come from the running daemon.
 
-set -l commands start pause resume toggle stop skip extend status watch task stats report week plan history export import reload version help
+set -l commands start note pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync reload version help
 set -l task_commands list show add edit archive unarchive remove
 set -l days today tomorrow monday tuesday wednesday thursday friday saturday sunday
 
@@ -32,7 +32,7 @@ end
 # __fish_seen_subcommand_from, this tells `week` the command from `stats week`.
 function __diligencectl_words
     set -l valued socket format work short-break long-break long-break-every breaks autostart focus-mode \
-        color goal reminder sound description name task offset since until limit pauses
+        color goal reminder sound description away name task offset since until limit pauses
     set -l skip 0
     for word in (commandline -opc)[2..-1]
         if test $skip = 1
@@ -75,6 +75,9 @@ complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a toggl
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a stop -d 'give up the current phase'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a skip -d 'end the phase now and move on'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a extend -d 'add time to the phase'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a away -d 'say you left the computer'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a back -d 'say you are back'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a discard-away -d 'take counted time away out of the work'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a status -d 'show what the timer is doing'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'print the status on every change'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a task -d 'list, show, add, edit, archive or remove tasks'
@@ -85,11 +88,14 @@ complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a plan 
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a history -d 'list, add, remove or edit recorded sessions'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a export -d 'print sessions as CSV, JSON lines or iCalendar'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a import -d 'add the sessions of a JSON-lines file'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a sync -d "keep this device's journal in a sync folder, show or stop it"
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a version -d 'print the versions'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a reload -d 're-read the daemon configuration'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'show help for a command'
 
 complete -c diligencectl -n "__fish_seen_subcommand_from start" -a '(__diligencectl_tasks)'
+complete -c diligencectl -n "__fish_seen_subcommand_from start" -l note -x -d 'a note for the work session'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a note -d 'note the running work phase'
 complete -c diligencectl -n "__fish_seen_subcommand_from help" -a "$commands"
 complete -c diligencectl -n "__fish_seen_subcommand_from status watch" -l json -d 'print JSON'
 complete -c diligencectl -n "__fish_seen_subcommand_from status watch" -l waybar -d 'print JSON for waybar'
@@ -120,6 +126,7 @@ for sub in add edit
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l goal -x -d 'completed sessions per day'
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l reminder -x -a off -d 'daily reminder HH:MM or off'
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l sound -x -a off -d 'ambient sound or off'
+    complete -c diligencectl -n "__diligencectl_task_sub $sub" -l away -x -a 'pause continue abandon default' -d 'what leaving does to work'
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l description -x -d 'free text'
 end
 
@@ -148,6 +155,19 @@ complete -c diligencectl -n "__diligencectl_is history" -l limit -x -d 'only the
 complete -c diligencectl -n "__diligencectl_is history add" -a '(__diligencectl_tasks)'
 complete -c diligencectl -n "__diligencectl_in history add" -l pauses -x -d 'pauses taken (default 0)'
 complete -c diligencectl -n "__diligencectl_in history edit" -l task -x -a '(__diligencectl_tasks)' -d 'move the session to TASK'
+complete -c diligencectl -n "__diligencectl_in history edit" -l start -x -d 'a new start'
+complete -c diligencectl -n "__diligencectl_in history edit" -l end -x -d 'a new end'
+complete -c diligencectl -n "__diligencectl_in history edit" -l note -x -d 'a new note'
 
 complete -c diligencectl -n "__diligencectl_in export" -l format -x -a 'csv jsonl ics' -d 'output format (default jsonl)'
+complete -c diligencectl -n "__diligencectl_in export" -l with-tasks -d 'task definitions and the plan first'
+complete -c diligencectl -n "__diligencectl_is import" -l replace-tasks -d 'imported tasks replace existing settings'
 complete -c diligencectl -n "__diligencectl_is import" -F -d 'file (- for standard input)'
+
+# The sync folder (docs/sync.md).
+complete -c diligencectl -n "__diligencectl_is sync" -a enable -d "keep this device's journal in DIR"
+complete -c diligencectl -n "__diligencectl_is sync" -a status -d 'show the sync folder, this device and its journal'
+complete -c diligencectl -n "__diligencectl_is sync" -a disable -d 'stop writing the journal'
+complete -c diligencectl -n "__diligencectl_is sync enable" -x -a '(__fish_complete_directories)' -d 'sync folder'
+complete -c diligencectl -n "__diligencectl_in sync enable" -l name -x -d "this device's name"
+complete -c diligencectl -n "__diligencectl_in sync" -l json -d 'print JSON'

@@ -1,0 +1,85 @@
+import DiligenceCore
+import DiligenceJSON
+import DiligenceProtocol
+import DiligenceTime
+
+/// What the daemon does when the person leaves the computer or comes back (docs/presence.md):
+/// the `away`/`back` commands and the desktop's signals end here, and the timer machine applies
+/// the `[presence]` policy.
+extension Daemon {
+    /// The person left (`away`) or is back; the machine applies the policy.
+    func presenceChanged(away: Bool) {
+        _ = try? timerCommand { machine, now in
+            away ? machine.away(config.presence, at: now) : machine.back(at: now)
+        }
+    }
+
+    /// A session trimmed after it was recorded (time away discarded): written over the recorded
+    /// one. Nil, with a log line, when it cannot be (removed meanwhile, or the database fails).
+    func reviseRecorded(_ revised: WorkSession) -> WorkSession? {
+        do {
+            guard let stored = try store.reviseSession(revised) else {
+                Log.warning("The session of \(revised.taskName) to trim is no longer recorded; nothing to change.")
+                return nil
+            }
+            return stored
+        } catch {
+            Log.error("Could not trim the session of \(revised.taskName): \(error.message)")
+            return nil
+        }
+    }
+
+    /// What a presence event adds to its broadcast; nil: it is not sent (a session to trim that
+    /// is not recorded). A trimmed session is written here, before it is reported.
+    func presenceExtra(for event: TimerEvent) -> [(String, JSON)]? {
+        switch event {
+        case .sessionRevised(let revised): reviseRecorded(revised).map { [("session", $0.json)] }
+        case .back(let seconds, let offer): [("away_seconds", .int(seconds)), ("offer", .bool(offer))]
+        case .awayDiscarded(let seconds): [("discarded_seconds", .int(seconds))]
+        default: []
+        }
+    }
+
+    /// The notifications presence causes: time away that work counted (Keep / Discard), and a
+    /// strict focus session failed because the person left.
+    func notifyPresence(_ event: TimerEvent) {
+        switch event {
+        case .back(let seconds, true):
+            notifier.show(
+                .init(
+                    slot: "presence", summary: "Time away counted as focus",
+                    body: "You were away \(DurationText.format(seconds)) during work; it counted. Keep it or discard it?",
+                    actions: [("keep_away", "Keep"), ("discard_away", "Discard away time")], settings: config.notifications,
+                    category: "x-diligence.presence", stillValid: { [unowned self] in self.machine.awayOffer != nil }
+                ) { [unowned self] key in
+                    self.awayAction(key)
+                })
+        case .sessionEnded(let session) where session.reason == .left:
+            let how = session.outcome == .abandoned && machine.task?.focusMode != false ? "failed" : "given up"
+            notifier.show(
+                .init(
+                    slot: "presence", summary: "Focus session \(how)",
+                    body: "\(session.taskName): you left during work after \(DurationText.format(session.focusedSeconds)) of focus.",
+                    actions: [], settings: config.notifications, category: "x-diligence.presence", stillValid: { true }
+                ) { _ in })
+        default:
+            break
+        }
+    }
+
+    /// A button of the Keep / Discard notification: Keep changes nothing.
+    func awayAction(_ key: String) {
+        guard key == "discard_away" else { return }
+        do {
+            _ = try timerCommand { m, now throws(DiligenceError) in try m.discardAway(at: now) }
+        } catch {
+            Log.info("Ignored the notification action \(key): \(error.message)")
+        }
+    }
+
+    /// ` · away since 12:03` for STATUS=, or nothing.
+    func awayLine(at now: Now) -> String {
+        guard let since = machine.status(at: now).awaySince else { return "" }
+        return " · away since \(TimeOfDay.format(LocalDay.minuteOfDay(since)))"
+    }
+}
