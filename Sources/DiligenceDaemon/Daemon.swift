@@ -450,30 +450,14 @@ public final class Daemon {
         var fields: [(String, String)] = [("EVENT", event.name), ("TASK", task)]
         let text: String
         switch event {
-        case .phaseStarted(let p):
-            text = "Started \(p.label) of \(task)."
-            fields.append(("PHASE", p.rawValue))
-        case .phasePending(let p):
-            text = "\(p.label.capitalizedFirst) of \(task) is ready; waiting for start."
-            fields.append(("PHASE", p.rawValue))
-        case .phaseCompleted(let p):
-            text = "Completed \(p.label) of \(task)."
-            fields.append(("PHASE", p.rawValue))
-        case .paused(let p):
-            text = "Paused \(p.label) of \(task)."
-            fields.append(("PHASE", p.rawValue))
-        case .resumed(let p):
-            text = "Resumed \(p.label) of \(task)."
-            fields.append(("PHASE", p.rawValue))
-        case .stopped(let p):
-            text = "Stopped \(p.label)."
-            fields.append(("PHASE", p.rawValue))
-        case .skipped(let p):
-            text = "Skipped \(p.label) of \(task)."
-            fields.append(("PHASE", p.rawValue))
-        case .extended(let p, let seconds):
-            text = "Extended \(p.label) of \(task) by \(DurationText.format(seconds))."
-            fields.append(("PHASE", p.rawValue))
+        case .phaseStarted(let p): text = "Started \(p.label) of \(task)."
+        case .phasePending(let p): text = "\(p.label.capitalizedFirst) of \(task) is ready; waiting for start."
+        case .phaseCompleted(let p): text = "Completed \(p.label) of \(task)."
+        case .paused(let p): text = "Paused \(p.label) of \(task)."
+        case .resumed(let p): text = "Resumed \(p.label) of \(task)."
+        case .stopped(let p): text = "Stopped \(p.label)."
+        case .skipped(let p): text = "Skipped \(p.label) of \(task)."
+        case .extended(let p, let seconds): text = "Extended \(p.label) of \(task) by \(DurationText.format(seconds))."
         case .sessionEnded(let s):
             let why = s.reason == .left ? " (you left)" : ""
             text = "Recorded a \(s.outcome.rawValue) session of \(s.taskName)\(why): \(DurationText.format(s.focusedSeconds)) focused."
@@ -488,6 +472,8 @@ public final class Daemon {
             text = "Trimmed the session of \(s.taskName) to the moment you left: \(DurationText.format(s.focusedSeconds)) focused."
             fields[1] = ("TASK", s.taskName)
         }
+        // A phase's events name it; a session's record names its task only.
+        if case .sessionEnded = event {} else if let phase = Self.phase(of: event) { fields.append(("PHASE", phase.rawValue)) }
         Log.info(text, fields: fields)
     }
 
