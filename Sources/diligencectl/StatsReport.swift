@@ -33,6 +33,7 @@ func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
         ]
     }
     if let score = view.focusScore { facts.append(["Focus score", "\(score) of 100"]) }
+    if view.awaySeconds > 0 { facts.append(["Away", hoursMinutes(view.awaySeconds) + " during work"]) }
     facts.append(["Streak", "\(plural(view.streak.current, "day")) (longest \(view.streak.longest))"])
     out += columns(facts, width: screen.columns)
 
