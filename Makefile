@@ -119,19 +119,22 @@ lint:
 format:
 	$(SWIFT) format format -i --parallel -r $(SWIFT_SOURCES)
 
+# Everything a run makes lives under one directory, removed at its end: the tests' own files
+# (DILIGENCE_TEST_TMP, which the Leftovers check wants empty) and, through TMPDIR, the temporary
+# files of the toolchain (swift-driver's TemporaryDirectory.*) and of the programs the tests run.
 test: test-deps
-	$(MAKE) -s lint
-	$(MAKE) -s verify-units
-	$(SWIFT) build $(SWIFT_FLAGS)
-	$(if $(filter 0,$(shell id -u)),$(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS))
-	@run=$$$$-$$(date +%s); tmp=/tmp/diligence-test-$$run; mkdir -m 755 $$tmp || exit 1; \
+	@run=$$$$-$$(date +%s); top=/tmp/diligence-test-$$run; tmp=$$top/files; \
+	mkdir -m 755 $$top $$tmp $$top/scratch || exit 1; trap 'rm -rf '$$top EXIT; \
+	export TMPDIR=$$top/scratch; \
+	$(MAKE) -s lint && $(MAKE) -s verify-units && $(SWIFT) build $(SWIFT_FLAGS) \
+		$(if $(filter 0,$(shell id -u)),&& $(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS)) || exit 1; \
 	export DILIGENCE_BIN_DIR=$$($(SWIFT) build --show-bin-path) DILIGENCE_TEST_TMP=$$tmp; \
 	$(if $(filter 0,$(shell id -u)),export DILIGENCE_RELEASE_BIN_DIR=$$($(SWIFT) build -c release --show-bin-path);) \
 	echo "$(SWIFT) test (run $$run)"; \
 	DILIGENCE_TEST_RUN=$$run $(SWIFT) test $(SWIFT_FLAGS); status=$$?; \
 	echo "Checking what the run left behind"; \
 	DILIGENCE_CHECK_LEFTOVERS_OF=$$run $(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter Leftovers || status=1; \
-	rm -rf $$tmp; exit $$status
+	exit $$status
 
 man: $(MANPAGES)
 

@@ -42,14 +42,14 @@ let package = Package(
         .target(
             name: "DiligenceProtocol", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceTime"],
             resources: [.embedInCode("VERSION")]),
-        .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceTime", "CSQLite"]),
+        .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceSync", "DiligenceTime", "CSQLite"]),
         // Per-device journals in a sync folder: the line format, the hybrid logical clock, the
         // merge rule and the reader (docs/sync.md). Pure but for reading journal files. A journal's
         // task line holds the protocol's task object (TaskConfig.json): hence DiligenceProtocol.
         .target(name: "DiligenceSync", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime"]),
         .target(
             name: "DiligenceDaemon",
-            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceStore", "DiligenceTime", "CSystemd", "CLinux"]
+            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceStore", "DiligenceSync", "DiligenceTime", "CSystemd", "CLinux"]
         ),
         .executableTarget(name: "diligenced", dependencies: ["DiligenceDaemon"]),
         .executableTarget(name: "diligencectl", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime"]),

@@ -18,6 +18,9 @@ public struct DaemonConfig: Equatable, Sendable {
     public var notifications = NotificationSettings()
     public var hooks = HookSettings()
     public var sound = SoundSettings()
+    /// `[sync] directory` as written (absolute or `~/…`): the sync folder, which then overrides
+    /// `sync enable` (docs/sync.md); nil: the database's setting decides.
+    public var syncDirectory: String?
     /// What a bad line does: `refuse` (default) stops the start; `defaults` keeps the default
     /// for that setting and reports the line in `problems`.
     public var onBadConfig: BadConfigPolicy = .refuse
@@ -150,6 +153,9 @@ public struct DaemonConfig: Equatable, Sendable {
                 throw DiligenceError("invalid_config", "\(place): allow_root is true or false; got \(entry.value.debugDescription).")
             }
             allowRoot = flag
+        case ("sync", "directory"):
+            if let problem = SyncFolder.problem(with: entry.value) { throw DiligenceError("invalid_config", "\(place): \(problem).") }
+            syncDirectory = entry.value
         case ("notifications", _), ("hooks", _), ("sound", _):
             try parseOutputSetting(entry, place: place)
         default:
@@ -162,7 +168,7 @@ public struct DaemonConfig: Equatable, Sendable {
         ("timer", ["suspend", "min_session"]), ("stats", ["day_starts_at"]),
         ("presence", ["idle_after", "on_away", "strict_grace"]), ("daemon", ["allow_root", "on_bad_config"]),
         ("notifications", ["enabled", "urgency", "timeout"]), ("hooks", HookSettings.events.map { "on_" + $0 } + ["timeout"]),
-        ("sound", ["player", "end_of_phase", "ambient", "directory"]),
+        ("sound", ["player", "end_of_phase", "ambient", "directory"]), ("sync", ["directory"]),
     ]
 
     /// The error for a key the file does not know: the closest known one ("did you mean"), in

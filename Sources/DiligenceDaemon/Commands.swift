@@ -139,6 +139,12 @@ extension Daemon {
             let changed = try store.setArchived(id: task.id, archived)
             taskChanged(changed, change: archived ? "archived" : "unarchived")
             return changed.json
+        case .syncEnable(let directory, let name):
+            return try journal.enable(directory, name: name, now: clocks.wall)
+        case .syncStatus:
+            return try journal.status()
+        case .syncDisable:
+            return try journal.disable()
         case .stats, .week, .planSet, .planClear, .history, .historyAdd, .historyRemove, .historyEdit, .export, .importChunk:
             return try stats.perform(command)
         }
@@ -211,6 +217,12 @@ extension Daemon {
             ("removed", .string(task.name)), ("sessions_removed", .int(removed)),
             ("focused_seconds_removed", .int(recorded.focusedSeconds)),
         ])
+    }
+
+    /// An import restored task definitions (`export --with-tasks`): reminders re-read, watchers told.
+    func tasksImported() {
+        reminders.reload(from: store, now: clocks.wall)
+        broadcast("task_changed", now: clocks.now, extra: [("task", .null), ("change", .string("imported"))])
     }
 
     private func taskChanged(_ task: TaskConfig, change: String) {

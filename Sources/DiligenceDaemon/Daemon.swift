@@ -20,6 +20,7 @@ public final class Daemon {
         didSet {
             stats.dayStartsAt = config.dayStartsAt
             recorder.minSession = config.minSession
+            journal.configured = config.syncDirectory
         }
     }
     /// What is wrong with the config file (ConfigFile.swift): why it was refused, or the lines
@@ -56,6 +57,8 @@ public final class Daemon {
     let recorder: SessionRecorder
     /// Today, today's count, reports, the plan, history, export and import (StatsService.swift).
     let stats: StatsService
+    /// This device's journal in the sync folder (SyncJournal.swift).
+    let journal: SyncJournal
     /// Where a damaged database found at start-up was moved (nil when none was).
     let databaseKeptAside: String?
     /// Held from start to exit: a second daemon on the same database refuses to start.
@@ -110,6 +113,8 @@ public final class Daemon {
         self.recorder = SessionRecorder(store: store, clocks: clocks, paths: paths, queue: queue)
         recorder.minSession = loaded.config.minSession
         self.stats = StatsService(store: store, clocks: clocks, recorder: recorder, dayStartsAt: loaded.config.dayStartsAt)
+        self.journal = try SyncJournal(store: store, clocks: clocks, queue: queue)
+        journal.configured = loaded.config.syncDirectory
         self.lastReading = clocks.reading
     }
 
@@ -139,6 +144,9 @@ public final class Daemon {
             Systemd.notify("STATUS=\(self.statusLine(at: now))")
         }
         stats.runningWork = { [unowned self] now in self.runningWork(at: now) }
+        stats.tasksImported = { [unowned self] in self.tasksImported() }
+        store.onCommit = { [unowned self] in self.journal.committed() }
+        journal.write(now: clocks.wall)
         recorder.replaySpilled()
         restoreTimer()
         try server.start()
@@ -234,6 +242,7 @@ public final class Daemon {
             server.allowRoot = config.allowRoot
             sound.reset()
             reminders.reload(from: store, now: clocks.wall)
+            journal.write(now: clocks.wall)
             updateAmbientSound()
             Log.info("Configuration reloaded from \(paths.config): \(config.summary).", fields: [("EVENT", "config_reloaded")])
             broadcast("config_reloaded", now: observeClocks())

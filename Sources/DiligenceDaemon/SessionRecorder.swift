@@ -157,10 +157,10 @@ final class SessionRecorder {
     }
 
     /// The last chunk of an import: every staged session through the door at once.
-    func commitImport(_ id: Int64, reserved: (start: Double, end: Double, task: String)?) throws(DiligenceError) -> (
-        imported: Int, skipped: Int
-    ) {
-        try store.commitImport(id, window: DateWindow.sessions(now: clocks.now.wall), reserved: reserved)
+    func commitImport(
+        _ id: Int64, reserved: (start: Double, end: Double, task: String)?, replaceTasks: Bool
+    ) throws(DiligenceError) -> ImportResult {
+        try store.commitImport(id, window: DateWindow.sessions(now: clocks.now.wall), reserved: reserved, replaceTasks: replaceTasks)
     }
 
     // MARK: Retrying unsaved sessions

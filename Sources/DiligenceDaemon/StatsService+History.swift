@@ -111,15 +111,39 @@ extension StatsService {
 
     // MARK: export and import
 
-    func export(format: ExportFormat, task name: String?, since: String?, until: String?) throws(DiligenceError) -> JSON {
+    func export(format: ExportFormat, task name: String?, since: String?, until: String?, withTasks: Bool) throws(DiligenceError) -> JSON {
+        guard !withTasks || format == .jsonl else {
+            throw DiligenceError("invalid_argument", "\"with_tasks\" goes with the jsonl format only (what import reads).")
+        }
         let task = try name.map { name throws(DiligenceError) in try store.findTask(name) }
         let sessions = try store.sessions(
             taskID: task?.id, from: try timeBound(since, "since", endOfDay: false),
             to: try timeBound(until, "until", endOfDay: true))
+        let setup = withTasks ? try setupLines() : ""
         return .object([
             ("format", .string(format.rawValue)), ("count", .int(sessions.count)),
-            ("content", .string(format.render(sessions, stamp: clocks.now.wall))),
+            ("content", .string(setup + format.render(sessions, stamp: clocks.now.wall))),
         ])
+    }
+
+    /// `export --with-tasks`: a line per task (`{"type":"task","task":{...}}`, the task object,
+    /// archived ones too) and per planned day (`{"type":"plan","day":…,"task":NAME}`), before
+    /// the sessions, so that an import creates the tasks its sessions name.
+    private func setupLines() throws(DiligenceError) -> String {
+        let tasks = try store.tasks()
+        let names = Dictionary(tasks.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        var out = ""
+        for task in tasks {
+            JSON.object([("type", .string("task")), ("task", task.json)]).write(to: &out)
+            out += "\n"
+        }
+        let plans = try store.plans(from: DateWindow.firstDay, through: DateWindow.lastDay(today: todayDate))
+        for (day, id) in plans.sorted(by: { $0.key < $1.key }) {
+            guard let name = names[id] else { continue }
+            JSON.object([("type", .string("plan")), ("day", .string(day.description)), ("task", .string(name))]).write(to: &out)
+            out += "\n"
+        }
+        return out
     }
 
     /// One chunk of a JSON-lines import: the first chunk has no `import_id`; `more: true` says
@@ -127,7 +151,7 @@ extension StatsService {
     /// session of every chunk through the one door at once and writes them all in one
     /// transaction (answer: `imported`, `skipped`), or none: every line that could not be read
     /// or that the session rules refuse is named in one `invalid_import`.
-    func importChunk(content: String, importID: Int64?, more: Bool) throws(DiligenceError) -> JSON {
+    func importChunk(content: String, importID: Int64?, more: Bool, replaceTasks: Bool) throws(DiligenceError) -> JSON {
         let id: Int64
         if let given = importID {
             id = given
@@ -140,16 +164,23 @@ extension StatsService {
             var stagedAlready = false
             if importID != nil && !more { stagedAlready = try store.importIsCommitting(id) }
             if !stagedAlready {
-                let chunk = try parseImport(content, firstLine: firstLine)
+                let chunk = try parseImport(content, firstLine: firstLine, staged: try store.importStagedTasks(id))
+                try store.stageImportSetup(id, tasks: chunk.tasks, plans: chunk.plans)
                 try store.stageImport(id, sessions: chunk.sessions, rejected: chunk.rejected, lines: chunk.lines)
                 if more {
                     return .object([("import_id", .int(id)), ("received", .int(chunk.sessions.count))])
                 }
             }
-            let (imported, skipped) = try recorder.commitImport(id, reserved: runningWork(clocks.now))
+            let done = try recorder.commitImport(id, reserved: runningWork(clocks.now), replaceTasks: replaceTasks)
             Self.returnFreedMemory()
-            Log.info("Imported \(imported) sessions (\(skipped) already recorded).", fields: [("EVENT", "imported")])
-            return .object([("imported", .int(imported)), ("skipped", .int(skipped))])
+            Log.info(
+                "Imported \(done.imported) sessions (\(done.skipped) already recorded), \(done.tasksAdded) tasks added, \(done.tasksReplaced) replaced, \(done.plansSet) plans set.",
+                fields: [("EVENT", "imported")])
+            if done.tasksAdded + done.tasksReplaced > 0 { tasksImported() }
+            return .object([
+                ("imported", .int(done.imported)), ("skipped", .int(done.skipped)), ("tasks_added", .int(done.tasksAdded)),
+                ("tasks_replaced", .int(done.tasksReplaced)), ("plans_set", .int(done.plansSet)),
+            ])
         } catch {
             // A locked database is waited for (`serve` sends the chunk again): keep what is staged.
             if error.code != "database_locked" {
@@ -168,21 +199,22 @@ extension StatsService {
     }
 
     /// Reads JSON lines (what `export --format jsonl` writes), numbered from `firstLine`; blank
-    /// lines are skipped. A line that is not a session object of an existing task, with RFC 3339
-    /// times, whole numbers and an outcome, is returned with why; the session rules are the
-    /// door's to apply, to every line of every chunk at once.
-    private func parseImport(_ content: String, firstLine: Int) throws(DiligenceError)
-        -> (sessions: [(line: Int, session: WorkSession)], rejected: [(line: Int, reason: String)], lines: Int)
-    {
-        let tasks = try store.tasks()
+    /// lines are skipped. A line is a session of an existing task or of one defined earlier in
+    /// the import (`staged`, or a task line before it), a task definition, or a plan; one that
+    /// is none of these is returned with why. The session rules are the door's to apply, to
+    /// every line of every chunk at once.
+    private func parseImport(_ content: String, firstLine: Int, staged: [TaskConfig]) throws(DiligenceError) -> ImportChunk {
+        var chunk = ImportChunk()
         var exact: [String: TaskConfig] = [:]
         var folded: [String: [TaskConfig]] = [:]
-        for t in tasks {
+        func know(_ t: TaskConfig) {
             exact[t.name] = t
             folded[t.name.lowercased(), default: []].append(t)
         }
-        var sessions: [(line: Int, session: WorkSession)] = []
-        var rejected: [(line: Int, reason: String)] = []
+        try store.tasks().forEach(know)
+        // A task defined by the import and not stored yet: its sessions carry its placeholder id.
+        var placeholders = staged.count
+        for t in staged where folded[t.name.lowercased()] == nil { know(t) }
         var number = firstLine - 1
         // One copy of the chunk into contiguous bytes, split by index: a String's UTF-8 view
         // is walked byte by byte, which showed up as a third of an import's time.
@@ -194,33 +226,70 @@ extension StatsService {
             var bytes = line
             if bytes.last == 0x0D { bytes = bytes.dropLast() }
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            switch Self.importedSession(bytes, exact: exact, folded: folded) {
-            case .success(let session): sessions.append((number, session))
-            case .failure(let problem): rejected.append((number, problem.message))
+            switch Self.importedLine(bytes, exact: exact, folded: folded) {
+            case .success(.session(let session)): chunk.sessions.append((number, session))
+            case .success(.task(var task)):
+                placeholders += 1
+                task.id = -Int64(placeholders)
+                chunk.tasks.append(task)
+                if folded[task.name.lowercased()] == nil { know(task) }
+            case .success(.plan(let day, let name)): chunk.plans.append((number, day, name))
+            case .failure(let problem): chunk.rejected.append((number, problem.message))
             }
         }
-        return (sessions, rejected, lines.count)
+        chunk.lines = lines.count
+        return chunk
     }
 
-    /// One line of an import as a session of an existing task, or why it is not one.
-    private static func importedSession(
+    /// What one chunk of an import holds.
+    struct ImportChunk {
+        var sessions: [(line: Int, session: WorkSession)] = []
+        var rejected: [(line: Int, reason: String)] = []
+        var tasks: [TaskConfig] = []
+        var plans: [(line: Int, day: CalendarDay, task: String)] = []
+        var lines = 0
+    }
+
+    enum ImportLine {
+        case session(WorkSession)
+        case task(TaskConfig)
+        case plan(CalendarDay, String)
+    }
+
+    /// One line of an import: a session of a known task, a task definition, a plan; or why it
+    /// is none of these.
+    private static func importedLine(
         _ bytes: ArraySlice<UInt8>, exact: [String: TaskConfig],
         folded: [String: [TaskConfig]]
-    ) -> Result<WorkSession, DiligenceError> {
+    ) -> Result<ImportLine, DiligenceError> {
         let json: JSON
         do { json = try JSON.parse(bytes) } catch { return .failure(DiligenceError("invalid_import", "not JSON (\(error.message))")) }
+        switch json["type"]?.stringValue {
+        case "task"?:
+            return TaskConfig.exported(json["task"] ?? .null).map(ImportLine.task)
+        case "plan"?:
+            guard let day = json["day"]?.stringValue.flatMap(CalendarDay.init), let name = json["task"]?.stringValue else {
+                return .failure(DiligenceError("invalid_import", "a plan line has a \"day\" (YYYY-MM-DD) and a \"task\""))
+            }
+            return .success(.plan(day, name))
+        case let other?:
+            return .failure(DiligenceError("invalid_import", "unknown \"type\" \(other.debugDescription): a task, a plan, or a session"))
+        case nil:
+            break
+        }
         return WorkSession.exported(json).flatMap { session in
             let name = session.taskName
             guard let task = exact[name] ?? folded[name.lowercased()].flatMap({ $0.count == 1 ? $0[0] : nil }) else {
                 return .failure(
                     DiligenceError(
                         "invalid_import",
-                        "no task named \(name.debugDescription) (add it first: diligencectl task add \(name.debugDescription))"))
+                        "no task named \(name.debugDescription) (add it first: diligencectl task add \(name.debugDescription), or export with --with-tasks)"
+                    ))
             }
             var found = session
             found.taskID = task.id
             found.taskName = task.name
-            return .success(found)
+            return .success(.session(found))
         }
     }
 }

@@ -19,6 +19,8 @@ final class StatsService {
     /// The span of the work phase that is running or paused: no session entered by hand or
     /// imported may overlap it (the timer records it when it ends). The daemon supplies it.
     var runningWork: (Now) -> (start: Double, end: Double, task: String)? = { _ in nil }
+    /// An import added or replaced tasks: the daemon re-reads the reminders and tells the watchers.
+    var tasksImported: () -> Void = {}
     /// Today's statistics day (`today(at:)`) and the `day_starts_at` it was computed with.
     private var todayKept: (day: StatisticsDay, dayStartsAt: Int)?
     /// The last `today_completed`, with the day and the store's write count it was taken at.
@@ -55,8 +57,10 @@ final class StatsService {
             return .object([("removed", removed.json)])
         case .historyEdit(let id, let changes):
             return try editSession(id: id, changes).json
-        case .export(let format, let task, let since, let until): return try export(format: format, task: task, since: since, until: until)
-        case .importChunk(let content, let importID, let more): return try importChunk(content: content, importID: importID, more: more)
+        case .export(let format, let task, let since, let until, let withTasks):
+            return try export(format: format, task: task, since: since, until: until, withTasks: withTasks)
+        case .importChunk(let content, let importID, let more, let replaceTasks):
+            return try importChunk(content: content, importID: importID, more: more, replaceTasks: replaceTasks)
         default:
             throw DiligenceError("unknown_command", "Not a statistics command: \(command).")
         }

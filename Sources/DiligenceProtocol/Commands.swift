@@ -114,6 +114,17 @@ public enum Fields {
     static let content = Field<String>.text("content", maxLength: ProtocolInfo.maxLineBytes, "whole lines of a JSON-lines export")
     static let importID = Field<Int64?>.id("import_id", 1...(1 << 40), "the import_id the first chunk answered; absent in the first chunk")
     static let more = Field<Bool>.boolean("more", default: false, "true: another chunk follows")
+    static let withTasks = Field<Bool>.boolean(
+        "with_tasks", default: false, "jsonl only: the task definitions and the plan first, for import to restore")
+    static let replaceTasks = Field<Bool>.boolean(
+        "replace_tasks", default: false, "an imported task definition replaces an existing task's settings (else it keeps its own)")
+
+    // MARK: Sync
+
+    static let syncDirectory = Field<String>.text(
+        "directory", maxLength: SyncFolder.maxLength, "the sync folder: an absolute path or ~/... (made when missing)")
+    static let deviceName = Field<String?>.text(
+        "name", maxLength: 64, "this device's name, shown with its sessions on the others (default: the host name)")
 }
 
 /// The periods of `stats`.
@@ -251,11 +262,14 @@ public enum ControlCommand: Sendable, Equatable {
     case historyAdd(task: String, start: String, end: String, pauses: Int)
     case historyRemove(id: Int64)
     case historyEdit(id: Int64, changes: SessionChanges)
-    case export(format: ExportFormat, task: String?, since: String?, until: String?)
-    case importChunk(content: String, importID: Int64?, more: Bool)
+    case export(format: ExportFormat, task: String?, since: String?, until: String?, withTasks: Bool)
+    case importChunk(content: String, importID: Int64?, more: Bool, replaceTasks: Bool)
     case away
     case back
     case discardAway
+    case syncEnable(directory: String, name: String?)
+    case syncStatus
+    case syncDisable
 
     /// The typed command of a parsed request: its command must exist and every member must
     /// pass its field's check. The error is what the daemon answers.
@@ -406,16 +420,30 @@ extension CommandSpec {
         },
         CommandSpec(
             "export", "recorded sessions as a file", result: "{\"format\": ..., \"count\": N, \"content\": \"...\"}",
-            fields: [Fields.format, Fields.taskFilter, Fields.since, Fields.until]
+            fields: [Fields.format, Fields.taskFilter, Fields.since, Fields.until, Fields.withTasks]
         ) {
-            .export(format: $0[Fields.format], task: $0[Fields.taskFilter], since: $0[Fields.since], until: $0[Fields.until])
+            .export(
+                format: $0[Fields.format], task: $0[Fields.taskFilter], since: $0[Fields.since], until: $0[Fields.until],
+                withTasks: $0[Fields.withTasks])
         },
         CommandSpec(
-            "import", "add the sessions of a JSON-lines export, in chunks (see Import)",
-            result: "the last chunk: {\"imported\": N, \"skipped\": M}; another: {\"import_id\": ID, \"received\": N}",
-            fields: [Fields.content, Fields.importID, Fields.more], writes: true
+            "import", "add the sessions (and task definitions, plans) of a JSON-lines export, in chunks (see Import)",
+            result:
+                "the last chunk: {\"imported\": N, \"skipped\": M, \"tasks_added\": T, \"tasks_replaced\": R, \"plans_set\": P}; another: {\"import_id\": ID, \"received\": N}",
+            fields: [Fields.content, Fields.importID, Fields.more, Fields.replaceTasks], writes: true
         ) {
-            .importChunk(content: $0[Fields.content], importID: $0[Fields.importID], more: $0[Fields.more])
+            .importChunk(
+                content: $0[Fields.content], importID: $0[Fields.importID], more: $0[Fields.more], replaceTasks: $0[Fields.replaceTasks])
+        },
+        CommandSpec(
+            "sync_enable", "keep this device's journal in a sync folder and write the history there (docs/sync.md)",
+            result: "the sync status", fields: [Fields.syncDirectory, Fields.deviceName], writes: true
+        ) {
+            .syncEnable(directory: $0[Fields.syncDirectory], name: $0[Fields.deviceName])
+        },
+        CommandSpec("sync_status", "the sync folder, this device and its journal", result: "the sync status") { _ in .syncStatus },
+        CommandSpec("sync_disable", "stop writing the journal (the folder's files stay)", result: "the sync status", writes: true) { _ in
+            .syncDisable
         },
     ]
 }

@@ -170,6 +170,49 @@ extension WorkSession {
     }
 }
 
+extension TaskConfig {
+    /// The task a task object (`json` above: `export --with-tasks` lines) describes, its id 0;
+    /// or why it is not one. Every setting is checked against its documented range; `uuid` and
+    /// `archived` are kept when present.
+    public static func exported(_ json: JSON) -> Result<TaskConfig, DiligenceError> {
+        func bad(_ message: String) -> Result<TaskConfig, DiligenceError> { .failure(DiligenceError("invalid_import", message)) }
+        func int(_ key: String) -> Int? { json[key]?.intValue.flatMap { Int(exactly: $0) } }
+        guard let nameText = json["name"]?.stringValue else { return bad("a task needs its \"name\"") }
+        var task: TaskConfig
+        do { task = TaskConfig(name: try TaskName.normalize(nameText)) } catch { return bad("the task's name: \(error.message)") }
+        if let text = json["description"]?.stringValue { task.description = text }
+        if let text = json["color"]?.stringValue {
+            guard let color = TaskColor(rawValue: text) else { return bad("the task's \"color\" \(text.debugDescription) is unknown") }
+            task.color = color
+        }
+        if let text = json["autostart"]?.stringValue {
+            guard let autostart = Autostart(rawValue: text) else {
+                return bad("the task's \"autostart\" \(text.debugDescription) is unknown")
+            }
+            task.autostart = autostart
+        }
+        task.workSeconds = int("work_seconds") ?? task.workSeconds
+        task.shortBreakSeconds = int("short_break_seconds") ?? task.shortBreakSeconds
+        task.longBreakSeconds = int("long_break_seconds") ?? task.longBreakSeconds
+        task.longBreakEvery = int("long_break_every") ?? task.longBreakEvery
+        task.goal = int("goal") ?? task.goal
+        task.breaks = json["breaks"]?.boolValue ?? task.breaks
+        task.focusMode = json["focus_mode"]?.boolValue ?? task.focusMode
+        task.archived = json["archived"]?.boolValue ?? false
+        task.sound = json["sound"]?.stringValue
+        if let text = json["reminder"]?.stringValue {
+            guard let minute = TimeOfDay.parse(text) else { return bad("the task's \"reminder\" is not HH:MM or null") }
+            task.reminderMinute = minute
+        }
+        if let text = json["uuid"]?.stringValue, !text.isEmpty {
+            guard let uuid = UUIDText.parse(text) else { return bad("the task's \"uuid\" is not a UUID") }
+            task.uuid = uuid
+        }
+        do { try task.validate() } catch { return bad("the task \(task.name): \(error.message)") }
+        return .success(task)
+    }
+}
+
 extension WorkSession {
     /// The session an object in the shape of `json` above holds (`export --format jsonl` lines,
     /// spill files), its task by name (`taskID` is 0: the caller looks the name up); or why it

@@ -317,6 +317,17 @@ struct RecordedSpans {
 // not be read; the last chunk passes them all through `admit` at once: nothing is written
 // unless every line passes, and every refused line is named.
 
+/// What an import did.
+public struct ImportResult: Sendable, Equatable {
+    public var imported = 0
+    public var skipped = 0
+    public var tasksAdded = 0
+    public var tasksReplaced = 0
+    public var plansSet = 0
+
+    public init() {}
+}
+
 /// An import being received (`Store.beginImport` … `commitImport`).
 struct PendingImport {
     let id: Int64
@@ -325,6 +336,11 @@ struct PendingImport {
     var sessions: [WorkSession] = []
     var lines: [Int] = []
     var rejected: [(line: Int, reason: String)] = []
+    /// Task definitions (`export --with-tasks`), each with a placeholder id (-1, -2, …) that
+    /// the staged sessions of a task not stored yet carry until the commit.
+    var tasks: [TaskConfig] = []
+    /// Plans: a day and the task's name, with the line each came from.
+    var plans: [(line: Int, day: CalendarDay, task: String)] = []
     /// The last chunk is staged and its commit was tried (and found the database locked).
     var committing = false
 }
@@ -353,6 +369,19 @@ extension Store {
             )
         }
         return pendingImport
+    }
+
+    /// The task definitions staged so far by import `id` (their ids are placeholders).
+    public func importStagedTasks(_ id: Int64) throws(DiligenceError) -> [TaskConfig] { try pending(id).tasks }
+
+    /// Stages task definitions and plans of import `id` (`export --with-tasks`).
+    public func stageImportSetup(_ id: Int64, tasks: [TaskConfig], plans: [(line: Int, day: CalendarDay, task: String)])
+        throws(DiligenceError)
+    {
+        var staged = try pending(id)
+        staged.tasks += tasks
+        staged.plans += plans
+        pendingImport = staged
     }
 
     /// The line number the next chunk of import `id` starts at.
@@ -390,15 +419,34 @@ extension Store {
     /// (`database_locked`): then it stays staged, and the same last chunk can be sent again.
     public func commitImport(
         _ id: Int64, window: ClosedRange<Double>,
-        reserved: (start: Double, end: Double, task: String)?
-    ) throws(DiligenceError) -> (imported: Int, skipped: Int) {
-        let staged = try pending(id)
+        reserved: (start: Double, end: Double, task: String)?, replaceTasks: Bool = false
+    ) throws(DiligenceError) -> ImportResult {
+        var staged = try pending(id)
         pendingImport?.committing = true
-        var problems = staged.rejected
-        let admission = try admit(
-            staged.sessions, source: .import, window: window, reserved: reserved, mode: problems.isEmpty ? .allOrNothing : .checkOnly)
+        // One transaction: the tasks and plans an import restores go with its sessions, or not at all.
+        let result = try connection.transaction { () throws(DiligenceError) -> ImportResult in
+            var result = ImportResult()
+            let ids = try restoreTasks(staged.tasks, replace: replaceTasks, result: &result)
+            for index in staged.sessions.indices where staged.sessions[index].taskID < 0 {
+                staged.sessions[index].taskID = ids[staged.sessions[index].taskID] ?? 0
+            }
+            var problems = staged.rejected
+            try restorePlans(staged.plans, replace: replaceTasks, result: &result, problems: &problems)
+            let admission = try admit(
+                staged.sessions, source: .import, window: window, reserved: reserved, mode: problems.isEmpty ? .allOrNothing : .checkOnly)
+            problems += admission.refused.map { (line: staged.lines[$0.index], reason: $0.error.message) }
+            try Self.refuse(problems)
+            result.imported = admission.recorded.count
+            result.skipped = admission.alreadyRecorded.count
+            return result
+        }
         discardImport()
-        problems += admission.refused.map { (line: staged.lines[$0.index], reason: $0.error.message) }
+        return result
+    }
+
+    /// Throws `invalid_import` naming the problems' lines, when there are any.
+    private static func refuse(_ found: [(line: Int, reason: String)]) throws(DiligenceError) {
+        var problems = found
         guard problems.isEmpty else {
             problems.sort { $0.line < $1.line }
             let listed = problems.prefix(Self.importProblemsListed).map { "line \($0.line): \($0.reason)" }
@@ -408,7 +456,51 @@ extension Store {
                 "\(problems.count) line\(problems.count == 1 ? "" : "s") of the import \(problems.count == 1 ? "is" : "are") refused; nothing was imported.\n"
                     + listed.joined(separator: "\n") + more)
         }
-        return (admission.recorded.count, admission.alreadyRecorded.count)
+    }
+
+    /// Stores the task definitions of an import: a task matched by UUID, else by name ignoring
+    /// case, keeps its settings unless `replace`; another is added (with its UUID). Returns the
+    /// stored id of each placeholder id.
+    private func restoreTasks(_ defined: [TaskConfig], replace: Bool, result: inout ImportResult) throws(DiligenceError) -> [Int64: Int64] {
+        var ids: [Int64: Int64] = [:]
+        for definition in defined {
+            let all = try tasks()
+            let existing =
+                all.first { !definition.uuid.isEmpty && $0.uuid == definition.uuid }
+                ?? all.first { $0.name.lowercased() == definition.name.lowercased() }
+            var task = definition
+            if let existing {
+                if replace {
+                    task.id = existing.id
+                    task.name = existing.name
+                    _ = try updateTask(task)
+                    if task.archived != existing.archived { _ = try setArchived(id: existing.id, task.archived) }
+                    result.tasksReplaced += 1
+                }
+                ids[definition.id] = existing.id
+            } else {
+                task.id = 0
+                ids[definition.id] = try addTask(task).id
+                result.tasksAdded += 1
+            }
+        }
+        return ids
+    }
+
+    /// Stores the plans of an import: a day without a plan gets it (with `replace`, every day).
+    private func restorePlans(
+        _ plans: [(line: Int, day: CalendarDay, task: String)], replace: Bool, result: inout ImportResult,
+        problems: inout [(line: Int, reason: String)]
+    ) throws(DiligenceError) {
+        for plan in plans {
+            guard let task = try tasks().first(where: { $0.name.lowercased() == plan.task.lowercased() }) else {
+                problems.append((plan.line, "a plan for \(plan.task.debugDescription), which is no task"))
+                continue
+            }
+            if !replace, try !self.plans(from: plan.day, through: plan.day).isEmpty { continue }
+            try setPlan(day: plan.day, taskID: task.id)
+            result.plansSet += 1
+        }
     }
 
     /// Forgets the import in progress, if any.

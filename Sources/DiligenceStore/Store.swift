@@ -10,7 +10,7 @@ import DiligenceTime
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 6
+    public static let schemaVersion = 7
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), with the `writeCount` they were read at.
@@ -157,6 +157,9 @@ public final class Store {
         ALTER TABLE sessions ADD COLUMN reason TEXT;
         ALTER TABLE tasks ADD COLUMN away TEXT;
         """,
+        // 7: sync (docs/sync.md; Store+Sync.swift): the device's id, the device each session was
+        // recorded on, and the changes waiting for the device's journal, kept by triggers.
+        syncMigration,
     ]
 
     /// Indexes that only speed reads up: created when missing on every open, outside the schema
@@ -213,9 +216,9 @@ public final class Store {
         """
     /// What `task(from:)` reads: `taskColumns`, the UUID (which no edit changes) and whether it
     /// is archived (which only `setArchived` changes).
-    private static let taskReadColumns = taskColumns + ", uuid, archived"
+    static let taskReadColumns = taskColumns + ", uuid, archived"
 
-    private static func task(from row: SQLite.Row) -> TaskConfig {
+    static func task(from row: SQLite.Row) -> TaskConfig {
         // An unknown colour or autostart (a hand-edited row, or a value a newer version added)
         // falls back to the default rather than making every task unreadable.
         TaskConfig(

@@ -96,14 +96,32 @@ extension Command {
             example: "history edit 42 --start 09:10 --note 'chapter 3'"),
         Command(
             words: ["export"],
-            options: [Option("format", key: "format"), taskFilter, since, until],
+            options: [
+                Option("format", key: "format"), taskFilter, since, until,
+                Option("with-tasks", key: "with_tasks", sends: "on", help: "jsonl: the task definitions and the plan first (a backup)"),
+            ],
             wire: "export", output: .report, summary: "print sessions as CSV, JSON lines or iCalendar",
-            notes: "jsonl writes every field and is what import reads; csv has a header row (RFC 4180); ics has one event per session."),
+            notes: """
+                jsonl writes every field and is what import reads; csv has a header row (RFC 4180); ics has one event per session.
+                --with-tasks adds a line per task (its settings, archived or not) and per planned day before the sessions:
+                import restores them, so the file is a whole backup.
+                """,
+            example: "export --with-tasks > backup.jsonl"),
         Command(
             words: ["import"],
             arguments: [Argument(local: "FILE", required: true, help: "what export --format jsonl wrote (- for standard input)")],
-            wire: "import", output: .report, summary: "add the sessions of a JSON-lines file",
-            notes: "All or nothing: one bad line rejects the file, naming the line. Sessions already recorded are skipped."),
+            options: [
+                Option(
+                    "replace-tasks", key: "replace_tasks", sends: "on",
+                    help: "a task of the file replaces the settings of the task of that name (else it keeps its own)")
+            ],
+            wire: "import", output: .report, summary: "add the sessions (and tasks, plans) of a JSON-lines file",
+            notes: """
+                All or nothing: one bad line rejects the file, naming the line. Sessions already recorded are skipped.
+                Task definitions (export --with-tasks) add the tasks that do not exist; an existing task keeps its
+                settings unless --replace-tasks. A planned day keeps its plan unless --replace-tasks. Importing twice adds nothing.
+                """,
+            example: "import backup.jsonl"),
     ]
 }
 
@@ -155,6 +173,7 @@ func importFile(_ parsed: ParsedCommand, send: (Request) throws(Failure) -> JSON
                 command: "import",
                 arguments: [
                     ("content", .string(text)), ("import_id", importID), ("more", .bool(!last)),
+                    ("replace_tasks", .bool(parsed.has("replace-tasks"))),
                 ]))
         if !last { importID = answer["import_id"] ?? .null }
     }
@@ -195,9 +214,15 @@ func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
     case "history_remove": return "Removed session \(num(r["removed"] ?? .null, "id")): \(sessionLine(r["removed"] ?? .null)).\n"
     case "history_edit": return "Changed session \(num(r, "id")): \(sessionLine(r)).\n"
     case "export": return str(r, "content")
+    case "sync_enable", "sync_status", "sync_disable": return syncReport(r)
     case "import":
         let skipped = num(r, "skipped")
-        return "Imported \(plural(num(r, "imported"), "session"))" + (skipped > 0 ? " (\(skipped) already recorded, skipped)" : "") + ".\n"
+        var setup: [String] = []
+        if num(r, "tasks_added") > 0 { setup.append(plural(num(r, "tasks_added"), "task") + " added") }
+        if num(r, "tasks_replaced") > 0 { setup.append(plural(num(r, "tasks_replaced"), "task") + " replaced") }
+        if num(r, "plans_set") > 0 { setup.append(plural(num(r, "plans_set"), "plan") + " set") }
+        return "Imported \(plural(num(r, "imported"), "session"))" + (skipped > 0 ? " (\(skipped) already recorded, skipped)" : "")
+            + (setup.isEmpty ? "" : "; " + setup.joined(separator: ", ")) + ".\n"
     default: return r.serialized + "\n"
     }
 }

@@ -102,7 +102,7 @@ struct SchemaTests {
         #expect(try command(#"{"command":"stats"}"#) == .stats(period: .today, offset: 0, task: nil, date: nil))
         #expect(try command(#"{"command":"stats","offset":null,"period":null}"#) == .stats(period: .today, offset: 0, task: nil, date: nil))
         #expect(try command(#"{"command":"extend"}"#) == .extend(seconds: 300))
-        #expect(try command(#"{"command":"export"}"#) == .export(format: .jsonl, task: nil, since: nil, until: nil))
+        #expect(try command(#"{"command":"export"}"#) == .export(format: .jsonl, task: nil, since: nil, until: nil, withTasks: false))
     }
 
     // MARK: Integers

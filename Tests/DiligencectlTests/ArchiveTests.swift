@@ -100,3 +100,19 @@ import Testing
         #expect(table.contains("chapter 3"), "\(table)")
     }
 }
+
+/// Issue 13: `export --with-tasks`, `import --replace-tasks` on the client.
+@Suite struct TaskBackupClientTests {
+    @Test func exportWithTasksRequest() throws {
+        #expect(try requestLine(["export", "--with-tasks"]) == #"{"command":"export","with_tasks":true}"#)
+        _ = try ControlCommand(try parse(["export", "--with-tasks"]).request)
+    }
+
+    @Test func importSaysWhatItRestored() throws {
+        let answer = JSON.object([
+            ("imported", .int(3)), ("skipped", .int(0)), ("tasks_added", .int(2)), ("tasks_replaced", .int(0)), ("plans_set", .int(1)),
+        ])
+        #expect(
+            show(answer, for: try parse(["import", "x.jsonl", "--replace-tasks"])) == "Imported 3 sessions; 2 tasks added, 1 plan set.\n")
+    }
+}
