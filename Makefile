@@ -46,6 +46,8 @@ BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config scdoc
 # Debian packages the tests use (systemd: the private `systemd --user` of the service tests;
 # dbus: the private session bus of the notification tests).
 TEST_PACKAGES = sqlite3 tzdata systemd dbus
+# python3 runs .ci/function-length in `make lint`.
+TEST_PACKAGES += python3
 # Status bars and completions (Tests/EndToEndTests/StatusBarTests.swift, ShellCompletionTests.swift):
 # a real tmux, the shells that check the completions (bash with and without bash-completion),
 # man, groff and mandoc to render and lint the man pages.
@@ -113,8 +115,11 @@ run: release
 # installs the .deb, which needs root; `swift test` holds the build directory, so it cannot build).
 # The tree's format is .swift-format's (the toolchain's swift-format); `make format` applies it.
 SWIFT_SOURCES = Package.swift Sources Tests
+# No function in Sources longer than 60 lines (.ci/function-length, tested on itself first).
 lint:
 	$(SWIFT) format lint --strict --parallel -r $(SWIFT_SOURCES)
+	python3 .ci/function-length --self-test
+	python3 .ci/function-length Sources
 
 format:
 	$(SWIFT) format format -i --parallel -r $(SWIFT_SOURCES)

@@ -49,12 +49,18 @@ let package = Package(
         .target(name: "DiligenceSync", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime"]),
         .target(
             name: "DiligenceDaemon",
-            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceStore", "DiligenceSync", "DiligenceTime", "CSystemd", "CLinux"]
+            dependencies: [
+                "DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceStore", "DiligenceSync", "DiligenceTime", "CSystemd",
+                "CLinux",
+            ]
         ),
         .executableTarget(name: "diligenced", dependencies: ["DiligenceDaemon"]),
         .executableTarget(name: "diligencectl", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime"]),
-        // Helpers shared by the test targets (time zones, temporary directories), written once.
-        .target(name: "DiligenceTestSupport", dependencies: ["DiligenceCore", "DiligenceSync"], path: "Tests/TestSupport"),
+        // One test kit (TestSupport): time zones, temporary directories, waiting, and one API for
+        // the in-process and the live daemon (ControlledDaemon).
+        .target(
+            name: "DiligenceTestSupport", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceSync"],
+            path: "Tests/TestSupport"),
         .testTarget(name: "DiligenceTimeTests", dependencies: ["DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceCoreTests", dependencies: ["DiligenceCore", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(

@@ -32,7 +32,7 @@ public struct Now: Sendable, Equatable {
 }
 
 /// A work session as it is recorded (docs/protocol.md, "Sessions", lists the fields).
-public struct WorkSession: Equatable, Sendable {
+public struct WorkSession: Hashable, Sendable {
     /// Store id; 0 until stored.
     public var id: Int64
     public var taskID: Int64

@@ -59,6 +59,8 @@ public final class Daemon {
     let stats: StatsService
     /// This device's journal in the sync folder (SyncJournal.swift).
     let journal: SyncJournal
+    /// The other devices' journals merged in (SyncMerge.swift).
+    let merge: SyncMerge
     /// Where a damaged database found at start-up was moved (nil when none was).
     let databaseKeptAside: String?
     /// Held from start to exit: a second daemon on the same database refuses to start.
@@ -115,6 +117,7 @@ public final class Daemon {
         self.stats = StatsService(store: store, clocks: clocks, recorder: recorder, dayStartsAt: loaded.config.dayStartsAt)
         self.journal = try SyncJournal(store: store, clocks: clocks, queue: queue)
         journal.configured = loaded.config.syncDirectory
+        self.merge = SyncMerge(store: store, recorder: recorder, journal: journal, clocks: clocks, queue: queue)
         self.lastReading = clocks.reading
     }
 
@@ -147,6 +150,8 @@ public final class Daemon {
         stats.tasksImported = { [unowned self] in self.tasksImported() }
         store.onCommit = { [unowned self] in self.journal.committed() }
         journal.write(now: clocks.wall)
+        merge.merged = { [unowned self] in self.syncMerged() }
+        merge.follow(journal.directory())
         recorder.replaySpilled()
         restoreTimer()
         try server.start()
@@ -212,6 +217,7 @@ public final class Daemon {
         watchdogTimer?.cancel()
         reminders.cancel()
         zoneWatch?.close()
+        merge.close()
         clockJumpWatch?.close()
         sound.stopAll()
         notifier.close()
@@ -243,6 +249,7 @@ public final class Daemon {
             sound.reset()
             reminders.reload(from: store, now: clocks.wall)
             journal.write(now: clocks.wall)
+            merge.follow(journal.directory())
             updateAmbientSound()
             Log.info("Configuration reloaded from \(paths.config): \(config.summary).", fields: [("EVENT", "config_reloaded")])
             broadcast("config_reloaded", now: observeClocks())
@@ -455,30 +462,14 @@ public final class Daemon {
         var fields: [(String, String)] = [("EVENT", event.name), ("TASK", task)]
         let text: String
         switch event {
-        case .phaseStarted(let p):
-            text = "Started \(p.label) of \(task)."
-            fields.append(("PHASE", p.rawValue))
-        case .phasePending(let p):
-            text = "\(p.label.capitalizedFirst) of \(task) is ready; waiting for start."
-            fields.append(("PHASE", p.rawValue))
-        case .phaseCompleted(let p):
-            text = "Completed \(p.label) of \(task)."
-            fields.append(("PHASE", p.rawValue))
-        case .paused(let p):
-            text = "Paused \(p.label) of \(task)."
-            fields.append(("PHASE", p.rawValue))
-        case .resumed(let p):
-            text = "Resumed \(p.label) of \(task)."
-            fields.append(("PHASE", p.rawValue))
-        case .stopped(let p):
-            text = "Stopped \(p.label)."
-            fields.append(("PHASE", p.rawValue))
-        case .skipped(let p):
-            text = "Skipped \(p.label) of \(task)."
-            fields.append(("PHASE", p.rawValue))
-        case .extended(let p, let seconds):
-            text = "Extended \(p.label) of \(task) by \(DurationText.format(seconds))."
-            fields.append(("PHASE", p.rawValue))
+        case .phaseStarted(let p): text = "Started \(p.label) of \(task)."
+        case .phasePending(let p): text = "\(p.label.capitalizedFirst) of \(task) is ready; waiting for start."
+        case .phaseCompleted(let p): text = "Completed \(p.label) of \(task)."
+        case .paused(let p): text = "Paused \(p.label) of \(task)."
+        case .resumed(let p): text = "Resumed \(p.label) of \(task)."
+        case .stopped(let p): text = "Stopped \(p.label)."
+        case .skipped(let p): text = "Skipped \(p.label) of \(task)."
+        case .extended(let p, let seconds): text = "Extended \(p.label) of \(task) by \(DurationText.format(seconds))."
         case .sessionEnded(let s):
             let why = s.reason == .left ? " (you left)" : ""
             text = "Recorded a \(s.outcome.rawValue) session of \(s.taskName)\(why): \(DurationText.format(s.focusedSeconds)) focused."
@@ -493,6 +484,8 @@ public final class Daemon {
             text = "Trimmed the session of \(s.taskName) to the moment you left: \(DurationText.format(s.focusedSeconds)) focused."
             fields[1] = ("TASK", s.taskName)
         }
+        // A phase's events name it; a session's record names its task only.
+        if case .sessionEnded = event {} else if let phase = Self.phase(of: event) { fields.append(("PHASE", phase.rawValue)) }
         Log.info(text, fields: fields)
     }
 

@@ -227,8 +227,6 @@ func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
     }
 }
 
-private func str(_ j: JSON, _ key: String) -> String { j[key]?.stringValue ?? "" }
-private func num(_ j: JSON, _ key: String) -> Int { j[key]?.intValue.flatMap { Int(exactly: $0) } ?? 0 }
 func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
 
 /// `1h05m`, `25m`, `0m`: report durations to the minute.

@@ -50,6 +50,9 @@ struct StatsView {
         var label: String
         var focused: Int
         var abovePercent: Int
+
+        /// "2h05m, 30% above average": how the report and the page say it.
+        var aboveAverage: String { "\(hoursMinutes(focused)), \(abovePercent)% above average" }
     }
 
     struct Session {
@@ -104,8 +107,6 @@ struct StatsView {
     var color: String? { task.flatMap { name in tasks.first { $0.name == name }?.color } }
 
     init(_ r: JSON) {
-        func str(_ j: JSON?, _ key: String) -> String { j?[key]?.stringValue ?? "" }
-        func num(_ j: JSON?, _ key: String) -> Int { j?[key]?.intValue.flatMap { Int(exactly: $0) } ?? 0 }
         func list(_ key: String) -> [JSON] { r[key]?.arrayValue ?? [] }
         func readTotals(_ j: JSON?) -> Totals {
             Totals(

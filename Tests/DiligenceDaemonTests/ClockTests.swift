@@ -45,12 +45,6 @@ final class FakeClock: Sendable {
 }
 
 extension InProcessDaemon {
-    /// `status` result (it runs observeClocks, as every command does).
-    func status() throws -> JSON {
-        let answer = try request("{\"command\":\"status\"}")
-        return try #require(answer["result"])
-    }
-
     func sessions() -> [WorkSession] {
         daemon.queue.sync { (try? daemon.store.sessions()) ?? [] }
     }

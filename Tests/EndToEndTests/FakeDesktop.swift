@@ -6,6 +6,7 @@
 // interfaces and signatures are logind's and the screen saver specification's own.
 
 import CSystemd
+import DiligenceTestSupport
 import Foundation
 
 #if canImport(Glibc)

@@ -5,6 +5,7 @@
 import CSystemd
 import DiligenceJSON
 import DiligenceProtocol
+import DiligenceTestSupport
 import Foundation
 import Testing
 

@@ -4,6 +4,7 @@
 
 import DiligenceJSON
 import DiligenceProtocol
+import DiligenceTestSupport
 import Foundation
 import Testing
 

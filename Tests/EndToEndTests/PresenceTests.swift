@@ -3,6 +3,7 @@
 // PresenceSourceTests.swift.
 
 import DiligenceProtocol
+import DiligenceTestSupport
 import Foundation
 import Testing
 
