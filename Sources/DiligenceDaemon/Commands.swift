@@ -127,8 +127,8 @@ extension Daemon {
         case .resume: return try timerCommand { m, now throws(DiligenceError) in try m.resume(at: now) }
         case .stop: return try timerCommand { m, now throws(DiligenceError) in try m.stop(at: now) }
         case .skip: return try timerCommand { m, now throws(DiligenceError) in try m.skip(at: now) }
-        case .away: return try timerCommand { m, now in m.away(config.presence, at: now) }
-        case .back: return try timerCommand { m, now in m.back(at: now) }
+        case .away: return presenceCommand(away: true)
+        case .back: return presenceCommand(away: false)
         case .discardAway: return try timerCommand { m, now throws(DiligenceError) in try m.discardAway(at: now) }
         case .extend(let seconds):
             return try timerCommand { m, now throws(DiligenceError) in try m.extend(by: seconds, at: now) }

@@ -74,8 +74,17 @@ public final class Daemon {
         reminders.onReminder = { [unowned self] task in self.remind(task) }
         return reminders
     }()
-    /// logind's sleep and wake signals on the system bus (Sleep.swift).
-    lazy var logind = Logind(queue: queue) { [unowned self] sleeping in self.sleepSignal(sleeping) }
+    /// logind's sleep and wake signals on the system bus (Sleep.swift), and the user's session's
+    /// lock and idle hints (LogindSession.swift, Presence.swift).
+    lazy var logind = Logind(
+        queue: queue, prepareForSleep: { [unowned self] sleeping in self.sleepSignal(sleeping) },
+        presence: { [unowned self] signal in self.logindSignal(signal) })
+    /// The screen saver on the session bus (ScreenSaverWatch.swift, Presence.swift).
+    lazy var screenSaver = ScreenSaverWatch(queue: queue) { [unowned self] active in self.presenceSignal(.screenSaver, away: active) }
+    /// Why the person is away, one reason per source (Presence.swift); empty: here.
+    var awayReasons: Set<AwayReason> = []
+    /// Fires `idle_after` after the session went idle (a one-shot timer, armed only while idle).
+    var idleTimer: DispatchSourceTimer?
 
     /// `clocks` is the system's unless a test supplies its own readings.
     public init(paths: DaemonPaths, clocks: Clocks = Clocks()) throws(DiligenceError) {
@@ -148,6 +157,7 @@ public final class Daemon {
         try server.start()
         startWatchdog()
         logind.start()
+        screenSaver.start()
         clockJumpWatch = ClockJumpWatch(queue: queue) { [unowned self] in self.deadlineReached() }
         if getenv("TZ") == nil {
             zoneWatch = ZoneWatch(queue: queue) { [unowned self] in self.zoneChanged() }
@@ -212,6 +222,8 @@ public final class Daemon {
         sound.stopAll()
         notifier.close()
         logind.close()
+        screenSaver.close()
+        idleTimer?.cancel()
         // Only what happened: a timer that could not be saved is not said to be.
         if saved {
             Log.info("Stopped; timer state saved (\(machine.state.rawValue)).")
