@@ -40,7 +40,7 @@ def log(text):
 class Daemon:
     """A diligenced with its own directories, started the way systemd would (NOTIFY_SOCKET)."""
 
-    def __init__(self, binary, root, database=None, name="daemon"):
+    def __init__(self, binary, root, database=None, name="daemon", extra_env=None):
         self.root = root
         self.socket = os.path.join(root, "run", "diligenced.sock")
         self.database = database or os.path.join(root, "data", "diligence.sqlite3")
@@ -59,6 +59,7 @@ class Daemon:
             "XDG_DATA_HOME": os.path.join(root, "data"),
             "XDG_CONFIG_HOME": os.path.join(root, "config"),
             "NOTIFY_SOCKET": self.notify_path,
+            **(extra_env or {}),
         }
         self.stderr = open(os.path.join(root, f"{name}.log"), "ab")
         started = time.monotonic()
@@ -185,6 +186,44 @@ def wakeups(pid, seconds):
 
 
 # MARK: - Measurements
+
+
+def presence_wakeups(daemon_binary, root, window):
+    """Wake-ups of a daemon connected to a private system bus and session bus (dbus-daemon),
+    subscribed to logind's signals and the screen saver's (docs/presence.md): idle, then while
+    a one-hour work phase runs. Nothing owns logind's or the screen saver's name on these buses,
+    so the subscriptions stay open and silent, as on a desktop where nobody locks."""
+    buses = {}
+    processes = []
+    for name in ("system", "session"):
+        directory = os.path.join(root, "presence", name)
+        os.makedirs(directory, exist_ok=True)
+        bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1",
+                                f"--address=unix:path={directory}/bus"], stdout=subprocess.PIPE, text=True)
+        processes.append(bus)
+        buses[name] = bus.stdout.readline().strip()
+    daemon = Daemon(daemon_binary, os.path.join(root, "presence", "daemon"), name="presence",
+                    extra_env={"DBUS_SYSTEM_BUS_ADDRESS": buses["system"],
+                               "DBUS_SESSION_BUS_ADDRESS": buses["session"]})
+    try:
+        log(f"idle daemon with presence sources connected, {window} s")
+        time.sleep(2)
+        result = {"idle": wakeups(daemon.pid, window)}
+        log(f"running phase with presence sources connected, {window} s")
+        control = Connection(daemon.socket)
+        control.request("task_add", name="Bench away", work=3600, autostart="none")
+        control.request("start", task="Bench away")
+        time.sleep(1)
+        result["running"] = wakeups(daemon.pid, window)
+        control.request("stop")
+        control.close()
+        return result
+    finally:
+        daemon.stop()
+        for bus in processes:
+            bus.terminate()
+            bus.wait()
+
 
 
 def hyperfine_status(ctl, socat_request, socket_path, runs, out_dir):
@@ -498,6 +537,8 @@ def main():
         control.request("task_remove", task="Bench long", confirm=True)
         control.close()
 
+        raw["presence"] = presence_wakeups(daemon_binary, root, window)
+
         log("diligencectl status vs socat (hyperfine)")
         raw["hyperfine"] = hyperfine_status(ctl, request_file, daemon.socket, 60 if quick else 300, root)
 
@@ -574,8 +615,10 @@ def main():
               reference=flush["max_ms"], ratio=late["max_ms"] / flush["max_ms"], note="ref: fsync max")
     table.add("cumulative drift (last tenth − first tenth)", late["drift_ms"], "ms", "|drift| ≤ 5 ms",
               abs(late["drift_ms"]) <= 5)
-    for key, label in (("idle", "idle daemon"), ("running", "running phase, no watcher")):
-        w = raw[key]
+    for key, label in (("idle", "idle daemon"), ("running", "running phase, no watcher"),
+                       ("presence_idle", "idle, presence sources connected"),
+                       ("presence_running", "running phase, presence sources connected")):
+        w = raw["presence"][key.split("_")[1]] if key.startswith("presence") else raw[key]
         table.add(f"{label}, {w['seconds']} s: context switches", w["switches"], "", "0 (no watchdog)",
                   w["switches"] == 0, note=f"{w['cpu_ms']:g} ms CPU")
     m = raw["memory"]

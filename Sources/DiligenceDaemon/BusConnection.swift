@@ -67,7 +67,7 @@ final class BusConnection {
     /// The caller pumps afterwards to send it. Returns sd-bus's negative errno on failure.
     @discardableResult
     func matchSignal(
-        sender: String, path: String, interface: String, member: String,
+        sender: String, path: String?, interface: String, member: String,
         _ handle: @escaping (OpaquePointer) -> Void
     ) -> Int32 {
         let handler = SignalHandler(handle)
@@ -82,6 +82,58 @@ final class BusConnection {
         guard rc >= 0 else { return rc }
         slots.append(slot)
         signalHandlers.append(handler) // kept alive as long as its slot
+        return rc
+    }
+
+    // MARK: Calls
+
+    private final class ReplyHandler {
+        let handle: (Result<OpaquePointer, BusError>) -> Void
+        init(_ handle: @escaping (Result<OpaquePointer, BusError>) -> Void) { self.handle = handle }
+    }
+
+    /// A method call's error: its D-Bus name and message.
+    struct BusError: Error {
+        var name: String
+        var message: String
+        var description: String { message.isEmpty ? name : "\(name): \(message)" }
+    }
+
+    /// Calls a method without waiting for it: `append` adds the arguments (a negative errno
+    /// fails the call), `handle` gets the reply message or its error inside sd_bus_process
+    /// (read the reply there; anything that uses the bus again goes through
+    /// `afterProcessing`). Returns sd-bus's negative errno when the call could not be sent.
+    @discardableResult
+    func call(
+        _ destination: String, path: String, interface: String, member: String,
+        append: (OpaquePointer) -> Int32 = { _ in 0 }, _ handle: @escaping (Result<OpaquePointer, BusError>) -> Void
+    ) -> Int32 {
+        var message: OpaquePointer?
+        var rc = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
+        guard rc >= 0, let message else { return rc }
+        defer { sd_bus_message_unref(message) }
+        rc = append(message)
+        guard rc >= 0 else { return rc }
+        let context = Unmanaged.passRetained(ReplyHandler(handle)).toOpaque()
+        rc = sd_bus_call_async(
+            bus, nil, message,
+            { reply, userdata, _ in
+                let handler = Unmanaged<ReplyHandler>.fromOpaque(userdata!).takeRetainedValue()
+                guard let reply else { return 0 }
+                if sd_bus_message_is_method_error(reply, nil) != 0 {
+                    let error = sd_bus_message_get_error(reply)
+                    handler.handle(
+                        .failure(
+                            BusError(
+                                name: error?.pointee.name.map { String(cString: $0) } ?? "error",
+                                message: error?.pointee.message.map { String(cString: $0) } ?? "")))
+                } else {
+                    handler.handle(.success(reply))
+                }
+                return 0
+            }, context, 25_000_000)
+        if rc < 0 { Unmanaged<ReplyHandler>.fromOpaque(context).release() }
+        pump()
         return rc
     }
 

@@ -86,11 +86,15 @@ extension Daemon {
         case .taskList, .taskShow, .taskAdd, .taskEdit, .taskRemove, .taskArchive:
             return try performTaskCommand(command)
         case .syncEnable(let directory, let name):
-            return try journal.enable(directory, name: name, now: clocks.wall)
+            let status = try journal.enable(directory, name: name, now: clocks.wall)
+            merge.follow(journal.directory())
+            return status
         case .syncStatus:
             return try journal.status()
         case .syncDisable:
-            return try journal.disable()
+            let status = try journal.disable()
+            merge.follow(nil)
+            return status
         case .stats, .week, .planSet, .planClear, .history, .historyAdd, .historyRemove, .historyEdit, .export, .importChunk:
             return try stats.perform(command)
         }
@@ -123,8 +127,8 @@ extension Daemon {
         case .resume: return try timerCommand { m, now throws(DiligenceError) in try m.resume(at: now) }
         case .stop: return try timerCommand { m, now throws(DiligenceError) in try m.stop(at: now) }
         case .skip: return try timerCommand { m, now throws(DiligenceError) in try m.skip(at: now) }
-        case .away: return try timerCommand { m, now in m.away(config.presence, at: now) }
-        case .back: return try timerCommand { m, now in m.back(at: now) }
+        case .away: return presenceCommand(away: true)
+        case .back: return presenceCommand(away: false)
         case .discardAway: return try timerCommand { m, now throws(DiligenceError) in try m.discardAway(at: now) }
         case .extend(let seconds):
             return try timerCommand { m, now throws(DiligenceError) in try m.extend(by: seconds, at: now) }
@@ -240,6 +244,12 @@ extension Daemon {
     }
 
     /// An import restored task definitions (`export --with-tasks`): reminders re-read, watchers told.
+    /// Another device's changes were merged: reminders follow the tasks, watchers get the status.
+    func syncMerged() {
+        reminders.reload(from: store, now: clocks.wall)
+        broadcast("task_changed", now: clocks.now, extra: [("task", .null), ("change", .string("merged"))])
+    }
+
     func tasksImported() {
         reminders.reload(from: store, now: clocks.wall)
         broadcast("task_changed", now: clocks.now, extra: [("task", .null), ("change", .string("imported"))])

@@ -59,6 +59,8 @@ public final class Daemon {
     let stats: StatsService
     /// This device's journal in the sync folder (SyncJournal.swift).
     let journal: SyncJournal
+    /// The other devices' journals merged in (SyncMerge.swift).
+    let merge: SyncMerge
     /// Where a damaged database found at start-up was moved (nil when none was).
     let databaseKeptAside: String?
     /// Held from start to exit: a second daemon on the same database refuses to start.
@@ -72,8 +74,17 @@ public final class Daemon {
         reminders.onReminder = { [unowned self] task in self.remind(task) }
         return reminders
     }()
-    /// logind's sleep and wake signals on the system bus (Sleep.swift).
-    lazy var logind = Logind(queue: queue) { [unowned self] sleeping in self.sleepSignal(sleeping) }
+    /// logind's sleep and wake signals on the system bus (Sleep.swift), and the user's session's
+    /// lock and idle hints (LogindSession.swift, Presence.swift).
+    lazy var logind = Logind(
+        queue: queue, prepareForSleep: { [unowned self] sleeping in self.sleepSignal(sleeping) },
+        presence: { [unowned self] signal in self.logindSignal(signal) })
+    /// The screen saver on the session bus (ScreenSaverWatch.swift, Presence.swift).
+    lazy var screenSaver = ScreenSaverWatch(queue: queue) { [unowned self] active in self.presenceSignal(.screenSaver, away: active) }
+    /// Why the person is away, one reason per source (Presence.swift); empty: here.
+    var awayReasons: Set<AwayReason> = []
+    /// Fires `idle_after` after the session went idle (a one-shot timer, armed only while idle).
+    var idleTimer: DispatchSourceTimer?
 
     /// `clocks` is the system's unless a test supplies its own readings.
     public init(paths: DaemonPaths, clocks: Clocks = Clocks()) throws(DiligenceError) {
@@ -106,6 +117,7 @@ public final class Daemon {
         self.stats = StatsService(store: store, clocks: clocks, recorder: recorder, dayStartsAt: loaded.config.dayStartsAt)
         self.journal = try SyncJournal(store: store, clocks: clocks, queue: queue)
         journal.configured = loaded.config.syncDirectory
+        self.merge = SyncMerge(store: store, recorder: recorder, journal: journal, clocks: clocks, queue: queue)
         self.lastReading = clocks.reading
     }
 
@@ -138,11 +150,14 @@ public final class Daemon {
         stats.tasksImported = { [unowned self] in self.tasksImported() }
         store.onCommit = { [unowned self] in self.journal.committed() }
         journal.write(now: clocks.wall)
+        merge.merged = { [unowned self] in self.syncMerged() }
+        merge.follow(journal.directory())
         recorder.replaySpilled()
         restoreTimer()
         try server.start()
         startWatchdog()
         logind.start()
+        screenSaver.start()
         clockJumpWatch = ClockJumpWatch(queue: queue) { [unowned self] in self.deadlineReached() }
         if getenv("TZ") == nil {
             zoneWatch = ZoneWatch(queue: queue) { [unowned self] in self.zoneChanged() }
@@ -202,10 +217,13 @@ public final class Daemon {
         watchdogTimer?.cancel()
         reminders.cancel()
         zoneWatch?.close()
+        merge.close()
         clockJumpWatch?.close()
         sound.stopAll()
         notifier.close()
         logind.close()
+        screenSaver.close()
+        idleTimer?.cancel()
         // Only what happened: a timer that could not be saved is not said to be.
         if saved {
             Log.info("Stopped; timer state saved (\(machine.state.rawValue)).")
@@ -231,6 +249,7 @@ public final class Daemon {
             sound.reset()
             reminders.reload(from: store, now: clocks.wall)
             journal.write(now: clocks.wall)
+            merge.follow(journal.directory())
             updateAmbientSound()
             Log.info("Configuration reloaded from \(paths.config): \(config.summary).", fields: [("EVENT", "config_reloaded")])
             broadcast("config_reloaded", now: observeClocks())

@@ -19,13 +19,20 @@ final class Logind {
 
     private let queue: DispatchQueue
     private let prepareForSleep: (Bool) -> Void
+    private let presence: (LogindSession.Signal) -> Void
     private var connection: BusConnection?
+    /// The user's session, followed for lock and idle (LogindSession.swift).
+    private var session: LogindSession?
 
     /// `prepareForSleep` runs on `queue` with the signal's argument: true before the machine
-    /// sleeps, false after it woke.
-    init(queue: DispatchQueue, prepareForSleep: @escaping (Bool) -> Void) {
+    /// sleeps, false after it woke; `presence` with the session's lock and idle changes.
+    init(
+        queue: DispatchQueue, prepareForSleep: @escaping (Bool) -> Void,
+        presence: @escaping (LogindSession.Signal) -> Void = { _ in }
+    ) {
         self.queue = queue
         self.prepareForSleep = prepareForSleep
+        self.presence = presence
     }
 
     /// Opens the system bus and subscribes to PrepareForSleep. Call on `queue`, once.
@@ -60,6 +67,8 @@ final class Logind {
         }
         bus.pump()
         Log.debug("Listening for logind's PrepareForSleep on the system bus (\(Self.address)).")
+        session = LogindSession(connection: bus, onSignal: presence)
+        session?.start()
     }
 
     /// Where sd-bus looks for the system bus.
@@ -77,6 +86,7 @@ final class Logind {
 
     /// Closes the connection (daemon exit).
     func close() {
+        session = nil
         connection?.close()
         connection = nil
     }

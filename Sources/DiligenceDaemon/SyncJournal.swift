@@ -141,6 +141,11 @@ final class SyncJournal {
         return clock.last
     }
 
+    /// Takes in another device's clock reading: this device's next lines are stamped later.
+    func observe(_ reading: HLC, now: Double) {
+        clock.observe(reading, now: now)
+    }
+
     // MARK: Commands
 
     /// `sync_enable`: checks `text` (absolute or ~/…), writes the journal's start there, and

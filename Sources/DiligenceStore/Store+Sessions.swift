@@ -10,7 +10,10 @@ import DiligenceTime
 
 /// Where a recorded session came from (the `source` column).
 public enum SessionSource: String, Sendable {
-    case timer, manual, `import`
+    /// `sync`: another device's session, merged from its journal (docs/sync.md): it may overlap
+    /// this device's sessions (a timer left running on each), and its UUID alone says whether
+    /// it is recorded already.
+    case timer, manual, `import`, sync
 }
 
 /// How `admit` treats a batch with refused sessions.
@@ -51,7 +54,7 @@ extension Store {
         var result = Admission()
         guard !batch.isEmpty else { return result }
         let candidates = try candidates(in: batch, window: window, refusing: &result)
-        let (accepted, twins) = try sortOut(candidates, of: batch, reserved: reserved, into: &result)
+        let (accepted, twins) = try sortOut(candidates, of: batch, reserved: reserved, sync: source == .sync, into: &result)
         result.refused.sort { $0.index < $1.index }
         if mode == .checkOnly || (mode == .allOrNothing && !result.refused.isEmpty) {
             for index in twins.keys { result.alreadyRecorded[index] = 0 }
@@ -90,9 +93,10 @@ extension Store {
 
     /// Decides each of `candidates` (sorted by start): recorded already (in `result`), a twin of
     /// one accepted earlier in the batch (`twins`: its index → that one's), refused for an
-    /// overlap (in `result`), or accepted (`accepted`, in start order).
+    /// overlap (in `result`), or accepted (`accepted`, in start order). `sync`: other devices'
+    /// sessions, which their UUID alone identifies and which may overlap any other.
     private func sortOut(
-        _ candidates: [Int], of batch: [WorkSession], reserved: (start: Double, end: Double, task: String)?,
+        _ candidates: [Int], of batch: [WorkSession], reserved: (start: Double, end: Double, task: String)?, sync: Bool,
         into result: inout Admission
     ) throws(DiligenceError) -> (accepted: [Int], twins: [Int: Int]) {
         let recorded = try recordedNeighbours(of: candidates.map { batch[$0] })
@@ -111,6 +115,9 @@ extension Store {
                 result.alreadyRecorded[index] = id
             } else if !s.uuid.isEmpty, let first = acceptedUUIDs[s.uuid] {
                 twins[index] = first
+            } else if sync {
+                accepted.append(index)
+                acceptedUUIDs[s.uuid] = index
             } else if let id = recorded.sameSession(as: s) {
                 result.alreadyRecorded[index] = id
             } else if let previous = last, batch[previous].taskID == s.taskID,

@@ -187,18 +187,87 @@ extension Store {
     }
 
     /// A session with its task's and device's ids: `syncedSession(_:device:)` reads a row.
-    private static let syncedSessionQuery = """
-        SELECT s.uuid, t.uuid, s.device, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome
-        FROM sessions s JOIN tasks t ON t.id = s.task_id
-        """
+    private static let syncedSessionColumns =
+        "s.uuid, t.uuid, s.device, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome"
+    private static let syncedSessionQuery = "SELECT \(syncedSessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id"
 
     /// A row of `syncedSessionQuery`; a session without a device is `device`'s own.
-    private func syncedSession(_ row: SQLite.Row, device: String) throws(DiligenceError) -> SyncedSession {
-        guard let outcome = Outcome(rawValue: row.string(8)) else {
-            throw DiligenceError("storage_error", "The database \(path) holds session \(row.string(0)) with an unknown outcome.")
+    private func syncedSession(_ row: SQLite.Row, device: String, from c: Int = 0) throws(DiligenceError) -> SyncedSession {
+        guard let outcome = Outcome(rawValue: row.string(c + 8)) else {
+            throw DiligenceError("storage_error", "The database \(path) holds session \(row.string(c)) with an unknown outcome.")
         }
         return SyncedSession(
-            id: row.string(0), task: row.string(1), device: row.optionalString(2) ?? device, start: row.double(3), end: row.double(4),
-            plannedSeconds: row.int(5), focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome)
+            id: row.string(c), task: row.string(c + 1), device: row.optionalString(c + 2) ?? device, start: row.double(c + 3),
+            end: row.double(c + 4), plannedSeconds: row.int(c + 5), focusedSeconds: row.int(c + 6), pauses: row.int(c + 7),
+            outcome: outcome)
+    }
+
+    // MARK: Merging the other devices' lines (the daemon's SyncMerge.swift)
+
+    /// Runs `body` in one transaction and drops the notes it made: what a merge writes comes
+    /// from the journals, not from this device, and goes to no journal.
+    public func mergeTransaction<T>(_ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
+        try transaction { () throws(DiligenceError) -> T in
+            let before = try connection.query("SELECT coalesce(max(seq), 0) FROM sync_outbox").first?.int64(0) ?? 0
+            let result = try body()
+            try connection.run("DELETE FROM sync_outbox WHERE seq > ?", [.integer(before)])
+            return result
+        }
+    }
+
+    /// A task from another device, under `config.uuid`, with a name free here (checked).
+    public func addSyncedTask(_ config: TaskConfig) throws(DiligenceError) -> TaskConfig {
+        var task = config
+        task.name = try TaskName.normalize(task.name)
+        try task.validate()
+        let added = try insertTask(task)
+        return try setArchived(id: added.id, config.archived)
+    }
+
+    /// Removes task row `id` with its sessions and plans (a task another device removed).
+    public func deleteSyncedTask(id: Int64) throws(DiligenceError) {
+        try connection.run("DELETE FROM sessions WHERE task_id = ?", [.integer(id)])
+        try connection.run("DELETE FROM plans WHERE task_id = ?", [.integer(id)])
+        try connection.run("DELETE FROM tasks WHERE id = ?", [.integer(id)])
+    }
+
+    /// Moves the sessions and plans of task row `from` to `to` (two rows of one merged task).
+    public func moveSyncedTask(from: Int64, to: Int64) throws(DiligenceError) {
+        try connection.run("UPDATE sessions SET task_id = ? WHERE task_id = ?", [.integer(to), .integer(from)])
+        try connection.run("UPDATE plans SET task_id = ? WHERE task_id = ?", [.integer(to), .integer(from)])
+    }
+
+    /// Every session with a UUID: its row id, task row and what a journal says of it.
+    public func syncedSessionRows(device: String) throws(DiligenceError) -> [String: (id: Int64, taskRow: Int64, session: SyncedSession)] {
+        var rows: [String: (id: Int64, taskRow: Int64, session: SyncedSession)] = [:]
+        for row in try connection.query(
+            "SELECT s.id, s.task_id, \(Self.syncedSessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id")
+        {
+            let session = try syncedSession(row, device: device, from: 2)
+            rows[session.id] = (row.int64(0), row.int64(1), session)
+        }
+        return rows
+    }
+
+    /// Writes `session` over row `id` (another device's edit), on task row `taskRow`.
+    public func updateSyncedSession(id: Int64, taskRow: Int64, _ s: SyncedSession, ownDevice: String) throws(DiligenceError) {
+        try connection.run(
+            """
+            UPDATE sessions SET task_id = ?, start = ?, end = ?, planned_seconds = ?, focused_seconds = ?, pauses = ?, outcome = ?,
+                device = ? WHERE id = ?
+            """,
+            [
+                .integer(taskRow), .real(s.start), .real(s.end), .int(s.plannedSeconds), .int(s.focusedSeconds), .int(s.pauses),
+                .text(s.outcome.rawValue), s.device == ownDevice ? .null : .text(s.device), .integer(id),
+            ])
+    }
+
+    /// Says which device recorded the sessions of `uuids` (after `admit` wrote them).
+    public func setSessionDevice(_ device: String, uuids: [String]) throws(DiligenceError) {
+        for uuid in uuids { try connection.run("UPDATE sessions SET device = ? WHERE uuid = ?", [.text(device), .text(uuid)]) }
+    }
+
+    public func deleteSession(id: Int64) throws(DiligenceError) {
+        try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(id)])
     }
 }

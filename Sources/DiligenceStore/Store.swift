@@ -394,7 +394,7 @@ public final class Store {
     }
 
     /// Writes a new task with a new UUID (or the one it brings: an imported task keeps its own).
-    private func insertTask(_ task: TaskConfig) throws(DiligenceError) -> TaskConfig {
+    func insertTask(_ task: TaskConfig) throws(DiligenceError) -> TaskConfig {
         var stored = task
         if stored.uuid.isEmpty { stored.uuid = Self.newUUID() }
         try db.run(

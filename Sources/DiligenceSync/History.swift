@@ -94,6 +94,13 @@ public struct History: Sendable {
 
     // MARK: What it shows
 
+    /// Every session id a line named (recorded, edited or removed).
+    public var knownSessionIDs: Set<String> { Set(sessions.keys).union(removedSessions.keys) }
+    /// Every task id a line named.
+    public var knownTaskIDs: Set<String> { Set(tasks.keys).union(births.keys).union(removedTasks.keys) }
+    /// Every day a plan line named (set or cleared).
+    public var plannedDays: [CalendarDay] { Array(plans.keys) }
+
     /// A task as the history shows it.
     public struct Task: Equatable, Sendable {
         /// The least id of the tasks it is made of: what sessions and plans name it by.

@@ -78,6 +78,8 @@ struct StatsView {
     var today: CalendarDay
     var totals: Totals
     var recorded: Int
+    /// Seconds away during the period's work (`away_seconds`).
+    var awaySeconds: Int
     var averagePerActiveDay: Int
     var focusScore: Int?
     var streak: (current: Int, longest: Int)
@@ -123,6 +125,7 @@ struct StatsView {
         today = CalendarDay(str(r, "today")) ?? to
         totals = readTotals(r)
         recorded = num(r, "recorded")
+        awaySeconds = num(r, "away_seconds")
         averagePerActiveDay = num(r, "average_seconds_per_active_day")
         focusScore = r["focus_score"]?.intValue.flatMap { Int(exactly: $0) }
         streak = (num(r["streak"], "current"), num(r["streak"], "longest"))
