@@ -112,7 +112,9 @@ extension Daemon {
                     self.awayAction(key)
                 })
         case .sessionEnded(let session) where session.reason == .left:
-            let how = session.outcome == .abandoned && machine.task?.focusMode != false ? "failed" : "given up"
+            // The machine has let go of the task by now: its stored settings say whether it was strict.
+            let strict = (try? store.task(id: session.taskID))??.focusMode == true
+            let how = strict ? "failed" : "given up"
             notifier.show(
                 .init(
                     slot: "presence", summary: "Focus session \(how)",

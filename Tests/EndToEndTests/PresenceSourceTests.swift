@@ -128,6 +128,26 @@ extension EndToEnd {
             #expect(try desk.status()["away_offered"]?.boolValue == false)
         }
 
+        @Test("continue: work that ended while away is trimmed to the moment of leaving when the time away is discarded")
+        func discardTrimsTheSessionThatEndedWhileAway() throws {
+            let desk = try Desk("on_away = continue")
+            try desk.d.addTask("Short", [("work", .string("3s"))])
+            try desk.d.call("start", [("task", .string("Short"))])
+            sleepFor(1.1)
+            desk.logind.setLocked(true)
+            try desk.waitFor("away") { try desk.presence() == "away" }
+            try desk.waitFor("the work completed while away") { try desk.state() == "pending" }
+            let completed = try desk.d.sqlite("SELECT outcome, focused_seconds, away_seconds FROM sessions")
+            #expect(completed.first?.first == "completed" && completed.first?[1] == "3", "\(completed)")
+            desk.logind.setLocked(false)
+            try desk.waitFor("back") { try desk.presence() == "here" }
+            #expect(try desk.status()["away_offered"]?.boolValue == true)
+            let discard = try desk.d.ctl("discard-away")
+            #expect(discard.exitCode == 0, "\(discard)")
+            let trimmed = try desk.d.sqlite("SELECT outcome, reason, focused_seconds, end - start < 2 FROM sessions")
+            #expect(trimmed == [["abandoned", "left", "1", "1"]], "\(trimmed)")
+        }
+
         @Test("abandon: the lock gives the work up, recorded as abandoned with reason left")
         func abandonOnLock() throws {
             let desk = try Desk("on_away = abandon")
@@ -137,6 +157,9 @@ extension EndToEnd {
             desk.logind.setLocked(true)
             try desk.waitFor("given up") { try desk.state() == "idle" }
             #expect(try desk.d.sqlite("SELECT outcome, reason FROM sessions") == [["abandoned", "left"]])
+            // Not strict focus: given up, not failed.
+            try desk.waitFor("the notification") { desk.notifications.received.contains { $0.summary.hasPrefix("Focus session") } }
+            #expect(desk.notifications.received.map(\.summary).contains("Focus session given up"), "\(desk.notifications.received)")
         }
 
         @Test("strict focus: locked past strict_grace fails the work, not before; a notification says so")
