@@ -6,7 +6,7 @@ import Dispatch
 #endif
 
 /// One open sd-bus connection driven from the daemon's queue, shared by the bus users
-/// (Notifier on the session bus, Logind on the system bus).
+/// (Notifier and ScreenSaverWatch on the session bus, Logind on the system bus).
 ///
 /// The descriptor is watched by a read source, a write source that runs only while sd-bus has
 /// output queued, and a timer at sd-bus's earliest call timeout: an idle bus costs no wake-up,
@@ -26,6 +26,45 @@ final class BusConnection {
     /// Work that callbacks inside sd_bus_process leave for when it has returned.
     private var afterProcessing: [() -> Void] = []
     private var closed = false
+
+    /// Which bus to open: sd-bus honours `DBUS_SYSTEM_BUS_ADDRESS` and `DBUS_SESSION_BUS_ADDRESS`.
+    enum Bus: String {
+        case system, session
+
+        /// Where sd-bus looks for it, for messages.
+        var address: String {
+            switch self {
+            case .system: getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) } ?? "unix:path=/run/dbus/system_bus_socket"
+            case .session: getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) } ?? "$XDG_RUNTIME_DIR/bus"
+            }
+        }
+    }
+
+    /// Why a bus could not be opened.
+    struct OpenFailure: Error {
+        var bus: Bus
+        /// sd-bus's negative errno; nil when the bus opened but has no descriptor to watch.
+        var rc: Int32?
+
+        /// "no system bus (ADDRESS: REASON)", "the session bus has no descriptor".
+        var reason: String {
+            guard let rc else { return "the \(bus.rawValue) bus has no descriptor" }
+            return "no \(bus.rawValue) bus (\(bus.address): \(String(cString: strerror(-rc))))"
+        }
+    }
+
+    /// Opens `bus` and drives it from `queue` (the one way every bus user opens one).
+    static func open(
+        _ bus: Bus, description: String, queue: DispatchQueue, onBroken: @escaping (String) -> Void
+    ) -> Result<BusConnection, OpenFailure> {
+        var opened: OpaquePointer?
+        let rc = bus == .system ? sd_bus_open_system(&opened) : sd_bus_open_user(&opened)
+        guard rc >= 0, let opened else { return .failure(OpenFailure(bus: bus, rc: rc)) }
+        guard let connection = BusConnection(opened, description: description, queue: queue, onBroken: onBroken) else {
+            return .failure(OpenFailure(bus: bus, rc: nil))
+        }
+        return .success(connection)
+    }
 
     /// Takes over `bus` (an opened, started connection) and starts watching it on `queue`.
     /// `onBroken` runs on the queue when the connection fails; the owner then calls `close()`.

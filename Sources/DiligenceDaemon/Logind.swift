@@ -37,21 +37,15 @@ final class Logind {
 
     /// Opens the system bus and subscribes to PrepareForSleep. Call on `queue`, once.
     func start() {
-        var opened: OpaquePointer?
-        let rc = sd_bus_open_system(&opened)
-        guard rc >= 0, let opened else {
-            unavailable("no system bus (\(Self.address): \(String(cString: strerror(-rc))))")
-            return
-        }
-        guard
-            let bus = BusConnection(
-                opened, description: "diligenced-logind", queue: queue,
-                onBroken: { [weak self] why in
-                    self?.unavailable("the system bus connection ended (\(why))")
-                })
-        else {
-            unavailable("the system bus has no descriptor")
-            return
+        let bus: BusConnection
+        switch BusConnection.open(
+            .system, description: "diligenced-logind", queue: queue,
+            onBroken: { [weak self] why in
+                self?.unavailable("the system bus connection ended (\(why))")
+            })
+        {
+        case .success(let opened): bus = opened
+        case .failure(let failure): return unavailable(failure.reason)
         }
         connection = bus
         let subscribed = bus.matchSignal(sender: Self.service, path: Self.objectPath, interface: Self.interface, member: "PrepareForSleep")
@@ -66,14 +60,9 @@ final class Logind {
             return
         }
         bus.pump()
-        Log.debug("Listening for logind's PrepareForSleep on the system bus (\(Self.address)).")
+        Log.debug("Listening for logind's PrepareForSleep on the system bus (\(BusConnection.Bus.system.address)).")
         session = LogindSession(connection: bus, onSignal: presence)
         session?.start()
-    }
-
-    /// Where sd-bus looks for the system bus.
-    private static var address: String {
-        getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) } ?? "unix:path=/run/dbus/system_bus_socket"
     }
 
     /// Logs why logind is not heard and closes the connection for good.

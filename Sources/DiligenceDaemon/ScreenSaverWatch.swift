@@ -26,19 +26,15 @@ final class ScreenSaverWatch {
 
     /// Opens the session bus and subscribes. Call on `queue`, once.
     func start() {
-        var opened: OpaquePointer?
-        let rc = sd_bus_open_user(&opened)
-        guard rc >= 0, let opened else {
-            unavailable("no session bus (\(String(cString: strerror(-rc))))")
-            return
-        }
-        guard
-            let bus = BusConnection(
-                opened, description: "diligenced-screensaver", queue: queue,
-                onBroken: { [weak self] why in self?.unavailable("the session bus connection ended (\(why))") })
-        else {
-            unavailable("the session bus has no descriptor")
-            return
+        let bus: BusConnection
+        switch BusConnection.open(
+            .session, description: "diligenced-screensaver", queue: queue,
+            onBroken: { [weak self] why in
+                self?.unavailable("the session bus connection ended (\(why))")
+            })
+        {
+        case .success(let opened): bus = opened
+        case .failure(let failure): return unavailable(failure.reason)
         }
         connection = bus
         bus.matchSignal(sender: Self.service, path: nil, interface: Self.service, member: "ActiveChanged") { [weak self] m in
