@@ -23,6 +23,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import uuid
 import threading
 import time
 
@@ -383,6 +384,71 @@ def big_database(daemon_binary, root, sessions):
     return path, count
 
 
+def sync_merge(daemon_binary, root, sessions, window):
+    """Another device's journal (docs/sync.md) of `sessions` sessions delivered into the sync
+    folder as Syncthing does (a temporary file renamed into place): the time until `history`
+    shows the newest (the merge writes them in one transaction; `stats all` then counts them
+    all); then one newer session appended (the file delivered again), the time until `history`
+    shows it, five times; the daemon's wake-ups while the folder is quiet; the journal's bytes
+    per session."""
+    base = os.path.join(root, "sync")
+    folder = os.path.join(base, "folder")
+    os.makedirs(folder)
+    daemon = Daemon(daemon_binary, os.path.join(base, "daemon"), name="sync")
+    try:
+        control = Connection(daemon.socket)
+        control.request("sync_enable", directory=folder)
+        other, task = str(uuid.uuid4()), str(uuid.uuid4())
+        now = time.time()
+
+        def line(counter, change, **members):
+            return json.dumps({"v": 1, "device": other, "hlc": [int(now * 1000), counter], "change": change, **members},
+                              separators=(",", ":")) + "\n"
+
+        def session(i, start):
+            return line(i + 1, "session_recorded", session={
+                "id": f"00000000-0000-4000-8000-{i:012x}", "task": task, "device": other, "start": start, "end": start + 60,
+                "planned_seconds": 60, "focused_seconds": 60, "pauses": 0, "outcome": "completed"})
+
+        head = line(0, "task_added", task={
+            "id": task, "name": "Bench sync", "description": "", "color": "blue", "work_seconds": 1500,
+            "short_break_seconds": 300, "long_break_seconds": 900, "long_break_every": 4, "breaks": True,
+            "autostart": "none", "focus_mode": False, "goal": 0, "reminder": None, "sound": None, "archived": False})
+        # The newest first: history's latest session is the first line.
+        body = "".join(session(i, now - (i + 1) * 120.0) for i in range(sessions))
+        journal = os.path.join(folder, f"{other}.jsonl")
+
+        def deliver(text):
+            temporary = os.path.join(folder, ".syncthing.tmp")
+            with open(temporary, "w") as f:
+                f.write(text)
+            started = time.monotonic()
+            os.rename(temporary, journal)
+            return started
+
+        def shown_after(started, i):
+            latest = f"00000000-0000-4000-8000-{i:012x}"
+            while control.request("history", limit=1)["sessions"][-1:] == [] or \
+                    control.request("history", limit=1)["sessions"][-1]["uuid"] != latest:
+                time.sleep(0.002)
+            return time.monotonic() - started
+
+        result = {"sessions": sessions, "merge_s": shown_after(deliver(head + body), 0),
+                  "bytes_per_session": len(body.encode()) / sessions}
+        result["counted"] = control.request("stats", period="all")["recorded"]
+        latencies = []
+        for n in range(5):
+            body += session(sessions + n, now + n * 100.0)
+            latencies.append(shown_after(deliver(head + body), sessions + n) * 1000)
+        result["latency_ms"] = statistics.median(latencies)
+        control.close()
+        time.sleep(1)
+        result["quiet"] = wakeups(daemon.pid, window)
+        return result
+    finally:
+        daemon.stop()
+
+
 def ready_times(daemon_binary, root, database, runs):
     times = []
     for _ in range(runs):
@@ -590,7 +656,19 @@ def main():
     raw["ready_big"] = {"sessions": count, "median_ms": statistics.median(ready) * 1000,
                         "times_ms": [round(t * 1000, 2) for t in ready]}
 
+    synced = 100_000
+    log(f"another device's journal of {synced} sessions merged (docs/sync.md)")
+    raw["sync"] = sync_merge(daemon_binary, root, synced, window)
+
     # MARK: rows
+    sync = raw["sync"]
+    table.add(f"merging another device's journal of {sync['sessions']} sessions", sync["merge_s"], "s", "≤ 2 s",
+              sync["merge_s"] <= 2 and sync["counted"] == sync["sessions"])
+    table.add("a new line of another device's journal shown in history, median of 5", sync["latency_ms"], "ms",
+              "≤ 200 ms", sync["latency_ms"] <= 200)
+    table.add(f"wake-ups while the sync folder is quiet, {sync['quiet']['seconds']} s", sync["quiet"]["switches"], "",
+              "0", sync["quiet"]["switches"] == 0)
+    table.add("journal bytes per session (for context)", sync["bytes_per_session"], "B", "—", None)
     h = raw["hyperfine"]
     table.compare("`diligencectl status`, whole process, wall median", h["diligencectl"]["median_ms"],
                   h["socat"]["median_ms"], "ms", 1.5, note="ref: socat")

@@ -85,8 +85,8 @@ final class SyncMerge {
                 return
             }
             heldBack = false
-            guard try readJournals(folder, now: now) else { return }
-            try store.mergeTransaction { () throws(DiligenceError) in try project() }
+            guard let touched = try readJournals(folder, now: now) else { return }
+            try store.mergeTransaction { () throws(DiligenceError) in try project(touched) }
             merged()
         } catch {
             Log.error("Sync: merging failed (\(error.message)); tried again at the next change of the folder.")
@@ -94,10 +94,11 @@ final class SyncMerge {
     }
 
     /// Applies the new complete lines of every journal (read again while a read brought lines:
-    /// one read takes at most `JournalReader.maxReadBytes`); whether any changed the history.
-    private func readJournals(_ folder: String, now: Double) throws(DiligenceError) -> Bool {
+    /// one read takes at most `JournalReader.maxReadBytes`); what they changed, nil for nothing.
+    private func readJournals(_ folder: String, now: Double) throws(DiligenceError) -> Touched? {
         let place = JournalFolder(directory: folder, device: journal.device)
         var changed = false
+        var touched = Touched(everything: history.knownTaskIDs.isEmpty)
         var problems: [JournalProblem] = []
         var more = true
         while more {
@@ -117,14 +118,34 @@ final class SyncMerge {
                 if !batch.entries.isEmpty { more = true }
                 for (_, entry) in batch.entries {
                     if device != journal.device { journal.observe(entry.hlc, now: now) }
-                    if history.apply(entry) { changed = true }
+                    if history.apply(entry) {
+                        changed = true
+                        touched.note(entry.change)
+                    }
                 }
             }
         }
         for problem in problems {
             Log.warning("Sync: \(problem); skipped.", fields: [("EVENT", "sync_line_skipped")])
         }
-        return changed
+        return changed ? touched : nil
+    }
+}
+
+/// What a merge's lines changed: a task (everything is projected again: the tasks' identity may
+/// have moved), or only these sessions and days.
+struct Touched {
+    var everything: Bool
+    var sessions: Set<String> = []
+    var days: Set<CalendarDay> = []
+
+    mutating func note(_ change: JournalChange) {
+        switch change {
+        case .sessionRecorded(let s), .sessionEdited(let s): sessions.insert(s.id)
+        case .sessionRemoved(let id): sessions.insert(id)
+        case .planSet(let day, _), .planCleared(let day): days.insert(day)
+        case .taskAdded, .taskEdited, .taskArchived, .taskRemoved: everything = true
+        }
     }
 }
 
@@ -133,14 +154,24 @@ final class SyncMerge {
 extension SyncMerge {
     /// The database made to show the history's live tasks, sessions and plans (what no journal
     /// line named is left as it is).
-    private func project() throws(DiligenceError) {
+    /// Only what `touched` names, unless a task changed (a line about one session costs a
+    /// lookup of that session, not a pass over the history).
+    private func project(_ touched: Touched) throws(DiligenceError) {
         let (tasks, identity) = history.liveTasks()
-        let rowOf = try projectTasks(tasks)
-        try projectSessions(history.liveSessions(identity: identity, liveTaskIDs: Set(tasks.map(\.id))), rowOf: rowOf)
+        let liveIDs = Set(tasks.map(\.id))
+        let rowOf = touched.everything ? try projectTasks(tasks) : try rows(of: tasks)
+        if touched.everything {
+            try projectSessions(
+                history.liveSessions(identity: identity, liveTaskIDs: liveIDs), rowOf: rowOf,
+                existing: try store.syncedSessionRows(device: journal.device), known: history.knownSessionIDs)
+        } else {
+            try projectSessions(
+                touched.sessions.compactMap { history.liveSession($0, identity: identity, liveTaskIDs: liveIDs) }, rowOf: rowOf,
+                existing: try store.syncedSessionRows(device: journal.device, uuids: touched.sessions), known: touched.sessions)
+        }
         let plans = Dictionary(
-            history.livePlans(identity: identity, liveTaskIDs: Set(tasks.map(\.id))).map { ($0.day, $0.task) },
-            uniquingKeysWith: { a, _ in a })
-        for day in history.plannedDays {
+            history.livePlans(identity: identity, liveTaskIDs: liveIDs).map { ($0.day, $0.task) }, uniquingKeysWith: { a, _ in a })
+        for day in touched.everything ? history.plannedDays : Array(touched.days) {
             if let task = plans[day], let row = rowOf[task] {
                 try store.setPlan(day: day, taskID: row)
             } else {
@@ -186,6 +217,14 @@ extension SyncMerge {
         return rowOf
     }
 
+    /// The row of each live task, as `projectTasks` left them.
+    private func rows(of tasks: [History.Task]) throws(DiligenceError) -> [String: Int64] {
+        let byUUID = Dictionary(try store.tasks().map { ($0.uuid, $0.id) }, uniquingKeysWith: { a, _ in a })
+        var rowOf: [String: Int64] = [:]
+        for task in tasks { rowOf[task.id] = byUUID[task.id] ?? task.members.lazy.compactMap { byUUID[$0] }.first }
+        return rowOf
+    }
+
     /// `local` with the settings a journal carries taken from `synced` (the others, such as
     /// the away policy, are this device's own).
     static func adopt(_ synced: TaskConfig, into local: TaskConfig) -> TaskConfig {
@@ -208,9 +247,11 @@ extension SyncMerge {
 
     /// The live sessions written (other devices' through the recorder's door as `sync`),
     /// changed ones rewritten, removed ones deleted.
-    private func projectSessions(_ live: [History.Session], rowOf: [String: Int64]) throws(DiligenceError) {
+    private func projectSessions(
+        _ live: [History.Session], rowOf: [String: Int64], existing: [String: (id: Int64, taskRow: Int64, session: SyncedSession)],
+        known: Set<String>
+    ) throws(DiligenceError) {
         let own = journal.device
-        let existing = try store.syncedSessionRows(device: own)
         var liveIDs: Set<String> = []
         var new: [(WorkSession, device: String)] = []
         for item in live {
@@ -228,16 +269,16 @@ extension SyncMerge {
                 new.append((session, s.device))
             }
         }
-        for id in history.knownSessionIDs where !liveIDs.contains(id) {
+        for id in known where !liveIDs.contains(id) {
             if let have = existing[id] { try store.deleteSession(id: have.id) }
         }
-        guard !new.isEmpty else { return }
-        let admission = try recorder.admit(new.map(\.0), source: .sync, mode: .whatPasses)
-        for (index, error) in admission.refused {
-            Log.warning("Sync: a session of another device is refused here: \(error.message)", fields: [("EVENT", "sync_line_skipped")])
-            _ = index
+        // One batch per device, each then marked with its device.
+        for (device, sessions) in Dictionary(grouping: new, by: \.device) {
+            let admission = try recorder.admit(sessions.map(\.0), source: .sync, mode: .whatPasses)
+            for (_, error) in admission.refused {
+                Log.warning("Sync: a session of another device is refused here: \(error.message)", fields: [("EVENT", "sync_line_skipped")])
+            }
+            try store.setSessionDevice(device)
         }
-        let others = Dictionary(grouping: new.filter { $0.device != own }, by: \.device)
-        for (device, sessions) in others { try store.setSessionDevice(device, uuids: sessions.map(\.0.uuid)) }
     }
 }

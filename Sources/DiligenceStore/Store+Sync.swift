@@ -204,13 +204,14 @@ extension Store {
 
     // MARK: Merging the other devices' lines (the daemon's SyncMerge.swift)
 
-    /// Runs `body` in one transaction and drops the notes it made: what a merge writes comes
-    /// from the journals, not from this device, and goes to no journal.
+    /// Runs `body` in one transaction with the notes off: what a merge writes comes from the
+    /// journals, not from this device, and goes to no journal.
     public func mergeTransaction<T>(_ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
         try transaction { () throws(DiligenceError) -> T in
-            let before = try connection.query("SELECT coalesce(max(seq), 0) FROM sync_outbox").first?.int64(0) ?? 0
+            let journal = try syncSetting(.journal)
+            try setSyncSetting(.journal, nil)
             let result = try body()
-            try connection.run("DELETE FROM sync_outbox WHERE seq > ?", [.integer(before)])
+            try setSyncSetting(.journal, journal)
             return result
         }
     }
@@ -237,12 +238,20 @@ extension Store {
         try connection.run("UPDATE plans SET task_id = ? WHERE task_id = ?", [.integer(to), .integer(from)])
     }
 
-    /// Every session with a UUID: its row id, task row and what a journal says of it.
-    public func syncedSessionRows(device: String) throws(DiligenceError) -> [String: (id: Int64, taskRow: Int64, session: SyncedSession)] {
+    /// Every session with a UUID (or those of `uuids`): its row id, task row and what a journal
+    /// says of it.
+    public func syncedSessionRows(device: String, uuids: Set<String>? = nil) throws(DiligenceError) -> [String: (
+        id: Int64, taskRow: Int64, session: SyncedSession
+    )] {
         var rows: [String: (id: Int64, taskRow: Int64, session: SyncedSession)] = [:]
-        for row in try connection.query(
-            "SELECT s.id, s.task_id, \(Self.syncedSessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id")
-        {
+        let query = "SELECT s.id, s.task_id, \(Self.syncedSessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id"
+        var found: [SQLite.Row] = []
+        if let uuids {
+            for uuid in uuids { found += try connection.query(query + " WHERE s.uuid = ?", [.text(uuid)]) }
+        } else {
+            found = try connection.query(query)
+        }
+        for row in found {
             let session = try syncedSession(row, device: device, from: 2)
             rows[session.id] = (row.int64(0), row.int64(1), session)
         }
@@ -262,9 +271,10 @@ extension Store {
             ])
     }
 
-    /// Says which device recorded the sessions of `uuids` (after `admit` wrote them).
-    public func setSessionDevice(_ device: String, uuids: [String]) throws(DiligenceError) {
-        for uuid in uuids { try connection.run("UPDATE sessions SET device = ? WHERE uuid = ?", [.text(device), .text(uuid)]) }
+    /// Says which device recorded the sessions `admit` just wrote from the journals (source
+    /// `sync`, no device yet).
+    public func setSessionDevice(_ device: String) throws(DiligenceError) {
+        try connection.run("UPDATE sessions SET device = ? WHERE source = 'sync' AND device IS NULL", [.text(device)])
     }
 
     public func deleteSession(id: Int64) throws(DiligenceError) {

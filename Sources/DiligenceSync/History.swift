@@ -175,13 +175,17 @@ public struct History: Sendable {
 
     /// The live sessions (not removed, their task live), ordered by start then id.
     public func liveSessions(identity: [String: String], liveTaskIDs: Set<String>) -> [Session] {
-        var out: [Session] = []
-        for (id, register) in sessions where removedSessions[id] == nil {
-            guard let task = identity[register.value.task], liveTaskIDs.contains(task) else { continue }
-            out.append(Session(session: register.value, task: task))
-        }
+        var out = sessions.keys.compactMap { liveSession($0, identity: identity, liveTaskIDs: liveTaskIDs) }
         out.sort { ($0.session.start, $0.session.id) < ($1.session.start, $1.session.id) }
         return out
+    }
+
+    /// The session `id` when it is live (not removed, its task live), else nil.
+    public func liveSession(_ id: String, identity: [String: String], liveTaskIDs: Set<String>) -> Session? {
+        guard removedSessions[id] == nil, let register = sessions[id], let task = identity[register.value.task],
+            liveTaskIDs.contains(task)
+        else { return nil }
+        return Session(session: register.value, task: task)
     }
 
     /// The days planned for a live task, with that task's merged id.
