@@ -104,6 +104,22 @@ extension EndToEnd {
             #expect(rows == [["abandoned", "left"]], "\(rows)")
         }
 
+        @Test("an absence survives a restart: still paused and away, and back resumes the work")
+        func absenceAcrossARestart() throws {
+            let d = try Self.daemon("on_away = pause")
+            try d.call("start", [("task", .string("Deep"))])
+            sleepFor(1.1)
+            try d.call("away")
+            let left = try remaining(d)
+            try d.restart()
+            let status = try d.status()
+            #expect(status["presence"]?.stringValue == "away" && status["state"]?.stringValue == "paused", "\(status)")
+            #expect(status["away_since"]?.stringValue != nil)
+            try d.call("back")
+            #expect(try d.status()["state"]?.stringValue == "running")
+            #expect(abs(try remaining(d) - left) <= 1)
+        }
+
         @Test("hooks get DILIGENCE_EVENT=away and back")
         func hooks() throws {
             let d = try DaemonUnderTest(launch: false)
