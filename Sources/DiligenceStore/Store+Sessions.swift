@@ -252,7 +252,10 @@ extension Store {
             try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(id)])
             var replacement = edited
             replacement.uuid = old.uuid
-            let admission = try admit([replacement], source: .manual, window: window, reserved: reserved, mode: .checkOnly)
+            // Another device's session (`sync`) stays one: it may overlap this device's.
+            let origin = SessionSource(rawValue: source) ?? .timer
+            let admission = try admit(
+                [replacement], source: origin == .sync ? .sync : .manual, window: window, reserved: reserved, mode: .checkOnly)
             if let refusal = admission.refused.first { throw refusal.error }
             if let other = admission.alreadyRecorded[0] {
                 throw DiligenceError(
@@ -261,7 +264,9 @@ extension Store {
             try connection.run(
                 "INSERT INTO sessions (id, \(Self.insertTarget.dropFirst("sessions (".count))"
                     + " VALUES (\(Array(repeating: "?", count: Self.insertColumns + 1).joined(separator: ", ")))",
-                [.integer(id)] + Self.row(replacement, source: SessionSource(rawValue: source) ?? .timer, uuid: old.uuid))
+                [.integer(id)] + Self.row(replacement, source: origin, uuid: old.uuid))
+            // The device that recorded it stays the one (docs/sync.md).
+            if let device = old.device { try connection.run("UPDATE sessions SET device = ? WHERE id = ?", [.text(device), .integer(id)]) }
             return try session(id: id)
         }
     }

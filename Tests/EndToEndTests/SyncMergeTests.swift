@@ -99,6 +99,10 @@ extension EndToEnd {
                     #expect(s["device"] == expected, "\(s.serialized)")
                 }
             }
+            // Another device's session edited here is still that device's.
+            let ofB = try #require((try a.call("history")["sessions"]?.arrayValue ?? []).first { $0["task"]?.stringValue == "Work" })
+            let edited = try a.call("history_edit", [("id", ofB["id"] ?? .null), ("note", .string("checked"))])
+            #expect(edited["device"] == .string(idB), "\(edited.serialized)")
             let statsA = try a.call("stats", [("period", .string("all"))])
             let statsB = try b.call("stats", [("period", .string("all"))])
             #expect(statsA.serialized == statsB.serialized, "stats all:\nA \(statsA.serialized)\nB \(statsB.serialized)")
