@@ -54,13 +54,17 @@ public struct WorkSession: Hashable, Sendable {
     public var uuid: String
     /// What the person noted on it (`SessionNote`); nil: no note.
     public var note: String?
+    /// The id of the device that recorded it when another device did (merged from the sync
+    /// folder, docs/sync.md); nil: this device.
+    public var device: String?
 
     public init(
         id: Int64 = 0, taskID: Int64, taskName: String, start: Double, end: Double,
         plannedSeconds: Int, focusedSeconds: Int, pauses: Int, outcome: Outcome, uuid: String = "", note: String? = nil,
-        awaySeconds: Int = 0, reason: EndReason? = nil
+        awaySeconds: Int = 0, reason: EndReason? = nil, device: String? = nil
     ) {
         self.id = id
+        self.device = device
         self.awaySeconds = awaySeconds
         self.reason = reason
         self.uuid = uuid

@@ -465,7 +465,7 @@ public final class Store {
     /// The columns `session(from:)` reads, in its order.
     static let sessionColumns = """
         s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome, s.uuid, s.note,
-        s.away_seconds, s.reason
+        s.away_seconds, s.reason, s.device
         """
 
     /// A session from a row of `sessionColumns`.
@@ -480,7 +480,8 @@ public final class Store {
             start: row.double(3), end: row.double(4), plannedSeconds: row.int(5),
             focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome, uuid: row.optionalString(9) ?? "",
             note: row.optionalString(10),
-            awaySeconds: row.int(11), reason: row.optionalString(12).flatMap(EndReason.init(rawValue:))
+            awaySeconds: row.int(11), reason: row.optionalString(12).flatMap(EndReason.init(rawValue:)),
+            device: row.optionalString(13)
         )
     }
 

@@ -308,14 +308,18 @@ private func weekReport(_ r: JSON, _ paint: Paint) -> String {
 
 private func historyTable(_ sessions: [JSON]) -> String {
     guard !sessions.isEmpty else { return "No sessions recorded.\n" }
-    let header = ["ID", "DATE", "TIME", "TASK", "FOCUSED", "PAUSES", "OUTCOME", "NOTE"]
+    // Another device's sessions (merged from the sync folder) name it by its id's first digits.
+    let devices = sessions.contains { $0["device"]?.stringValue != nil }
+    let header = ["ID", "DATE", "TIME", "TASK", "FOCUSED", "PAUSES", "OUTCOME"] + (devices ? ["DEVICE"] : []) + ["NOTE"]
     let rows = sessions.map { s in
-        [
+        let device = devices ? [s["device"]?.stringValue.map { String($0.prefix(8)) } ?? "this"] : []
+        return [
             String(num(s, "id")), RFC3339.dateText(str(s, "start")),
             RFC3339.clockText(str(s, "start")) + "–" + RFC3339.clockText(str(s, "end")), str(s, "task"),
             hoursMinutes(num(s, "focused_seconds")), String(num(s, "pauses")), str(s, "outcome"),
+        ] + device + [
             // A long note is cut: --json has it whole.
-            (s["note"]?.stringValue ?? "").truncated(toWidth: 40),
+            (s["note"]?.stringValue ?? "").truncated(toWidth: 40)
         ]
     }
     return columns([header] + rows, right: [0, 4, 5], indent: "")

@@ -91,6 +91,14 @@ extension EndToEnd {
             #expect(namesA == namesB, "one set of tasks")
             #expect(namesB.contains("Reading") && !namesA.contains("Exercise"), "\(namesA)")
             #expect(namesA.count == 8, "the seven default tasks are the same tasks on both: \(namesA)")
+            // History says which device recorded each session: null for this device's own.
+            for (d, own, other) in [(a, "Study", idB), (b, "Work", idA)] {
+                let sessions = try d.call("history")["sessions"]?.arrayValue ?? []
+                for s in sessions {
+                    let expected: JSON = s["task"]?.stringValue == own ? .null : .string(other)
+                    #expect(s["device"] == expected, "\(s.serialized)")
+                }
+            }
             let statsA = try a.call("stats", [("period", .string("all"))])
             let statsB = try b.call("stats", [("period", .string("all"))])
             #expect(statsA.serialized == statsB.serialized, "stats all:\nA \(statsA.serialized)\nB \(statsB.serialized)")
