@@ -225,6 +225,8 @@ install-files: check-prefix man
 	install -Dm644 docs/systemd.md $(DESTDIR)$(DOCDIR)/systemd.md && \
 	install -Dm644 docs/status-bars.md $(DESTDIR)$(DOCDIR)/status-bars.md && \
 	cp -r contrib/waybar contrib/polybar contrib/i3blocks contrib/i3status-rust contrib/tmux $(DESTDIR)$(DOCDIR)/ && \
+	install -Dm644 contrib/swayidle/config $(DESTDIR)$(DOCDIR)/swayidle/config && \
+	install -Dm644 contrib/xss-lock/diligence-lock $(DESTDIR)$(DOCDIR)/xss-lock/diligence-lock && \
 	install -Dm644 .build/man/diligencectl.1 $(DESTDIR)$(MANDIR)/man1/diligencectl.1 && \
 	install -Dm644 .build/man/diligenced.8 $(DESTDIR)$(MANDIR)/man8/diligenced.8 && \
 	install -Dm644 .build/man/diligenced.conf.5 $(DESTDIR)$(MANDIR)/man5/diligenced.conf.5 && \
