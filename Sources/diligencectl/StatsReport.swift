@@ -5,11 +5,18 @@ import DiligenceTime
 // heat-map and month bars (`all`: a heat-map per year); the hours of the day, the tasks, the
 // best task, weekday and hour. Everything fits `screen.columns`.
 
+/// A day's name in the title: `Today`, `Yesterday` (whichever way it was asked for), else `Day`.
+private func dayTitle(_ view: StatsView) -> String {
+    if view.from == view.today { return "Today" }
+    if view.from == view.today.adding(days: -1) { return "Yesterday" }
+    return "Day"
+}
+
 func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
     let noun = view.isDay ? "day" : view.period
     var title =
         view.isDay
-        ? (view.period == "today" && view.from == view.today ? "Today" : "Day") + " · \(view.totals.from)"
+        ? dayTitle(view) + " · \(view.totals.from)"
         : "\(capitalized(view.period)) · \(view.totals.from) – \(view.totals.to)"
     if let task = view.task { title += " · " + task }
     var out = paint.bold(title.truncated(toWidth: screen.columns - 1)) + "\n"
@@ -70,7 +77,7 @@ func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
         return out
     case "week":
         out +=
-            "\nMinutes per day\n"
+            "\nFocus per day\n"
             + barRows(
                 view.days.map { d in
                     [
@@ -99,7 +106,7 @@ func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
                     ]
                 }, values: months.map(\.focused), right: [1, 2], colors: { _ in view.color }, screen: screen, paint: paint)
         out +=
-            "\nMinutes per weekday\n"
+            "\nFocus per weekday\n"
             + barRows(
                 view.weekdays.map { [weekdayShort($0.name), hoursMinutes($0.focused)] },
                 values: view.weekdays.map(\.focused), colors: { _ in view.color }, screen: screen, paint: paint)
@@ -119,7 +126,11 @@ func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
                 }, values: tasks.map(\.focused), right: [1, 2], colors: { tasks[$0].color }, screen: screen, paint: paint)
     }
     var bests: [[String]] = []
-    func above(_ b: StatsView.Best) -> String { "\(hoursMinutes(b.focused)), \(b.abovePercent)% above average" }
+    // A narrow terminal gets the short form, so that the figure is not broken over three lines.
+    func above(_ b: StatsView.Best) -> String {
+        screen.columns < 60
+            ? "\(hoursMinutes(b.focused)) +\(b.abovePercent)%" : "\(hoursMinutes(b.focused)), \(b.abovePercent)% above average"
+    }
     if let b = view.bestTask {
         bests.append(["Best task", paint(b.label.truncated(toWidth: nameWidth(screen)), view.color(of: b.label)), above(b)])
     }
