@@ -24,6 +24,8 @@ extension DaemonConfig {
         switch (entry.section, entry.key) {
         case ("notifications", "enabled"):
             notifications.enabled = try flag()
+        case ("notifications", "bell"):
+            notifications.bell = try flag()
         case ("notifications", "urgency"):
             guard let urgency = NotificationSettings.Urgency(rawValue: value) else {
                 throw DiligenceError("invalid_config", "\(place): urgency is one of low, normal, critical; got \(value.debugDescription).")

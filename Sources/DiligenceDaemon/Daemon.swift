@@ -131,6 +131,7 @@ public final class Daemon {
         }
         stats.runningWork = { [unowned self] now in self.runningWork(at: now) }
         stats.tasksImported = { [unowned self] in self.tasksImported() }
+        notifier.undelivered = { [unowned self] message in self.ringBell(for: message) }
         recorder.replaySpilled()
         restoreTimer()
         try server.start()
