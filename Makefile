@@ -46,6 +46,8 @@ BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config scdoc
 # Debian packages the tests use (systemd: the private `systemd --user` of the service tests;
 # dbus: the private session bus of the notification tests).
 TEST_PACKAGES = sqlite3 tzdata systemd dbus
+# python3 runs .ci/function-length in `make lint`.
+TEST_PACKAGES += python3
 # Status bars and completions (Tests/EndToEndTests/StatusBarTests.swift, ShellCompletionTests.swift):
 # a real tmux, the shells that check the completions (bash with and without bash-completion),
 # man, groff and mandoc to render and lint the man pages.
@@ -113,25 +115,31 @@ run: release
 # installs the .deb, which needs root; `swift test` holds the build directory, so it cannot build).
 # The tree's format is .swift-format's (the toolchain's swift-format); `make format` applies it.
 SWIFT_SOURCES = Package.swift Sources Tests
+# No function in Sources longer than 60 lines (.ci/function-length, tested on itself first).
 lint:
 	$(SWIFT) format lint --strict --parallel -r $(SWIFT_SOURCES)
+	python3 .ci/function-length --self-test
+	python3 .ci/function-length Sources
 
 format:
 	$(SWIFT) format format -i --parallel -r $(SWIFT_SOURCES)
 
+# Everything a run makes lives under one directory, removed at its end: the tests' own files
+# (DILIGENCE_TEST_TMP, which the Leftovers check wants empty) and, through TMPDIR, the temporary
+# files of the toolchain (swift-driver's TemporaryDirectory.*) and of the programs the tests run.
 test: test-deps
-	$(MAKE) -s lint
-	$(MAKE) -s verify-units
-	$(SWIFT) build $(SWIFT_FLAGS)
-	$(if $(filter 0,$(shell id -u)),$(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS))
-	@run=$$$$-$$(date +%s); tmp=/tmp/diligence-test-$$run; mkdir -m 755 $$tmp || exit 1; \
+	@run=$$$$-$$(date +%s); top=/tmp/diligence-test-$$run; tmp=$$top/files; \
+	mkdir -m 755 $$top $$tmp $$top/scratch || exit 1; trap 'rm -rf '$$top EXIT; \
+	export TMPDIR=$$top/scratch; \
+	$(MAKE) -s lint && $(MAKE) -s verify-units && $(SWIFT) build $(SWIFT_FLAGS) \
+		$(if $(filter 0,$(shell id -u)),&& $(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS)) || exit 1; \
 	export DILIGENCE_BIN_DIR=$$($(SWIFT) build --show-bin-path) DILIGENCE_TEST_TMP=$$tmp; \
 	$(if $(filter 0,$(shell id -u)),export DILIGENCE_RELEASE_BIN_DIR=$$($(SWIFT) build -c release --show-bin-path);) \
 	echo "$(SWIFT) test (run $$run)"; \
 	DILIGENCE_TEST_RUN=$$run $(SWIFT) test $(SWIFT_FLAGS); status=$$?; \
 	echo "Checking what the run left behind"; \
 	DILIGENCE_CHECK_LEFTOVERS_OF=$$run $(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter Leftovers || status=1; \
-	rm -rf $$tmp; exit $$status
+	exit $$status
 
 man: $(MANPAGES)
 
@@ -217,6 +225,8 @@ install-files: check-prefix man
 	install -Dm644 docs/systemd.md $(DESTDIR)$(DOCDIR)/systemd.md && \
 	install -Dm644 docs/status-bars.md $(DESTDIR)$(DOCDIR)/status-bars.md && \
 	cp -r contrib/waybar contrib/polybar contrib/i3blocks contrib/i3status-rust contrib/tmux $(DESTDIR)$(DOCDIR)/ && \
+	install -Dm644 contrib/swayidle/config $(DESTDIR)$(DOCDIR)/swayidle/config && \
+	install -Dm644 contrib/xss-lock/diligence-lock $(DESTDIR)$(DOCDIR)/xss-lock/diligence-lock && \
 	install -Dm644 .build/man/diligencectl.1 $(DESTDIR)$(MANDIR)/man1/diligencectl.1 && \
 	install -Dm644 .build/man/diligenced.8 $(DESTDIR)$(MANDIR)/man8/diligenced.8 && \
 	install -Dm644 .build/man/diligenced.conf.5 $(DESTDIR)$(MANDIR)/man5/diligenced.conf.5 && \

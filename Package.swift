@@ -42,20 +42,27 @@ let package = Package(
         .target(
             name: "DiligenceProtocol", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceTime"],
             resources: [.embedInCode("VERSION")]),
-        .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceTime", "CSQLite"]),
+        .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceSync", "DiligenceTime", "CSQLite"]),
         // Per-device journals in a sync folder: the line format, the hybrid logical clock, the
         // merge rule and the reader (docs/sync.md). Pure but for reading journal files. A journal's
         // task line holds the protocol's task object (TaskConfig.json): hence DiligenceProtocol.
         .target(name: "DiligenceSync", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime"]),
         .target(
             name: "DiligenceDaemon",
-            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceStore", "DiligenceTime", "CSystemd", "CLinux"]
+            dependencies: [
+                "DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceStore", "DiligenceSync", "DiligenceTime", "CSystemd",
+                "CLinux",
+            ]
         ),
         .executableTarget(name: "diligenced", dependencies: ["DiligenceDaemon"]),
         .executableTarget(name: "diligencectl", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime"]),
-        // Helpers shared by the test targets (time zones, temporary directories), written once.
-        .target(name: "DiligenceTestSupport", dependencies: ["DiligenceCore", "DiligenceSync"], path: "Tests/TestSupport"),
+        // One test kit (TestSupport): time zones, temporary directories, waiting, and one API for
+        // the in-process and the live daemon (ControlledDaemon).
+        .target(
+            name: "DiligenceTestSupport", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceSync"],
+            path: "Tests/TestSupport"),
         .testTarget(name: "DiligenceTimeTests", dependencies: ["DiligenceTime", "DiligenceTestSupport"]),
+        .testTarget(name: "DiligenceJSONTests", dependencies: ["DiligenceJSON"]),
         .testTarget(name: "DiligenceCoreTests", dependencies: ["DiligenceCore", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(
             name: "DiligenceProtocolTests",

@@ -23,6 +23,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import uuid
 import threading
 import time
 
@@ -40,7 +41,7 @@ def log(text):
 class Daemon:
     """A diligenced with its own directories, started the way systemd would (NOTIFY_SOCKET)."""
 
-    def __init__(self, binary, root, database=None, name="daemon"):
+    def __init__(self, binary, root, database=None, name="daemon", extra_env=None):
         self.root = root
         self.socket = os.path.join(root, "run", "diligenced.sock")
         self.database = database or os.path.join(root, "data", "diligence.sqlite3")
@@ -59,6 +60,7 @@ class Daemon:
             "XDG_DATA_HOME": os.path.join(root, "data"),
             "XDG_CONFIG_HOME": os.path.join(root, "config"),
             "NOTIFY_SOCKET": self.notify_path,
+            **(extra_env or {}),
         }
         self.stderr = open(os.path.join(root, f"{name}.log"), "ab")
         started = time.monotonic()
@@ -185,6 +187,44 @@ def wakeups(pid, seconds):
 
 
 # MARK: - Measurements
+
+
+def presence_wakeups(daemon_binary, root, window):
+    """Wake-ups of a daemon connected to a private system bus and session bus (dbus-daemon),
+    subscribed to logind's signals and the screen saver's (docs/presence.md): idle, then while
+    a one-hour work phase runs. Nothing owns logind's or the screen saver's name on these buses,
+    so the subscriptions stay open and silent, as on a desktop where nobody locks."""
+    buses = {}
+    processes = []
+    for name in ("system", "session"):
+        directory = os.path.join(root, "presence", name)
+        os.makedirs(directory, exist_ok=True)
+        bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1",
+                                f"--address=unix:path={directory}/bus"], stdout=subprocess.PIPE, text=True)
+        processes.append(bus)
+        buses[name] = bus.stdout.readline().strip()
+    daemon = Daemon(daemon_binary, os.path.join(root, "presence", "daemon"), name="presence",
+                    extra_env={"DBUS_SYSTEM_BUS_ADDRESS": buses["system"],
+                               "DBUS_SESSION_BUS_ADDRESS": buses["session"]})
+    try:
+        log(f"idle daemon with presence sources connected, {window} s")
+        time.sleep(2)
+        result = {"idle": wakeups(daemon.pid, window)}
+        log(f"running phase with presence sources connected, {window} s")
+        control = Connection(daemon.socket)
+        control.request("task_add", name="Bench away", work=3600, autostart="none")
+        control.request("start", task="Bench away")
+        time.sleep(1)
+        result["running"] = wakeups(daemon.pid, window)
+        control.request("stop")
+        control.close()
+        return result
+    finally:
+        daemon.stop()
+        for bus in processes:
+            bus.terminate()
+            bus.wait()
+
 
 
 def hyperfine_status(ctl, socat_request, socket_path, runs, out_dir):
@@ -344,6 +384,71 @@ def big_database(daemon_binary, root, sessions):
     return path, count
 
 
+def sync_merge(daemon_binary, root, sessions, window):
+    """Another device's journal (docs/sync.md) of `sessions` sessions delivered into the sync
+    folder as Syncthing does (a temporary file renamed into place): the time until `history`
+    shows the newest (the merge writes them in one transaction; `stats all` then counts them
+    all); then one newer session appended (the file delivered again), the time until `history`
+    shows it, five times; the daemon's wake-ups while the folder is quiet; the journal's bytes
+    per session."""
+    base = os.path.join(root, "sync")
+    folder = os.path.join(base, "folder")
+    os.makedirs(folder)
+    daemon = Daemon(daemon_binary, os.path.join(base, "daemon"), name="sync")
+    try:
+        control = Connection(daemon.socket)
+        control.request("sync_enable", directory=folder)
+        other, task = str(uuid.uuid4()), str(uuid.uuid4())
+        now = time.time()
+
+        def line(counter, change, **members):
+            return json.dumps({"v": 1, "device": other, "hlc": [int(now * 1000), counter], "change": change, **members},
+                              separators=(",", ":")) + "\n"
+
+        def session(i, start):
+            return line(i + 1, "session_recorded", session={
+                "id": f"00000000-0000-4000-8000-{i:012x}", "task": task, "device": other, "start": start, "end": start + 60,
+                "planned_seconds": 60, "focused_seconds": 60, "pauses": 0, "outcome": "completed"})
+
+        head = line(0, "task_added", task={
+            "id": task, "name": "Bench sync", "description": "", "color": "blue", "work_seconds": 1500,
+            "short_break_seconds": 300, "long_break_seconds": 900, "long_break_every": 4, "breaks": True,
+            "autostart": "none", "focus_mode": False, "goal": 0, "reminder": None, "sound": None, "archived": False})
+        # The newest first: history's latest session is the first line.
+        body = "".join(session(i, now - (i + 1) * 120.0) for i in range(sessions))
+        journal = os.path.join(folder, f"{other}.jsonl")
+
+        def deliver(text):
+            temporary = os.path.join(folder, ".syncthing.tmp")
+            with open(temporary, "w") as f:
+                f.write(text)
+            started = time.monotonic()
+            os.rename(temporary, journal)
+            return started
+
+        def shown_after(started, i):
+            latest = f"00000000-0000-4000-8000-{i:012x}"
+            while control.request("history", limit=1)["sessions"][-1:] == [] or \
+                    control.request("history", limit=1)["sessions"][-1]["uuid"] != latest:
+                time.sleep(0.002)
+            return time.monotonic() - started
+
+        result = {"sessions": sessions, "merge_s": shown_after(deliver(head + body), 0),
+                  "bytes_per_session": len(body.encode()) / sessions}
+        result["counted"] = control.request("stats", period="all")["recorded"]
+        latencies = []
+        for n in range(5):
+            body += session(sessions + n, now + n * 100.0)
+            latencies.append(shown_after(deliver(head + body), sessions + n) * 1000)
+        result["latency_ms"] = statistics.median(latencies)
+        control.close()
+        time.sleep(1)
+        result["quiet"] = wakeups(daemon.pid, window)
+        return result
+    finally:
+        daemon.stop()
+
+
 def ready_times(daemon_binary, root, database, runs):
     times = []
     for _ in range(runs):
@@ -498,6 +603,8 @@ def main():
         control.request("task_remove", task="Bench long", confirm=True)
         control.close()
 
+        raw["presence"] = presence_wakeups(daemon_binary, root, window)
+
         log("diligencectl status vs socat (hyperfine)")
         raw["hyperfine"] = hyperfine_status(ctl, request_file, daemon.socket, 60 if quick else 300, root)
 
@@ -549,7 +656,19 @@ def main():
     raw["ready_big"] = {"sessions": count, "median_ms": statistics.median(ready) * 1000,
                         "times_ms": [round(t * 1000, 2) for t in ready]}
 
+    synced = 100_000
+    log(f"another device's journal of {synced} sessions merged (docs/sync.md)")
+    raw["sync"] = sync_merge(daemon_binary, root, synced, window)
+
     # MARK: rows
+    sync = raw["sync"]
+    table.add(f"merging another device's journal of {sync['sessions']} sessions", sync["merge_s"], "s", "≤ 2 s",
+              sync["merge_s"] <= 2 and sync["counted"] == sync["sessions"])
+    table.add("a new line of another device's journal shown in history, median of 5", sync["latency_ms"], "ms",
+              "≤ 200 ms", sync["latency_ms"] <= 200)
+    table.add(f"wake-ups while the sync folder is quiet, {sync['quiet']['seconds']} s", sync["quiet"]["switches"], "",
+              "0", sync["quiet"]["switches"] == 0)
+    table.add("journal bytes per session (for context)", sync["bytes_per_session"], "B", "—", None)
     h = raw["hyperfine"]
     table.compare("`diligencectl status`, whole process, wall median", h["diligencectl"]["median_ms"],
                   h["socat"]["median_ms"], "ms", 1.5, note="ref: socat")
@@ -574,8 +693,10 @@ def main():
               reference=flush["max_ms"], ratio=late["max_ms"] / flush["max_ms"], note="ref: fsync max")
     table.add("cumulative drift (last tenth − first tenth)", late["drift_ms"], "ms", "|drift| ≤ 5 ms",
               abs(late["drift_ms"]) <= 5)
-    for key, label in (("idle", "idle daemon"), ("running", "running phase, no watcher")):
-        w = raw[key]
+    for key, label in (("idle", "idle daemon"), ("running", "running phase, no watcher"),
+                       ("presence_idle", "idle, presence sources connected"),
+                       ("presence_running", "running phase, presence sources connected")):
+        w = raw["presence"][key.split("_")[1]] if key.startswith("presence") else raw[key]
         table.add(f"{label}, {w['seconds']} s: context switches", w["switches"], "", "0 (no watchdog)",
                   w["switches"] == 0, note=f"{w['cpu_ms']:g} ms CPU")
     m = raw["memory"]

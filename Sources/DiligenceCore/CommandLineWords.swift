@@ -15,34 +15,13 @@ public enum CommandLineWords {
                     current = ""
                     inWord = false
                 }
-            case "'":
+            case "'", "\"":
                 inWord = true
-                var closed = false
-                while let q = iterator.next() {
-                    if q == "'" {
-                        closed = true
-                        break
-                    }
-                    current.append(q)
+                guard let quoted = quoted(until: c, from: &iterator) else {
+                    let kind = c == "'" ? "single" : "double"
+                    throw DiligenceError("invalid_config", "a \(kind) quote is not closed in \(text.debugDescription).")
                 }
-                guard closed else { throw DiligenceError("invalid_config", "a single quote is not closed in \(text.debugDescription).") }
-            case "\"":
-                inWord = true
-                var closed = false
-                while let q = iterator.next() {
-                    if q == "\"" {
-                        closed = true
-                        break
-                    }
-                    if q == "\\" {
-                        guard let next = iterator.next() else { break }
-                        if !["\"", "\\", "$", "`"].contains(next) { current.append("\\") }
-                        current.append(next)
-                    } else {
-                        current.append(q)
-                    }
-                }
-                guard closed else { throw DiligenceError("invalid_config", "a double quote is not closed in \(text.debugDescription).") }
+                current += quoted
             case "\\":
                 inWord = true
                 guard let next = iterator.next() else {
@@ -56,5 +35,22 @@ public enum CommandLineWords {
         }
         if inWord { words.append(current) }
         return words
+    }
+
+    /// The text up to the closing `quote`, which is consumed; nil when there is none. Inside
+    /// double quotes a backslash escapes `"`, `\\`, `$` and `` ` `` and is kept before anything else.
+    private static func quoted(until quote: Character, from iterator: inout String.Iterator) -> String? {
+        var text = ""
+        while let c = iterator.next() {
+            if c == quote { return text }
+            if quote == "\"", c == "\\" {
+                guard let next = iterator.next() else { return nil }
+                if !["\"", "\\", "$", "`"].contains(next) { text.append("\\") }
+                text.append(next)
+            } else {
+                text.append(c)
+            }
+        }
+        return nil
     }
 }

@@ -18,6 +18,9 @@ public struct DaemonConfig: Equatable, Sendable {
     public var notifications = NotificationSettings()
     public var hooks = HookSettings()
     public var sound = SoundSettings()
+    /// `[sync] directory` as written (absolute or `~/…`): the sync folder, which then overrides
+    /// `sync enable` (docs/sync.md); nil: the database's setting decides.
+    public var syncDirectory: String?
     /// What a bad line does: `refuse` (default) stops the start; `defaults` keeps the default
     /// for that setting and reports the line in `problems`.
     public var onBadConfig: BadConfigPolicy = .refuse
@@ -42,14 +45,15 @@ public struct DaemonConfig: Equatable, Sendable {
 
     /// Splits the text into entries; syntax errors name their line.
     public static func entries(of text: String) throws(DiligenceError) -> [Entry] {
-        var errors: [DiligenceError] = []
+        var errors: [(line: Int, error: DiligenceError)] = []
         let result = entries(of: text, errors: &errors)
-        if let first = errors.first { throw first }
+        if let first = errors.first { throw first.error }
         return result
     }
 
-    /// Splits the text into entries, collecting syntax errors instead of stopping at the first.
-    static func entries(of text: String, errors: inout [DiligenceError]) -> [Entry] {
+    /// Splits the text into entries, collecting syntax errors (with their line) instead of
+    /// stopping at the first.
+    static func entries(of text: String, errors: inout [(line: Int, error: DiligenceError)]) -> [Entry] {
         var section = ""
         var result: [Entry] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -58,14 +62,15 @@ public struct DaemonConfig: Equatable, Sendable {
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]"), line.count > 2 else {
-                    errors.append(DiligenceError("invalid_config", "line \(number): a section header looks like [timer]."))
+                    errors.append((number, DiligenceError("invalid_config", "line \(number): a section header looks like [timer].")))
                     continue
                 }
                 section = String(line.dropFirst().dropLast()).trimmingWhitespace()
                 continue
             }
             guard let eq = line.firstIndex(of: "=") else {
-                errors.append(DiligenceError("invalid_config", "line \(number): expected `key = value`, got \(line.debugDescription)."))
+                errors.append(
+                    (number, DiligenceError("invalid_config", "line \(number): expected `key = value`, got \(line.debugDescription).")))
                 continue
             }
             let key = String(line[..<eq]).trimmingWhitespace()
@@ -73,7 +78,7 @@ public struct DaemonConfig: Equatable, Sendable {
             var value = rawValue
             if value.count >= 2, value.first == "\"", value.last == "\"" { value = String(value.dropFirst().dropLast()) }
             guard !key.isEmpty else {
-                errors.append(DiligenceError("invalid_config", "line \(number): a key is missing before `=`."))
+                errors.append((number, DiligenceError("invalid_config", "line \(number): a key is missing before `=`.")))
                 continue
             }
             result.append(Entry(section: section, key: key, value: value, rawValue: rawValue, line: number))
@@ -86,8 +91,8 @@ public struct DaemonConfig: Equatable, Sendable {
     /// only listed in `problems` and their settings keep their defaults.
     public static func parse(_ text: String) throws(DiligenceError) -> DaemonConfig {
         var config = DaemonConfig()
-        var errors: [DiligenceError] = []
-        let all = entries(of: text, errors: &errors)
+        var found: [(line: Int, error: DiligenceError)] = []
+        let all = entries(of: text, errors: &found)
         // The policy first: it decides what every other bad line means.
         for entry in all where entry.section == "daemon" && entry.key == "on_bad_config" {
             guard let policy = BadConfigPolicy(rawValue: entry.value) else {
@@ -102,10 +107,10 @@ public struct DaemonConfig: Equatable, Sendable {
             do {
                 try config.apply(entry)
             } catch {
-                errors.append(error)
+                found.append((entry.line, error))
             }
         }
-        errors.sort { $0.message.lineNumber < $1.message.lineNumber }
+        let errors = found.sorted { $0.line < $1.line }.map(\.error)
         guard let first = errors.first else { return config }
         if config.onBadConfig == .defaults {
             config.problems = errors.map { "\($0.message) Using the default." }
@@ -146,10 +151,10 @@ public struct DaemonConfig: Equatable, Sendable {
             }
             dayStartsAt = minute
         case ("daemon", "allow_root"):
-            guard let flag = Self.parseBool(entry.value) else {
-                throw DiligenceError("invalid_config", "\(place): allow_root is true or false; got \(entry.value.debugDescription).")
-            }
-            allowRoot = flag
+            allowRoot = try Self.flag(entry, place: place)
+        case ("sync", "directory"):
+            if let problem = SyncFolder.problem(with: entry.value) { throw DiligenceError("invalid_config", "\(place): \(problem).") }
+            syncDirectory = entry.value
         case ("notifications", _), ("hooks", _), ("sound", _):
             try parseOutputSetting(entry, place: place)
         default:
@@ -162,7 +167,7 @@ public struct DaemonConfig: Equatable, Sendable {
         ("timer", ["suspend", "min_session"]), ("stats", ["day_starts_at"]),
         ("presence", ["idle_after", "on_away", "strict_grace"]), ("daemon", ["allow_root", "on_bad_config"]),
         ("notifications", ["enabled", "urgency", "timeout", "bell"]), ("hooks", HookSettings.events.map { "on_" + $0 } + ["timeout"]),
-        ("sound", ["player", "end_of_phase", "ambient", "directory"]),
+        ("sound", ["player", "end_of_phase", "ambient", "directory"]), ("sync", ["directory"]),
     ]
 
     /// The error for a key the file does not know: the closest known one ("did you mean"), in
@@ -218,13 +223,5 @@ public struct DaemonConfig: Equatable, Sendable {
         case "false", "no", "off", "0": false
         default: nil
         }
-    }
-}
-
-extension String {
-    /// The N of a leading `line N`, for ordering config errors (Int.max when there is none).
-    fileprivate var lineNumber: Int {
-        guard hasPrefix("line ") else { return Int.max }
-        return Int(dropFirst(5).prefix { $0.isNumber }) ?? Int.max
     }
 }

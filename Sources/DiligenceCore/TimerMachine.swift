@@ -32,7 +32,7 @@ public struct Now: Sendable, Equatable {
 }
 
 /// A work session as it is recorded (docs/protocol.md, "Sessions", lists the fields).
-public struct WorkSession: Equatable, Sendable {
+public struct WorkSession: Hashable, Sendable {
     /// Store id; 0 until stored.
     public var id: Int64
     public var taskID: Int64
@@ -54,13 +54,17 @@ public struct WorkSession: Equatable, Sendable {
     public var uuid: String
     /// What the person noted on it (`SessionNote`); nil: no note.
     public var note: String?
+    /// The id of the device that recorded it when another device did (merged from the sync
+    /// folder, docs/sync.md); nil: this device.
+    public var device: String?
 
     public init(
         id: Int64 = 0, taskID: Int64, taskName: String, start: Double, end: Double,
         plannedSeconds: Int, focusedSeconds: Int, pauses: Int, outcome: Outcome, uuid: String = "", note: String? = nil,
-        awaySeconds: Int = 0, reason: EndReason? = nil
+        awaySeconds: Int = 0, reason: EndReason? = nil, device: String? = nil
     ) {
         self.id = id
+        self.device = device
         self.awaySeconds = awaySeconds
         self.reason = reason
         self.uuid = uuid

@@ -6,7 +6,7 @@ import Dispatch
 #endif
 
 /// One open sd-bus connection driven from the daemon's queue, shared by the bus users
-/// (Notifier on the session bus, Logind on the system bus).
+/// (Notifier and ScreenSaverWatch on the session bus, Logind on the system bus).
 ///
 /// The descriptor is watched by a read source, a write source that runs only while sd-bus has
 /// output queued, and a timer at sd-bus's earliest call timeout: an idle bus costs no wake-up,
@@ -26,6 +26,45 @@ final class BusConnection {
     /// Work that callbacks inside sd_bus_process leave for when it has returned.
     private var afterProcessing: [() -> Void] = []
     private var closed = false
+
+    /// Which bus to open: sd-bus honours `DBUS_SYSTEM_BUS_ADDRESS` and `DBUS_SESSION_BUS_ADDRESS`.
+    enum Bus: String {
+        case system, session
+
+        /// Where sd-bus looks for it, for messages.
+        var address: String {
+            switch self {
+            case .system: getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) } ?? "unix:path=/run/dbus/system_bus_socket"
+            case .session: getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) } ?? "$XDG_RUNTIME_DIR/bus"
+            }
+        }
+    }
+
+    /// Why a bus could not be opened.
+    struct OpenFailure: Error {
+        var bus: Bus
+        /// sd-bus's negative errno; nil when the bus opened but has no descriptor to watch.
+        var rc: Int32?
+
+        /// "no system bus (ADDRESS: REASON)", "the session bus has no descriptor".
+        var reason: String {
+            guard let rc else { return "the \(bus.rawValue) bus has no descriptor" }
+            return "no \(bus.rawValue) bus (\(bus.address): \(String(cString: strerror(-rc))))"
+        }
+    }
+
+    /// Opens `bus` and drives it from `queue` (the one way every bus user opens one).
+    static func open(
+        _ bus: Bus, description: String, queue: DispatchQueue, onBroken: @escaping (String) -> Void
+    ) -> Result<BusConnection, OpenFailure> {
+        var opened: OpaquePointer?
+        let rc = bus == .system ? sd_bus_open_system(&opened) : sd_bus_open_user(&opened)
+        guard rc >= 0, let opened else { return .failure(OpenFailure(bus: bus, rc: rc)) }
+        guard let connection = BusConnection(opened, description: description, queue: queue, onBroken: onBroken) else {
+            return .failure(OpenFailure(bus: bus, rc: nil))
+        }
+        return .success(connection)
+    }
 
     /// Takes over `bus` (an opened, started connection) and starts watching it on `queue`.
     /// `onBroken` runs on the queue when the connection fails; the owner then calls `close()`.
@@ -67,7 +106,7 @@ final class BusConnection {
     /// The caller pumps afterwards to send it. Returns sd-bus's negative errno on failure.
     @discardableResult
     func matchSignal(
-        sender: String, path: String, interface: String, member: String,
+        sender: String, path: String?, interface: String, member: String,
         _ handle: @escaping (OpaquePointer) -> Void
     ) -> Int32 {
         let handler = SignalHandler(handle)
@@ -82,6 +121,58 @@ final class BusConnection {
         guard rc >= 0 else { return rc }
         slots.append(slot)
         signalHandlers.append(handler) // kept alive as long as its slot
+        return rc
+    }
+
+    // MARK: Calls
+
+    private final class ReplyHandler {
+        let handle: (Result<OpaquePointer, BusError>) -> Void
+        init(_ handle: @escaping (Result<OpaquePointer, BusError>) -> Void) { self.handle = handle }
+    }
+
+    /// A method call's error: its D-Bus name and message.
+    struct BusError: Error {
+        var name: String
+        var message: String
+        var description: String { message.isEmpty ? name : "\(name): \(message)" }
+    }
+
+    /// Calls a method without waiting for it: `append` adds the arguments (a negative errno
+    /// fails the call), `handle` gets the reply message or its error inside sd_bus_process
+    /// (read the reply there; anything that uses the bus again goes through
+    /// `afterProcessing`). Returns sd-bus's negative errno when the call could not be sent.
+    @discardableResult
+    func call(
+        _ destination: String, path: String, interface: String, member: String,
+        append: (OpaquePointer) -> Int32 = { _ in 0 }, _ handle: @escaping (Result<OpaquePointer, BusError>) -> Void
+    ) -> Int32 {
+        var message: OpaquePointer?
+        var rc = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
+        guard rc >= 0, let message else { return rc }
+        defer { sd_bus_message_unref(message) }
+        rc = append(message)
+        guard rc >= 0 else { return rc }
+        let context = Unmanaged.passRetained(ReplyHandler(handle)).toOpaque()
+        rc = sd_bus_call_async(
+            bus, nil, message,
+            { reply, userdata, _ in
+                let handler = Unmanaged<ReplyHandler>.fromOpaque(userdata!).takeRetainedValue()
+                guard let reply else { return 0 }
+                if sd_bus_message_is_method_error(reply, nil) != 0 {
+                    let error = sd_bus_message_get_error(reply)
+                    handler.handle(
+                        .failure(
+                            BusError(
+                                name: error?.pointee.name.map { String(cString: $0) } ?? "error",
+                                message: error?.pointee.message.map { String(cString: $0) } ?? "")))
+                } else {
+                    handler.handle(.success(reply))
+                }
+                return 0
+            }, context, 25_000_000)
+        if rc < 0 { Unmanaged<ReplyHandler>.fromOpaque(context).release() }
+        pump()
         return rc
     }
 

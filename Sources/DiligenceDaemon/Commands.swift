@@ -74,6 +74,35 @@ extension Daemon {
             return statusJSON(at: observeClocks())
         case .version:
             return .object([("protocol", .int(ProtocolInfo.version)), ("version", .string(ProtocolInfo.release))])
+        case .start, .note, .toggle, .pause, .resume, .stop, .skip, .away, .back, .discardAway, .extend:
+            return try performTimerCommand(command)
+        case .reload:
+            switch reload() {
+            case .success: return .object([("reloaded", .bool(true)), ("config", .string(paths.config))])
+            case .failure(let error): throw error
+            }
+        case .watch:
+            return .object([("watching", .bool(true))])
+        case .taskList, .taskShow, .taskAdd, .taskEdit, .taskRemove, .taskArchive:
+            return try performTaskCommand(command)
+        case .syncEnable(let directory, let name):
+            let status = try journal.enable(directory, name: name, now: clocks.wall)
+            merge.follow(journal.directory())
+            return status
+        case .syncStatus:
+            return try journal.status()
+        case .syncDisable:
+            let status = try journal.disable()
+            merge.follow(nil)
+            return status
+        case .stats, .week, .planSet, .planClear, .history, .historyAdd, .historyRemove, .historyEdit, .export, .importChunk:
+            return try stats.perform(command)
+        }
+    }
+
+    /// The timer's commands: each changes the machine through `timerCommand`.
+    private func performTimerCommand(_ command: ControlCommand) throws(DiligenceError) -> JSON {
+        switch command {
         case .start(let name, let note):
             let task =
                 try machine.state == .idle
@@ -98,18 +127,19 @@ extension Daemon {
         case .resume: return try timerCommand { m, now throws(DiligenceError) in try m.resume(at: now) }
         case .stop: return try timerCommand { m, now throws(DiligenceError) in try m.stop(at: now) }
         case .skip: return try timerCommand { m, now throws(DiligenceError) in try m.skip(at: now) }
-        case .away: return try timerCommand { m, now in m.away(config.presence, at: now) }
-        case .back: return try timerCommand { m, now in m.back(at: now) }
+        case .away: return presenceCommand(away: true)
+        case .back: return presenceCommand(away: false)
         case .discardAway: return try timerCommand { m, now throws(DiligenceError) in try m.discardAway(at: now) }
         case .extend(let seconds):
             return try timerCommand { m, now throws(DiligenceError) in try m.extend(by: seconds, at: now) }
-        case .reload:
-            switch reload() {
-            case .success: return .object([("reloaded", .bool(true)), ("config", .string(paths.config))])
-            case .failure(let error): throw error
-            }
-        case .watch:
-            return .object([("watching", .bool(true))])
+        default:
+            preconditionFailure("perform routes only the timer's commands here")
+        }
+    }
+
+    /// The task commands: the store changes, watchers hear of it (`taskChanged`).
+    private func performTaskCommand(_ command: ControlCommand) throws(DiligenceError) -> JSON {
+        switch command {
         case .taskList(let recentDays, let archived):
             return try taskList(recentDays: recentDays, archived: archived)
         case .taskShow(let name):
@@ -139,8 +169,8 @@ extension Daemon {
             let changed = try store.setArchived(id: task.id, archived)
             taskChanged(changed, change: archived ? "archived" : "unarchived")
             return changed.json
-        case .stats, .week, .planSet, .planClear, .history, .historyAdd, .historyRemove, .historyEdit, .export, .importChunk:
-            return try stats.perform(command)
+        default:
+            preconditionFailure("perform routes only the task commands here")
         }
     }
 
@@ -214,6 +244,12 @@ extension Daemon {
     }
 
     /// An import restored task definitions (`export --with-tasks`): reminders re-read, watchers told.
+    /// Another device's changes were merged: reminders follow the tasks, watchers get the status.
+    func syncMerged() {
+        reminders.reload(from: store, now: clocks.wall)
+        broadcast("task_changed", now: clocks.now, extra: [("task", .null), ("change", .string("merged"))])
+    }
+
     func tasksImported() {
         reminders.reload(from: store, now: clocks.wall)
         broadcast("task_changed", now: clocks.now, extra: [("task", .null), ("change", .string("imported"))])

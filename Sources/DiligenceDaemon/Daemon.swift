@@ -20,6 +20,7 @@ public final class Daemon {
         didSet {
             stats.dayStartsAt = config.dayStartsAt
             recorder.minSession = config.minSession
+            journal.configured = config.syncDirectory
         }
     }
     /// What is wrong with the config file (ConfigFile.swift): why it was refused, or the lines
@@ -56,6 +57,10 @@ public final class Daemon {
     let recorder: SessionRecorder
     /// Today, today's count, reports, the plan, history, export and import (StatsService.swift).
     let stats: StatsService
+    /// This device's journal in the sync folder (SyncJournal.swift).
+    let journal: SyncJournal
+    /// The other devices' journals merged in (SyncMerge.swift).
+    let merge: SyncMerge
     /// Where a damaged database found at start-up was moved (nil when none was).
     let databaseKeptAside: String?
     /// Held from start to exit: a second daemon on the same database refuses to start.
@@ -69,8 +74,17 @@ public final class Daemon {
         reminders.onReminder = { [unowned self] task in self.remind(task) }
         return reminders
     }()
-    /// logind's sleep and wake signals on the system bus (Sleep.swift).
-    lazy var logind = Logind(queue: queue) { [unowned self] sleeping in self.sleepSignal(sleeping) }
+    /// logind's sleep and wake signals on the system bus (Sleep.swift), and the user's session's
+    /// lock and idle hints (LogindSession.swift, Presence.swift).
+    lazy var logind = Logind(
+        queue: queue, prepareForSleep: { [unowned self] sleeping in self.sleepSignal(sleeping) },
+        presence: { [unowned self] signal in self.logindSignal(signal) })
+    /// The screen saver on the session bus (ScreenSaverWatch.swift, Presence.swift).
+    lazy var screenSaver = ScreenSaverWatch(queue: queue) { [unowned self] active in self.presenceSignal(.screenSaver, away: active) }
+    /// Why the person is away, one reason per source (Presence.swift); empty: here.
+    var awayReasons: Set<AwayReason> = []
+    /// Fires `idle_after` after the session went idle (a one-shot timer, armed only while idle).
+    var idleTimer: DispatchSourceTimer?
 
     /// `clocks` is the system's unless a test supplies its own readings.
     public init(paths: DaemonPaths, clocks: Clocks = Clocks()) throws(DiligenceError) {
@@ -101,6 +115,9 @@ public final class Daemon {
         self.recorder = SessionRecorder(store: store, clocks: clocks, paths: paths, queue: queue)
         recorder.minSession = loaded.config.minSession
         self.stats = StatsService(store: store, clocks: clocks, recorder: recorder, dayStartsAt: loaded.config.dayStartsAt)
+        self.journal = try SyncJournal(store: store, clocks: clocks, queue: queue)
+        journal.configured = loaded.config.syncDirectory
+        self.merge = SyncMerge(store: store, recorder: recorder, journal: journal, clocks: clocks, queue: queue)
         self.lastReading = clocks.reading
     }
 
@@ -132,11 +149,16 @@ public final class Daemon {
         stats.runningWork = { [unowned self] now in self.runningWork(at: now) }
         stats.tasksImported = { [unowned self] in self.tasksImported() }
         notifier.undelivered = { [unowned self] message in self.ringBell(for: message) }
+        store.onCommit = { [unowned self] in self.journal.committed() }
+        journal.write(now: clocks.wall)
+        merge.merged = { [unowned self] in self.syncMerged() }
+        merge.follow(journal.directory())
         recorder.replaySpilled()
         restoreTimer()
         try server.start()
         startWatchdog()
         logind.start()
+        screenSaver.start()
         clockJumpWatch = ClockJumpWatch(queue: queue) { [unowned self] in self.deadlineReached() }
         if getenv("TZ") == nil {
             zoneWatch = ZoneWatch(queue: queue) { [unowned self] in self.zoneChanged() }
@@ -196,10 +218,13 @@ public final class Daemon {
         watchdogTimer?.cancel()
         reminders.cancel()
         zoneWatch?.close()
+        merge.close()
         clockJumpWatch?.close()
         sound.stopAll()
         notifier.close()
         logind.close()
+        screenSaver.close()
+        idleTimer?.cancel()
         // Only what happened: a timer that could not be saved is not said to be.
         if saved {
             Log.info("Stopped; timer state saved (\(machine.state.rawValue)).")
@@ -224,6 +249,8 @@ public final class Daemon {
             server.allowRoot = config.allowRoot
             sound.reset()
             reminders.reload(from: store, now: clocks.wall)
+            journal.write(now: clocks.wall)
+            merge.follow(journal.directory())
             updateAmbientSound()
             Log.info("Configuration reloaded from \(paths.config): \(config.summary).", fields: [("EVENT", "config_reloaded")])
             broadcast("config_reloaded", now: observeClocks())
@@ -436,30 +463,14 @@ public final class Daemon {
         var fields: [(String, String)] = [("EVENT", event.name), ("TASK", task)]
         let text: String
         switch event {
-        case .phaseStarted(let p):
-            text = "Started \(p.label) of \(task)."
-            fields.append(("PHASE", p.rawValue))
-        case .phasePending(let p):
-            text = "\(p.label.capitalizedFirst) of \(task) is ready; waiting for start."
-            fields.append(("PHASE", p.rawValue))
-        case .phaseCompleted(let p):
-            text = "Completed \(p.label) of \(task)."
-            fields.append(("PHASE", p.rawValue))
-        case .paused(let p):
-            text = "Paused \(p.label) of \(task)."
-            fields.append(("PHASE", p.rawValue))
-        case .resumed(let p):
-            text = "Resumed \(p.label) of \(task)."
-            fields.append(("PHASE", p.rawValue))
-        case .stopped(let p):
-            text = "Stopped \(p.label)."
-            fields.append(("PHASE", p.rawValue))
-        case .skipped(let p):
-            text = "Skipped \(p.label) of \(task)."
-            fields.append(("PHASE", p.rawValue))
-        case .extended(let p, let seconds):
-            text = "Extended \(p.label) of \(task) by \(DurationText.format(seconds))."
-            fields.append(("PHASE", p.rawValue))
+        case .phaseStarted(let p): text = "Started \(p.label) of \(task)."
+        case .phasePending(let p): text = "\(p.label.capitalizedFirst) of \(task) is ready; waiting for start."
+        case .phaseCompleted(let p): text = "Completed \(p.label) of \(task)."
+        case .paused(let p): text = "Paused \(p.label) of \(task)."
+        case .resumed(let p): text = "Resumed \(p.label) of \(task)."
+        case .stopped(let p): text = "Stopped \(p.label)."
+        case .skipped(let p): text = "Skipped \(p.label) of \(task)."
+        case .extended(let p, let seconds): text = "Extended \(p.label) of \(task) by \(DurationText.format(seconds))."
         case .sessionEnded(let s):
             let why = s.reason == .left ? " (you left)" : ""
             text = "Recorded a \(s.outcome.rawValue) session of \(s.taskName)\(why): \(DurationText.format(s.focusedSeconds)) focused."
@@ -474,6 +485,8 @@ public final class Daemon {
             text = "Trimmed the session of \(s.taskName) to the moment you left: \(DurationText.format(s.focusedSeconds)) focused."
             fields[1] = ("TASK", s.taskName)
         }
+        // A phase's events name it; a session's record names its task only.
+        if case .sessionEnded = event {} else if let phase = Self.phase(of: event) { fields.append(("PHASE", phase.rawValue)) }
         Log.info(text, fields: fields)
     }
 

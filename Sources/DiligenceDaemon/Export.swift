@@ -34,7 +34,9 @@ extension ExportFormat {
 
     // MARK: CSV (RFC 4180)
 
-    static let csvHeader = ["id", "task", "start", "end", "planned_seconds", "focused_seconds", "pauses", "outcome", "uuid", "note"]
+    static let csvHeader = [
+        "id", "task", "start", "end", "planned_seconds", "focused_seconds", "pauses", "outcome", "uuid", "note", "away_seconds", "reason",
+    ]
 
     /// A header line, then one line per session; CRLF line ends; a field holding a comma, quote
     /// or line break is quoted with its quotes doubled.
@@ -44,6 +46,7 @@ extension ExportFormat {
             let fields = [
                 String(s.id), s.taskName, RFC3339.format(s.start), RFC3339.format(s.end), String(s.plannedSeconds),
                 String(s.focusedSeconds), String(s.pauses), s.outcome.rawValue, s.uuid, s.note ?? "",
+                String(s.awaySeconds), s.reason?.rawValue ?? "",
             ]
             out += fields.map(csvField).joined(separator: ",") + "\r\n"
         }

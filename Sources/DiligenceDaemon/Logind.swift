@@ -19,32 +19,33 @@ final class Logind {
 
     private let queue: DispatchQueue
     private let prepareForSleep: (Bool) -> Void
+    private let presence: (LogindSession.Signal) -> Void
     private var connection: BusConnection?
+    /// The user's session, followed for lock and idle (LogindSession.swift).
+    private var session: LogindSession?
 
     /// `prepareForSleep` runs on `queue` with the signal's argument: true before the machine
-    /// sleeps, false after it woke.
-    init(queue: DispatchQueue, prepareForSleep: @escaping (Bool) -> Void) {
+    /// sleeps, false after it woke; `presence` with the session's lock and idle changes.
+    init(
+        queue: DispatchQueue, prepareForSleep: @escaping (Bool) -> Void,
+        presence: @escaping (LogindSession.Signal) -> Void = { _ in }
+    ) {
         self.queue = queue
         self.prepareForSleep = prepareForSleep
+        self.presence = presence
     }
 
     /// Opens the system bus and subscribes to PrepareForSleep. Call on `queue`, once.
     func start() {
-        var opened: OpaquePointer?
-        let rc = sd_bus_open_system(&opened)
-        guard rc >= 0, let opened else {
-            unavailable("no system bus (\(Self.address): \(String(cString: strerror(-rc))))")
-            return
-        }
-        guard
-            let bus = BusConnection(
-                opened, description: "diligenced-logind", queue: queue,
-                onBroken: { [weak self] why in
-                    self?.unavailable("the system bus connection ended (\(why))")
-                })
-        else {
-            unavailable("the system bus has no descriptor")
-            return
+        let bus: BusConnection
+        switch BusConnection.open(
+            .system, description: "diligenced-logind", queue: queue,
+            onBroken: { [weak self] why in
+                self?.unavailable("the system bus connection ended (\(why))")
+            })
+        {
+        case .success(let opened): bus = opened
+        case .failure(let failure): return unavailable(failure.reason)
         }
         connection = bus
         let subscribed = bus.matchSignal(sender: Self.service, path: Self.objectPath, interface: Self.interface, member: "PrepareForSleep")
@@ -59,12 +60,9 @@ final class Logind {
             return
         }
         bus.pump()
-        Log.debug("Listening for logind's PrepareForSleep on the system bus (\(Self.address)).")
-    }
-
-    /// Where sd-bus looks for the system bus.
-    private static var address: String {
-        getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) } ?? "unix:path=/run/dbus/system_bus_socket"
+        Log.debug("Listening for logind's PrepareForSleep on the system bus (\(BusConnection.Bus.system.address)).")
+        session = LogindSession(connection: bus, onSignal: presence)
+        session?.start()
     }
 
     /// Logs why logind is not heard and closes the connection for good.
@@ -77,6 +75,7 @@ final class Logind {
 
     /// Closes the connection (daemon exit).
     func close() {
+        session = nil
         connection?.close()
         connection = nil
     }

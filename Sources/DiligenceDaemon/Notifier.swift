@@ -244,26 +244,27 @@ final class Notifier {
     /// The open bus, opening it (and subscribing to the signals) the first time.
     private func openBus() -> BusConnection? {
         if let connection { return connection }
-        var opened: OpaquePointer?
-        let rc = sd_bus_open_user(&opened)
-        guard rc >= 0, let opened else {
+        let opened: BusConnection
+        switch BusConnection.open(
+            .session, description: "diligenced-notifications", queue: queue,
+            onBroken: { [weak self] why in
+                self?.dropBus("the session bus connection ended (\(why))")
+            })
+        {
+        case .success(let bus): opened = bus
+        case .failure(let failure) where failure.rc != nil:
             if !warnedNoBus {
                 warnedNoBus = true
-                let address = getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) } ?? "$XDG_RUNTIME_DIR/bus"
                 Log.warning(
-                    "No session bus (\(address): \(String(cString: strerror(-rc)))); desktop notifications are off until one appears.",
+                    "\(failure.reason.capitalizedFirst); desktop notifications are off until one appears.",
                     fields: [("EVENT", "notifications_unavailable")])
             }
             return nil
+        case .failure:
+            warnedNoBus = false
+            return nil
         }
         warnedNoBus = false
-        guard
-            let opened = BusConnection(
-                opened, description: "diligenced-notifications", queue: queue,
-                onBroken: { [weak self] why in
-                    self?.dropBus("the session bus connection ended (\(why))")
-                })
-        else { return nil }
         connection = opened
         for member in ["ActionInvoked", "NotificationClosed"] {
             let rc = opened.matchSignal(sender: Self.service, path: Self.objectPath, interface: Self.service, member: member) {

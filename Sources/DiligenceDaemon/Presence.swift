@@ -2,13 +2,70 @@ import DiligenceCore
 import DiligenceJSON
 import DiligenceProtocol
 import DiligenceTime
+import Dispatch
 
 /// What the daemon does when the person leaves the computer or comes back (docs/presence.md):
 /// the `away`/`back` commands and the desktop's signals end here, and the timer machine applies
 /// the `[presence]` policy.
+/// Why the person counts as away: each source keeps its own reason, and the person is away
+/// while any is set.
+enum AwayReason: String {
+    /// `diligencectl away` (a swayidle or xss-lock line, a script).
+    case command
+    /// logind: the session is locked (Lock, LockedHint).
+    case locked
+    /// logind: the session has been idle `idle_after` (IdleHint, IdleSinceHintMonotonic).
+    case idle
+    /// The screen saver is active (ActiveChanged).
+    case screenSaver = "screensaver"
+}
+
 extension Daemon {
-    /// The person left (`away`) or is back; the machine applies the policy.
-    func presenceChanged(away: Bool) {
+    /// `away` / `back`: the command says so for every source — `back` clears them all, so a
+    /// person who says they are back is back.
+    func presenceCommand(away: Bool) -> JSON {
+        if away { awayReasons.insert(.command) } else { awayReasons = [] }
+        applyPresence()
+        return statusJSON(at: clocks.now)
+    }
+
+    /// A source's news: `reason` holds (`away`) or no longer holds.
+    func presenceSignal(_ reason: AwayReason, away: Bool) {
+        if away { awayReasons.insert(reason) } else { awayReasons.remove(reason) }
+        applyPresence()
+    }
+
+    /// logind's session: a lock is away at once; idleness after `[presence] idle_after`,
+    /// counted from when it began (a one-shot timer, nothing else wakes).
+    func logindSignal(_ signal: LogindSession.Signal) {
+        switch signal {
+        case .locked(let locked):
+            presenceSignal(.locked, away: locked)
+        case .idle(true, let since):
+            guard idleTimer == nil, !awayReasons.contains(.idle) else { return }
+            let start = since ?? clocks.monotonic
+            let delay = max(0, start + Double(config.presence.idleAfter) - clocks.monotonic)
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.setEventHandler { [unowned self] in
+                idleTimer?.cancel()
+                idleTimer = nil
+                presenceSignal(.idle, away: true)
+            }
+            timer.schedule(deadline: .now() + delay, leeway: .milliseconds(100))
+            timer.activate()
+            idleTimer = timer
+        case .idle(false, _):
+            idleTimer?.cancel()
+            idleTimer = nil
+            presenceSignal(.idle, away: false)
+        }
+    }
+
+    /// Brings the machine's presence in line with the reasons: away while any holds, here
+    /// otherwise (also from `unknown`, once a source has spoken).
+    private func applyPresence() {
+        let away = !awayReasons.isEmpty
+        guard away ? machine.presence != .away : machine.presence != .here else { return }
         _ = try? timerCommand { machine, now in
             away ? machine.away(config.presence, at: now) : machine.back(at: now)
         }
@@ -55,7 +112,9 @@ extension Daemon {
                     self.awayAction(key)
                 })
         case .sessionEnded(let session) where session.reason == .left:
-            let how = session.outcome == .abandoned && machine.task?.focusMode != false ? "failed" : "given up"
+            // The machine has let go of the task by now: its stored settings say whether it was strict.
+            let strict = (try? store.task(id: session.taskID))??.focusMode == true
+            let how = strict ? "failed" : "given up"
             notifier.show(
                 .init(
                     slot: "presence", summary: "Focus session \(how)",

@@ -208,6 +208,8 @@ final class StatsService {
                 ("period", .string(period.rawValue)), ("offset", .int(offset)), ("task", .string(only?.name)),
                 ("from", .string(first.description)), ("to", .string(last.description)), ("today", .string(now.description)),
             ] + result + [("streak", .object([("current", .int(current)), ("longest", .int(longest))]))]
+        // Time away during the work of the period's sessions (docs/presence.md).
+        result.append(("away_seconds", .int(try store.awaySeconds(from: acc.grid.start, to: acc.grid.end, taskID: only?.id))))
         result.append(("days", .array(try dayRows(acc, tasks: tasks))))
         result.append(("previous", period == .all ? .null : try previousTotals(period, offset: offset, anchor: anchor, only: only)))
         if period == .today || period == .day {

@@ -155,6 +155,13 @@ enum Sys {
     static func isDirectory(_ st: Glibc.stat) -> Bool { st.st_mode & S_IFMT == S_IFDIR }
 
     static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    /// gethostname(2); nil when it fails.
+    static func hostName() -> String? {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count - 1) == 0 else { return nil }
+        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
     static func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
     static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
 

@@ -12,22 +12,36 @@ import Dispatch
 /// The watch is on the directory, for the one name, so a replaced link is seen; a zone file
 /// updated behind the link (a new tzdata) is not. It costs nothing while /etc is quiet: a
 /// wake-up only when an entry of /etc is created, renamed, removed or written.
+///
+/// The sync folder is watched the same way (`init(directory:mask:matching:)`, SyncMerge.swift):
+/// any entry a predicate accepts.
 final class ZoneWatch {
     private let fd: Int32
-    private let name: [UInt8]
+    private let matches: (ArraySlice<UInt8>) -> Bool
     private let changed: () -> Void
     private let source: DispatchSourceRead
 
     /// Starts watching `directory`/`name`; nil (logged) when inotify cannot watch it.
-    init?(directory: String = "/etc", name: String = "localtime", queue: DispatchQueue, changed: @escaping () -> Void) {
+    convenience init?(directory: String = "/etc", name: String = "localtime", queue: DispatchQueue, changed: @escaping () -> Void) {
         let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE)
-        let fd: Int32
-        do { fd = try Sys.inotifyWatch(directory, mask: mask) } catch {
+        let name = Array(name.utf8)
+        do {
+            try self.init(directory: directory, mask: mask, queue: queue, matching: { $0.elementsEqual(name) }, changed: changed)
+        } catch {
             Log.warning("Cannot watch \(directory) for a new time zone (\(error)); a new zone applies after a restart.")
             return nil
         }
+    }
+
+    /// Watches the entries of `directory` that `matches` accepts (by name) for the events of
+    /// `mask`; throws when inotify cannot watch it.
+    init(
+        directory: String, mask: UInt32, queue: DispatchQueue, matching matches: @escaping (ArraySlice<UInt8>) -> Bool,
+        changed: @escaping () -> Void
+    ) throws(Errno) {
+        let fd = try Sys.inotifyWatch(directory, mask: mask)
         self.fd = fd
-        self.name = Array(name.utf8)
+        self.matches = matches
         self.changed = changed
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [unowned self] in self.check() }
@@ -48,7 +62,7 @@ final class ZoneWatch {
                 let mask = field(4)
                 let length = Int(field(12))
                 let nameBytes = buffer[(offset + 16)..<min(n, offset + 16 + length)].prefix { $0 != 0 }
-                if mask & UInt32(IN_Q_OVERFLOW) != 0 || nameBytes.elementsEqual(name) { zoneChanged = true }
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 || matches(nameBytes) { zoneChanged = true }
                 offset += 16 + length
             }
         }

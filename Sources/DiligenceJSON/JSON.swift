@@ -266,58 +266,52 @@ private struct Parser {
     }
 
     mutating func parseObject(depth: Int) throws(JSONParseError) -> JSON {
-        i += 1
         var members: [(String, JSON)] = []
-        skipSpace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
-            i += 1
-            return .object(members)
+        try parseElements(closing: UInt8(ascii: "}")) { (p: inout Parser) throws(JSONParseError) in
+            guard p.i < p.bytes.count, p.bytes[p.i] == UInt8(ascii: "\"") else { throw p.invalid("expected a string key") }
+            let key = try p.parseString()
+            p.skipSpace()
+            guard p.i < p.bytes.count, p.bytes[p.i] == UInt8(ascii: ":") else { throw p.invalid("expected ':'") }
+            p.i += 1
+            p.skipSpace()
+            members.append((key, try p.parseValue(depth: depth + 1)))
         }
-        while true {
-            skipSpace()
-            guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw invalid("expected a string key") }
-            let key = try parseString()
-            skipSpace()
-            guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw invalid("expected ':'") }
-            i += 1
-            skipSpace()
-            members.append((key, try parseValue(depth: depth + 1)))
-            skipSpace()
-            guard i < bytes.count else { throw invalid("unexpected end") }
-            if bytes[i] == UInt8(ascii: ",") {
-                i += 1
-                continue
-            }
-            if bytes[i] == UInt8(ascii: "}") {
-                i += 1
-                return .object(members)
-            }
-            throw invalid("expected ',' or '}'")
-        }
+        return .object(members)
     }
 
     mutating func parseArray(depth: Int) throws(JSONParseError) -> JSON {
-        i += 1
         var items: [JSON] = []
+        try parseElements(closing: UInt8(ascii: "]")) { (p: inout Parser) throws(JSONParseError) in
+            items.append(try p.parseValue(depth: depth + 1))
+        }
+        return .array(items)
+    }
+
+    /// The elements of the array or object opening at `i`, each read by `element` (after the
+    /// space before it), separated by commas, up to `closing`.
+    mutating func parseElements(
+        closing: UInt8, _ element: (inout Parser) throws(JSONParseError) -> Void
+    ) throws(JSONParseError) {
+        i += 1
         skipSpace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
+        if i < bytes.count, bytes[i] == closing {
             i += 1
-            return .array(items)
+            return
         }
         while true {
             skipSpace()
-            items.append(try parseValue(depth: depth + 1))
+            try element(&self)
             skipSpace()
             guard i < bytes.count else { throw invalid("unexpected end") }
             if bytes[i] == UInt8(ascii: ",") {
                 i += 1
                 continue
             }
-            if bytes[i] == UInt8(ascii: "]") {
+            if bytes[i] == closing {
                 i += 1
-                return .array(items)
+                return
             }
-            throw invalid("expected ',' or ']'")
+            throw invalid("expected ',' or '\(Character(Unicode.Scalar(closing)))'")
         }
     }
 

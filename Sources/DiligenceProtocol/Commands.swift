@@ -118,6 +118,13 @@ public enum Fields {
         "with_tasks", default: false, "jsonl only: the task definitions and the plan first, for import to restore")
     static let replaceTasks = Field<Bool>.boolean(
         "replace_tasks", default: false, "an imported task definition replaces an existing task's settings (else it keeps its own)")
+
+    // MARK: Sync
+
+    static let syncDirectory = Field<String>.text(
+        "directory", maxLength: SyncFolder.maxLength, "the sync folder: an absolute path or ~/... (made when missing)")
+    static let deviceName = Field<String?>.text(
+        "name", maxLength: 64, "this device's name, shown with its sessions on the others (default: the host name)")
 }
 
 /// The periods of `stats`.
@@ -260,6 +267,9 @@ public enum ControlCommand: Sendable, Equatable {
     case away
     case back
     case discardAway
+    case syncEnable(directory: String, name: String?)
+    case syncStatus
+    case syncDisable
 
     /// The typed command of a parsed request: its command must exist and every member must
     /// pass its field's check. The error is what the daemon answers.
@@ -424,6 +434,16 @@ extension CommandSpec {
         ) {
             .importChunk(
                 content: $0[Fields.content], importID: $0[Fields.importID], more: $0[Fields.more], replaceTasks: $0[Fields.replaceTasks])
+        },
+        CommandSpec(
+            "sync_enable", "keep this device's journal in a sync folder and write the history there (docs/sync.md)",
+            result: "the sync status", fields: [Fields.syncDirectory, Fields.deviceName], writes: true
+        ) {
+            .syncEnable(directory: $0[Fields.syncDirectory], name: $0[Fields.deviceName])
+        },
+        CommandSpec("sync_status", "the sync folder, this device and its journal", result: "the sync status") { _ in .syncStatus },
+        CommandSpec("sync_disable", "stop writing the journal (the folder's files stay)", result: "the sync status", writes: true) { _ in
+            .syncDisable
         },
     ]
 }

@@ -166,6 +166,7 @@ extension WorkSession {
             ("note", .string(note)),
             ("away_seconds", .int(awaySeconds)),
             ("reason", .string(reason?.rawValue)),
+            ("device", .string(device)),
         ])
     }
 }

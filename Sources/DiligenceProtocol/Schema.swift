@@ -94,20 +94,7 @@ public struct FieldSpec: Sendable, Equatable {
             guard value.boolValue != nil else { throw wrongType("true or false") }
             return value
         case .duration(let range):
-            let bounds = Int64(range.lowerBound)...Int64(range.upperBound)
-            let rangeText = Self.rangeText(type)
-            guard let text = value.stringValue else {
-                return .int(
-                    try Self.integer(
-                        value, in: bounds, label: label, rangeText: rangeText, expected: "whole seconds or text such as \"25m\""))
-            }
-            guard let seconds = DurationText.parse(text) else {
-                throw DiligenceError("invalid_duration", "\(label): \(text.debugDescription) is not \(DurationText.expected).")
-            }
-            guard bounds.contains(Int64(seconds)) else {
-                throw DiligenceError("out_of_range", "\(label) must be between \(rangeText); got \(text.debugDescription).")
-            }
-            return .int(Int64(seconds))
+            return .int(try Self.duration(value, in: range, label: label))
         case .choice(let words, let code):
             guard let word = value.stringValue else { throw wrongType("a string") }
             guard words.contains(word) else {
@@ -167,6 +154,23 @@ public struct FieldSpec: Sendable, Equatable {
     }
 
     /// The range as docs/protocol.md and error messages write it.
+    /// A duration: whole seconds, or text such as "25m" (`DurationText`), within `range` seconds.
+    private static func duration(_ value: JSON, in range: ClosedRange<Int>, label: String) throws(DiligenceError) -> Int64 {
+        let bounds = Int64(range.lowerBound)...Int64(range.upperBound)
+        let rangeText = Self.rangeText(.duration(range))
+        guard let text = value.stringValue else {
+            return try Self.integer(
+                value, in: bounds, label: label, rangeText: rangeText, expected: "whole seconds or text such as \"25m\"")
+        }
+        guard let seconds = DurationText.parse(text) else {
+            throw DiligenceError("invalid_duration", "\(label): \(text.debugDescription) is not \(DurationText.expected).")
+        }
+        guard bounds.contains(Int64(seconds)) else {
+            throw DiligenceError("out_of_range", "\(label) must be between \(rangeText); got \(text.debugDescription).")
+        }
+        return Int64(seconds)
+    }
+
     static func rangeText(_ type: FieldType) -> String {
         switch type {
         case .text(let maxLength): "at most \(maxLength) characters"

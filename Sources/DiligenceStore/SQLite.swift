@@ -369,7 +369,13 @@ public final class SQLite {
     private var checkpointScheduler: ((@escaping () -> Void) -> Void)?
     private var checkpointPending = false
 
+    /// Called after each commit of a write transaction (from the WAL hook, once `deferCheckpoints`
+    /// installed it; the write lock is released by then). It must not use this connection: it
+    /// only schedules what follows a commit (the daemon's journal writer, SyncJournal.swift).
+    public var onCommit: (() -> Void)?
+
     private func walGrew(to pages: Int32) {
+        onCommit?()
         guard pages >= Self.checkpointPages, !checkpointPending, let schedule = checkpointScheduler else { return }
         checkpointPending = true
         schedule { [weak self] in

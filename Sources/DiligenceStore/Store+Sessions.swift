@@ -10,7 +10,10 @@ import DiligenceTime
 
 /// Where a recorded session came from (the `source` column).
 public enum SessionSource: String, Sendable {
-    case timer, manual, `import`
+    /// `sync`: another device's session, merged from its journal (docs/sync.md): it may overlap
+    /// this device's sessions (a timer left running on each), and its UUID alone says whether
+    /// it is recorded already.
+    case timer, manual, `import`, sync
 }
 
 /// How `admit` treats a batch with refused sessions.
@@ -50,6 +53,24 @@ extension Store {
     ) throws(DiligenceError) -> Admission {
         var result = Admission()
         guard !batch.isEmpty else { return result }
+        let candidates = try candidates(in: batch, window: window, refusing: &result)
+        let (accepted, twins) = try sortOut(candidates, of: batch, reserved: reserved, sync: source == .sync, into: &result)
+        result.refused.sort { $0.index < $1.index }
+        if mode == .checkOnly || (mode == .allOrNothing && !result.refused.isEmpty) {
+            for index in twins.keys { result.alreadyRecorded[index] = 0 }
+            return result
+        }
+        try write(accepted, of: batch, source: source, into: &result)
+        // A session repeating another of the batch is the one that other became.
+        for (index, first) in twins { result.alreadyRecorded[index] = result.recorded[first] ?? 0 }
+        return result
+    }
+
+    /// The indexes of the sessions of `batch` that meet the session rules and name a task, sorted
+    /// by start; the others are refused in `result`.
+    private func candidates(
+        in batch: [WorkSession], window: ClosedRange<Double>, refusing result: inout Admission
+    ) throws(DiligenceError) -> [Int] {
         let taskIDs = Set(try tasks().map(\.id))
         var candidates: [Int] = []
         for (index, session) in batch.enumerated() {
@@ -67,6 +88,17 @@ extension Store {
             }
         }
         candidates.sort { (batch[$0].start, $0) < (batch[$1].start, $1) }
+        return candidates
+    }
+
+    /// Decides each of `candidates` (sorted by start): recorded already (in `result`), a twin of
+    /// one accepted earlier in the batch (`twins`: its index → that one's), refused for an
+    /// overlap (in `result`), or accepted (`accepted`, in start order). `sync`: other devices'
+    /// sessions, which their UUID alone identifies and which may overlap any other.
+    private func sortOut(
+        _ candidates: [Int], of batch: [WorkSession], reserved: (start: Double, end: Double, task: String)?, sync: Bool,
+        into result: inout Admission
+    ) throws(DiligenceError) -> (accepted: [Int], twins: [Int: Int]) {
         let recorded = try recordedNeighbours(of: candidates.map { batch[$0] })
         let recordedUUIDs = try sessionIDs(withUUIDs: candidates.map { batch[$0].uuid })
         /// The UUIDs of the sessions accepted so far, and their indexes.
@@ -75,74 +107,65 @@ extension Store {
         // ends grow too, and only the last one can reach into the next.
         var last: Int?
         var accepted: [Int] = []
-        /// A session repeating one accepted earlier in the batch, and that one's index.
         var twins: [Int: Int] = [:]
         for index in candidates {
             let s = batch[index]
-            if !s.uuid.isEmpty {
-                // The same UUID is the same session, wherever and whenever it lies now.
-                if let id = recordedUUIDs[s.uuid] {
-                    result.alreadyRecorded[index] = id
-                    continue
-                }
-                if let first = acceptedUUIDs[s.uuid] {
-                    twins[index] = first
-                    continue
-                }
-            }
-            if let id = recorded.sameSession(as: s) {
+            // The same UUID is the same session, wherever and whenever it lies now.
+            if !s.uuid.isEmpty, let id = recordedUUIDs[s.uuid] {
                 result.alreadyRecorded[index] = id
-                continue
-            }
-            if let previous = last, batch[previous].taskID == s.taskID, abs(batch[previous].start - s.start) < SessionRules.sameStart {
+            } else if !s.uuid.isEmpty, let first = acceptedUUIDs[s.uuid] {
+                twins[index] = first
+            } else if sync {
+                accepted.append(index)
+                acceptedUUIDs[s.uuid] = index
+            } else if let id = recorded.sameSession(as: s) {
+                result.alreadyRecorded[index] = id
+            } else if let previous = last, batch[previous].taskID == s.taskID,
+                abs(batch[previous].start - s.start) < SessionRules.sameStart
+            {
                 twins[index] = previous
-                continue
+            } else if let overlap = try overlap(of: s, recorded: recorded, reserved: reserved, previous: last.map { batch[$0] }) {
+                result.refused.append((index, overlap))
+            } else {
+                last = index
+                accepted.append(index)
+                if !s.uuid.isEmpty { acceptedUUIDs[s.uuid] = index }
             }
-            if let id = recorded.overlapping(s) {
-                let other = try session(id: id)
-                result.refused.append(
-                    (
-                        index,
-                        DiligenceError(
-                            "overlapping_session",
-                            "The session of \(s.taskName) from \(RFC3339.format(s.start)) to \(RFC3339.format(s.end)) overlaps session \(other.id) "
-                                + "(\(other.taskName), \(RFC3339.format(other.start)) to \(RFC3339.format(other.end))); remove or shorten one of them."
-                        )
-                    ))
-                continue
-            }
-            if let reserved, reserved.start < s.end, reserved.end > s.start {
-                result.refused.append(
-                    (
-                        index,
-                        DiligenceError(
-                            "overlapping_session",
-                            "The session of \(s.taskName) from \(RFC3339.format(s.start)) to \(RFC3339.format(s.end)) overlaps the running work phase of \(reserved.task) "
-                                + "(since \(RFC3339.format(reserved.start))).")
-                    ))
-                continue
-            }
-            if let previous = last, batch[previous].end > s.start {
-                let other = batch[previous]
-                result.refused.append(
-                    (
-                        index,
-                        DiligenceError(
-                            "overlapping_session",
-                            "The session of \(s.taskName) from \(RFC3339.format(s.start)) to \(RFC3339.format(s.end)) overlaps another of the same batch "
-                                + "(\(other.taskName), \(RFC3339.format(other.start)) to \(RFC3339.format(other.end))).")
-                    ))
-                continue
-            }
-            last = index
-            accepted.append(index)
-            if !s.uuid.isEmpty { acceptedUUIDs[s.uuid] = index }
         }
-        result.refused.sort { $0.index < $1.index }
-        if mode == .checkOnly || (mode == .allOrNothing && !result.refused.isEmpty) {
-            for index in twins.keys { result.alreadyRecorded[index] = 0 }
-            return result
+        return (accepted, twins)
+    }
+
+    /// Why `s` may not be written for an overlap: with a recorded session, the running work phase
+    /// (`reserved`) or the session of the batch accepted before it (`previous`); nil when none.
+    private func overlap(
+        of s: WorkSession, recorded: RecordedSpans, reserved: (start: Double, end: Double, task: String)?, previous: WorkSession?
+    ) throws(DiligenceError) -> DiligenceError? {
+        func overlaps(_ what: String) -> DiligenceError {
+            DiligenceError(
+                "overlapping_session",
+                "The session of \(s.taskName) from \(RFC3339.format(s.start)) to \(RFC3339.format(s.end)) overlaps \(what)")
         }
+        if let id = recorded.overlapping(s) {
+            let other = try session(id: id)
+            return overlaps(
+                "session \(other.id) (\(other.taskName), \(RFC3339.format(other.start)) to \(RFC3339.format(other.end))); "
+                    + "remove or shorten one of them.")
+        }
+        if let reserved, reserved.start < s.end, reserved.end > s.start {
+            return overlaps("the running work phase of \(reserved.task) (since \(RFC3339.format(reserved.start))).")
+        }
+        if let other = previous, other.end > s.start {
+            return overlaps(
+                "another of the same batch (\(other.taskName), \(RFC3339.format(other.start)) to \(RFC3339.format(other.end))).")
+        }
+        return nil
+    }
+
+    /// Writes the `accepted` sessions of `batch` in one transaction (joining an open one), each
+    /// with its UUID (its own, or a new one); their ids and UUIDs go into `result`.
+    private func write(
+        _ accepted: [Int], of batch: [WorkSession], source: SessionSource, into result: inout Admission
+    ) throws(DiligenceError) {
         var random = SQLiteRandom()
         let uuids = accepted.map { batch[$0].uuid.isEmpty ? UUIDText.random(using: &random) : batch[$0].uuid }
         try connection.transaction { () throws(DiligenceError) in
@@ -159,9 +182,6 @@ extension Store {
                 result.uuids[index] = uuids[position]
             }
         }
-        // A session repeating another of the batch is the one that other became.
-        for (index, first) in twins { result.alreadyRecorded[index] = result.recorded[first] ?? 0 }
-        return result
     }
 
     /// The recorded sessions `sorted` (by start) could overlap or repeat: those starting from a
@@ -232,7 +252,10 @@ extension Store {
             try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(id)])
             var replacement = edited
             replacement.uuid = old.uuid
-            let admission = try admit([replacement], source: .manual, window: window, reserved: reserved, mode: .checkOnly)
+            // Another device's session (`sync`) stays one: it may overlap this device's.
+            let origin = SessionSource(rawValue: source) ?? .timer
+            let admission = try admit(
+                [replacement], source: origin == .sync ? .sync : .manual, window: window, reserved: reserved, mode: .checkOnly)
             if let refusal = admission.refused.first { throw refusal.error }
             if let other = admission.alreadyRecorded[0] {
                 throw DiligenceError(
@@ -241,7 +264,9 @@ extension Store {
             try connection.run(
                 "INSERT INTO sessions (id, \(Self.insertTarget.dropFirst("sessions (".count))"
                     + " VALUES (\(Array(repeating: "?", count: Self.insertColumns + 1).joined(separator: ", ")))",
-                [.integer(id)] + Self.row(replacement, source: SessionSource(rawValue: source) ?? .timer, uuid: old.uuid))
+                [.integer(id)] + Self.row(replacement, source: origin, uuid: old.uuid))
+            // The device that recorded it stays the one (docs/sync.md).
+            if let device = old.device { try connection.run("UPDATE sessions SET device = ? WHERE id = ?", [.text(device), .integer(id)]) }
             return try session(id: id)
         }
     }

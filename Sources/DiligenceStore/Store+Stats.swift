@@ -77,6 +77,18 @@ extension Store {
         return tally
     }
 
+    /// Seconds away during the work of the sessions that began in [from, to) (`away_seconds`,
+    /// docs/presence.md), of one task or all.
+    public func awaySeconds(from: Double, to: Double, taskID: Int64? = nil) throws(DiligenceError) -> Int {
+        let task = taskID.map { _ in " AND task_id = ?" } ?? ""
+        var seconds = 0
+        try connection.cached("SELECT coalesce(sum(away_seconds), 0) FROM sessions WHERE start >= ? AND start < ?" + task)
+            .forEachRow([.real(from), .real(to)] + (taskID.map { [.integer($0)] } ?? [])) { row throws(DiligenceError) in
+                seconds = row.int(0)
+            }
+        return seconds
+    }
+
     private func sumTotals(from: Double, to: Double, taskID: Int64?) throws(DiligenceError) -> Tally {
         let task = taskID.map { _ in " AND task_id = ?" } ?? ""
         func values(_ v: [Double]) -> [SQLite.Value] { v.map { .real($0) } + (taskID.map { [.integer($0)] } ?? []) }

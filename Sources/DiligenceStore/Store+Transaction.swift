@@ -25,4 +25,10 @@ extension Store {
     public func deferCheckpoints(to schedule: @escaping (@escaping () -> Void) -> Void) {
         connection.deferCheckpoints(to: schedule)
     }
+
+    /// Runs after each commit of this store's writes (see `SQLite.onCommit`).
+    public var onCommit: (() -> Void)? {
+        get { connection.onCommit }
+        set { connection.onCommit = newValue }
+    }
 }

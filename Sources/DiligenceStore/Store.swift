@@ -10,7 +10,7 @@ import DiligenceTime
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 6
+    public static let schemaVersion = 7
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), with the `writeCount` they were read at.
@@ -157,6 +157,9 @@ public final class Store {
         ALTER TABLE sessions ADD COLUMN reason TEXT;
         ALTER TABLE tasks ADD COLUMN away TEXT;
         """,
+        // 7: sync (docs/sync.md; Store+Sync.swift): the device's id, the device each session was
+        // recorded on, and the changes waiting for the device's journal, kept by triggers.
+        syncMigration,
     ]
 
     /// Indexes that only speed reads up: created when missing on every open, outside the schema
@@ -213,9 +216,9 @@ public final class Store {
         """
     /// What `task(from:)` reads: `taskColumns`, the UUID (which no edit changes) and whether it
     /// is archived (which only `setArchived` changes).
-    private static let taskReadColumns = taskColumns + ", uuid, archived"
+    static let taskReadColumns = taskColumns + ", uuid, archived"
 
-    private static func task(from row: SQLite.Row) -> TaskConfig {
+    static func task(from row: SQLite.Row) -> TaskConfig {
         // An unknown colour or autostart (a hand-edited row, or a value a newer version added)
         // falls back to the default rather than making every task unreadable.
         TaskConfig(
@@ -391,7 +394,7 @@ public final class Store {
     }
 
     /// Writes a new task with a new UUID (or the one it brings: an imported task keeps its own).
-    private func insertTask(_ task: TaskConfig) throws(DiligenceError) -> TaskConfig {
+    func insertTask(_ task: TaskConfig) throws(DiligenceError) -> TaskConfig {
         var stored = task
         if stored.uuid.isEmpty { stored.uuid = Self.newUUID() }
         try db.run(
@@ -462,7 +465,7 @@ public final class Store {
     /// The columns `session(from:)` reads, in its order.
     static let sessionColumns = """
         s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome, s.uuid, s.note,
-        s.away_seconds, s.reason
+        s.away_seconds, s.reason, s.device
         """
 
     /// A session from a row of `sessionColumns`.
@@ -477,7 +480,8 @@ public final class Store {
             start: row.double(3), end: row.double(4), plannedSeconds: row.int(5),
             focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome, uuid: row.optionalString(9) ?? "",
             note: row.optionalString(10),
-            awaySeconds: row.int(11), reason: row.optionalString(12).flatMap(EndReason.init(rawValue:))
+            awaySeconds: row.int(11), reason: row.optionalString(12).flatMap(EndReason.init(rawValue:)),
+            device: row.optionalString(13)
         )
     }
 

@@ -94,6 +94,13 @@ public struct History: Sendable {
 
     // MARK: What it shows
 
+    /// Every session id a line named (recorded, edited or removed).
+    public var knownSessionIDs: Set<String> { Set(sessions.keys).union(removedSessions.keys) }
+    /// Every task id a line named.
+    public var knownTaskIDs: Set<String> { Set(tasks.keys).union(births.keys).union(removedTasks.keys) }
+    /// Every day a plan line named (set or cleared).
+    public var plannedDays: [CalendarDay] { Array(plans.keys) }
+
     /// A task as the history shows it.
     public struct Task: Equatable, Sendable {
         /// The least id of the tasks it is made of: what sessions and plans name it by.
@@ -168,13 +175,17 @@ public struct History: Sendable {
 
     /// The live sessions (not removed, their task live), ordered by start then id.
     public func liveSessions(identity: [String: String], liveTaskIDs: Set<String>) -> [Session] {
-        var out: [Session] = []
-        for (id, register) in sessions where removedSessions[id] == nil {
-            guard let task = identity[register.value.task], liveTaskIDs.contains(task) else { continue }
-            out.append(Session(session: register.value, task: task))
-        }
+        var out = sessions.keys.compactMap { liveSession($0, identity: identity, liveTaskIDs: liveTaskIDs) }
         out.sort { ($0.session.start, $0.session.id) < ($1.session.start, $1.session.id) }
         return out
+    }
+
+    /// The session `id` when it is live (not removed, its task live), else nil.
+    public func liveSession(_ id: String, identity: [String: String], liveTaskIDs: Set<String>) -> Session? {
+        guard removedSessions[id] == nil, let register = sessions[id], let task = identity[register.value.task],
+            liveTaskIDs.contains(task)
+        else { return nil }
+        return Session(session: register.value, task: task)
     }
 
     /// The days planned for a live task, with that task's merged id.

@@ -11,32 +11,40 @@ import DiligenceTime
 //   {"v":1,"device":D,"hlc":[...],"change":"task_edited","task":{...}}
 //   {"v":1,"device":D,"hlc":[...],"change":"plan_set","day":"2026-12-01","task":ID}
 
-/// A work session as journals carry it: its stable id, its task's id and the device whose
-/// timer or hand recorded it.
+/// A work session as journals carry it: the session's figures (`work`; its `uuid` is the stable
+/// id, the store's `id`, `taskID` and `taskName` are not carried), its task's stable id and the
+/// device whose timer or hand recorded it. `s.start`, `s.outcome`…: the figures of `work`.
+@dynamicMemberLookup
 public struct SyncedSession: Equatable, Hashable, Sendable {
-    public var id: String
+    public var work: WorkSession
     public var task: String
     public var device: String
-    public var start: Double
-    public var end: Double
-    public var plannedSeconds: Int
-    public var focusedSeconds: Int
-    public var pauses: Int
-    public var outcome: Outcome
+
+    /// The session's stable id (`work.uuid`).
+    public var id: String { work.uuid }
+
+    public subscript<Value>(dynamicMember figure: WritableKeyPath<WorkSession, Value>) -> Value {
+        get { work[keyPath: figure] }
+        set { work[keyPath: figure] = newValue }
+    }
+
+    public init(work: WorkSession, task: String, device: String) {
+        self.work = work
+        self.work.id = 0
+        self.work.taskID = 0
+        self.work.taskName = ""
+        self.task = task
+        self.device = device
+    }
 
     public init(
         id: String, task: String, device: String, start: Double, end: Double, plannedSeconds: Int, focusedSeconds: Int,
         pauses: Int, outcome: Outcome
     ) {
-        self.id = id
-        self.task = task
-        self.device = device
-        self.start = start
-        self.end = end
-        self.plannedSeconds = plannedSeconds
-        self.focusedSeconds = focusedSeconds
-        self.pauses = pauses
-        self.outcome = outcome
+        let work = WorkSession(
+            taskID: 0, taskName: "", start: start, end: end, plannedSeconds: plannedSeconds, focusedSeconds: focusedSeconds,
+            pauses: pauses, outcome: outcome, uuid: id)
+        self.init(work: work, task: task, device: device)
     }
 }
 
@@ -212,10 +220,7 @@ public struct JournalEntry: Equatable, Sendable {
         let s = SyncedSession(
             id: try id(json, "id"), task: try id(json, "task"), device: try id(json, "device"), start: start, end: end,
             plannedSeconds: numbers[0], focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome)
-        let probe = WorkSession(
-            taskID: 0, taskName: "", start: start, end: end, plannedSeconds: s.plannedSeconds, focusedSeconds: s.focusedSeconds,
-            pauses: s.pauses, outcome: outcome)
-        if let problem = SessionRules.problem(with: probe, window: sessionBounds) {
+        if let problem = SessionRules.problem(with: s.work, window: sessionBounds) {
             throw JournalLineError("the session is refused: \(problem)")
         }
         return s

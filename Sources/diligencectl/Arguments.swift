@@ -115,7 +115,6 @@ private func helpText(for words: [String], defaultSocket: String) throws(UsageEr
 
 /// The arguments after the command's words; nil when they ask for the command's help.
 func parseCommand(_ command: Command, _ args: [String]) throws(UsageError) -> ParsedCommand? {
-    func fail(_ message: String) -> UsageError { UsageError(message, command: command.name) }
     var parsed = ParsedCommand(command: command)
     var positionals: [String] = []
     var optionsEnded = false
@@ -133,32 +132,53 @@ func parseCommand(_ command: Command, _ args: [String]) throws(UsageError) -> Pa
             continue
         }
         if arg == "-h" || arg == "--help" { return nil }
-        guard arg.hasPrefix("--") else { throw fail("unknown option \(arg) for '\(command.name)'.\(command.suggestOption(arg))") }
-        let body = arg.dropFirst(2)
-        let equals = body.firstIndex(of: "=")
-        let name = String(body[..<(equals ?? body.endIndex)])
-        let inline = equals.map { String(body[body.index(after: $0)...]) }
-        guard let option = command.options.first(where: { $0.name == name }) else {
-            throw fail("unknown option --\(name) for '\(command.name)'.\(command.suggestOption("--" + name))")
-        }
-        guard !parsed.has(name) else { throw fail("--\(name) is given twice.") }
-        let raw: String
-        if option.isSwitch {
-            guard inline == nil else { throw fail("--\(name) takes no value.") }
-            raw = option.switchValue ?? ""
-        } else if let inline {
-            raw = inline
-        } else {
-            guard i < args.count else { throw fail("--\(name) needs a value (\(option.valuePlaceholder)).") }
-            raw = args[i]
-            i += 1
-        }
-        do {
-            parsed.options[name] = try option.kind.parse(raw, label: "--\(name)")
-        } catch {
-            throw fail(error.message)
-        }
+        try parseOption(arg, of: command, values: args, next: &i, into: &parsed)
     }
+    try parsePositionals(positionals, of: command, into: &parsed)
+    try checkCombinations(parsed, of: command)
+    return parsed
+}
+
+extension Command {
+    /// A mistake in what was typed for this command.
+    func usageError(_ message: String) -> UsageError { UsageError(message, command: name) }
+}
+
+/// One `--name`, `--name=value` or `--name value` (then `values[next]`, and `next` moves past it).
+private func parseOption(
+    _ arg: String, of command: Command, values args: [String], next i: inout Int, into parsed: inout ParsedCommand
+) throws(UsageError) {
+    let fail = command.usageError
+    guard arg.hasPrefix("--") else { throw fail("unknown option \(arg) for '\(command.name)'.\(command.suggestOption(arg))") }
+    let body = arg.dropFirst(2)
+    let equals = body.firstIndex(of: "=")
+    let name = String(body[..<(equals ?? body.endIndex)])
+    let inline = equals.map { String(body[body.index(after: $0)...]) }
+    guard let option = command.options.first(where: { $0.name == name }) else {
+        throw fail("unknown option --\(name) for '\(command.name)'.\(command.suggestOption("--" + name))")
+    }
+    guard !parsed.has(name) else { throw fail("--\(name) is given twice.") }
+    let raw: String
+    if option.isSwitch {
+        guard inline == nil else { throw fail("--\(name) takes no value.") }
+        raw = option.switchValue ?? ""
+    } else if let inline {
+        raw = inline
+    } else {
+        guard i < args.count else { throw fail("--\(name) needs a value (\(option.valuePlaceholder)).") }
+        raw = args[i]
+        i += 1
+    }
+    do {
+        parsed.options[name] = try option.kind.parse(raw, label: "--\(name)")
+    } catch {
+        throw fail(error.message)
+    }
+}
+
+/// The command's arguments, in order, from the words that are not options.
+private func parsePositionals(_ positionals: [String], of command: Command, into parsed: inout ParsedCommand) throws(UsageError) {
+    let fail = command.usageError
     if positionals.count > command.arguments.count {
         throw fail("unexpected argument \(positionals[command.arguments.count].debugDescription) for '\(command.name)'.")
     }
@@ -173,6 +193,11 @@ func parseCommand(_ command: Command, _ args: [String]) throws(UsageError) -> Pa
             throw fail(error.message)
         }
     }
+}
+
+/// Options that exclude each other, and a change command given nothing to change.
+private func checkCombinations(_ parsed: ParsedCommand, of command: Command) throws(UsageError) {
+    let fail = command.usageError
     for group in command.exclusive {
         let clashing = group.filter(parsed.has)
         if clashing.count > 1 {
@@ -186,5 +211,4 @@ func parseCommand(_ command: Command, _ args: [String]) throws(UsageError) -> Pa
             "nothing to change: give \(changes.count == 1 ? "" : "at least one of ")"
                 + changes.prefix(6).map { "--\($0.name)" }.joined(separator: ", ") + (changes.count > 6 ? ", …" : "") + ";\(example).")
     }
-    return parsed
 }

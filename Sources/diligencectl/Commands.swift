@@ -418,7 +418,7 @@ extension Command {
                 notes:
                     "A bad file is refused with its line and reason, and the daemon keeps the old settings.\nThe running phase is untouched."
             ),
-        ] + statsCommands + [
+        ] + statsCommands + syncCommands + [
             Command(
                 words: ["version"], wire: "version", output: .version,
                 summary: "print the client's and the daemon's versions")

@@ -5,6 +5,13 @@ import DiligenceTime
 
 // What a person sees: the status line, --format templates, task tables. Pure functions of JSON.
 
+/// Member `key` of an answer as text, "" when it is missing or not a string.
+func str(_ j: JSON?, _ key: String) -> String { j?[key]?.stringValue ?? "" }
+
+/// Member `key` of an answer as a whole number, 0 when it is missing or not one: what the
+/// client shows for a field the daemon did not send.
+func num(_ j: JSON?, _ key: String) -> Int { j?[key]?.intValue.flatMap { Int(exactly: $0) } ?? 0 }
+
 // MARK: Status
 
 /// The fields of a status object (docs/protocol.md) that the client shows, with safe defaults.
@@ -28,7 +35,7 @@ struct StatusView {
     var awaySince: Double?
 
     init(_ json: JSON) {
-        func int(_ key: String) -> Int { json[key]?.intValue.flatMap { Int(exactly: $0) } ?? 0 }
+        func int(_ key: String) -> Int { num(json, key) }
         state = json["state"]?.stringValue ?? "idle"
         phase = json["phase"]?.stringValue
         task = json["task"]?.stringValue
@@ -156,8 +163,8 @@ let sparklineDays = 30
 func taskTable(_ tasks: [JSON], screen: Screen = .plain) -> String {
     let header = ["NAME", "COLOR", "WORK", "SHORT", "LONG", "EVERY", "BREAKS", "AUTOSTART", "GOAL"]
     let rows = tasks.map { t -> [String] in
-        let every = int(t, "long_break_every")
-        let goal = int(t, "goal")
+        let every = num(t, "long_break_every")
+        let goal = num(t, "goal")
         return [
             (t["name"]?.stringValue ?? "") + (t["archived"]?.boolValue == true ? " (archived)" : ""),
             t["color"]?.stringValue ?? "",
@@ -188,11 +195,11 @@ func taskDetails(_ t: JSON) -> String {
         ("work", duration(t, "work_seconds")),
         ("short-break", duration(t, "short_break_seconds")),
         ("long-break", duration(t, "long_break_seconds")),
-        ("long-break-every", String(int(t, "long_break_every"))),
+        ("long-break-every", String(num(t, "long_break_every"))),
         ("breaks", onOff(t["breaks"])),
         ("autostart", t["autostart"]?.stringValue ?? ""),
         ("focus-mode", onOff(t["focus_mode"])),
-        ("goal", String(int(t, "goal"))),
+        ("goal", String(num(t, "goal"))),
         ("reminder", t["reminder"]?.stringValue ?? "off"),
         ("sound", t["sound"]?.stringValue ?? "off"),
     ]
@@ -201,12 +208,8 @@ func taskDetails(_ t: JSON) -> String {
     return (lines + archived).map { "\($0): \($1)" }.joined(separator: "\n") + "\n"
 }
 
-private func int(_ t: JSON, _ key: String) -> Int {
-    t[key]?.intValue.flatMap { Int(exactly: $0) } ?? 0
-}
-
 private func duration(_ t: JSON, _ key: String) -> String {
-    DurationText.format(int(t, key))
+    DurationText.format(num(t, key))
 }
 
 private func onOff(_ v: JSON?) -> String {

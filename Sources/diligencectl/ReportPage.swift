@@ -174,91 +174,23 @@ private func taskChart(_ tasks: [StatsView.TaskFigures]) -> String {
 // MARK: The page
 
 func reportHTML(_ view: StatsView, week: JSON) -> String {
-    let noun = view.isDay ? "day" : view.period
     let heading =
         (view.isDay ? "\(view.totals.from)" : "\(capitalized(view.period)) \(view.totals.from) – \(view.totals.to)")
         + (view.task.map { " · \($0)" } ?? "")
     var body = "<header><h1>Focus · \(xmlEscaped(heading))</h1></header>\n"
-
-    // Totals with their change against the previous period.
-    var facts: [(String, String)] = [
-        (
-            "Completed sessions",
-            "\(view.totals.completed)"
-                + (view.previous.map { " " + sessionChange(view.totals.completed, $0.completed, previousNoun: noun) } ?? "")
-        ),
-        (
-            "Focused",
-            hoursMinutes(view.totals.focused)
-                + (view.previous.map { " " + changeText(view.totals.focused, $0.focused, previousNoun: noun) } ?? "")
-        ),
-        (
-            "Active days",
-            "\(view.totals.activeDays)" + (view.totals.activeDays > 0 ? ", \(hoursMinutes(view.averagePerActiveDay)) a day on average" : "")
-        ),
-        ("Streak", "\(plural(view.streak.current, "day")) now, longest \(view.streak.longest)"),
-    ]
-    if let score = view.focusScore { facts.append(("Focus score", "\(score) of 100")) }
-    if let b = view.bestTask { facts.append(("Best task", "\(b.label): \(hoursMinutes(b.focused)), \(b.abovePercent)% above average")) }
-    if let b = view.bestWeekday {
-        facts.append(("Best weekday", "\(b.label): \(hoursMinutes(b.focused)), \(b.abovePercent)% above average"))
-    }
-    if let b = view.bestHour { facts.append(("Best hour", "\(b.label): \(hoursMinutes(b.focused)), \(b.abovePercent)% above average")) }
-    body +=
-        "<section id=\"totals\"><h2>Totals</h2><dl>"
-        + facts.map { "<div><dt>\(xmlEscaped($0.0))</dt><dd>\(xmlEscaped($0.1))</dd></div>" }.joined() + "</dl></section>\n"
-
+    body += totalsSection(view)
     body += "<section><h2>Focus by day</h2><div class=\"chart\">\(heatMapSVG(view))</div></section>\n"
-
-    if view.days.count <= 31 {
-        let labels = view.days.map { view.days.count <= 7 ? weekdayShort(CalendarDay.weekdayNames[$0.date.weekday - 1]) : "\($0.date.day)" }
-        body +=
-            "<section><h2>Day by day</h2><div class=\"chart\">"
-            + columnChart(id: "days", title: "Focused time per day", labels: labels, values: view.days.map(\.focused), color: view.color)
-            + "</div></section>\n"
-    } else {
-        // A longer period: its last 31 days up to today as day bars, then the months.
-        let recent = Array(view.days.filter { $0.date <= view.today }.suffix(31))
-        if !recent.isEmpty {
-            body +=
-                "<section><h2>The last \(recent.count) days</h2><div class=\"chart\">"
-                + columnChart(
-                    id: "days", title: "Focused time per day, \(recent[0].date) to \(recent[recent.count - 1].date)",
-                    labels: recent.map { "\($0.date.day)" }, values: recent.map(\.focused), color: view.color)
-                + "</div></section>\n"
-        }
-        let months = view.months.suffix(24)
-        body +=
-            "<section><h2>Month by month</h2><div class=\"chart\">"
-            + columnChart(
-                id: "months", title: "Focused time per month",
-                labels: months.map { Int($0.month.suffix(2)).map { monthNames[$0 - 1] } ?? $0.month },
-                values: months.map(\.focused), color: view.color)
-            + "</div></section>\n"
-    }
-
+    body += daySections(view)
     let tasks = view.tasks.filter { $0.focused > 0 || $0.completed > 0 }
     if !tasks.isEmpty { body += "<section><h2>Per task</h2><div class=\"chart\">\(taskChart(tasks))</div></section>\n" }
-
     body +=
         "<section><h2>Hours of the day</h2><div class=\"chart\">"
         + columnChart(
             id: "hours", title: "Focused time per hour of the day", labels: (0..<24).map { twoDigits($0) }, values: view.hours,
             color: view.color, labelEvery: 3)
         + "</div></section>\n"
-
     body += weekSection(week, today: view.today)
-
-    let goals = view.tasks.filter { $0.goal > 0 }
-    if !goals.isEmpty {
-        let elapsed = view.days.count { $0.date <= view.today }
-        body +=
-            "<section id=\"goals\"><h2>Goals</h2><table><thead><tr><th scope=\"col\">Task</th><th scope=\"col\">Daily goal</th><th scope=\"col\">Days reached</th></tr></thead><tbody>"
-            + goals.map {
-                "<tr><td>\(xmlEscaped($0.name))</td><td>\(plural($0.goal, "session"))</td><td>\($0.goalDays) of \(elapsed)</td></tr>"
-            }.joined()
-            + "</tbody></table></section>\n"
-    }
+    body += goalsSection(view)
     body +=
         "<footer><p>Written by diligencectl report, \(view.today). Days start at the daemon's day_starts_at; focused time excludes pauses.</p></footer>\n"
 
@@ -280,6 +212,76 @@ func reportHTML(_ view: StatsView, week: JSON) -> String {
         </html>
 
         """
+}
+
+/// The totals with their change against the previous period, and the best task, weekday, hour.
+private func totalsSection(_ view: StatsView) -> String {
+    let noun = view.isDay ? "day" : view.period
+    var facts: [(String, String)] = [
+        (
+            "Completed sessions",
+            "\(view.totals.completed)"
+                + (view.previous.map { " " + sessionChange(view.totals.completed, $0.completed, previousNoun: noun) } ?? "")
+        ),
+        (
+            "Focused",
+            hoursMinutes(view.totals.focused)
+                + (view.previous.map { " " + changeText(view.totals.focused, $0.focused, previousNoun: noun) } ?? "")
+        ),
+        (
+            "Active days",
+            "\(view.totals.activeDays)" + (view.totals.activeDays > 0 ? ", \(hoursMinutes(view.averagePerActiveDay)) a day on average" : "")
+        ),
+        ("Streak", "\(plural(view.streak.current, "day")) now, longest \(view.streak.longest)"),
+    ]
+    if let score = view.focusScore { facts.append(("Focus score", "\(score) of 100")) }
+    if let b = view.bestTask { facts.append(("Best task", "\(b.label): \(b.aboveAverage)")) }
+    if let b = view.bestWeekday { facts.append(("Best weekday", "\(b.label): \(b.aboveAverage)")) }
+    if let b = view.bestHour { facts.append(("Best hour", "\(b.label): \(b.aboveAverage)")) }
+    return "<section id=\"totals\"><h2>Totals</h2><dl>"
+        + facts.map { "<div><dt>\(xmlEscaped($0.0))</dt><dd>\(xmlEscaped($0.1))</dd></div>" }.joined() + "</dl></section>\n"
+}
+
+/// Day bars of the period; a period longer than a month: its last 31 days, then the months.
+private func daySections(_ view: StatsView) -> String {
+    if view.days.count <= 31 {
+        let labels = view.days.map { view.days.count <= 7 ? weekdayShort(CalendarDay.weekdayNames[$0.date.weekday - 1]) : "\($0.date.day)" }
+        return "<section><h2>Day by day</h2><div class=\"chart\">"
+            + columnChart(id: "days", title: "Focused time per day", labels: labels, values: view.days.map(\.focused), color: view.color)
+            + "</div></section>\n"
+    }
+    var sections = ""
+    let recent = Array(view.days.filter { $0.date <= view.today }.suffix(31))
+    if !recent.isEmpty {
+        sections +=
+            "<section><h2>The last \(recent.count) days</h2><div class=\"chart\">"
+            + columnChart(
+                id: "days", title: "Focused time per day, \(recent[0].date) to \(recent[recent.count - 1].date)",
+                labels: recent.map { "\($0.date.day)" }, values: recent.map(\.focused), color: view.color)
+            + "</div></section>\n"
+    }
+    let months = view.months.suffix(24)
+    sections +=
+        "<section><h2>Month by month</h2><div class=\"chart\">"
+        + columnChart(
+            id: "months", title: "Focused time per month",
+            labels: months.map { Int($0.month.suffix(2)).map { monthNames[$0 - 1] } ?? $0.month },
+            values: months.map(\.focused), color: view.color)
+        + "</div></section>\n"
+    return sections
+}
+
+/// The tasks with a daily goal: on how many of the period's days so far each was reached.
+private func goalsSection(_ view: StatsView) -> String {
+    let goals = view.tasks.filter { $0.goal > 0 }
+    guard !goals.isEmpty else { return "" }
+    let elapsed = view.days.count { $0.date <= view.today }
+    return
+        "<section id=\"goals\"><h2>Goals</h2><table><thead><tr><th scope=\"col\">Task</th><th scope=\"col\">Daily goal</th><th scope=\"col\">Days reached</th></tr></thead><tbody>"
+        + goals.map {
+            "<tr><td>\(xmlEscaped($0.name))</td><td>\(plural($0.goal, "session"))</td><td>\($0.goalDays) of \(elapsed)</td></tr>"
+        }.joined()
+        + "</tbody></table></section>\n"
 }
 
 /// The week holding the period's last day: each day's plan against what was done.

@@ -214,6 +214,7 @@ func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
     case "history_remove": return "Removed session \(num(r["removed"] ?? .null, "id")): \(sessionLine(r["removed"] ?? .null)).\n"
     case "history_edit": return "Changed session \(num(r, "id")): \(sessionLine(r)).\n"
     case "export": return str(r, "content")
+    case "sync_enable", "sync_status", "sync_disable": return syncReport(r)
     case "import":
         let skipped = num(r, "skipped")
         var setup: [String] = []
@@ -226,8 +227,6 @@ func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
     }
 }
 
-private func str(_ j: JSON, _ key: String) -> String { j[key]?.stringValue ?? "" }
-private func num(_ j: JSON, _ key: String) -> Int { j[key]?.intValue.flatMap { Int(exactly: $0) } ?? 0 }
 func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
 
 /// `1h05m`, `25m`, `0m`: report durations to the minute.
@@ -309,14 +308,18 @@ private func weekReport(_ r: JSON, _ paint: Paint) -> String {
 
 private func historyTable(_ sessions: [JSON]) -> String {
     guard !sessions.isEmpty else { return "No sessions recorded.\n" }
-    let header = ["ID", "DATE", "TIME", "TASK", "FOCUSED", "PAUSES", "OUTCOME", "NOTE"]
+    // Another device's sessions (merged from the sync folder) name it by its id's first digits.
+    let devices = sessions.contains { $0["device"]?.stringValue != nil }
+    let header = ["ID", "DATE", "TIME", "TASK", "FOCUSED", "PAUSES", "OUTCOME"] + (devices ? ["DEVICE"] : []) + ["NOTE"]
     let rows = sessions.map { s in
-        [
+        let device = devices ? [s["device"]?.stringValue.map { String($0.prefix(8)) } ?? "this"] : []
+        return [
             String(num(s, "id")), RFC3339.dateText(str(s, "start")),
             RFC3339.clockText(str(s, "start")) + "–" + RFC3339.clockText(str(s, "end")), str(s, "task"),
             hoursMinutes(num(s, "focused_seconds")), String(num(s, "pauses")), str(s, "outcome"),
+        ] + device + [
             // A long note is cut: --json has it whole.
-            (s["note"]?.stringValue ?? "").truncated(toWidth: 40),
+            (s["note"]?.stringValue ?? "").truncated(toWidth: 40)
         ]
     }
     return columns([header] + rows, right: [0, 4, 5], indent: "")

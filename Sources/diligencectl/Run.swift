@@ -158,25 +158,32 @@ func execute(
             if case .status = parsed.command.output { run.stderr = configWarnings(answer) }
         }
     } catch {
+        run = .failed(error, of: parsed, environment: environment)
+    }
+    run.stdout = prefix + run.stdout
+    return run
+}
+
+extension RunResult {
+    /// What a person sees when `parsed` got no result, and the exit code (docs/diligencectl.md).
+    static func failed(_ error: Failure, of parsed: ParsedCommand, environment: [String: String]) -> RunResult {
         switch error {
         case .connection(.unreachable(let path, let reason)):
-            run = RunResult(stderr: unreachableMessage(path: path, reason: reason, environment: environment), code: ExitCode.unreachable)
+            return RunResult(stderr: unreachableMessage(path: path, reason: reason, environment: environment), code: ExitCode.unreachable)
         case .connection(.broken(let reason)):
-            run = RunResult(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError)
+            return RunResult(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError)
         case .daemon(let code, let message):
             let typed = code.map(ExitCode.mistakesInWhatWasTyped.contains) ?? false
-            run = RunResult(
+            return RunResult(
                 stderr: "diligencectl: \(parsed.command.namingFlags(message))\n"
                     + (typed ? "Run 'diligencectl \(parsed.command.name) --help' for usage.\n" : ""),
                 code: typed ? ExitCode.usage : ExitCode.daemonError)
         case .usage(let usage):
-            run = .usage(usage)
+            return .usage(usage)
         case .declined(let message):
-            run = RunResult(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
+            return RunResult(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
         }
     }
-    run.stdout = prefix + run.stdout
-    return run
 }
 
 /// Ctrl-C during a live `watch` leaves the shell's prompt on a line of its own.

@@ -5,6 +5,16 @@ import DiligenceTime
 // heat-map and month bars (`all`: a heat-map per year); the hours of the day, the tasks, the
 // best task, weekday and hour. Everything fits `screen.columns`.
 
+func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
+    let out = statsFacts(view, screen: screen, paint: paint)
+    switch view.period {
+    case "today", "day": return out + daySections(view, screen: screen, paint: paint)
+    case "week": return out + weekSection(view, screen: screen, paint: paint) + spreadSections(view, screen: screen, paint: paint)
+    case "month": return out + monthSection(view, screen: screen, paint: paint) + spreadSections(view, screen: screen, paint: paint)
+    default: return out + yearSections(view, screen: screen, paint: paint) + spreadSections(view, screen: screen, paint: paint)
+    }
+}
+
 /// A day's name in the title: `Today`, `Yesterday` (whichever way it was asked for), else `Day`.
 private func dayTitle(_ view: StatsView) -> String {
     if view.from == view.today { return "Today" }
@@ -12,7 +22,8 @@ private func dayTitle(_ view: StatsView) -> String {
     return "Day"
 }
 
-func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
+/// The title and the figures, with their change against the previous period.
+private func statsFacts(_ view: StatsView, screen: Screen, paint: Paint) -> String {
     let noun = view.isDay ? "day" : view.period
     var title =
         view.isDay
@@ -40,77 +51,95 @@ func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
         ]
     }
     if let score = view.focusScore { facts.append(["Focus score", "\(score) of 100"]) }
+    if view.awaySeconds > 0 { facts.append(["Away", hoursMinutes(view.awaySeconds) + " during work"]) }
     facts.append(["Streak", "\(plural(view.streak.current, "day")) (longest \(view.streak.longest))"])
     out += columns(facts, width: screen.columns)
+    return out
+}
 
-    let scale = HeatScale(view.days.map(\.focused))
-    switch view.period {
-    case "today", "day":
-        let timeline = dayTimelineText(view, screen: screen, paint: paint)
-        if !timeline.isEmpty { out += "\nTimeline\n" + timeline }
-        if !view.sessions.isEmpty {
-            out +=
-                "\nSessions\n"
-                + columns(
-                    view.sessions.map { s in
-                        [
-                            RFC3339.clockText(s.start) + "–" + RFC3339.clockText(s.end), s.task.truncated(toWidth: nameWidth(screen)),
-                            hoursMinutes(s.focused),
-                            s.outcome + (s.pauses > 0 ? ", \(plural(s.pauses, "pause"))" : ""),
-                        ]
-                    }, right: [2], width: screen.columns)
-        }
-        if !view.goals.isEmpty {
-            out +=
-                "\nGoals\n"
-                + columns(
-                    view.goals.map { g in
-                        let cells = min(g.goal, 20)
-                        let filled = g.goal == 0 ? 0 : min(cells, g.completed * cells / g.goal)
-                        return [
-                            g.task.truncated(toWidth: nameWidth(screen)),
-                            paint(String(repeating: "█", count: filled), g.color) + String(repeating: "░", count: cells - filled),
-                            "\(g.completed)/\(g.goal)" + (g.completed >= g.goal ? " ✓" : ""),
-                        ]
-                    }, width: screen.columns)
-        }
-        return out
-    case "week":
+/// A day's timeline, sessions and goals.
+private func daySections(_ view: StatsView, screen: Screen, paint: Paint) -> String {
+    var out = ""
+    let timeline = dayTimelineText(view, screen: screen, paint: paint)
+    if !timeline.isEmpty { out += "\nTimeline\n" + timeline }
+    if !view.sessions.isEmpty {
         out +=
-            "\nFocus per day\n"
-            + barRows(
-                view.days.map { d in
+            "\nSessions\n"
+            + columns(
+                view.sessions.map { s in
                     [
-                        weekdayShort(CalendarDay.weekdayNames[d.date.weekday - 1]) + " " + String(d.date.description.suffix(5)),
-                        hoursMinutes(d.focused),
+                        RFC3339.clockText(s.start) + "–" + RFC3339.clockText(s.end), s.task.truncated(toWidth: nameWidth(screen)),
+                        hoursMinutes(s.focused),
+                        s.outcome + (s.pauses > 0 ? ", \(plural(s.pauses, "pause"))" : ""),
                     ]
-                }, values: view.days.map(\.focused), colors: { _ in view.color }, screen: screen, paint: paint)
-    case "month":
-        out +=
-            "\nCalendar\n" + monthCalendarText(view, scale: scale, screen: screen, paint: paint)
-            + monthLegend(view, scale: scale, screen: screen, paint: paint)
-    default:
-        for year in splitByYear(view.days) {
-            out += "\nFocus in \(year[0].date.year)\n" + heatMapText(year, scale: scale, color: view.color, screen: screen, paint: paint)
-        }
-        out += scale.legend(color: view.color, screen: screen, paint: paint)
-        let months = view.months.count > 24 ? Array(view.months.suffix(24)) : view.months
-        out +=
-            "\nPer month" + (months.count < view.months.count ? " (the last 24)" : "") + "\n"
-            + barRows(
-                months.map { m in
-                    [
-                        (Int(m.month.suffix(2)).map { monthNames[$0 - 1] } ?? m.month)
-                            + (view.period == "all" ? " " + m.month.prefix(4) : ""), hoursMinutes(m.focused),
-                        plural(m.completed, "session"),
-                    ]
-                }, values: months.map(\.focused), right: [1, 2], colors: { _ in view.color }, screen: screen, paint: paint)
-        out +=
-            "\nFocus per weekday\n"
-            + barRows(
-                view.weekdays.map { [weekdayShort($0.name), hoursMinutes($0.focused)] },
-                values: view.weekdays.map(\.focused), colors: { _ in view.color }, screen: screen, paint: paint)
+                }, right: [2], width: screen.columns)
     }
+    if !view.goals.isEmpty {
+        out +=
+            "\nGoals\n"
+            + columns(
+                view.goals.map { g in
+                    let cells = min(g.goal, 20)
+                    let filled = g.goal == 0 ? 0 : min(cells, g.completed * cells / g.goal)
+                    return [
+                        g.task.truncated(toWidth: nameWidth(screen)),
+                        paint(String(repeating: "█", count: filled), g.color) + String(repeating: "░", count: cells - filled),
+                        "\(g.completed)/\(g.goal)" + (g.completed >= g.goal ? " ✓" : ""),
+                    ]
+                }, width: screen.columns)
+    }
+    return out
+}
+
+/// A week's day bars.
+private func weekSection(_ view: StatsView, screen: Screen, paint: Paint) -> String {
+    "\nFocus per day\n"
+        + barRows(
+            view.days.map { d in
+                [
+                    weekdayShort(CalendarDay.weekdayNames[d.date.weekday - 1]) + " " + String(d.date.description.suffix(5)),
+                    hoursMinutes(d.focused),
+                ]
+            }, values: view.days.map(\.focused), colors: { _ in view.color }, screen: screen, paint: paint)
+}
+
+/// A month's calendar and its legend.
+private func monthSection(_ view: StatsView, screen: Screen, paint: Paint) -> String {
+    let scale = HeatScale(view.days.map(\.focused))
+    return "\nCalendar\n" + monthCalendarText(view, scale: scale, screen: screen, paint: paint)
+        + monthLegend(view, scale: scale, screen: screen, paint: paint)
+}
+
+/// A year's (or everything's) heat-maps, month bars and weekday bars.
+private func yearSections(_ view: StatsView, screen: Screen, paint: Paint) -> String {
+    let scale = HeatScale(view.days.map(\.focused))
+    var out = ""
+    for year in splitByYear(view.days) {
+        out += "\nFocus in \(year[0].date.year)\n" + heatMapText(year, scale: scale, color: view.color, screen: screen, paint: paint)
+    }
+    out += scale.legend(color: view.color, screen: screen, paint: paint)
+    let months = view.months.count > 24 ? Array(view.months.suffix(24)) : view.months
+    out +=
+        "\nPer month" + (months.count < view.months.count ? " (the last 24)" : "") + "\n"
+        + barRows(
+            months.map { m in
+                [
+                    (Int(m.month.suffix(2)).map { monthNames[$0 - 1] } ?? m.month)
+                        + (view.period == "all" ? " " + m.month.prefix(4) : ""), hoursMinutes(m.focused),
+                    plural(m.completed, "session"),
+                ]
+            }, values: months.map(\.focused), right: [1, 2], colors: { _ in view.color }, screen: screen, paint: paint)
+    out +=
+        "\nFocus per weekday\n"
+        + barRows(
+            view.weekdays.map { [weekdayShort($0.name), hoursMinutes($0.focused)] },
+            values: view.weekdays.map(\.focused), colors: { _ in view.color }, screen: screen, paint: paint)
+    return out
+}
+
+/// How the period's focus spreads: over the hours of the day and the tasks, and the best of each.
+private func spreadSections(_ view: StatsView, screen: Screen, paint: Paint) -> String {
+    var out = ""
     let histogram = hourHistogramText(view.hours, color: view.color, screen: screen, paint: paint)
     if !histogram.isEmpty { out += "\nHours of the day\n" + histogram }
     let tasks = view.tasks.filter { $0.focused > 0 || $0.completed > 0 }
@@ -125,12 +154,11 @@ func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
                     ]
                 }, values: tasks.map(\.focused), right: [1, 2], colors: { tasks[$0].color }, screen: screen, paint: paint)
     }
-    var bests: [[String]] = []
     // A narrow terminal gets the short form, so that the figure is not broken over three lines.
     func above(_ b: StatsView.Best) -> String {
-        screen.columns < 60
-            ? "\(hoursMinutes(b.focused)) +\(b.abovePercent)%" : "\(hoursMinutes(b.focused)), \(b.abovePercent)% above average"
+        screen.columns < 60 ? "\(hoursMinutes(b.focused)) +\(b.abovePercent)%" : b.aboveAverage
     }
+    var bests: [[String]] = []
     if let b = view.bestTask {
         bests.append(["Best task", paint(b.label.truncated(toWidth: nameWidth(screen)), view.color(of: b.label)), above(b)])
     }

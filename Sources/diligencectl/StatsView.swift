@@ -50,6 +50,9 @@ struct StatsView {
         var label: String
         var focused: Int
         var abovePercent: Int
+
+        /// "2h05m, 30% above average": how the report and the page say it.
+        var aboveAverage: String { "\(hoursMinutes(focused)), \(abovePercent)% above average" }
     }
 
     struct Session {
@@ -75,6 +78,8 @@ struct StatsView {
     var today: CalendarDay
     var totals: Totals
     var recorded: Int
+    /// Seconds away during the period's work (`away_seconds`).
+    var awaySeconds: Int
     var averagePerActiveDay: Int
     var focusScore: Int?
     var streak: (current: Int, longest: Int)
@@ -102,8 +107,6 @@ struct StatsView {
     var color: String? { task.flatMap { name in tasks.first { $0.name == name }?.color } }
 
     init(_ r: JSON) {
-        func str(_ j: JSON?, _ key: String) -> String { j?[key]?.stringValue ?? "" }
-        func num(_ j: JSON?, _ key: String) -> Int { j?[key]?.intValue.flatMap { Int(exactly: $0) } ?? 0 }
         func list(_ key: String) -> [JSON] { r[key]?.arrayValue ?? [] }
         func readTotals(_ j: JSON?) -> Totals {
             Totals(
@@ -122,6 +125,7 @@ struct StatsView {
         today = CalendarDay(str(r, "today")) ?? to
         totals = readTotals(r)
         recorded = num(r, "recorded")
+        awaySeconds = num(r, "away_seconds")
         averagePerActiveDay = num(r, "average_seconds_per_active_day")
         focusScore = r["focus_score"]?.intValue.flatMap { Int(exactly: $0) }
         streak = (num(r["streak"], "current"), num(r["streak"], "longest"))

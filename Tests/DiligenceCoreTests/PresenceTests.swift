@@ -1,3 +1,4 @@
+import DiligenceTestSupport
 import Testing
 
 @testable import DiligenceCore
@@ -11,7 +12,7 @@ struct PresenceTests {
 
     /// Work of `config` that has run 600 s when the person leaves under `settings`.
     func leftAt600(_ settings: PresenceSettings, _ config: TaskConfig = task()) throws -> (TimerMachine, FakeClock, Now, [TimerEvent]) {
-        var clock = FakeClock()
+        let clock = FakeClock()
         let origin = clock.now
         var machine = try running(config, clock)
         let events = machine.away(settings, at: clock.advance(600))
@@ -41,7 +42,7 @@ struct PresenceTests {
     }
 
     @Test func workPausedByHandIsNotResumedByComingBack() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         _ = try machine.pause(at: clock.advance(100))
         #expect(machine.away(Self.pause, at: clock.advance(10)) == [.away])
@@ -167,7 +168,7 @@ struct PresenceTests {
     }
 
     @Test func strictWorkThatEndsWithinTheGraceIsCompleted() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(focus: true), clock)
         _ = machine.away(PresenceSettings(strictGrace: 10), at: clock.advance(1495))
         let events = machine.tick(at: clock.advance(10))
@@ -178,7 +179,7 @@ struct PresenceTests {
     // MARK: breaks and pending work
 
     @Test func aBreakRunsOnWhileAway() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(autostart: .breaks), clock)
         _ = machine.tick(at: clock.advance(1500))
         #expect(machine.away(Self.pause, at: clock.advance(60)) == [.away])
@@ -188,7 +189,7 @@ struct PresenceTests {
 
     @Test(arguments: [Autostart.work, .all])
     func workThatWouldStartByItselfWaitsForTheReturn(_ autostart: Autostart) throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(autostart: .all), clock)
         _ = machine.tick(at: clock.advance(1500))
         machine.taskChanged(task(autostart: autostart))
@@ -201,7 +202,7 @@ struct PresenceTests {
     }
 
     @Test func workThatWaitsForStartStillWaitsAfterTheReturn() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(autostart: .breaks), clock)
         _ = machine.tick(at: clock.advance(1500))
         _ = machine.away(Self.pause, at: clock.advance(60))
@@ -213,7 +214,7 @@ struct PresenceTests {
     // MARK: presence itself
 
     @Test func presenceStartsUnknownAndRepeatsChangeNothing() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = TimerMachine()
         #expect(machine.status(at: clock.now).presence == .unknown)
         #expect(machine.back(at: clock.now).isEmpty)
@@ -225,7 +226,7 @@ struct PresenceTests {
     }
 
     @Test func aSuspendDuringWorkIsTimeAway() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         _ = clock.advance(600 + 1800)
         #expect(machine.suspended(for: 1800, policy: .pause, at: clock.now).isEmpty)
@@ -235,7 +236,7 @@ struct PresenceTests {
     }
 
     @Test func anAbsenceSurvivesARestart() throws {
-        var (machine, clock, origin, _) = try leftAt600(Self.pause)
+        let (machine, clock, origin, _) = try leftAt600(Self.pause)
         let saved = machine.saved(at: clock.advance(100))
         var restored = TimerMachine(restoring: saved, downtime: 50, at: clock.advance(50))
         #expect(restored.presence == .away)
@@ -246,7 +247,7 @@ struct PresenceTests {
     }
 
     @Test func aStrictGraceSurvivesARestart() throws {
-        var (machine, clock, _, _) = try leftAt600(PresenceSettings(strictGrace: 10), task(focus: true))
+        let (machine, clock, _, _) = try leftAt600(PresenceSettings(strictGrace: 10), task(focus: true))
         let saved = machine.saved(at: clock.advance(4))
         var restored = TimerMachine(restoring: saved, downtime: 2, at: clock.advance(2))
         #expect(restored.nextDeadline == clock.now.steady + 4)

@@ -5,34 +5,6 @@ import Testing
 
 // MARK: Test helpers, written once
 
-/// A fake pair of clocks that tests step by hand; it never sleeps.
-///
-/// Steady and wall start far apart so that a test mixing them up fails. All values stay
-/// integral or dyadic fractions, so sums of durations are exact in `Double`.
-struct FakeClock {
-    static let steadyStart = 1_000.0
-    static let wallStart = 1_780_000_000.0
-
-    private(set) var now = Now(steady: FakeClock.steadyStart, wall: FakeClock.wallStart)
-
-    /// Moves both clocks on by `seconds` and returns the new reading.
-    @discardableResult
-    mutating func advance(_ seconds: Double) -> Now {
-        now = now.adding(seconds)
-        return now
-    }
-
-    /// Moves both clocks to `steady` (absolute, on the steady clock).
-    @discardableResult
-    mutating func set(steady: Double) -> Now {
-        now = now.adding(steady - now.steady)
-        return now
-    }
-
-    /// Seconds on the steady clock since the fake clock started.
-    var offset: Double { now.steady - FakeClock.steadyStart }
-}
-
 /// A task with short, distinct durations by default: work 25m, short break 5m, long break 15m,
 /// a long break every 4 rounds, breaks on, autostart none, no focus mode.
 func task(

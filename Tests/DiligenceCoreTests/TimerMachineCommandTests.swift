@@ -29,7 +29,7 @@ struct TimerMachineCommandTests {
 
     @Test(arguments: [nil, task()] as [TaskConfig?])
     func startFromPendingStartsThePendingPhase(_ named: TaskConfig?) throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         _ = machine.tick(at: clock.advance(1500))
         #expect(machine.state == .pending)
@@ -43,7 +43,7 @@ struct TimerMachineCommandTests {
     }
 
     @Test func startFromPendingWithAnotherTaskStartsItsWorkAtRoundOne() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         _ = machine.tick(at: clock.advance(1500))
         _ = try machine.start(nil, at: clock.now)
@@ -62,7 +62,7 @@ struct TimerMachineCommandTests {
 
     @Test(arguments: [nil, task()] as [TaskConfig?])
     func startFromPausedWithTheSameTaskResumes(_ named: TaskConfig?) throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         _ = try machine.pause(at: clock.advance(100))
         let events = try machine.start(named, at: clock.advance(50))
@@ -72,7 +72,7 @@ struct TimerMachineCommandTests {
     }
 
     @Test func startFromPausedWithAnotherTaskIsAlreadyRunning() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         _ = try machine.pause(at: clock.advance(100))
         let before = machine
@@ -82,7 +82,7 @@ struct TimerMachineCommandTests {
 
     @Test(arguments: [nil, task(), task(id: 2, name: "Other")] as [TaskConfig?])
     func startWhileRunningIsAlreadyRunning(_ named: TaskConfig?) throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         let before = machine
         #expect(errorCode { try machine.start(named, at: clock.advance(5)) } == "already_running")
@@ -92,7 +92,7 @@ struct TimerMachineCommandTests {
     // MARK: pause, resume, toggle
 
     @Test func pauseAndResumeShiftTheDeadlineByThePause() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         let start = clock.now.steady
         var machine = try running(task(), clock)
         #expect(try machine.pause(at: clock.advance(600)) == [.paused(.work)])
@@ -106,7 +106,7 @@ struct TimerMachineCommandTests {
     }
 
     @Test func pausesAreCountedOnlyInWork() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(autostart: .breaks), clock)
         _ = machine.tick(at: clock.advance(1500))
         #expect(machine.phase == .shortBreak)
@@ -115,7 +115,7 @@ struct TimerMachineCommandTests {
     }
 
     @Test func pauseWhenNotRunningIsNotRunning() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = TimerMachine()
         #expect(errorCode { try machine.pause(at: clock.now) } == "not_running")
 
@@ -131,7 +131,7 @@ struct TimerMachineCommandTests {
     }
 
     @Test func resumeWhenNotPausedIsNotPaused() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = TimerMachine()
         #expect(errorCode { try machine.resume(at: clock.now) } == "not_paused")
 
@@ -144,7 +144,7 @@ struct TimerMachineCommandTests {
     }
 
     @Test func toggleInEveryState() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = TimerMachine()
         #expect(errorCode { try machine.toggle(nil, at: clock.now) } == "no_task")
         #expect(try machine.toggle(task(), at: clock.now) == [.phaseStarted(.work)])
@@ -157,7 +157,7 @@ struct TimerMachineCommandTests {
     }
 
     @Test func focusModeRefusesPauseInWork() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(focus: true), clock)
         #expect(errorCode { try machine.pause(at: clock.advance(10)) } == "focus_mode")
         #expect(errorCode { try machine.toggle(nil, at: clock.now) } == "focus_mode")
@@ -167,7 +167,7 @@ struct TimerMachineCommandTests {
 
     /// Issue 13: strict focus refused pause but let `skip` end the work early, and recorded it.
     @Test func focusModeRefusesSkipInWorkAsItRefusesPause() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(autostart: .none, focus: true), clock)
         #expect(errorCode { try machine.skip(at: clock.advance(10)) } == "focus_mode")
         #expect(machine.state == .running && machine.phase == .work)
@@ -185,7 +185,7 @@ struct TimerMachineCommandTests {
     }
 
     @Test func focusModeAllowsPauseInBreaks() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(autostart: .all, focus: true), clock)
         _ = machine.tick(at: clock.advance(1500))
         #expect(machine.phase == .shortBreak)
@@ -196,7 +196,7 @@ struct TimerMachineCommandTests {
     // MARK: stop
 
     @Test func stopRecordsWorkAsAbandonedWithoutPauses() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         let startWall = clock.now.wall
         var machine = try running(task(), clock)
         _ = try machine.pause(at: clock.advance(600))
@@ -217,7 +217,7 @@ struct TimerMachineCommandTests {
     }
 
     @Test func stopWhilePausedCountsOnlyTheRunningTime() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         _ = try machine.pause(at: clock.advance(200))
         let session = try #require(sessions(try machine.stop(at: clock.advance(5000))).first)
@@ -227,7 +227,7 @@ struct TimerMachineCommandTests {
     }
 
     @Test func stopInABreakRecordsNothing() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(autostart: .breaks), clock)
         _ = machine.tick(at: clock.advance(1500))
         #expect(try machine.stop(at: clock.advance(100)) == [.stopped(.shortBreak)])
@@ -235,7 +235,7 @@ struct TimerMachineCommandTests {
     }
 
     @Test func stopWhenPendingGoesIdleRecordingNothing() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         _ = machine.tick(at: clock.advance(1500))
         #expect(machine.state == .pending)
@@ -256,7 +256,7 @@ struct TimerMachineCommandTests {
     // MARK: skip
 
     @Test func skipRecordsWorkAsSkippedAndMovesOn() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         let startWall = clock.now.wall
         var machine = try running(task(), clock)
         let events = try machine.skip(at: clock.advance(600))
@@ -274,7 +274,7 @@ struct TimerMachineCommandTests {
     }
 
     @Test func skipABreakMovesToTheNextRound() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(autostart: .breaks), clock)
         _ = machine.tick(at: clock.advance(1500))
         let events = try machine.skip(at: clock.advance(30))
@@ -283,7 +283,7 @@ struct TimerMachineCommandTests {
     }
 
     @Test func skipAPendingPhaseMovesOnWithoutRecording() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         _ = machine.tick(at: clock.advance(1500))
         #expect(machine.phase == .shortBreak)
@@ -295,7 +295,7 @@ struct TimerMachineCommandTests {
     }
 
     @Test func skipAppliesAutostart() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(autostart: .breaks), clock)
         let events = try machine.skip(at: clock.advance(100))
         #expect(events.last == .phaseStarted(.shortBreak))
@@ -311,7 +311,7 @@ struct TimerMachineCommandTests {
     // MARK: extend
 
     @Test func extendARunningPhaseMovesItsDeadline() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         let start = clock.now.steady
         var machine = try running(task(), clock)
         #expect(try machine.extend(by: 300, at: clock.advance(1000)) == [.extended(.work, seconds: 300)])
@@ -326,7 +326,7 @@ struct TimerMachineCommandTests {
     }
 
     @Test func extendAPausedPhase() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         _ = try machine.pause(at: clock.advance(500))
         #expect(try machine.extend(by: 60, at: clock.advance(100)) == [.extended(.work, seconds: 60)])
@@ -341,7 +341,7 @@ struct TimerMachineCommandTests {
     }
 
     @Test func extendWhenIdleOrPendingIsNotRunning() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = TimerMachine()
         #expect(errorCode { try machine.extend(by: 300, at: clock.now) } == "not_running")
         machine = try running(task(), clock)
@@ -353,7 +353,7 @@ struct TimerMachineCommandTests {
 
     @Test(arguments: [0, -1, -300, DurationText.maxSeconds])
     func extendByANonPositiveOrHugeDurationIsRefused(_ seconds: Int) throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         #expect(errorCode { try machine.extend(by: seconds, at: clock.advance(1)) } == "invalid_duration")
         #expect(machine.duration == 1500)

@@ -1,3 +1,4 @@
+import DiligenceTestSupport
 import Testing
 
 @testable import DiligenceCore
@@ -8,7 +9,7 @@ struct TimerMachineCycleTests {
     /// Runs `count` phases of `config` from idle, starting pending phases at once and ticking
     /// exactly at each deadline; returns (phase, round) of each phase as it started.
     func drive(_ config: TaskConfig, phases count: Int) throws -> [(Phase, Int)] {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(config, clock)
         var seen: [(Phase, Int)] = []
         for _ in 0..<count {
@@ -40,7 +41,7 @@ struct TimerMachineCycleTests {
     /// Issue 13: a skipped round counted toward the long break (skip work four times, get a
     /// long break). Now it is done again: a short break after it, and the same round number.
     @Test func aSkippedRoundDoesNotCountTowardTheLongBreak() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(every: 2), clock)
         var seen: [(Phase, Int)] = []
         func note() { seen.append((machine.phase!, machine.round)) }
@@ -71,7 +72,7 @@ struct TimerMachineCycleTests {
     }
 
     @Test func aSkippedRoundIsKeptAcrossARestart() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(every: 2), clock)
         _ = machine.tick(at: clock.advance(1500))
         _ = try machine.start(nil, at: clock.now)
@@ -110,7 +111,7 @@ struct TimerMachineCycleTests {
         (Autostart.all, true, true),
     ])
     func autostartDecidesWhatStartsByItself(_ mode: Autostart, breakStarts: Bool, workStarts: Bool) throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(autostart: mode), clock)
 
         let afterWork = machine.tick(at: clock.advance(1500))
@@ -126,7 +127,7 @@ struct TimerMachineCycleTests {
     }
 
     @Test func completedWorkEventsComeInOrder() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         let startWall = clock.now.wall
         var machine = try running(task(), clock)
         let events = machine.tick(at: clock.advance(1500))
@@ -144,7 +145,7 @@ struct TimerMachineCycleTests {
     // MARK: A changed task applies from the next phase
 
     @Test func taskChangedMidPhaseKeepsTheRunningPhase() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         let start = clock.now.steady
         var machine = try running(task(), clock)
         _ = clock.advance(100)
@@ -164,7 +165,7 @@ struct TimerMachineCycleTests {
     }
 
     @Test func taskChangedWhilePendingAppliesToThePendingPhase() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         _ = machine.tick(at: clock.advance(1500))
         #expect(machine.state == .pending)
@@ -187,7 +188,7 @@ struct TimerMachineCycleTests {
 
     @Test func lateTicksNeverShiftLaterDeadlines() throws {
         let config = task(work: 1500, shortBreak: 300, longBreak: 900, every: 4, autostart: .all)
-        var clock = FakeClock()
+        let clock = FakeClock()
         let origin = clock.now
         var machine = try running(config, clock)
         var plannedSum = 0.0
@@ -215,7 +216,7 @@ struct TimerMachineCycleTests {
     }
 
     @Test func tickBeforeTheDeadlineDoesNothing() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(autostart: .all), clock)
         let before = machine
         #expect(machine.tick(at: clock.advance(1499.999)).isEmpty)
@@ -223,7 +224,7 @@ struct TimerMachineCycleTests {
     }
 
     @Test func aChainedPhaseAlreadyOverRestartsAtNow() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         let origin = clock.now
         var machine = try running(task(autostart: .all), clock)
         // Nobody drove the timer for 2000 s after the work deadline: the short break (300 s)
@@ -238,7 +239,7 @@ struct TimerMachineCycleTests {
     }
 
     @Test func aChainedWorkPhaseAlreadyOverRecordsNoPhantomSession() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(autostart: .all), clock)
         _ = machine.tick(at: clock.advance(1500))
         #expect(machine.phase == .shortBreak)
@@ -255,7 +256,7 @@ struct TimerMachineCycleTests {
     }
 
     @Test func nextDeadlineOnlyWhileRunning() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = TimerMachine()
         #expect(machine.nextDeadline == nil)
         _ = try machine.start(task(), at: clock.now)
@@ -274,7 +275,7 @@ struct TimerMachineCycleTests {
     @Test func aWorkdayOfFourCycles() throws {
         // 25/5/15, a long break every 4, everything chains; the driver ticks once per deadline.
         let config = task(work: 1500, shortBreak: 300, longBreak: 900, every: 4, autostart: .all)
-        var clock = FakeClock()
+        let clock = FakeClock()
         let origin = clock.now
         var machine = try running(config, clock)
         var completed: [WorkSession] = []

@@ -1,3 +1,4 @@
+import DiligenceTestSupport
 import Testing
 
 @testable import DiligenceCore
@@ -35,7 +36,7 @@ struct TimerMachineStateTests {
         (1600.0, 0, 1500), // past the deadline, not yet ticked
     ])
     func remainingRoundsUpElapsedRoundsDown(_ after: Double, remaining: Int, elapsed: Int) throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         let start = clock.now
         let machine = try running(task(), clock)
         let status = machine.status(at: clock.advance(after))
@@ -45,7 +46,7 @@ struct TimerMachineStateTests {
     }
 
     @Test func statusWhenPaused() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         _ = try machine.pause(at: clock.advance(300.25))
         let status = machine.status(at: clock.advance(1000))
@@ -57,7 +58,7 @@ struct TimerMachineStateTests {
     }
 
     @Test func statusWhenPendingShowsThePendingPhase() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(every: 1), clock)
         _ = machine.tick(at: clock.advance(1500))
         let status = machine.status(at: clock.advance(77))
@@ -74,7 +75,7 @@ struct TimerMachineStateTests {
 
     /// A work phase that has run 600 s, then the machine slept 1800 s; `now` is after the wake-up.
     func sleptInWork(_ config: TaskConfig = task()) throws -> (TimerMachine, FakeClock, Now) {
-        var clock = FakeClock()
+        let clock = FakeClock()
         let origin = clock.now
         let machine = try running(config, clock)
         _ = clock.advance(600 + 1800)
@@ -119,7 +120,7 @@ struct TimerMachineStateTests {
     }
 
     @Test func suspendUnderAbandonInABreakRecordsNothing() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(autostart: .breaks), clock)
         _ = machine.tick(at: clock.advance(1500))
         let events = machine.suspended(for: 100, policy: .abandon, at: clock.advance(160))
@@ -129,7 +130,7 @@ struct TimerMachineStateTests {
 
     @Test(arguments: SuspendPolicy.allCases)
     func suspendWhilePausedChangesNothing(_ policy: SuspendPolicy) throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         _ = try machine.pause(at: clock.advance(600))
         let before = machine.status(at: clock.now)
@@ -149,7 +150,7 @@ struct TimerMachineStateTests {
     }
 
     @Test func suspendInFocusModeFollowsThePolicyInBreaks() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(autostart: .breaks, focus: true), clock)
         _ = machine.tick(at: clock.advance(1500))
         #expect(machine.suspended(for: 1000, policy: .pause, at: clock.advance(1100)).isEmpty)
@@ -159,7 +160,7 @@ struct TimerMachineStateTests {
 
     @Test func suspendAfterTheDeadlinePassedCompletesFirst() throws {
         // The work deadline passed 10 s before the machine went to sleep, before any tick.
-        var clock = FakeClock()
+        let clock = FakeClock()
         let origin = clock.now
         let machine = try running(task(), clock)
         _ = clock.advance(1510 + 600)
@@ -172,7 +173,7 @@ struct TimerMachineStateTests {
     }
 
     @Test func suspendOfNothingOrNoTimeDoesNothing() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var idle = TimerMachine()
         #expect(idle.suspended(for: 100, policy: .abandon, at: clock.now).isEmpty)
         var machine = try running(task(), clock)
@@ -184,7 +185,7 @@ struct TimerMachineStateTests {
     // MARK: saved / restoring
 
     @Test func saveAndRestoreRunningWithoutDowntime() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         _ = try machine.pause(at: clock.advance(100))
         _ = try machine.resume(at: clock.advance(50))
@@ -198,7 +199,7 @@ struct TimerMachineStateTests {
     }
 
     @Test func restoreRunningSubtractsTheDowntime() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         let origin = clock.now
         let machine = try running(task(), clock)
         let saved = machine.saved(at: clock.advance(300))
@@ -213,7 +214,7 @@ struct TimerMachineStateTests {
     }
 
     @Test func restorePausedIgnoresTheDowntime() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         _ = try machine.pause(at: clock.advance(300))
         let saved = machine.saved(at: clock.advance(50))
@@ -225,7 +226,7 @@ struct TimerMachineStateTests {
     }
 
     @Test func restorePendingAndIdle() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         var machine = try running(task(), clock)
         _ = machine.tick(at: clock.advance(1500))
         let restored = TimerMachine(restoring: machine.saved(at: clock.now), downtime: 99, at: Now(steady: 3, wall: 0))
@@ -238,7 +239,7 @@ struct TimerMachineStateTests {
     }
 
     @Test func restoreAfterTheDeadlinePassedCompletesOnTick() throws {
-        var clock = FakeClock()
+        let clock = FakeClock()
         let origin = clock.now
         let machine = try running(task(), clock)
         let saved = machine.saved(at: clock.advance(1000))

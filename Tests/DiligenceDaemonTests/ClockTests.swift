@@ -12,45 +12,17 @@ import Testing
     import Glibc
 #endif
 
-/// Clock readings a test moves by hand: a suspend moves BOOTTIME and the wall clock but not
-/// MONOTONIC, an NTP or manual step moves only the wall clock. The daemon reads them through
-/// the same `Clocks` interface as the system's clocks.
-final class FakeClock: Sendable {
-    private let reading = Mutex(Clocks.Reading(boottime: 5_000, monotonic: 4_000, wall: 1_800_000_000))
-
-    var clocks: Clocks { Clocks { [self] in reading.withLock { $0 } } }
-    var wall: Double { reading.withLock { $0.wall } }
-
-    /// Time passes with the machine awake.
-    func advance(_ seconds: Double) {
-        reading.withLock {
-            $0.boottime += seconds
-            $0.monotonic += seconds
-            $0.wall += seconds
+extension FakeClock {
+    /// The daemon's clocks reading this fake: BOOTTIME is its steady clock.
+    var clocks: Clocks {
+        Clocks { [self] in
+            let r = reading
+            return Clocks.Reading(boottime: r.steady, monotonic: r.monotonic, wall: r.wall)
         }
-    }
-
-    /// The machine sleeps for `seconds`.
-    func suspend(_ seconds: Double) {
-        reading.withLock {
-            $0.boottime += seconds
-            $0.wall += seconds
-        }
-    }
-
-    /// The wall clock is set forward (positive) or back (negative); no time passes.
-    func stepWall(_ seconds: Double) {
-        reading.withLock { $0.wall += seconds }
     }
 }
 
 extension InProcessDaemon {
-    /// `status` result (it runs observeClocks, as every command does).
-    func status() throws -> JSON {
-        let answer = try request("{\"command\":\"status\"}")
-        return try #require(answer["result"])
-    }
-
     func sessions() -> [WorkSession] {
         daemon.queue.sync { (try? daemon.store.sessions()) ?? [] }
     }

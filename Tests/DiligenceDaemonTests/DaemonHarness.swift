@@ -12,8 +12,9 @@ import Testing
 #endif
 
 /// A daemon running inside the test process on a private directory: fast to start, and its
-/// state can be inspected directly. (EndToEndTests run the real binaries.)
-final class InProcessDaemon {
+/// state can be inspected directly. (EndToEndTests run the real binaries.) Connecting, calls,
+/// refusals, status and watching come from `ControlledDaemon` (TestSupport), as for those.
+final class InProcessDaemon: ControlledDaemon {
     let directory = TemporaryDirectory("diligenced-unit")
     let daemon: Daemon
     var socketPath: String { daemon.paths.socket }
@@ -45,8 +46,6 @@ final class InProcessDaemon {
         }
     }
 
-    func connect() throws -> ControlConnection { try ControlConnection(path: socketPath) }
-
     /// Sends one raw line on a new connection and returns the parsed answer.
     func request(_ line: String) throws -> JSON {
         let connection = try connect()
@@ -57,26 +56,5 @@ final class InProcessDaemon {
     func stop() {
         daemon.queue.sync { daemon.stop() }
         directory.remove()
-    }
-}
-
-extension InProcessDaemon {
-    /// `result` of a request that must succeed.
-    func call(_ command: String, _ arguments: [(String, JSON)] = []) throws -> JSON {
-        let answer = try request(Request(command: command, arguments: arguments).body.serialized)
-        try #require(answer["ok"]?.boolValue == true, "\(command): \(answer.serialized)")
-        return answer["result"] ?? .null
-    }
-
-    /// The error of a request that must fail.
-    func failure(_ command: String, _ arguments: [(String, JSON)]) throws -> (code: String, message: String) {
-        let answer = try request(Request(command: command, arguments: arguments).body.serialized)
-        #expect(answer["ok"]?.boolValue == false, "\(command) should fail: \(answer.serialized)")
-        return (answer["error"]?["code"]?.stringValue ?? "", answer["error"]?["message"]?.stringValue ?? "")
-    }
-
-    /// `history_add`: a completed session entered by hand.
-    func addSession(_ task: String, _ start: String, _ end: String, pauses: Int = 0) throws {
-        _ = try call("history_add", [("task", .string(task)), ("start", .string(start)), ("end", .string(end)), ("pauses", .int(pauses))])
     }
 }

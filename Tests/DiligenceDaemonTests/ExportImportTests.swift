@@ -48,7 +48,7 @@ import Testing
                 let uids = try export(d, "ics").split(separator: "\r\n").filter { $0.hasPrefix("UID:") }
                 #expect(uids == uuids.map { "UID:\($0)"[...] })
             }
-            #expect(try export(target, "csv").split(separator: "\r\n").first?.hasSuffix(",uuid,note") == true)
+            #expect(try export(target, "csv").split(separator: "\r\n").first?.contains(",uuid,note") == true)
             #expect(try export(target, "csv").contains(uuids[0]))
             // A uuid that is not one is refused with its line.
             let bad = try target.failure(
@@ -62,6 +62,20 @@ import Testing
                     )
                 ])
             #expect(bad.code == "invalid_import" && bad.message.contains("line 1") && bad.message.contains("uuid"), "\(bad)")
+        }
+    }
+
+    @Test func theCSVExportCarriesTheTimeAwayAndWhyWorkEnded() throws {
+        try withTimeZone("UTC") {
+            let d = try InProcessDaemon()
+            defer { d.stop() }
+            let left =
+                #"{"task":"Work","start":"2025-05-02T09:00:00Z","end":"2025-05-02T09:10:00Z","planned_seconds":1500,"focused_seconds":480,"#
+                + #""pauses":0,"outcome":"abandoned","away_seconds":120,"reason":"left"}"#
+            #expect(try d.call("import", [("content", .string(left))])["imported"]?.intValue == 1)
+            let lines = try export(d, "csv").split(separator: "\r\n")
+            #expect(lines.first?.hasSuffix(",note,away_seconds,reason") == true, "\(lines)")
+            #expect(lines.last?.hasSuffix(",120,left") == true, "\(lines)")
         }
     }
 

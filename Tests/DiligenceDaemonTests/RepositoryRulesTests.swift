@@ -84,8 +84,67 @@ import Testing
     }
 }
 
+extension RepositoryRulesTests {
+    @Test func theFileListScannerReadsModulesAndFiles() {
+        let doc = """
+            # Architecture
+            ### `Elsewhere`
+            - `Ignored.swift` — not under the heading.
+            ## Modules and their files
+            ### `DiligenceA`
+            A paragraph naming `Mentioned.swift` in passing.
+            - `One.swift` — the first.
+            - `Two+Part.swift` — the second.
+            ### `CLib`, `CTwo`
+            - `CLib/shim.h` — a header.
+            ## Next
+            - `After.swift` — not in the list.
+            """
+        #expect(RepositoryRules.listedFiles(inArchitecture: doc) == ["DiligenceA/One.swift", "DiligenceA/Two+Part.swift", "CLib/shim.h"])
+    }
+
+    /// docs/architecture.md lists every file under Sources (one line each, under its module), and
+    /// no file that is not there: a new, moved or removed file changes the list.
+    @Test func theArchitectureListsEverySourceFile() throws {
+        let doc = try String(contentsOf: Self.root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        let listed = RepositoryRules.listedFiles(inArchitecture: doc)
+        let sources = Self.root.appendingPathComponent("Sources").path
+        let files = (FileManager.default.enumerator(atPath: sources)?.compactMap { $0 as? String } ?? []).filter { name in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: sources + "/" + name, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }
+        #expect(files.count > 90, "the scan found only \(files.count) files")
+        let missing = Set(files).subtracting(listed).sorted()
+        let stale = Set(listed).subtracting(files).sorted()
+        #expect(missing.isEmpty, "add a line for each to docs/architecture.md, under its module:\n\(missing.joined(separator: "\n"))")
+        #expect(stale.isEmpty, "docs/architecture.md lists files that are not in Sources:\n\(stale.joined(separator: "\n"))")
+        #expect(Set(listed).count == listed.count, "a file is listed twice")
+    }
+}
+
 /// The scanners (text in, findings out).
 enum RepositoryRules {
+    /// The files listed under "## Modules and their files": `- \`File\` — …` lines under a
+    /// `### \`Module\`` heading, as paths under Sources (`Module/File`; a name with a slash is
+    /// a path already).
+    static func listedFiles(inArchitecture doc: String) -> [String] {
+        var listed: [String] = []
+        var inList = false
+        var module: String?
+        for line in doc.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("## ") {
+                inList = line == "## Modules and their files"
+                module = nil
+            } else if inList, line.hasPrefix("### ") {
+                module = strings(in: Substring(line.replacingOccurrences(of: "`", with: "\""))).first
+            } else if inList, let module, line.hasPrefix("- `") {
+                let name = line.dropFirst(3).prefix { $0 != "`" }
+                listed.append(name.contains("/") ? String(name) : module + "/" + name)
+            }
+        }
+        return listed
+    }
+
     struct Target: Equatable {
         var name: String
         var dependencies: [String]

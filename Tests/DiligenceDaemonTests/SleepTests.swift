@@ -1,5 +1,6 @@
 import DiligenceCore
 import DiligenceProtocol
+import DiligenceTestSupport
 import Testing
 
 @testable import DiligenceDaemon

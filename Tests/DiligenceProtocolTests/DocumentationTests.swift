@@ -182,4 +182,39 @@ struct DocumentationTests {
             documented.subtracting(used).isEmpty, "in docs/protocol.md, used nowhere in Sources: \(documented.subtracting(used).sorted())")
         #expect(Set(answered).count == answered.count && Set(atStart).count == atStart.count, "a code is listed twice")
     }
+
+    /// Codes the sources compare with (`error.code == "…"`) and the client's list of codes that
+    /// mean a mistake in what was typed (exit 2) name documented codes: a renamed code cannot
+    /// leave a stale one behind.
+    @Test("every code the sources test for or the client sorts by is documented")
+    func codesReferredTo() {
+        let doc = Self.protocolDoc
+        let documented = Set(Self.codes(under: "### Answers", in: doc) + Self.codes(under: "### At start", in: doc))
+        var referred: Set<String> = []
+        for file in Self.swiftFiles(under: Self.root + "/Sources") {
+            let text = Self.read(String(file.dropFirst(Self.root.count + 1)))
+            referred.formUnion(Self.literals(after: "error.code == ", in: Substring(text)))
+        }
+        let run = Self.read("Sources/diligencectl/Run.swift")
+        let list = run.firstRange(of: "mistakesInWhatWasTyped").map { run[$0.upperBound...].prefix { $0 != "]" } } ?? ""
+        let typed = Self.literals(after: "\"", in: "\"" + list)
+        #expect(typed.count > 10, "the scan found only \(typed) in Run.swift's mistakesInWhatWasTyped")
+        #expect(referred.count >= 3, "the scan found only \(referred) compared with error.code")
+        let stale = referred.union(typed).subtracting(documented).sorted()
+        #expect(stale.isEmpty, "referred to in Sources but not in docs/protocol.md: \(stale)")
+    }
+
+    /// The snake_case word of each string literal right after `marker` in `text`.
+    static func literals(after marker: String, in text: Substring) -> [String] {
+        var found: [String] = []
+        var rest = text
+        while let at = rest.firstRange(of: marker) {
+            rest = rest[at.upperBound...]
+            let literal = rest.drop { $0 == " " || $0 == "\n" || $0 == "," }
+            let start = marker.hasSuffix("\"") ? literal : (literal.first == "\"" ? literal.dropFirst() : "")
+            let word = start.prefix { $0 != "\"" }
+            if !word.isEmpty, word.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }) { found.append(String(word)) }
+        }
+        return found
+    }
 }

@@ -100,6 +100,13 @@ struct MessagesTests {
         #expect(ProtocolInfo.version == 1)
         #expect(ProtocolInfo.maxLineBytes == 65_536)
     }
+
+    @Test("a NUL escaped in a request's string reaches the command intact; a raw NUL byte is refused")
+    func nulInRequests() throws {
+        let request = try #require(try? Request.parse(line: Array(#"{"command":"task_show","task":"a\u0000b"}"#.utf8)).get())
+        #expect(request.body["task"] == .string("a\u{0}b"))
+        #expect(Request.parse(line: [0x7B, 0x22, 0x00, 0x22, 0x7D]).failureCode == "invalid_json")
+    }
 }
 
 extension Result where Failure == ProtocolFailure {

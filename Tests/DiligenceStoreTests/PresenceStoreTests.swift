@@ -65,13 +65,14 @@ struct PresenceStoreTests {
             let s = try Store(location: .path(dir.database))
             _ = try s.record(session(try s.findTask("Work"), start: 1_790_000_000))
             try s.connection.exec(
-                """
-                ALTER TABLE sessions DROP COLUMN away_seconds; ALTER TABLE sessions DROP COLUMN reason;
-                ALTER TABLE tasks DROP COLUMN away; PRAGMA user_version = 5;
-                """)
+                backToSchema6
+                    + """
+                    ALTER TABLE sessions DROP COLUMN away_seconds; ALTER TABLE sessions DROP COLUMN reason;
+                    ALTER TABLE tasks DROP COLUMN away; PRAGMA user_version = 5;
+                    """)
         }
         let s = try Store(location: .path(dir.database))
-        #expect(try s.connection.query("PRAGMA user_version").first?.int(0) == 6)
+        #expect(try s.connection.query("PRAGMA user_version").first?.int(0) == Store.schemaVersion)
         let sessions = try s.sessions()
         #expect(sessions.count == 1)
         #expect(sessions[0].awaySeconds == 0 && sessions[0].reason == nil)

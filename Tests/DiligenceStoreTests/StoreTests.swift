@@ -521,12 +521,13 @@ import Testing
     do {
         let db = try SQLite(location: .path(other.database))
         try db.exec(
-            """
-            DROP TABLE database_info; DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
-            ALTER TABLE sessions DROP COLUMN away_seconds; ALTER TABLE sessions DROP COLUMN reason; ALTER TABLE tasks DROP COLUMN away;
-            ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN archived;
-            ALTER TABLE sessions DROP COLUMN note; PRAGMA application_id = 0; PRAGMA user_version = 1
-            """)
+            backToSchema6
+                + """
+                DROP TABLE database_info; DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
+                ALTER TABLE sessions DROP COLUMN away_seconds; ALTER TABLE sessions DROP COLUMN reason; ALTER TABLE tasks DROP COLUMN away;
+                ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN archived;
+                ALTER TABLE sessions DROP COLUMN note; PRAGMA application_id = 0; PRAGMA user_version = 1
+                """)
     }
     let migrated = try Store(location: .path(other.database))
     #expect(migrated.identity.count == 32)
@@ -544,10 +545,11 @@ import Testing
         let s = try Store(location: .path(dir.database))
         _ = try s.record(session(try s.findTask("Work"), start: 1_000))
         try s.connection.exec(
-            """
-            ALTER TABLE sessions DROP COLUMN away_seconds; ALTER TABLE sessions DROP COLUMN reason; ALTER TABLE tasks DROP COLUMN away;
-            ALTER TABLE tasks DROP COLUMN archived; ALTER TABLE sessions DROP COLUMN note; PRAGMA user_version = 3
-            """)
+            backToSchema6
+                + """
+                ALTER TABLE sessions DROP COLUMN away_seconds; ALTER TABLE sessions DROP COLUMN reason; ALTER TABLE tasks DROP COLUMN away;
+                ALTER TABLE tasks DROP COLUMN archived; ALTER TABLE sessions DROP COLUMN note; PRAGMA user_version = 3
+                """)
     }
     let s = try Store(location: .path(dir.database))
     #expect(try s.connection.query("PRAGMA user_version").first?.int(0) == Store.schemaVersion)

@@ -76,3 +76,11 @@ func savedTimer(
     try then(&machine, now)
     return machine.saved(at: now)
 }
+
+/// SQL taking a database of this schema back to schema 6 (before sync), for migration tests
+/// that make an older database out of a new one.
+let backToSchema6 =
+    ["sessions", "tasks", "plans"].flatMap { table in
+        ["insert", "update", "delete"].map { "DROP TRIGGER sync_\(table)_\($0);" }
+    }.joined(separator: " ")
+    + " DROP TABLE sync_outbox; ALTER TABLE sessions DROP COLUMN device; DELETE FROM database_info WHERE name = 'device_id';"

@@ -76,12 +76,13 @@ struct StoreUUIDTests {
             for n in 0..<50 { _ = try s.record(session(work, start: 1_000 + Double(n) * 2_000)) }
             // Back to what schema 2 was: no UUID columns (nor those of archiving, notes and presence, schemas 4 to 6).
             try s.connection.exec(
-                """
-                ALTER TABLE sessions DROP COLUMN away_seconds; ALTER TABLE sessions DROP COLUMN reason; ALTER TABLE tasks DROP COLUMN away;
-                DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
-                ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN archived;
-                ALTER TABLE sessions DROP COLUMN note; PRAGMA user_version = 2;
-                """)
+                backToSchema6
+                    + """
+                    ALTER TABLE sessions DROP COLUMN away_seconds; ALTER TABLE sessions DROP COLUMN reason; ALTER TABLE tasks DROP COLUMN away;
+                    DROP INDEX sessions_uuid; DROP INDEX tasks_uuid;
+                    ALTER TABLE sessions DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN uuid; ALTER TABLE tasks DROP COLUMN archived;
+                    ALTER TABLE sessions DROP COLUMN note; PRAGMA user_version = 2;
+                    """)
         }
         let s = try Store(location: .path(dir.database))
         #expect(try s.connection.query("PRAGMA user_version").first?.int(0) == Store.schemaVersion)

@@ -56,6 +56,15 @@ import Testing
         #expect(text.hasPrefix("Year · 102026-01-01 – 102026-12-31\n"), "\(text)")
     }
 
+    @Test("time away during work is a line of the figures, only when there was some")
+    func awayDuringWork() throws {
+        let base = #"{"period":"week","offset":0,"from":"2026-11-30","to":"2026-12-06","today":"2026-12-01","days":[]"#
+        let away = statsReport(StatsView(try JSON.parse(base + #","away_seconds":3900}"#)), screen: .plain, paint: Paint(.none))
+        #expect(away.contains("Away") && away.contains("1h05m during work"), "\(away)")
+        let none = statsReport(StatsView(try JSON.parse(base + "}")), screen: .plain, paint: Paint(.none))
+        #expect(!none.contains("during work"), "\(none)")
+    }
+
     @Test func sparklineScalesToTheBusiestDay() {
         #expect(sparkline([0, 100, 200, 300, 400]) == "▁▂▃▅▇")
         #expect(sparkline([0, 0, 0]) == "▁▁▁")

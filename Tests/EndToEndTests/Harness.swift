@@ -26,43 +26,11 @@ struct HarnessError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Seconds on CLOCK_MONOTONIC: every "when" the tests measure uses this clock.
-func monotonicNow() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
 /// Sleeps `seconds` (tests sleep only where the daemon's real clock must move on).
 func sleepFor(_ seconds: Double) {
     var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
     var remaining = timespec()
     while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-}
-
-/// Wraps a value that is handed to exactly one helper thread and not used meanwhile.
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
-}
-
-/// Runs a blocking `body` on a helper thread and gives up after `timeout` seconds.
-/// A thread that is still blocked (reading a socket) ends when the daemon is killed at cleanup.
-func withTimeout<T>(_ timeout: Double, _ what: String, _ body: @escaping @Sendable () throws -> T) throws -> T {
-    let slot = TimeoutSlot<T>()
-    Thread.detachNewThread {
-        slot.result = Result { try body() }
-        slot.done.signal()
-    }
-    guard slot.done.wait(timeout: .now() + timeout) == .success, let result = slot.result else {
-        throw HarnessError("timed out after \(timeout) s: \(what)")
-    }
-    return try result.get()
-}
-
-private final class TimeoutSlot<T>: @unchecked Sendable {
-    var result: Result<T, Error>?
-    let done = DispatchSemaphore(value: 0)
 }
 
 func readTextFile(_ path: String) -> String {
@@ -279,61 +247,6 @@ struct CtlResult: CustomStringConvertible {
     }
 }
 
-// MARK: - Things that arrive in the background
-
-/// Items a background thread collects in arrival order, and waits for the first that matches:
-/// the one mechanism behind NotifyListener (datagrams) and EventWatcher (watch events).
-final class ArrivalLog<Item>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var received: [Item] = []
-    /// Why nothing more can arrive, once that is so: waiting then stops early.
-    private var endReason: String?
-
-    var ended: String? {
-        condition.lock()
-        defer { condition.unlock() }
-        return endReason
-    }
-
-    func append(_ make: (_ index: Int) -> Item) {
-        condition.lock()
-        received.append(make(received.count))
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func end(_ reason: String) {
-        condition.lock()
-        endReason = reason
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    var items: [Item] {
-        condition.lock()
-        defer { condition.unlock() }
-        return received
-    }
-
-    /// The first item at index ≥ `after` that satisfies `matches`, with its index; nil after
-    /// `timeout` seconds or once the log has ended.
-    func first(after: Int, timeout: Double, where matches: (Item) -> Bool) -> (index: Int, item: Item)? {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        var next = after
-        while true {
-            while next < received.count {
-                let item = received[next]
-                next += 1
-                if matches(item) { return (next - 1, item) }
-            }
-            if endReason != nil { return nil }
-            if !condition.wait(until: deadline) && next >= received.count { return nil }
-        }
-    }
-}
-
 // MARK: - sd_notify listener
 
 /// A fake systemd notify socket: a SOCK_DGRAM Unix socket whose path goes to the daemon as
@@ -433,76 +346,7 @@ final class NotifyListener: @unchecked Sendable {
     deinit { stop() }
 }
 
-// MARK: - Watch stream
-
-/// A `{"command":"watch"}` connection whose events a background thread collects with their
-/// CLOCK_MONOTONIC arrival times.
-final class EventWatcher: @unchecked Sendable {
-    struct Event: CustomStringConvertible {
-        var name: String
-        var json: JSON
-        var time: Double
-        var status: JSON? { json["status"] }
-        var state: String? { status?["state"]?.stringValue }
-        var phase: String? { status?["phase"]?.stringValue }
-        var description: String { json.serialized }
-    }
-
-    private let log = ArrivalLog<Event>()
-
-    /// Connects, sends `watch`, checks the acknowledgement, then reads events in the background.
-    init(socketPath: String) throws {
-        let connection = try ControlConnection(path: socketPath)
-        let box = UncheckedSendable(connection)
-        let ack = try withTimeout(5, "the answer to {\"command\":\"watch\"}") {
-            try box.value.send(Request(command: "watch"))
-        }
-        guard ack.isOK, ack.result?["watching"]?.boolValue == true else {
-            throw HarnessError("watch was not acknowledged with {\"ok\":true,\"result\":{\"watching\":true}}: \(ack.serialized)")
-        }
-        Thread.detachNewThread { [self] in
-            do {
-                while true {
-                    let line = try box.value.readJSONLine()
-                    let event = Event(name: line["event"]?.stringValue ?? "?", json: line, time: monotonicNow())
-                    log.append { _ in event }
-                }
-            } catch {
-                log.end("\(error)")
-            }
-        }
-    }
-
-    var events: [Event] { log.items }
-
-    /// The first event at index ≥ `after` that satisfies `matches`; nil after `timeout` seconds
-    /// or when the stream ended.
-    func waitFor(after: Int = 0, timeout: Double, where matches: (Event) -> Bool) -> (index: Int, event: Event)? {
-        log.first(after: after, timeout: timeout, where: matches).map { ($0.index, $0.item) }
-    }
-
-    /// Waits until `count` events named `name` have arrived; false after `timeout` seconds.
-    func waitForCount(of name: String, count: Int, timeout: Double) -> Bool {
-        var seen = 0
-        return waitFor(timeout: timeout) { event in
-            if event.name == name { seen += 1 }
-            return seen >= count
-        } != nil
-    }
-
-    /// A summary of the stream for failure messages.
-    var transcript: String {
-        let all = events
-        let lines = all.suffix(40).map { String(format: "%.3f ", $0.time) + $0.json.serialized }
-        return lines.joined(separator: "\n") + (log.ended.map { "\n(stream ended: \($0))" } ?? "")
-    }
-}
-
-// MARK: - The daemon under test
-
-/// One `diligenced` in a fresh temporary directory, with its own notify socket, socket path,
-/// database and config. `restart()` keeps the directory; deinit kills it and removes everything.
-final class DaemonUnderTest {
+final class DaemonUnderTest: ControlledDaemon {
     let root: String
     let runtimeDir: String
     let dataHome: String
@@ -644,15 +488,6 @@ final class DaemonUnderTest {
 
     // MARK: Protocol
 
-    /// A new connection to the control socket.
-    func connect() throws -> ControlConnection {
-        do {
-            return try ControlConnection(path: socketPath)
-        } catch {
-            throw HarnessError("cannot connect to \(socketPath): \(error)\n\(diagnostics)")
-        }
-    }
-
     private func dropConnection() { sharedConnection = nil }
 
     private func connection() throws -> ControlConnection {
@@ -663,28 +498,17 @@ final class DaemonUnderTest {
     }
 
     /// Sends one raw line (a newline is added) on this test's shared connection and returns the
-    /// response line parsed. 5 s at most.
-    func request(_ line: String, timeout: Double = 5) throws -> JSON {
+    /// response line parsed, within `timeout` seconds (`request(_:)`: 5 s).
+    func request(_ line: String, timeout: Double) throws -> JSON {
         try Self.roundTrip(try connection(), line, timeout: timeout, diagnostics: { self.diagnostics })
     }
 
-    /// Sends `request` on the shared connection.
-    func send(_ request: Request, timeout: Double = 5) throws -> JSON {
+    func request(_ line: String) throws -> JSON { try request(line, timeout: 5) }
+
+    /// Sends `request` on the shared connection, within `timeout` seconds.
+    func send(_ request: Request, timeout: Double) throws -> JSON {
         try self.request(request.body.serialized, timeout: timeout)
     }
-
-    /// `command` with `arguments`; throws unless the answer is `{"ok":true}`; returns `result`.
-    @discardableResult
-    func call(_ command: String, _ arguments: [(String, JSON)] = []) throws -> JSON {
-        let response = try send(Request(command: command, arguments: arguments))
-        guard response.isOK, let result = response.result else {
-            throw HarnessError("\(command) failed: \(response.serialized)\n\(diagnostics)")
-        }
-        return result
-    }
-
-    /// The status object.
-    func status() throws -> JSON { try call("status") }
 
     /// One line out and one line back on `connection`, within `timeout` seconds.
     static func roundTrip(
@@ -699,15 +523,6 @@ final class DaemonUnderTest {
             }
         } catch {
             throw HarnessError("\(error)\n\(diagnostics())")
-        }
-    }
-
-    /// Starts a watch stream on a new connection.
-    func watch() throws -> EventWatcher {
-        do {
-            return try EventWatcher(socketPath: socketPath)
-        } catch {
-            throw HarnessError("watch: \(error)\n\(diagnostics)")
         }
     }
 

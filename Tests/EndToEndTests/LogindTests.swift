@@ -1,41 +1,17 @@
 // logind's PrepareForSleep end to end: a private dbus-daemon stands in for the system bus
-// (DBUS_SYSTEM_BUS_ADDRESS), a fake logind of the test's own owns org.freedesktop.login1 on it
-// and emits the signal, and the real diligenced listens.
+// (DBUS_SYSTEM_BUS_ADDRESS), a fake logind of the test's own (FakeDesktop.swift) owns
+// org.freedesktop.login1 on it and emits the signal, and the real diligenced listens.
 
 import CSystemd
 import DiligenceJSON
 import DiligenceProtocol
+import DiligenceTestSupport
 import Foundation
 import Testing
 
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// Owns org.freedesktop.login1 and emits PrepareForSleep(b) on request. It answers no calls,
-/// so it needs no thread: each emit is sent and flushed at once.
-final class FakeLogind {
-    private let bus: OpaquePointer
-
-    init(busAddress: String) throws {
-        bus = try openBusClient(address: busAddress, owning: "org.freedesktop.login1")
-    }
-
-    func prepareForSleep(_ sleeping: Bool) throws {
-        var signal: OpaquePointer?
-        var rc = sd_bus_message_new_signal(bus, &signal, "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "PrepareForSleep")
-        var value: Int32 = sleeping ? 1 : 0
-        if rc >= 0 { rc = sd_bus_message_append_basic(signal, CChar(UInt8(ascii: "b")), &value) }
-        if rc >= 0 { rc = sd_bus_send(bus, signal, nil) }
-        if rc >= 0 { rc = sd_bus_flush(bus) }
-        sd_bus_message_unref(signal)
-        // Drop what the bus sent us (NameAcquired, ...) so nothing piles up.
-        while sd_bus_process(bus, nil) > 0 {}
-        if rc < 0 { throw HarnessError("emitting PrepareForSleep(\(sleeping)): \(String(cString: strerror(-rc)))") }
-    }
-
-    deinit { sd_bus_flush_close_unref(bus) }
-}
 
 extension EndToEnd {
     @Suite("logind: PrepareForSleep on a system bus")

@@ -115,7 +115,9 @@ extension EndToEnd {
                     "/usr/bin/lintian", "--allow-root", "--fail-on", "error,warning", "--display-level", ">=info",
                     "--show-overrides",
                 ] + packages,
-                environment: ["PATH": "/usr/bin:/bin", "HOME": work.path, "LANG": "C.UTF-8"], directory: work.path, timeout: 300)
+                // TMPDIR: lintian's own scratch files (mldbm-*) go with the test's directory.
+                environment: ["PATH": "/usr/bin:/bin", "HOME": work.path, "TMPDIR": work.path, "LANG": "C.UTF-8"], directory: work.path,
+                timeout: 300)
             let complaints = lintian.stdout.split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
             #expect(lintian.succeeded && complaints.isEmpty, "lintian: \(lintian)")
             // Every override (debian/diligence.lintian-overrides, none today) is still needed.

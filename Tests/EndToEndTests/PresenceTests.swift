@@ -1,8 +1,9 @@
 // Presence through the protocol: `diligencectl away` / `back`, as a swayidle or xss-lock line
-// runs them (docs/presence.md). The daemon's own sources (logind, the screen saver) are in
+// runs them — the very lines of contrib/swayidle and contrib/xss-lock (docs/presence.md). The daemon's own sources (logind, the screen saver) are in
 // PresenceSourceTests.swift.
 
 import DiligenceProtocol
+import DiligenceTestSupport
 import Foundation
 import Testing
 
@@ -52,6 +53,10 @@ extension EndToEnd {
             try d.call("stop")
             let rows = try d.sqlite("SELECT outcome, away_seconds, reason IS NULL FROM sessions")
             #expect(rows.count == 1 && rows[0][0] == "abandoned" && (Int(rows[0][1]) ?? 0) >= 2 && rows[0][2] == "1", "\(rows)")
+            // Reports show the time away during work.
+            #expect((try d.call("stats")["away_seconds"]?.intValue ?? 0) >= 2)
+            let text = try d.ctl("stats", "--plain")
+            #expect(text.stdout.contains("during work"), "\(text)")
         }
 
         @Test("continue: the time away counts; discard-away takes it back out")
@@ -99,6 +104,22 @@ extension EndToEnd {
             #expect(rows == [["abandoned", "left"]], "\(rows)")
         }
 
+        @Test("an absence survives a restart: still paused and away, and back resumes the work")
+        func absenceAcrossARestart() throws {
+            let d = try Self.daemon("on_away = pause")
+            try d.call("start", [("task", .string("Deep"))])
+            sleepFor(1.1)
+            try d.call("away")
+            let left = try remaining(d)
+            try d.restart()
+            let status = try d.status()
+            #expect(status["presence"]?.stringValue == "away" && status["state"]?.stringValue == "paused", "\(status)")
+            #expect(status["away_since"]?.stringValue != nil)
+            try d.call("back")
+            #expect(try d.status()["state"]?.stringValue == "running")
+            #expect(abs(try remaining(d) - left) <= 1)
+        }
+
         @Test("hooks get DILIGENCE_EVENT=away and back")
         func hooks() throws {
             let d = try DaemonUnderTest(launch: false)
@@ -111,6 +132,59 @@ extension EndToEnd {
             let deadline = monotonicNow() + 5
             while readTextFile(record) != "away\nback\n" && monotonicNow() < deadline { sleepFor(0.05) }
             #expect(readTextFile(record) == "away\nback\n", "\(d.diagnostics)")
+        }
+
+        /// Runs `command` with sh as swayidle or xss-lock would: diligencectl on the PATH, the
+        /// daemon found from XDG_RUNTIME_DIR. Waits `timeout` seconds at most.
+        static func runLikeALocker(_ d: DaemonUnderTest, _ command: String, extra: [String: String] = [:], timeout: Double = 10) throws
+            -> ChildProcess
+        {
+            var environment = d.environment.merging(extra) { $1 }
+            environment["PATH"] = Binaries.directory + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+            return try ChildProcess(
+                executable: "/bin/sh", arguments: ["-c", command], environment: environment,
+                stdoutPath: d.root + "/locker.stdout", stderrPath: d.root + "/locker.stderr")
+        }
+
+        /// The commands of contrib/swayidle/config's `timeout` line: (away, back).
+        static func swayidleLine() throws -> (String, String) {
+            let text = readTextFile(Binaries.packageRoot + "/contrib/swayidle/config")
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("timeout ") }) else {
+                throw HarnessError("contrib/swayidle/config has no timeout line")
+            }
+            let quoted = line.split(separator: "'", omittingEmptySubsequences: false)
+            guard quoted.count >= 4 else { throw HarnessError("unexpected swayidle line: \(line)") }
+            return (String(quoted[1]), String(quoted[3]))
+        }
+
+        @Test("contrib/swayidle/config: its timeout and resume commands pause and resume the work")
+        func swayidleLines() throws {
+            let d = try Self.daemon("on_away = pause")
+            try d.call("start", [("task", .string("Deep"))])
+            sleepFor(1.1)
+            let (away, back) = try Self.swayidleLine()
+            #expect(try Self.runLikeALocker(d, away).wait(timeout: 10) == .exited(0))
+            #expect(try d.status()["state"]?.stringValue == "paused")
+            let left = try remaining(d)
+            sleepFor(1.5)
+            #expect(try Self.runLikeALocker(d, back).wait(timeout: 10) == .exited(0))
+            #expect(try d.status()["state"]?.stringValue == "running")
+            #expect(abs(try remaining(d) - left) <= 1)
+        }
+
+        @Test("contrib/xss-lock/diligence-lock: away while the locker runs, back when it returns")
+        func xssLockLocker() throws {
+            let d = try Self.daemon("on_away = pause")
+            try d.call("start", [("task", .string("Deep"))])
+            let locker = try Self.runLikeALocker(
+                d, Binaries.packageRoot + "/contrib/xss-lock/diligence-lock", extra: ["DILIGENCE_LOCKER": "sleep 2"])
+            defer { locker.killAndReap() }
+            let deadline = monotonicNow() + 5
+            while try d.status()["presence"]?.stringValue != "away" && monotonicNow() < deadline { sleepFor(0.05) }
+            #expect(try d.status()["state"]?.stringValue == "paused", "\(readTextFile(d.root + "/locker.stderr"))")
+            #expect(locker.wait(timeout: 10) == .exited(0))
+            #expect(try d.status()["presence"]?.stringValue == "here")
+            #expect(try d.status()["state"]?.stringValue == "running")
         }
 
         @Test("the task's own --away wins over on_away, and shows in task show")

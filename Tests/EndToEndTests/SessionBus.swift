@@ -4,6 +4,7 @@
 // uses the same bus as a system bus, with a fake logind of its own.
 
 import CSystemd
+import DiligenceTestSupport
 import Foundation
 
 #if canImport(Glibc)

@@ -8,6 +8,7 @@
 
 import DiligenceJSON
 import DiligenceProtocol
+import DiligenceTestSupport
 import DiligenceTime
 import Foundation
 import Testing

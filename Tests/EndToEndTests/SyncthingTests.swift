@@ -144,3 +144,45 @@ final class Syncthing {
         #expect(!syncthing.logs.contains("sync-conflict"))
     }
 }
+
+@Suite("Two daemons through two real Syncthing instances", .serialized) struct SyncthingDaemonTests {
+    /// The completed sessions `stats all` counts for `task`.
+    static func completed(_ d: DaemonUnderTest, _ task: String) throws -> Int64 {
+        let stats = try d.call("stats", [("period", .string("all"))])
+        return stats["tasks"]?.arrayValue?.first { $0["task"]?.stringValue == task }?["completed"]?.intValue ?? 0
+    }
+
+    @Test(
+        "a session recorded on A appears in B's stats and the reverse; a task renamed on B is renamed on A",
+        .enabled(if: networkNamespaceUnavailable == nil, Comment(rawValue: networkNamespaceUnavailable ?? "")))
+    func twoDaemons() throws {
+        let dir = TemporaryDirectory("diligence-syncthing")
+        defer { dir.remove() }
+        let syncthing = try Syncthing(base: dir.path)
+        defer { syncthing.stop() }
+        let a = try DaemonUnderTest()
+        let b = try DaemonUnderTest()
+        for (d, folder, name) in [(a, syncthing.folders[0], "laptop"), (b, syncthing.folders[1], "desktop")] {
+            let enable = try d.ctl("sync", "enable", folder, "--name", name)
+            #expect(enable.exitCode == 0, "\(enable)")
+        }
+        try a.call(
+            "history_add", [("task", .string("Study")), ("start", .string("2026-11-30 09:00")), ("end", .string("2026-11-30 09:25"))])
+        try b.call(
+            "history_add", [("task", .string("Work")), ("start", .string("2026-11-30 10:00")), ("end", .string("2026-11-30 10:30"))])
+        func listing() -> String {
+            syncthing.folders.map { "\($0): \((try? FileManager.default.contentsOfDirectory(atPath: $0)) ?? [])" }.joined(separator: "\n")
+        }
+        try waitUntil(
+            "A's session in B's stats and B's in A's", timeout: 60, diagnostics: listing() + syncthing.logs + a.diagnostics + b.diagnostics
+        ) {
+            try Self.completed(b, "Study") == 1 && Self.completed(a, "Work") == 1
+        }
+        try b.call("task_edit", [("task", .string("Exercise")), ("new_name", .string("Running"))])
+        try waitUntil("the rename on B reaches A", timeout: 60, diagnostics: syncthing.logs + a.diagnostics) {
+            let names = (try a.call("task_list")["tasks"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+            return names.contains("Running") && !names.contains("Exercise")
+        }
+        #expect(!syncthing.logs.contains("sync-conflict"))
+    }
+}

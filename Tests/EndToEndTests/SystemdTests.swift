@@ -296,6 +296,8 @@ extension EndToEnd {
                 ("bin/diligenced", 0o755), ("bin/diligencectl", 0o755),
                 ("lib/systemd/user/diligenced.socket", 0o644),
                 ("share/doc/diligence/diligenced.conf.example", 0o644),
+                // The presence lines (docs/presence.md): copied from here, not run from here.
+                ("share/doc/diligence/swayidle/config", 0o644), ("share/doc/diligence/xss-lock/diligence-lock", 0o644),
             ] {
                 let st = try #require(fileStatus(m.destdir + "/usr/local/" + name), "make install left out \(name)")
                 #expect(Int(st.st_mode & 0o777) == mode, "\(name) has mode \(String(st.st_mode & 0o777, radix: 8))")

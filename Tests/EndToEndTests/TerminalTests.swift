@@ -1,5 +1,6 @@
 import DiligenceJSON
 import DiligenceProtocol
+import DiligenceTestSupport
 import Foundation
 import Testing
 

@@ -40,17 +40,18 @@ _diligencectl() {
         cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
         words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
     }
-    local commands="start note pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import reload version help"
+    local commands="start note pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync reload version help"
     local task_commands="list show add edit archive unarchive remove"
     local plan_commands="set clear"
     local history_commands="add remove edit"
+    local sync_commands="enable status disable"
     local days="today tomorrow monday tuesday wednesday thursday friday saturday sunday"
     # Options that take a value: the word after one is its value, not an argument.
     local valued="--socket --format --work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away --name --task --offset --since --until --limit --pauses --note --start --end"
     local task_fields="--work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away"
     local formats="--json --waybar --format"
 
-    # Find the command after the global options, its subcommand (task, plan, history: the very
+    # Find the command after the global options, its subcommand (task, plan, history, sync: the very
     # next word, as the client reads it) and how many arguments come before the cursor.
     local i=1 command="" command_at=0 sub="" socket=() nargs=0
     while (( i < cword )); do
@@ -60,8 +61,8 @@ _diligencectl() {
             --*=*) ;;
             -*) [[ " $valued " == *" ${words[i]} "* ]] && (( i++ )) ;;
             *) if [[ -z $command ]]; then command=${words[i]} command_at=$i
-               elif (( i == command_at + 1 )) && [[ " task plan history " == *" $command "* ]] &&
-                    [[ " $task_commands $plan_commands $history_commands " == *" ${words[i]} "* ]]; then sub=${words[i]}
+               elif (( i == command_at + 1 )) && [[ " task plan history sync " == *" $command "* ]] &&
+                    [[ " $task_commands $plan_commands $history_commands $sync_commands " == *" ${words[i]} "* ]]; then sub=${words[i]}
                else (( nargs++ )); fi ;;
         esac
         (( i++ ))
@@ -118,6 +119,13 @@ _diligencectl() {
                 edit) COMPREPLY=($(compgen -W $'--task\n--json\n--help'$'\n'--start$'\n'--end$'\n'--note -- "$cur")) ;;
             esac ;;
         export) COMPREPLY=($(compgen -W $'--format\n--task\n--since\n--until\n--help'$'\n'--with-tasks -- "$cur")) ;;
+        sync)
+            case $sub in
+                "") COMPREPLY=($(compgen -W "${sync_commands// /$'\n'}" -- "$cur")) ;;
+                enable) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W $'--name\n--json\n--help' -- "$cur"))
+                        else compopt -o dirnames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")); fi ;;
+                *) COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")) ;;
+            esac ;;
         import)
             [[ $cur == -* ]] && { COMPREPLY=($(compgen -W $'--help'$'\n'--replace-tasks -- "$cur")); return; }
             compopt -o filenames 2>/dev/null

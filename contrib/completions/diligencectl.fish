@@ -1,7 +1,7 @@
 # fish completion for diligencectl. Install to /usr/share/fish/vendor_completions.d/
 # (make install does). Task names come from the running daemon.
 
-set -l commands start note pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import reload version help
+set -l commands start note pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync reload version help
 set -l task_commands list show add edit archive unarchive remove
 set -l days today tomorrow monday tuesday wednesday thursday friday saturday sunday
 
@@ -88,6 +88,7 @@ complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a plan 
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a history -d 'list, add, remove or edit recorded sessions'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a export -d 'print sessions as CSV, JSON lines or iCalendar'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a import -d 'add the sessions of a JSON-lines file'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a sync -d "keep this device's journal in a sync folder, show or stop it"
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a version -d 'print the versions'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a reload -d 're-read the daemon configuration'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'show help for a command'
@@ -162,3 +163,11 @@ complete -c diligencectl -n "__diligencectl_in export" -l format -x -a 'csv json
 complete -c diligencectl -n "__diligencectl_in export" -l with-tasks -d 'task definitions and the plan first'
 complete -c diligencectl -n "__diligencectl_is import" -l replace-tasks -d 'imported tasks replace existing settings'
 complete -c diligencectl -n "__diligencectl_is import" -F -d 'file (- for standard input)'
+
+# The sync folder (docs/sync.md).
+complete -c diligencectl -n "__diligencectl_is sync" -a enable -d "keep this device's journal in DIR"
+complete -c diligencectl -n "__diligencectl_is sync" -a status -d 'show the sync folder, this device and its journal'
+complete -c diligencectl -n "__diligencectl_is sync" -a disable -d 'stop writing the journal'
+complete -c diligencectl -n "__diligencectl_is sync enable" -x -a '(__fish_complete_directories)' -d 'sync folder'
+complete -c diligencectl -n "__diligencectl_in sync enable" -l name -x -d "this device's name"
+complete -c diligencectl -n "__diligencectl_in sync" -l json -d 'print JSON'

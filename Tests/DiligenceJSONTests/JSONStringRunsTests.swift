@@ -1,5 +1,4 @@
 import DiligenceJSON
-import DiligenceProtocol
 import Testing
 
 /// Strings are printed and parsed in runs (whole stretches without escapes copied at once):

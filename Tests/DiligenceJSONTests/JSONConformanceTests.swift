@@ -1,7 +1,6 @@
 import Testing
 
 @testable import DiligenceJSON
-@testable import DiligenceProtocol
 
 /// The JSON parser against the kinds of case RFC 8259 conformance suites (JSONTestSuite's y_,
 /// n_ and i_ files) check — escapes including `\u0000`, surrogates, numbers at the edges, deep
@@ -125,12 +124,5 @@ struct JSONConformanceTests {
         case .success(let value): #expect(try JSON.parse(bytes) == value, "\(shown)")
         case .failure(let error): #expect(jsonErrorCode(bytes) == error.code, "\(shown)")
         }
-    }
-
-    @Test("a NUL escaped in a request's string reaches the command intact; a raw NUL byte is refused")
-    func nulInRequests() throws {
-        let request = try #require(try? Request.parse(line: Array(#"{"command":"task_show","task":"a\u0000b"}"#.utf8)).get())
-        #expect(request.body["task"] == .string("a\u{0}b"))
-        #expect(Request.parse(line: [0x7B, 0x22, 0x00, 0x22, 0x7D]).failureCode == "invalid_json")
     }
 }

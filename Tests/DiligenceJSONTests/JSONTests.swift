@@ -1,8 +1,6 @@
 import DiligenceJSON
 import Testing
 
-@testable import DiligenceProtocol
-
 @Suite("JSON")
 struct JSONTests {
     // MARK: Round trips

@@ -1,0 +1,213 @@
+import DiligenceCore
+import DiligenceJSON
+import DiligenceProtocol
+import DiligenceStore
+import DiligenceSync
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// This device's journal in the sync folder (docs/sync.md): `DIR/<device id>.jsonl`, which only
+/// this daemon writes. The database notes every change in the transaction that makes it
+/// (Store+Sync.swift, by triggers, so no command, timer phase or import can skip it); after each
+/// commit this writer turns the notes into lines, appends and flushes them, and only then drops
+/// the notes. A journal that cannot be written loses nothing: the database has the change and
+/// keeps its note; the failure is logged once and the write tried again after the next commit.
+///
+/// The folder is `[sync] directory` when the config file sets it, else the one `sync enable`
+/// kept in the database. The first time a folder is used its journal starts with the whole
+/// history (every task, session and plan), so the other devices learn what came before.
+final class SyncJournal {
+    private let store: Store
+    private let clocks: Clocks
+    private let queue: DispatchQueue
+    /// This device's id (the database's).
+    let device: String
+    /// `[sync] directory` from the config file, as written; nil when the file does not set it.
+    var configured: String?
+    /// The database's settings, read once: only this daemon writes them (one daemon per
+    /// database), so a commit with sync off costs no query. `sync enable`'s folder:
+    private var enabledDirectory: String?
+    /// The folder whose journal is up to date but for the notes (`SyncSetting.journal`).
+    private var journaled: String?
+    /// The clock that stamps this device's lines.
+    private(set) var clock: HybridClock
+    /// The reason the last write failed, until one succeeds (logged once).
+    private(set) var problem: String?
+    /// A write is scheduled on the queue after a commit.
+    private var scheduled = false
+    /// Writing now: the write's own commit schedules nothing more.
+    private var writing = false
+
+    /// The most notes one write turns into lines.
+    static let batch = 10_000
+
+    init(store: Store, clocks: Clocks, queue: DispatchQueue) throws(DiligenceError) {
+        self.store = store
+        self.clocks = clocks
+        self.queue = queue
+        device = try store.deviceID()
+        clock = HybridClock(last: try store.journalClock())
+        enabledDirectory = try store.syncSetting(.directory)
+        journaled = try store.syncSetting(.journal)
+    }
+
+    // MARK: Where
+
+    /// The sync folder in force: the config file's, else the database's; nil: sync is off.
+    func directory() -> String? {
+        configured.map(Self.expand) ?? enabledDirectory
+    }
+
+    static func expand(_ text: String) -> String {
+        SyncFolder.expand(text, home: getenv("HOME").map { String(cString: $0) } ?? "/")
+    }
+
+    /// The device's name: the one `sync enable --name` gave, else the host name.
+    func name() throws(DiligenceError) -> String {
+        try store.syncSetting(.deviceName) ?? Sys.hostName() ?? "localhost"
+    }
+
+    // MARK: Writing
+
+    /// After a commit: schedules one write on the queue, after the work item that committed.
+    func committed() {
+        guard !writing, !scheduled, journaled != nil || directory() != nil else { return }
+        scheduled = true
+        // The journal is only ever used on `queue`, where this runs too.
+        nonisolated(unsafe) let journal = self
+        queue.async {
+            journal.scheduled = false
+            journal.write(now: journal.clocks.wall)
+        }
+    }
+
+    /// Brings the journal up to the database: starts it in a folder it is not kept in yet,
+    /// appends what was noted since, or stops noting when sync is off. Failures are logged
+    /// once and tried again after the next commit.
+    func write(now: Double) {
+        writing = true
+        defer { writing = false }
+        do {
+            guard let folder = directory() else {
+                if journaled != nil { try stopJournal() }
+                return
+            }
+            if journaled != folder {
+                try start(in: folder, now: now)
+            } else {
+                while let notes = try store.journalNotes(limit: Self.batch, device: device) {
+                    let last = try append(notes.changes, in: folder, now: now)
+                    try store.journalWritten(through: notes.through, clock: last ?? clock.last)
+                }
+            }
+            if problem != nil {
+                Log.info("The sync journal in \(folder) is written again.", fields: [("EVENT", "sync_journal_written")])
+                problem = nil
+            }
+        } catch {
+            guard problem != error.message else { return }
+            problem = error.message
+            Log.error(
+                "The sync journal could not be written (\(error.message)); the changes are kept in the database and written after the next change.",
+                fields: [("EVENT", "sync_journal_failed"), ("CODE", error.code)])
+        }
+    }
+
+    /// Starts the journal in `folder` with the whole history.
+    private func start(in folder: String, now: Double) throws(DiligenceError) {
+        try Files.makeDirectories(folder, mode: 0o755)
+        let changes = try store.journalSnapshot(device: device)
+        let last = try append(changes, in: folder, now: now)
+        try store.startJournal(directory: folder, clock: last ?? clock.last)
+        journaled = folder
+        Log.info(
+            "Sync: the journal \(JournalFolder(directory: folder, device: device).ownPath) starts with \(changes.count) line(s) of history.",
+            fields: [("EVENT", "sync_journal_started")])
+    }
+
+    /// Stamps `changes`, appends them to this device's journal in `folder`; the clock moves on
+    /// only once they are on disk. Returns the last reading stamped.
+    private func append(_ changes: [JournalChange], in folder: String, now: Double) throws(DiligenceError) -> HLC? {
+        guard !changes.isEmpty else { return nil }
+        var stamped = clock
+        let entries = changes.map { JournalEntry(device: device, hlc: stamped.stamp(now: now), change: $0) }
+        do { try JournalFolder(directory: folder, device: device).append(entries) } catch {
+            throw DiligenceError("sync_journal_unwritable", "\(error)")
+        }
+        clock = stamped
+        return clock.last
+    }
+
+    /// Takes in another device's clock reading: this device's next lines are stamped later.
+    func observe(_ reading: HLC, now: Double) {
+        clock.observe(reading, now: now)
+    }
+
+    // MARK: Commands
+
+    /// `sync_enable`: checks `text` (absolute or ~/…), writes the journal's start there, and
+    /// keeps the folder (and `name`) in the database only once that worked.
+    func enable(_ text: String, name: String?, now: Double) throws(DiligenceError) -> JSON {
+        if configured != nil { throw configuredError("enable") }
+        if let problem = SyncFolder.problem(with: text) { throw DiligenceError("invalid_directory", "Refused: \(problem).") }
+        let folder = Self.expand(text)
+        do { try Files.makeDirectories(folder, mode: 0o755) } catch {
+            throw DiligenceError("invalid_directory", error.message)
+        }
+        if journaled != folder {
+            do { try start(in: folder, now: now) } catch {
+                throw DiligenceError("invalid_directory", "Cannot write the journal in \(folder): \(error.message)")
+            }
+        }
+        try store.transaction { () throws(DiligenceError) in
+            if let name { try store.setSyncSetting(.deviceName, name) }
+            try store.setSyncSetting(.directory, folder)
+        }
+        enabledDirectory = folder
+        problem = nil
+        Log.info("Sync enabled in \(folder).", fields: [("EVENT", "sync_enabled")])
+        return try status()
+    }
+
+    /// `sync_disable`: no journal is written from now on (the folder and its files stay).
+    func disable() throws(DiligenceError) -> JSON {
+        if configured != nil { throw configuredError("disable") }
+        try store.transaction { () throws(DiligenceError) in
+            try store.setSyncSetting(.directory, nil)
+            try stopJournal()
+        }
+        enabledDirectory = nil
+        problem = nil
+        Log.info("Sync disabled.", fields: [("EVENT", "sync_disabled")])
+        return try status()
+    }
+
+    private func stopJournal() throws(DiligenceError) {
+        try store.stopJournal()
+        journaled = nil
+    }
+
+    private func configuredError(_ verb: String) -> DiligenceError {
+        DiligenceError(
+            "sync_configured",
+            "The config file sets [sync] directory = \(configured ?? ""); it decides where the journal is. Change or remove that line and reload to \(verb) sync here."
+        )
+    }
+
+    /// `sync_status`.
+    func status() throws(DiligenceError) -> JSON {
+        let folder = directory()
+        return .object([
+            ("enabled", .bool(folder != nil)),
+            ("directory", .string(folder)),
+            ("configured", .bool(configured != nil)),
+            ("journal", .string(folder.map { JournalFolder(directory: $0, device: device).ownPath })),
+            ("device", .object([("id", .string(device)), ("name", .string(try name()))])),
+            ("waiting", .int(try store.journalBacklog())),
+            ("problem", .string(problem)),
+        ])
+    }
+}

@@ -1,0 +1,284 @@
+import DiligenceCore
+import DiligenceStore
+import DiligenceSync
+import DiligenceTime
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The other devices' journals merged into this database (docs/sync.md, "Merging"). The merge
+/// rule is `History`'s alone: every journal of the folder, this device's own included, is read
+/// into one `History` (idempotent, order-independent), and the database is made to show what
+/// it holds — its live tasks (same name, same task), sessions and plans — in one transaction
+/// per batch whose notes are dropped (merged lines go to no journal). Other devices' sessions
+/// enter through the recorder's door as `SessionSource.sync`.
+///
+/// The folder is watched with inotify (a journal created, written and closed, or renamed into
+/// place): no polling, no wake-up while it is quiet. At start, and when the folder changes, the
+/// journals are read from their start; then from where each read stopped.
+final class SyncMerge {
+    private let store: Store
+    private let recorder: SessionRecorder
+    private let journal: SyncJournal
+    private let clocks: Clocks
+    private let queue: DispatchQueue
+    /// Called after a merge changed the database (the daemon pushes the status).
+    var merged: () -> Void = {}
+
+    private(set) var folder: String?
+    private(set) var history = History()
+    private var cursors: [String: JournalCursor] = [:]
+    private var watch: ZoneWatch?
+    /// Own changes still wait for the journal: merging now could undo them (logged once).
+    private var heldBack = false
+
+    init(store: Store, recorder: SessionRecorder, journal: SyncJournal, clocks: Clocks, queue: DispatchQueue) {
+        self.store = store
+        self.recorder = recorder
+        self.journal = journal
+        self.clocks = clocks
+        self.queue = queue
+    }
+
+    /// Follows the folder in force: a new one is watched and read from its start.
+    func follow(_ directory: String?) {
+        guard directory != folder else { return }
+        watch?.close()
+        watch = nil
+        history = History()
+        cursors = [:]
+        folder = directory
+        guard let directory else { return }
+        let own = journal.device
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
+        do {
+            watch = try ZoneWatch(
+                directory: directory, mask: mask, queue: queue,
+                matching: { name in
+                    let text = String(decoding: name, as: UTF8.self)
+                    return JournalReader.device(ofFileName: text).map { $0 != own } ?? false
+                },
+                changed: { [unowned self] in self.merge() })
+        } catch {
+            Log.error("Cannot watch the sync folder \(directory) (\(error)); other devices' changes are merged at the next start.")
+        }
+        merge()
+    }
+
+    func close() {
+        watch?.close()
+        watch = nil
+    }
+
+    /// Reads what the journals hold past the cursors and, when it changed the history, makes
+    /// the database show it.
+    func merge() {
+        guard let folder else { return }
+        let now = clocks.wall
+        journal.write(now: now)
+        do {
+            guard try store.journalBacklog() == 0 else {
+                if !heldBack { Log.warning("Sync: not merging while this device's own changes wait for its journal.") }
+                heldBack = true
+                return
+            }
+            heldBack = false
+            guard let touched = try readJournals(folder, now: now) else { return }
+            try store.mergeTransaction { () throws(DiligenceError) in try project(touched) }
+            merged()
+        } catch {
+            Log.error("Sync: merging failed (\(error.message)); tried again at the next change of the folder.")
+        }
+    }
+
+    /// Applies the new complete lines of every journal (read again while a read brought lines:
+    /// one read takes at most `JournalReader.maxReadBytes`); what they changed, nil for nothing.
+    private func readJournals(_ folder: String, now: Double) throws(DiligenceError) -> Touched? {
+        let place = JournalFolder(directory: folder, device: journal.device)
+        var changed = false
+        var touched = Touched(everything: history.knownTaskIDs.isEmpty)
+        var problems: [JournalProblem] = []
+        var more = true
+        while more {
+            var batches: [(device: String, batch: JournalBatch)] = []
+            if let own = try? JournalReader.read(path: place.ownPath, device: journal.device, from: cursors[journal.device] ?? .start) {
+                cursors[journal.device] = own.cursor
+                batches.append((journal.device, own))
+            }
+            var others = cursors
+            let read = place.readOthers(cursors: &others)
+            cursors = others
+            batches += read.batches
+            problems += read.problems
+            more = false
+            for (device, batch) in batches {
+                problems += batch.problems
+                if !batch.entries.isEmpty { more = true }
+                for (_, entry) in batch.entries {
+                    if device != journal.device { journal.observe(entry.hlc, now: now) }
+                    if history.apply(entry) {
+                        changed = true
+                        touched.note(entry.change)
+                    }
+                }
+            }
+        }
+        for problem in problems {
+            Log.warning("Sync: \(problem); skipped.", fields: [("EVENT", "sync_line_skipped")])
+        }
+        return changed ? touched : nil
+    }
+}
+
+/// What a merge's lines changed: a task (everything is projected again: the tasks' identity may
+/// have moved), or only these sessions and days.
+struct Touched {
+    var everything: Bool
+    var sessions: Set<String> = []
+    var days: Set<CalendarDay> = []
+
+    mutating func note(_ change: JournalChange) {
+        switch change {
+        case .sessionRecorded(let s), .sessionEdited(let s): sessions.insert(s.id)
+        case .sessionRemoved(let id): sessions.insert(id)
+        case .planSet(let day, _), .planCleared(let day): days.insert(day)
+        case .taskAdded, .taskEdited, .taskArchived, .taskRemoved: everything = true
+        }
+    }
+}
+
+// MARK: Making the database show the history
+
+extension SyncMerge {
+    /// The database made to show the history's live tasks, sessions and plans (what no journal
+    /// line named is left as it is).
+    /// Only what `touched` names, unless a task changed (a line about one session costs a
+    /// lookup of that session, not a pass over the history).
+    private func project(_ touched: Touched) throws(DiligenceError) {
+        let (tasks, identity) = history.liveTasks()
+        let liveIDs = Set(tasks.map(\.id))
+        let rowOf = touched.everything ? try projectTasks(tasks) : try rows(of: tasks)
+        if touched.everything {
+            try projectSessions(
+                history.liveSessions(identity: identity, liveTaskIDs: liveIDs), rowOf: rowOf,
+                existing: try store.syncedSessionRows(device: journal.device), known: history.knownSessionIDs)
+        } else {
+            try projectSessions(
+                touched.sessions.compactMap { history.liveSession($0, identity: identity, liveTaskIDs: liveIDs) }, rowOf: rowOf,
+                existing: try store.syncedSessionRows(device: journal.device, uuids: touched.sessions), known: touched.sessions)
+        }
+        let plans = Dictionary(
+            history.livePlans(identity: identity, liveTaskIDs: liveIDs).map { ($0.day, $0.task) }, uniquingKeysWith: { a, _ in a })
+        for day in touched.everything ? history.plannedDays : Array(touched.days) {
+            if let task = plans[day], let row = rowOf[task] {
+                try store.setPlan(day: day, taskID: row)
+            } else {
+                try store.clearPlan(day: day)
+            }
+        }
+    }
+
+    /// Each live task on one row (the row of one of its members, else a new one), rows of
+    /// removed tasks deleted; returns the row of each live task's id.
+    private func projectTasks(_ tasks: [History.Task]) throws(DiligenceError) -> [String: Int64] {
+        let rows = try store.tasks()
+        let byUUID = Dictionary(rows.map { ($0.uuid, $0) }, uniquingKeysWith: { a, _ in a })
+        var rowOf: [String: Int64] = [:]
+        for task in tasks {
+            let present = task.members.compactMap { byUUID[$0] }
+            guard let keep = present.first(where: { $0.uuid == task.id }) ?? present.first else {
+                var config = task.config
+                config.archived = task.archived
+                do { rowOf[task.id] = try store.addSyncedTask(config).id } catch {
+                    Log.error("Sync: the task \(config.name) of another device cannot be added here: \(error.message)")
+                }
+                continue
+            }
+            for other in present where other.id != keep.id {
+                try store.moveSyncedTask(from: other.id, to: keep.id)
+                try store.deleteSyncedTask(id: other.id)
+            }
+            rowOf[task.id] = keep.id
+            let shown = Self.adopt(task.config, into: keep)
+            do {
+                if shown != keep { _ = try store.updateTask(shown) }
+                if keep.archived != task.archived { _ = try store.setArchived(id: keep.id, task.archived) }
+            } catch {
+                Log.error("Sync: the task \(keep.name) cannot take another device's edit here: \(error.message)")
+            }
+        }
+        let live = Set(tasks.flatMap(\.members))
+        let known = history.knownTaskIDs
+        for row in rows where known.contains(row.uuid) && !live.contains(row.uuid) {
+            try store.deleteSyncedTask(id: row.id)
+        }
+        return rowOf
+    }
+
+    /// The row of each live task, as `projectTasks` left them.
+    private func rows(of tasks: [History.Task]) throws(DiligenceError) -> [String: Int64] {
+        let byUUID = Dictionary(try store.tasks().map { ($0.uuid, $0.id) }, uniquingKeysWith: { a, _ in a })
+        var rowOf: [String: Int64] = [:]
+        for task in tasks { rowOf[task.id] = byUUID[task.id] ?? task.members.lazy.compactMap { byUUID[$0] }.first }
+        return rowOf
+    }
+
+    /// `local` with the settings a journal carries taken from `synced` (the others, such as
+    /// the away policy, are this device's own).
+    static func adopt(_ synced: TaskConfig, into local: TaskConfig) -> TaskConfig {
+        var task = local
+        task.name = synced.name
+        task.description = synced.description
+        task.color = synced.color
+        task.workSeconds = synced.workSeconds
+        task.shortBreakSeconds = synced.shortBreakSeconds
+        task.longBreakSeconds = synced.longBreakSeconds
+        task.longBreakEvery = synced.longBreakEvery
+        task.breaks = synced.breaks
+        task.autostart = synced.autostart
+        task.focusMode = synced.focusMode
+        task.goal = synced.goal
+        task.reminderMinute = synced.reminderMinute
+        task.sound = synced.sound
+        return task
+    }
+
+    /// The live sessions written (other devices' through the recorder's door as `sync`),
+    /// changed ones rewritten, removed ones deleted.
+    private func projectSessions(
+        _ live: [History.Session], rowOf: [String: Int64], existing: [String: (id: Int64, taskRow: Int64, session: SyncedSession)],
+        known: Set<String>
+    ) throws(DiligenceError) {
+        let own = journal.device
+        var liveIDs: Set<String> = []
+        var new: [(WorkSession, device: String)] = []
+        for item in live {
+            let s = item.session
+            guard let row = rowOf[item.task] else { continue }
+            liveIDs.insert(s.id)
+            if let have = existing[s.id] {
+                var mine = have.session
+                mine.task = s.task
+                if have.taskRow != row || mine != s { try store.updateSyncedSession(id: have.id, taskRow: row, s, ownDevice: own) }
+            } else {
+                let session = WorkSession(
+                    taskID: row, taskName: "", start: s.start, end: s.end, plannedSeconds: s.plannedSeconds,
+                    focusedSeconds: s.focusedSeconds, pauses: s.pauses, outcome: s.outcome, uuid: s.id)
+                new.append((session, s.device))
+            }
+        }
+        for id in known where !liveIDs.contains(id) {
+            if let have = existing[id] { try store.deleteSession(id: have.id) }
+        }
+        // One batch per device, each then marked with its device.
+        for (device, sessions) in Dictionary(grouping: new, by: \.device) {
+            let admission = try recorder.admit(sessions.map(\.0), source: .sync, mode: .whatPasses)
+            for (_, error) in admission.refused {
+                Log.warning("Sync: a session of another device is refused here: \(error.message)", fields: [("EVENT", "sync_line_skipped")])
+            }
+            try store.setSessionDevice(device)
+        }
+    }
+}

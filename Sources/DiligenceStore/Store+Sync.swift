@@ -1,0 +1,283 @@
+import DiligenceCore
+import DiligenceSync
+import DiligenceTime
+
+// The database's side of sync (docs/sync.md). Every change of a task, a session or a day's plan
+// — whatever command, timer or import made it — is noted in `sync_outbox` by triggers, in the
+// transaction that makes it, while a journal is kept (`sync_journal` is set): one door no
+// write can miss. The daemon's `SyncJournal` turns the notes into journal lines (the thing's
+// state as it is then) and deletes them once the lines are on disk; a note whose line could
+// not be written waits for the next try, so the journal never misses a change the database has.
+
+/// The names of the sync settings in `database_info`.
+public enum SyncSetting: String, Sendable {
+    /// The device's random id (made by the migration to schema 4).
+    case deviceID = "device_id"
+    /// The name `sync enable --name` gave; absent: the host name.
+    case deviceName = "device_name"
+    /// The folder `sync enable` chose; absent: sync is off unless the config file sets one.
+    case directory = "sync_directory"
+    /// The folder whose journal holds the history up to the notes in `sync_outbox`; absent:
+    /// no journal is kept and nothing is noted.
+    case journal = "sync_journal"
+    /// The latest hybrid-clock reading written to the journal, `MILLIS.COUNTER`.
+    case clock = "sync_hlc"
+}
+
+extension Store {
+    /// The migration to schema 5: the device id, `sessions.device` (NULL: this device's own) and
+    /// the outbox with its triggers. `change` is an SQL expression: an update of a task that
+    /// archives or unarchives it is `task_archived`.
+    static let syncMigration: String = {
+        let archivedOrEdited = "CASE WHEN NEW.archived IS NOT OLD.archived THEN 'task_archived' ELSE 'task_edited' END"
+        let notes: [(table: String, event: String, change: String, ref: String)] = [
+            ("sessions", "INSERT", "'session_recorded'", "NEW.uuid"), ("sessions", "UPDATE", "'session_edited'", "NEW.uuid"),
+            ("sessions", "DELETE", "'session_removed'", "OLD.uuid"), ("tasks", "INSERT", "'task_added'", "NEW.uuid"),
+            ("tasks", "UPDATE", archivedOrEdited, "NEW.uuid"), ("tasks", "DELETE", "'task_removed'", "OLD.uuid"),
+            ("plans", "INSERT", "'plan_set'", "NEW.day"), ("plans", "UPDATE", "'plan_set'", "NEW.day"),
+            ("plans", "DELETE", "'plan_cleared'", "OLD.day"),
+        ]
+        let triggers = notes.map { note in
+            """
+            CREATE TRIGGER sync_\(note.table)_\(note.event.lowercased()) AFTER \(note.event) ON \(note.table)
+            WHEN EXISTS (SELECT 1 FROM database_info WHERE name = '\(SyncSetting.journal.rawValue)')
+            BEGIN INSERT INTO sync_outbox (change, ref) VALUES (\(note.change), \(note.ref)); END;
+            """
+        }
+        return """
+            INSERT INTO database_info (name, value) VALUES ('\(SyncSetting.deviceID.rawValue)', \(UUIDText.sqliteExpression));
+            ALTER TABLE sessions ADD COLUMN device TEXT;
+            CREATE TABLE sync_outbox (seq INTEGER PRIMARY KEY, change TEXT NOT NULL, ref TEXT NOT NULL);
+            """ + triggers.joined(separator: "\n")
+    }()
+
+    // MARK: Settings
+
+    public func syncSetting(_ setting: SyncSetting) throws(DiligenceError) -> String? {
+        try connection.query("SELECT value FROM database_info WHERE name = ?", [.text(setting.rawValue)]).first?.string(0)
+    }
+
+    /// Sets `setting` to `value`, or removes it (nil).
+    public func setSyncSetting(_ setting: SyncSetting, _ value: String?) throws(DiligenceError) {
+        if let value {
+            try connection.run(
+                "INSERT INTO database_info (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                [.text(setting.rawValue), .text(value)])
+        } else {
+            try connection.run("DELETE FROM database_info WHERE name = ?", [.text(setting.rawValue)])
+        }
+    }
+
+    /// This device's id.
+    public func deviceID() throws(DiligenceError) -> String {
+        guard let id = try syncSetting(.deviceID) else {
+            throw DiligenceError("storage_error", "The database \(path) has no device id (its schema is \(Self.schemaVersion)).")
+        }
+        return id
+    }
+
+    // MARK: The journal's notes
+
+    /// Starts keeping the journal in `directory`, whose file now holds the whole history: the
+    /// notes of earlier changes are dropped, and changes from now on are noted.
+    public func startJournal(directory: String, clock: HLC) throws(DiligenceError) {
+        try transaction { () throws(DiligenceError) in
+            try setSyncSetting(.journal, directory)
+            try setSyncSetting(.clock, clock.description)
+            try connection.run("DELETE FROM sync_outbox")
+        }
+    }
+
+    /// Stops noting changes (sync disabled).
+    public func stopJournal() throws(DiligenceError) {
+        try transaction { () throws(DiligenceError) in
+            try setSyncSetting(.journal, nil)
+            try connection.run("DELETE FROM sync_outbox")
+        }
+    }
+
+    /// The clock reading last written, `.zero` when none was.
+    public func journalClock() throws(DiligenceError) -> HLC {
+        guard let text = try syncSetting(.clock) else { return .zero }
+        let parts = text.split(separator: ".")
+        guard parts.count == 2, let millis = Int64(parts[0]), let counter = Int64(parts[1]) else { return .zero }
+        return HLC(millis: millis, counter: counter)
+    }
+
+    /// How many changes wait for the journal.
+    public func journalBacklog() throws(DiligenceError) -> Int {
+        try connection.query("SELECT count(*) FROM sync_outbox").first?.int(0) ?? 0
+    }
+
+    /// The oldest `limit` noted changes as journal changes of `device`, and the last note's
+    /// number; nil when nothing waits. A note only says that a thing changed: its line says what
+    /// the thing is now, one line per thing at its last note — its state while it exists (so a
+    /// session an edit deleted and wrote again under its UUID is edited, not removed), its
+    /// removal once it is gone.
+    public func journalNotes(limit: Int, device: String) throws(DiligenceError) -> (changes: [JournalChange], through: Int64)? {
+        let rows = try connection.query("SELECT seq, change, ref FROM sync_outbox ORDER BY seq LIMIT ?", [.int(limit)])
+        guard let last = rows.last?.int64(0) else { return nil }
+        var notes: [String: [String]] = [:] // thing → its notes' changes, in order
+        var order: [String] = [] // things by their last note
+        for row in rows {
+            let change = row.string(1)
+            let thing = "\(change.prefix { $0 != "_" }) \(row.string(2))"
+            notes[thing, default: []].append(change)
+            order.removeAll { $0 == thing }
+            order.append(thing)
+        }
+        var changes: [JournalChange] = []
+        for thing in order {
+            let ref = String(thing.drop { $0 != " " }.dropFirst())
+            if let change = try journalChange(notes[thing] ?? [], ref, device: device) { changes.append(change) }
+        }
+        return (changes, last)
+    }
+
+    /// The notes up to `seq` are in the journal, the last of them stamped `clock`.
+    public func journalWritten(through seq: Int64, clock: HLC) throws(DiligenceError) {
+        try transaction { () throws(DiligenceError) in
+            try connection.run("DELETE FROM sync_outbox WHERE seq <= ?", [.integer(seq)])
+            try setSyncSetting(.clock, clock.description)
+        }
+    }
+
+    /// The whole history as journal changes: every task, session and plan (a journal's start).
+    public func journalSnapshot(device: String) throws(DiligenceError) -> [JournalChange] {
+        var changes: [JournalChange] = try connection.query("SELECT \(Self.taskReadColumns) FROM tasks ORDER BY id").map {
+            let config = Self.task(from: $0)
+            return .taskAdded(SyncedTask(id: config.uuid, config: config, archived: config.archived))
+        }
+        for row in try connection.query("\(Self.syncedSessionQuery) ORDER BY s.start, s.id") {
+            changes.append(.sessionRecorded(try syncedSession(row, device: device)))
+        }
+        for row in try connection.query("SELECT p.day, t.uuid FROM plans p JOIN tasks t ON t.id = p.task_id ORDER BY p.day") {
+            if let day = CalendarDay(row.string(0)) { changes.append(.planSet(day: day, task: row.string(1))) }
+        }
+        return changes
+    }
+
+    /// The line for a thing's `notes` (in order): its state now, or its removal; nil for a
+    /// plan whose task is gone (the task's removal says it).
+    private func journalChange(_ notes: [String], _ ref: String, device: String) throws(DiligenceError) -> JournalChange? {
+        guard let first = notes.first else { return nil }
+        switch first.prefix { $0 != "_" } {
+        case "session":
+            guard let row = try connection.query("\(Self.syncedSessionQuery) WHERE s.uuid = ?", [.text(ref)]).first else {
+                return .sessionRemoved(id: ref)
+            }
+            let session = try syncedSession(row, device: device)
+            return first == "session_recorded" ? .sessionRecorded(session) : .sessionEdited(session)
+        case "task":
+            guard let row = try connection.query("SELECT \(Self.taskReadColumns) FROM tasks WHERE uuid = ?", [.text(ref)]).first else {
+                return .taskRemoved(id: ref)
+            }
+            let config = Self.task(from: row)
+            let task = SyncedTask(id: ref, config: config, archived: config.archived)
+            if first == "task_added" { return .taskAdded(task) }
+            return notes.contains("task_archived") ? .taskArchived(task) : .taskEdited(task)
+        default:
+            guard let day = CalendarDay(ref) else { return nil }
+            guard let row = try connection.query("SELECT p.task_id FROM plans p WHERE p.day = ?", [.text(ref)]).first else {
+                return .planCleared(day: day)
+            }
+            let task = try connection.query("SELECT uuid FROM tasks WHERE id = ?", [.integer(row.int64(0))]).first?.string(0)
+            return task.map { .planSet(day: day, task: $0) }
+        }
+    }
+
+    /// A session with its task's and device's ids: `syncedSession(_:device:)` reads a row.
+    private static let syncedSessionColumns =
+        "s.uuid, t.uuid, s.device, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome"
+    private static let syncedSessionQuery = "SELECT \(syncedSessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id"
+
+    /// A row of `syncedSessionQuery`; a session without a device is `device`'s own.
+    private func syncedSession(_ row: SQLite.Row, device: String, from c: Int = 0) throws(DiligenceError) -> SyncedSession {
+        guard let outcome = Outcome(rawValue: row.string(c + 8)) else {
+            throw DiligenceError("storage_error", "The database \(path) holds session \(row.string(c)) with an unknown outcome.")
+        }
+        return SyncedSession(
+            id: row.string(c), task: row.string(c + 1), device: row.optionalString(c + 2) ?? device, start: row.double(c + 3),
+            end: row.double(c + 4), plannedSeconds: row.int(c + 5), focusedSeconds: row.int(c + 6), pauses: row.int(c + 7),
+            outcome: outcome)
+    }
+
+    // MARK: Merging the other devices' lines (the daemon's SyncMerge.swift)
+
+    /// Runs `body` in one transaction with the notes off: what a merge writes comes from the
+    /// journals, not from this device, and goes to no journal.
+    public func mergeTransaction<T>(_ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
+        try transaction { () throws(DiligenceError) -> T in
+            let journal = try syncSetting(.journal)
+            try setSyncSetting(.journal, nil)
+            let result = try body()
+            try setSyncSetting(.journal, journal)
+            return result
+        }
+    }
+
+    /// A task from another device, under `config.uuid`, with a name free here (checked).
+    public func addSyncedTask(_ config: TaskConfig) throws(DiligenceError) -> TaskConfig {
+        var task = config
+        task.name = try TaskName.normalize(task.name)
+        try task.validate()
+        let added = try insertTask(task)
+        return try setArchived(id: added.id, config.archived)
+    }
+
+    /// Removes task row `id` with its sessions and plans (a task another device removed).
+    public func deleteSyncedTask(id: Int64) throws(DiligenceError) {
+        try connection.run("DELETE FROM sessions WHERE task_id = ?", [.integer(id)])
+        try connection.run("DELETE FROM plans WHERE task_id = ?", [.integer(id)])
+        try connection.run("DELETE FROM tasks WHERE id = ?", [.integer(id)])
+    }
+
+    /// Moves the sessions and plans of task row `from` to `to` (two rows of one merged task).
+    public func moveSyncedTask(from: Int64, to: Int64) throws(DiligenceError) {
+        try connection.run("UPDATE sessions SET task_id = ? WHERE task_id = ?", [.integer(to), .integer(from)])
+        try connection.run("UPDATE plans SET task_id = ? WHERE task_id = ?", [.integer(to), .integer(from)])
+    }
+
+    /// Every session with a UUID (or those of `uuids`): its row id, task row and what a journal
+    /// says of it.
+    public func syncedSessionRows(device: String, uuids: Set<String>? = nil) throws(DiligenceError) -> [String: (
+        id: Int64, taskRow: Int64, session: SyncedSession
+    )] {
+        var rows: [String: (id: Int64, taskRow: Int64, session: SyncedSession)] = [:]
+        let query = "SELECT s.id, s.task_id, \(Self.syncedSessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id"
+        var found: [SQLite.Row] = []
+        if let uuids {
+            for uuid in uuids { found += try connection.query(query + " WHERE s.uuid = ?", [.text(uuid)]) }
+        } else {
+            found = try connection.query(query)
+        }
+        for row in found {
+            let session = try syncedSession(row, device: device, from: 2)
+            rows[session.id] = (row.int64(0), row.int64(1), session)
+        }
+        return rows
+    }
+
+    /// Writes `session` over row `id` (another device's edit), on task row `taskRow`.
+    public func updateSyncedSession(id: Int64, taskRow: Int64, _ s: SyncedSession, ownDevice: String) throws(DiligenceError) {
+        try connection.run(
+            """
+            UPDATE sessions SET task_id = ?, start = ?, end = ?, planned_seconds = ?, focused_seconds = ?, pauses = ?, outcome = ?,
+                device = ? WHERE id = ?
+            """,
+            [
+                .integer(taskRow), .real(s.start), .real(s.end), .int(s.plannedSeconds), .int(s.focusedSeconds), .int(s.pauses),
+                .text(s.outcome.rawValue), s.device == ownDevice ? .null : .text(s.device), .integer(id),
+            ])
+    }
+
+    /// Says which device recorded the sessions `admit` just wrote from the journals (source
+    /// `sync`, no device yet).
+    public func setSessionDevice(_ device: String) throws(DiligenceError) {
+        try connection.run("UPDATE sessions SET device = ? WHERE source = 'sync' AND device IS NULL", [.text(device)])
+    }
+
+    public func deleteSession(id: Int64) throws(DiligenceError) {
+        try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(id)])
+    }
+}

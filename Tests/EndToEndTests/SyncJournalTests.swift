@@ -1,0 +1,206 @@
+import DiligenceJSON
+import DiligenceProtocol
+import DiligenceSync
+import DiligenceTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// The daemon's side of a sync folder (docs/sync.md): `sync enable DIR` gives the device its
+// journal, `DIR/<device id>.jsonl`; the first enable writes the history there, and from then on
+// every change the daemon makes is one line of it, read back here with the merge side's own
+// reader (`JournalReader`).
+
+extension EndToEnd {
+    @Suite("Sync: the daemon's journal")
+    struct SyncJournal {
+        /// The journal's entries past `cursor`, and where they end (the test fails on a line the
+        /// reader cannot take).
+        static func read(_ path: String, device: String, from cursor: inout JournalCursor) throws -> [JournalEntry] {
+            let batch = try JournalReader.read(path: path, device: device, from: cursor)
+            #expect(batch.problems.isEmpty, "\(batch.problems)")
+            cursor = batch.cursor
+            return batch.entries.map(\.entry)
+        }
+
+        /// The change names of `entries`, and the ids (or days) they name, in order.
+        static func summary(_ entries: [JournalEntry]) -> [String] {
+            entries.map { entry in
+                switch entry.change {
+                case .sessionRecorded(let s), .sessionEdited(let s): "\(entry.change.name) \(s.id) task=\(s.task)"
+                case .sessionRemoved(let id), .taskRemoved(let id): "\(entry.change.name) \(id)"
+                case .taskAdded(let t), .taskEdited(let t), .taskArchived(let t):
+                    "\(entry.change.name) \(t.id) \(t.config.name)\(t.archived ? " (archived)" : "")"
+                case .planSet(let day, let task): "plan_set \(day) \(task)"
+                case .planCleared(let day): "plan_cleared \(day)"
+                }
+            }
+        }
+
+        @Test("sync enable writes the history as the journal's start, then every change once, in order; sync disable stops it")
+        func everyChangeOnce() throws {
+            let d = try DaemonUnderTest()
+            let folder = d.root + "/Sync/diligence" // not there yet: enable makes it
+            // History from before sync was enabled: a session and a plan.
+            let early = try d.call(
+                "history_add", [("task", .string("Study")), ("start", .string("2026-11-30 09:00")), ("end", .string("2026-11-30 09:25"))])
+            try d.call("plan_set", [("day", .string("2026-11-30")), ("task", .string("Study"))])
+            let tasks = try #require(try d.call("task_list")["tasks"]?.arrayValue)
+            let uuid = { (name: String) in tasks.first { $0["name"]?.stringValue == name }?["uuid"]?.stringValue ?? "?" }
+
+            let enable = try d.ctl("sync", "enable", folder, "--name", "laptop", "--json")
+            #expect(enable.exitCode == 0, "\(enable)\n\(d.diagnostics)")
+            let status = try d.ctl("sync", "status", "--json")
+            #expect(status.exitCode == 0, "\(status)")
+            let state = try status.json()
+            let device = try #require(state["device"]?["id"]?.stringValue, "sync status names the device: \(state.serialized)")
+            #expect(SyncID.parse(device) == device, "a UUID: \(device)")
+            #expect(state["device"]?["name"]?.stringValue == "laptop", "\(state.serialized)")
+            #expect(state["enabled"]?.boolValue == true && state["directory"]?.stringValue == folder, "\(state.serialized)")
+            let journal = "\(folder)/\(device).jsonl"
+            #expect(state["journal"]?.stringValue == journal, "\(state.serialized)")
+
+            var cursor = JournalCursor.start
+            let start = try Self.read(journal, device: device, from: &cursor)
+            let startLines = Self.summary(start)
+            #expect(
+                startLines.filter { $0.hasPrefix("task_added") }.count == 7 && startLines.contains("task_added \(uuid("Study")) Study"),
+                "the seven tasks: \(startLines)")
+            let earlyID = early["uuid"]?.stringValue ?? "?"
+            #expect(startLines.contains("session_recorded \(earlyID) task=\(uuid("Study"))"), "\(startLines)")
+            #expect(startLines.contains("plan_set 2026-11-30 \(uuid("Study"))"), "\(startLines)")
+            #expect(start.count == 9, "nothing else, nothing twice: \(startLines)")
+
+            // Every kind of change, one line each, once the daemon answered the next request.
+            func changes(_ body: () throws -> Void) throws -> [String] {
+                try body()
+                _ = try d.status()
+                return Self.summary(try Self.read(journal, device: device, from: &cursor))
+            }
+            let added = try d.addTask("Reading")
+            let reading = added["uuid"]?.stringValue ?? "?"
+            #expect(try changes {} == ["task_added \(reading) Reading"])
+            #expect(
+                try changes { try d.call("task_edit", [("task", .string("Reading")), ("new_name", .string("Books"))]) }
+                    == ["task_edited \(reading) Books"])
+            #expect(
+                try changes { try d.call("task_archive", [("task", .string("Books"))]) } == ["task_archived \(reading) Books (archived)"])
+            #expect(try changes { try d.call("task_unarchive", [("task", .string("Books"))]) } == ["task_archived \(reading) Books"])
+            let manual = try d.call(
+                "history_add", [("task", .string("Books")), ("start", .string("2026-11-30 10:00")), ("end", .string("2026-11-30 10:30"))])
+            let manualID = manual["uuid"]?.stringValue ?? "?"
+            #expect(try changes {} == ["session_recorded \(manualID) task=\(reading)"])
+            let manualNumber = manual["id"] ?? .null
+            #expect(
+                try changes { try d.call("history_edit", [("id", manualNumber), ("task", .string("Work"))]) }
+                    == ["session_edited \(manualID) task=\(uuid("Work"))"])
+            #expect(try changes { try d.call("history_remove", [("id", manualNumber)]) } == ["session_removed \(manualID)"])
+            #expect(
+                try changes { try d.call("plan_set", [("day", .string("2026-12-02")), ("task", .string("Books"))]) }
+                    == ["plan_set 2026-12-02 \(reading)"])
+            #expect(try changes { try d.call("plan_clear", [("day", .string("2026-12-02"))]) } == ["plan_cleared 2026-12-02"])
+            #expect(
+                try changes { try d.call("task_remove", [("task", .string("Books")), ("confirm", .bool(true))]) }
+                    == ["task_removed \(reading)"])
+
+            // A session of the timer: a 1-second work phase that completes.
+            try d.addTask("Quick", [("work", .int(1))])
+            try d.call("start", [("task", .string("Quick"))])
+            sleepFor(2)
+            let timerLines = try changes {}
+            let recorded = try d.call("history", [("task", .string("Quick"))])["sessions"]?.arrayValue ?? []
+            #expect(recorded.count == 1, "\(recorded)")
+            let quickID = recorded.first?["uuid"]?.stringValue ?? "?"
+            #expect(timerLines.filter { $0.hasPrefix("session_recorded \(quickID) ") }.count == 1, "\(timerLines)")
+            #expect(timerLines.filter { $0.hasPrefix("session") }.count == 1, "\(timerLines)")
+            try d.call("stop")
+
+            // Every line is this device's, stamped later than the one before.
+            var whole = JournalCursor.start
+            let entries = try Self.read(journal, device: device, from: &whole)
+            #expect(entries.allSatisfy { $0.device == device })
+            #expect(zip(entries, entries.dropFirst()).allSatisfy { $0.hlc < $1.hlc }, "clock readings grow")
+
+            let disable = try d.ctl("sync", "disable")
+            #expect(disable.exitCode == 0, "\(disable)")
+            #expect(try changes { try d.addTask("Later") } == [], "nothing is written once sync is off")
+            #expect(try d.ctl("sync", "status", "--json").json()["enabled"]?.boolValue == false)
+        }
+
+        @Test("a journal that cannot be written loses no change: the database has it, and the next change writes both")
+        func writeFailureKeepsTheChange() throws {
+            let d = try DaemonUnderTest()
+            let folder = d.root + "/sync"
+            #expect(try d.ctl("sync", "enable", folder).exitCode == 0)
+            let device = try #require(try d.ctl("sync", "status", "--json").json()["device"]?["id"]?.stringValue)
+            let journal = "\(folder)/\(device).jsonl"
+            var cursor = JournalCursor.start
+            _ = try Self.read(journal, device: device, from: &cursor)
+            // The journal replaced by a directory: every write of it fails.
+            try FileManager.default.moveItem(atPath: journal, toPath: journal + ".kept")
+            mkdir(journal, 0o755)
+            let first = try d.addTask("First")
+            #expect(first["name"]?.stringValue == "First", "the change is made: \(first.serialized)")
+            _ = try d.status()
+            #expect(try d.ctl("task", "show", "First").exitCode == 0)
+            rmdir(journal)
+            try FileManager.default.moveItem(atPath: journal + ".kept", toPath: journal)
+            let second = try d.addTask("Second")
+            _ = try d.status()
+            let lines = Self.summary(try Self.read(journal, device: device, from: &cursor))
+            #expect(
+                lines == [
+                    "task_added \(first["uuid"]?.stringValue ?? "?") First", "task_added \(second["uuid"]?.stringValue ?? "?") Second",
+                ],
+                "the change the journal missed comes first: \(lines)\n\(d.diagnostics)")
+            let log = d.diagnostics
+            #expect(log.components(separatedBy: "could not be written").count - 1 == 1, "logged once:\n\(log)")
+        }
+
+        @Test("[sync] directory in the config file: the journal is written at start; enable and disable refuse while it is set")
+        func configuredDirectory() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let folder = d.root + "/configured"
+            mkdir(d.configHome + "/diligence", 0o700)
+            try "[sync]\ndirectory = \(folder)\n".write(
+                toFile: d.configHome + "/diligence/diligenced.conf", atomically: true, encoding: .utf8)
+            try d.start()
+            let state = try d.ctl("sync", "status", "--json").json()
+            #expect(state["enabled"]?.boolValue == true && state["directory"]?.stringValue == folder, "\(state.serialized)")
+            #expect(state["configured"]?.boolValue == true, "\(state.serialized)")
+            let device = try #require(state["device"]?["id"]?.stringValue)
+            var cursor = JournalCursor.start
+            #expect(try Self.read("\(folder)/\(device).jsonl", device: device, from: &cursor).count == 7, "the seven tasks")
+            let enable = try d.ctl("sync", "enable", d.root + "/other")
+            #expect(enable.exitCode == 1 && enable.stderr.contains("[sync] directory"), "\(enable)")
+            let disable = try d.ctl("sync", "disable")
+            #expect(disable.exitCode == 1 && disable.stderr.contains("[sync] directory"), "\(disable)")
+
+            // A relative directory in the file is refused where it enters.
+            try "[sync]\ndirectory = relative/dir\n".write(
+                toFile: d.configHome + "/diligence/diligenced.conf", atomically: true, encoding: .utf8)
+            let reload = try d.ctl("reload")
+            #expect(reload.exitCode == 1 && reload.stderr.contains("directory"), "\(reload)")
+        }
+
+        @Test("sync enable checks its directory: relative, a file, or not writable are refused with the reason")
+        func enableChecksTheDirectory() throws {
+            let d = try DaemonUnderTest()
+            let answer = try d.send(Request(command: "sync_enable", arguments: [("directory", .string("relative/dir"))]))
+            #expect(answer.errorCode == "invalid_directory", "\(answer.serialized)")
+            let file = d.root + "/a-file"
+            FileManager.default.createFile(atPath: file, contents: Data())
+            let onFile = try d.send(Request(command: "sync_enable", arguments: [("directory", .string(file))]))
+            #expect(onFile.errorCode == "invalid_directory", "\(onFile.serialized)")
+            #expect(try d.ctl("sync", "status", "--json").json()["enabled"]?.boolValue == false, "nothing enabled")
+            let tilde = try d.ctl("sync", "enable", "~/Sync/diligence")
+            #expect(tilde.exitCode == 0, "\(tilde)")
+            #expect(
+                try d.ctl("sync", "status", "--json").json()["directory"]?.stringValue == d.home + "/Sync/diligence",
+                "~ is the home directory")
+        }
+    }
+}

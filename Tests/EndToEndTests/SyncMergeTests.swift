@@ -1,0 +1,119 @@
+import DiligenceJSON
+import DiligenceProtocol
+import DiligenceTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// Two daemons, each with its own database and its own copy of the sync folder, and this test
+// as the sync tool between them, delivering the journals adversarially: half a line first, the
+// same file twice, an older version back, out of order. Both must end with one history.
+
+extension EndToEnd {
+    @Suite("Sync: two daemons merge each other's journals")
+    struct SyncMerge {
+        /// A daemon with sync enabled in a folder of its own; its device id.
+        static func device(_ name: String) throws -> (DaemonUnderTest, folder: String, id: String) {
+            let d = try DaemonUnderTest()
+            let folder = d.root + "/sync"
+            let enable = try d.ctl("sync", "enable", folder, "--name", name)
+            guard enable.exitCode == 0 else { throw HarnessError("sync enable: \(enable)") }
+            let id = try d.ctl("sync", "status", "--json").json()["device"]?["id"]?.stringValue ?? "?"
+            return (d, folder, id)
+        }
+
+        /// What two devices must agree on: each session by its UUID with its task's name, times
+        /// and outcome, ordered.
+        static func history(_ d: DaemonUnderTest) throws -> [String] {
+            let sessions = try d.call("history")["sessions"]?.arrayValue ?? []
+            return sessions.map { s in
+                ["uuid", "task", "start", "end", "outcome", "focused_seconds"].map { s[$0]?.serialized ?? "-" }.joined(separator: " ")
+            }.sorted()
+        }
+
+        static func taskNames(_ d: DaemonUnderTest) throws -> [String] {
+            (try d.call("task_list")["tasks"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }.sorted()
+        }
+
+        /// Copies `from` to `to` as a sync tool does: a temporary name renamed into place.
+        static func deliver(_ bytes: [UInt8], to path: String) throws {
+            let temporary = (path as NSString).deletingLastPathComponent + "/.syncthing.tmp"
+            try Data(bytes).write(to: URL(fileURLWithPath: temporary))
+            guard rename(temporary, path) == 0 else { throw HarnessError("rename to \(path) failed") }
+        }
+
+        /// Waits (5 s at most) until `condition` holds.
+        static func eventually(_ what: String, _ condition: () throws -> Bool) throws {
+            let deadline = monotonicNow() + 5
+            while try !condition() {
+                if monotonicNow() > deadline { throw HarnessError("not within 5 s: \(what)") }
+                sleepFor(0.05)
+            }
+        }
+
+        @Test("out of order, half a line, the same file twice, an older version back: both daemons end with one history")
+        func adversarialCopies() throws {
+            let (a, folderA, idA) = try Self.device("laptop")
+            let (b, folderB, idB) = try Self.device("desktop")
+            try a.call(
+                "history_add", [("task", .string("Study")), ("start", .string("2026-11-30 09:00")), ("end", .string("2026-11-30 09:25"))])
+            try a.addTask("Reading")
+            // Overlapping A's session in time: both are kept.
+            try b.call(
+                "history_add", [("task", .string("Work")), ("start", .string("2026-11-30 09:10")), ("end", .string("2026-11-30 09:40"))])
+            try b.call("task_edit", [("task", .string("Exercise")), ("new_name", .string("Running"))])
+            _ = try a.status()
+            _ = try b.status()
+            let journalA = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(folderA)/\(idA).jsonl")))
+            let journalB = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(folderB)/\(idB).jsonl")))
+
+            // A's journal cut in the middle of its last line reaches B: only complete lines count.
+            let lastLineStart = journalA.dropLast().lastIndex(of: UInt8(ascii: "\n"))! + 1
+            let cut = Array(journalA[..<(lastLineStart + 10)])
+            try Self.deliver(cut, to: "\(folderB)/\(idA).jsonl")
+            // B's journal reaches A twice.
+            try Self.deliver(journalB, to: "\(folderA)/\(idB).jsonl")
+            try Self.deliver(journalB, to: "\(folderA)/\(idB).jsonl")
+            try Self.eventually("A shows B's rename") { try Self.taskNames(a).contains("Running") }
+            // The rest of A's journal, then an older version of it back, then the whole again.
+            try Self.deliver(journalA, to: "\(folderB)/\(idA).jsonl")
+            try Self.deliver(cut, to: "\(folderB)/\(idA).jsonl")
+            try Self.deliver(journalA, to: "\(folderB)/\(idA).jsonl")
+
+            try Self.eventually("both histories the same") { try Self.history(a) == Self.history(b) }
+            let history = try Self.history(a)
+            #expect(history.count == 2, "both overlapping sessions, nothing doubled: \(history)")
+            let namesA = try Self.taskNames(a)
+            let namesB = try Self.taskNames(b)
+            #expect(namesA == namesB, "one set of tasks")
+            #expect(namesB.contains("Reading") && !namesA.contains("Exercise"), "\(namesA)")
+            #expect(namesA.count == 8, "the seven default tasks are the same tasks on both: \(namesA)")
+            // History says which device recorded each session: null for this device's own.
+            for (d, own, other) in [(a, "Study", idB), (b, "Work", idA)] {
+                let sessions = try d.call("history")["sessions"]?.arrayValue ?? []
+                for s in sessions {
+                    let expected: JSON = s["task"]?.stringValue == own ? .null : .string(other)
+                    #expect(s["device"] == expected, "\(s.serialized)")
+                }
+            }
+            // Another device's session edited here is still that device's.
+            let ofB = try #require((try a.call("history")["sessions"]?.arrayValue ?? []).first { $0["task"]?.stringValue == "Work" })
+            let edited = try a.call("history_edit", [("id", ofB["id"] ?? .null), ("note", .string("checked"))])
+            #expect(edited["device"] == .string(idB), "\(edited.serialized)")
+            let statsA = try a.call("stats", [("period", .string("all"))])
+            let statsB = try b.call("stats", [("period", .string("all"))])
+            #expect(statsA.serialized == statsB.serialized, "stats all:\nA \(statsA.serialized)\nB \(statsB.serialized)")
+
+            // A change on B after the merge reaches A the same way: a removal.
+            let bSessions = try b.call("history")["sessions"]?.arrayValue ?? []
+            let ofA = try #require(bSessions.first { $0["task"]?.stringValue == "Study" })
+            try b.call("history_remove", [("id", ofA["id"] ?? .null)])
+            _ = try b.status()
+            try Self.deliver(try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(folderB)/\(idB).jsonl"))), to: "\(folderA)/\(idB).jsonl")
+            try Self.eventually("A's own session removed on B is removed on A") { try Self.history(a).count == 1 }
+        }
+    }
+}
