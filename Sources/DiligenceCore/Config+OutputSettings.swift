@@ -15,6 +15,8 @@ extension DaemonConfig {
         switch entry.key {
         case "enabled":
             notifications.enabled = try Self.flag(entry, place: place)
+        case "bell":
+            notifications.bell = try Self.flag(entry, place: place)
         case "urgency":
             guard let urgency = NotificationSettings.Urgency(rawValue: value) else {
                 throw DiligenceError("invalid_config", "\(place): urgency is one of low, normal, critical; got \(value.debugDescription).")

@@ -166,7 +166,7 @@ public struct DaemonConfig: Equatable, Sendable {
     public static let knownSettings: [(section: String, keys: [String])] = [
         ("timer", ["suspend", "min_session"]), ("stats", ["day_starts_at"]),
         ("presence", ["idle_after", "on_away", "strict_grace"]), ("daemon", ["allow_root", "on_bad_config"]),
-        ("notifications", ["enabled", "urgency", "timeout"]), ("hooks", HookSettings.events.map { "on_" + $0 } + ["timeout"]),
+        ("notifications", ["enabled", "urgency", "timeout", "bell"]), ("hooks", HookSettings.events.map { "on_" + $0 } + ["timeout"]),
         ("sound", ["player", "end_of_phase", "ambient", "directory"]), ("sync", ["directory"]),
     ]
 

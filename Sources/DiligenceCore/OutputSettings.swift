@@ -21,6 +21,10 @@ public struct NotificationSettings: Equatable, Sendable {
     public var urgency: Urgency = .normal
     /// How long a notification stays, in milliseconds; nil lets the server decide (-1), 0 = until dismissed.
     public var timeoutMilliseconds: Int?
+    /// The terminal fallback: a notification no desktop shows (notifications off, no session
+    /// bus, no notification server) is sent to the watchers as a `bell` event, and
+    /// `diligencectl watch` rings the terminal's bell on it.
+    public var bell = false
 
     public init() {}
 }

@@ -148,6 +148,7 @@ public final class Daemon {
         }
         stats.runningWork = { [unowned self] now in self.runningWork(at: now) }
         stats.tasksImported = { [unowned self] in self.tasksImported() }
+        notifier.undelivered = { [unowned self] message in self.ringBell(for: message) }
         store.onCommit = { [unowned self] in self.journal.committed() }
         journal.write(now: clocks.wall)
         merge.merged = { [unowned self] in self.syncMerged() }

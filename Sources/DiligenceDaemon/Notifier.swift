@@ -62,16 +62,20 @@ final class Notifier {
         self.queue = queue
     }
 
+    /// Called with each message no desktop shows (notifications off, no session bus, no
+    /// server answering): the daemon's terminal fallback (`[notifications] bell`).
+    var undelivered: (Message) -> Void = { _ in }
+
     // MARK: Showing
 
     /// Shows `message`, replacing the previous one of its slot.
     func show(_ message: Message) {
-        guard message.settings.enabled else { return }
+        guard message.settings.enabled else { return undelivered(message) }
         if inFlight.contains(message.slot) {
             waiting[message.slot] = message
             return
         }
-        guard let connection = openBus() else { return }
+        guard let connection = openBus() else { return undelivered(message) }
         let bus = connection.bus
         var call: OpaquePointer?
         guard sd_bus_message_new_method_call(bus, &call, Self.service, Self.objectPath, Self.service, "Notify") >= 0, let call else {
@@ -96,7 +100,7 @@ final class Notifier {
         guard rc >= 0 else {
             Unmanaged<ReplyContext>.fromOpaque(context).release()
             dropBus("sending a notification failed: \(String(cString: strerror(-rc)))")
-            return
+            return undelivered(message)
         }
         inFlight.insert(message.slot)
         connection.pump()
@@ -125,6 +129,7 @@ final class Notifier {
                     fields: [("EVENT", "notifications_unavailable")])
             }
             shown[message.slot] = nil
+            undelivered(message)
         } else if let reply {
             var id: UInt32 = 0
             if sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &id) > 0 {

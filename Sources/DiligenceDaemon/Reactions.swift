@@ -88,6 +88,13 @@ extension Daemon {
 
     // MARK: Notifications
 
+    /// `[notifications] bell = on`: a notification no desktop showed reaches the watchers as a
+    /// `bell` event (what it would have said), and `diligencectl watch` rings the terminal's bell.
+    func ringBell(for message: Notifier.Message) {
+        guard config.notifications.bell else { return }
+        broadcast("bell", now: clocks.now, extra: [("summary", .string(message.summary)), ("body", .string(message.body))])
+    }
+
     /// "Focus session complete" / "Break over", with the buttons that fit what comes next.
     func notifyPhaseEnded(_ finished: Phase) {
         let task = machine.task?.name ?? ""

@@ -360,7 +360,7 @@ extension Command {
                 words: ["watch"],
                 options: statusFormats + [
                     Option("no-reconnect", .none, "", "exit when the daemon goes away instead of reconnecting"),
-                    Option("bell", .none, "", "ring the terminal's bell when a phase ends"),
+                    Option("bell", .none, "", "ring the terminal's bell when a phase ends (without it: when the daemon's bell = on)"),
                 ],
                 wire: "watch", output: .stream, exclusive: [["json", "waybar", "format"]],
                 summary: "print the status on every change, and each second while a phase runs",

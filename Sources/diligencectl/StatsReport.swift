@@ -15,12 +15,19 @@ func statsReport(_ view: StatsView, screen: Screen, paint: Paint) -> String {
     }
 }
 
+/// A day's name in the title: `Today`, `Yesterday` (whichever way it was asked for), else `Day`.
+private func dayTitle(_ view: StatsView) -> String {
+    if view.from == view.today { return "Today" }
+    if view.from == view.today.adding(days: -1) { return "Yesterday" }
+    return "Day"
+}
+
 /// The title and the figures, with their change against the previous period.
 private func statsFacts(_ view: StatsView, screen: Screen, paint: Paint) -> String {
     let noun = view.isDay ? "day" : view.period
     var title =
         view.isDay
-        ? (view.period == "today" && view.from == view.today ? "Today" : "Day") + " · \(view.totals.from)"
+        ? dayTitle(view) + " · \(view.totals.from)"
         : "\(capitalized(view.period)) · \(view.totals.from) – \(view.totals.to)"
     if let task = view.task { title += " · " + task }
     var out = paint.bold(title.truncated(toWidth: screen.columns - 1)) + "\n"
@@ -86,7 +93,7 @@ private func daySections(_ view: StatsView, screen: Screen, paint: Paint) -> Str
 
 /// A week's day bars.
 private func weekSection(_ view: StatsView, screen: Screen, paint: Paint) -> String {
-    "\nMinutes per day\n"
+    "\nFocus per day\n"
         + barRows(
             view.days.map { d in
                 [
@@ -123,7 +130,7 @@ private func yearSections(_ view: StatsView, screen: Screen, paint: Paint) -> St
                 ]
             }, values: months.map(\.focused), right: [1, 2], colors: { _ in view.color }, screen: screen, paint: paint)
     out +=
-        "\nMinutes per weekday\n"
+        "\nFocus per weekday\n"
         + barRows(
             view.weekdays.map { [weekdayShort($0.name), hoursMinutes($0.focused)] },
             values: view.weekdays.map(\.focused), colors: { _ in view.color }, screen: screen, paint: paint)
@@ -147,12 +154,16 @@ private func spreadSections(_ view: StatsView, screen: Screen, paint: Paint) -> 
                     ]
                 }, values: tasks.map(\.focused), right: [1, 2], colors: { tasks[$0].color }, screen: screen, paint: paint)
     }
+    // A narrow terminal gets the short form, so that the figure is not broken over three lines.
+    func above(_ b: StatsView.Best) -> String {
+        screen.columns < 60 ? "\(hoursMinutes(b.focused)) +\(b.abovePercent)%" : b.aboveAverage
+    }
     var bests: [[String]] = []
     if let b = view.bestTask {
-        bests.append(["Best task", paint(b.label.truncated(toWidth: nameWidth(screen)), view.color(of: b.label)), b.aboveAverage])
+        bests.append(["Best task", paint(b.label.truncated(toWidth: nameWidth(screen)), view.color(of: b.label)), above(b)])
     }
-    if let b = view.bestWeekday { bests.append(["Best weekday", b.label, b.aboveAverage]) }
-    if let b = view.bestHour { bests.append(["Best hour", b.label, b.aboveAverage]) }
+    if let b = view.bestWeekday { bests.append(["Best weekday", b.label, above(b)]) }
+    if let b = view.bestHour { bests.append(["Best hour", b.label, above(b)]) }
     if !bests.isEmpty { out += "\n" + columns(bests, width: screen.columns) }
     return out
 }

@@ -130,11 +130,12 @@ struct StatsView {
         focusScore = r["focus_score"]?.intValue.flatMap { Int(exactly: $0) }
         streak = (num(r["streak"], "current"), num(r["streak"], "longest"))
         previous = r["previous"].flatMap { $0.isNull ? nil : readTotals($0) }
+        // Most focused first; equal ones in the daemon's (creation) order.
         tasks = list("tasks").map {
             TaskFigures(
                 name: str($0, "task"), color: str($0, "color"), goal: num($0, "goal"), completed: num($0, "completed"),
                 focused: num($0, "focused_seconds"), goalDays: num($0, "goal_days"), archived: $0["archived"]?.boolValue ?? false)
-        }
+        }.enumerated().sorted { ($1.element.focused, $0.offset) < ($0.element.focused, $1.offset) }.map(\.element)
         days = list("days").compactMap { d in
             CalendarDay(str(d, "date")).map {
                 DayFigures(
@@ -151,7 +152,8 @@ struct StatsView {
         var hours = Array(repeating: 0, count: 24)
         for h in list("hours") where (0..<24).contains(num(h, "hour")) { hours[num(h, "hour")] = num(h, "focused_seconds") }
         self.hours = hours
-        bestTask = best("best_task") { str($0, "task") }
+        // A report of one task has no other to be best among ("Best task X, 0% above average").
+        bestTask = task == nil ? best("best_task") { str($0, "task") } : nil
         bestWeekday = best("best_weekday") { capitalized(str($0, "weekday")) }
         bestHour = best("best_hour") { hourRange(num($0, "hour")) }
         dayStart = r["starts_at"]?.stringValue

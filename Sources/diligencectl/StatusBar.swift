@@ -239,8 +239,11 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard, dis
             while let line = try connection.readLine() {
                 guard let event = try? JSON.parse(line) else { continue }
                 var delivery = emit(render(event))
-                // `--bell`: a phase ran to its end (the terminal's bell; a status bar's pipe gets none).
-                if delivery == .delivered, ringing, event["event"]?.stringValue == "phase_completed" { delivery = io.ring() }
+                // The terminal's bell (a status bar's pipe gets none): with `--bell` when a phase
+                // ran to its end; without, when the daemon says no desktop showed its notification
+                // (`[notifications] bell = on`).
+                let name = event["event"]?.stringValue
+                if delivery == .delivered, ringing ? name == "phase_completed" : name == "bell" { delivery = io.ring() }
                 if delivery != .delivered { return ending(delivery) }
             }
             ended = .broken("the daemon closed the watch stream")

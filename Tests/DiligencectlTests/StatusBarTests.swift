@@ -232,4 +232,30 @@ import Testing
         #expect(lines == ["Study · work · 0:01 left · round 1/4\n", "Study · short break ready — run: diligencectl start\n"], "\(lines)")
         #expect(plainRings == 0)
     }
+
+    /// Issue 13, finding 7: the daemon's `bell` event (`[notifications] bell = on`, no desktop
+    /// showed the notification) rings the terminal's bell in a plain `watch`; with `--bell`,
+    /// which rings at every phase end already, it does not ring twice.
+    @Test func theDaemonsBellEventRingsOnceWhicheverWayItIsAsked() throws {
+        let ended = status(state: "pending", phase: "short_break", task: "Study")
+        let events = [
+            Response.event("phase_completed", status: ended),
+            Response.event("bell", status: ended, extra: [("summary", .string("Focus session complete"))]),
+            Response.event("status", status: status(state: "running", phase: "short_break", task: "Study")),
+        ].joined()
+        for (args, expected) in [(["watch"], 1), (["watch", "--bell"], 1)] {
+            let daemon = FakeDaemon(responses: [#"{"ok":true,"result":{"watching":true}}"# + "\n" + events.dropLast()])
+            var rings = 0
+            // The running break's line is the last event: ending there stops the watch.
+            let io = WatchIO(
+                emit: { $0.contains("left") ? .readerGone : .delivered }, sleep: { _ in false },
+                ring: {
+                    rings += 1
+                    return .delivered
+                })
+            _ = watch(try parse(args), socket: daemon.path, io: io)
+            _ = daemon.requests()
+            #expect(rings == expected, "\(args)")
+        }
+    }
 }

@@ -28,8 +28,9 @@ extension EndToEnd {
     struct Notifications {
         /// A daemon on a private session bus where a notification server of the test's own
         /// runs. The bus lives as long as the caller keeps it.
-        static func daemonWithNotificationServer() throws -> (DaemonUnderTest, SessionBus, NotificationServer) {
+        static func daemonWithNotificationServer(config: String? = nil) throws -> (DaemonUnderTest, SessionBus, NotificationServer) {
             let d = try DaemonUnderTest(launch: false)
+            if let config { try d.writeConfig(config) }
             let bus = try SessionBus(directory: d.root)
             let server = try NotificationServer(busAddress: bus.address)
             d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
