@@ -27,14 +27,18 @@ extension EndToEnd {
             return commands
         }
 
-        /// A typo, where it is made, and the word the suggestion must name.
+        /// A typo: the word typed in place of the one meant, and what the answer must say.
         struct Typo {
             var typed: String
             var meant: String
+            var suggestion: String
         }
 
+        /// A command, a task name and an option mistyped.
         static let typos = [
-            Typo(typed: "strat", meant: "start"), Typo(typed: "exend", meant: "extend"), Typo(typed: "--wrok", meant: "--work"),
+            Typo(typed: "strat", meant: "start", suggestion: "Did you mean start?"),
+            Typo(typed: "Stduy", meant: "Study", suggestion: "Did you mean \"Study\"?"),
+            Typo(typed: "--wrok", meant: "--work", suggestion: "Did you mean --work?"),
         ]
 
         @Test("every command of the README's first session works; each of three typos gets exit 2 and a 'did you mean'")
@@ -44,13 +48,11 @@ extension EndToEnd {
             let d = try DaemonUnderTest()
             var typosMade: Set<String> = []
             for command in commands {
-                if let typo = Self.typos.first(where: { command.contains($0.meant) && !typosMade.contains($0.typed) }) {
+                for typo in Self.typos where command.contains(typo.meant) && !typosMade.contains(typo.typed) {
                     let mistyped = command.map { $0 == typo.meant ? typo.typed : $0 }
                     let refused = try d.ctl(arguments: mistyped)
                     #expect(refused.exitCode == 2, "\(refused)")
-                    #expect(
-                        refused.stderr.contains("Did you mean \(typo.meant)?"),
-                        "no suggestion of \(typo.meant) for \(typo.typed): \(refused)")
+                    #expect(refused.stderr.contains(typo.suggestion), "no suggestion of \(typo.meant) for \(typo.typed): \(refused)")
                     typosMade.insert(typo.typed)
                 }
                 let r = try d.ctl(arguments: command)
