@@ -143,8 +143,10 @@ extension EndToEnd {
 
             try a.call("history_edit", [("id", recorded["id"] ?? .null), ("note", .string("chapter 4"))])
             try copyAToB()
-            try Self.eventually("B has A's new note") { let now = try onB()
-                return now.count == fields.count && now[1] == .string("chapter 4") }
+            try Self.eventually("B has A's new note") {
+                let now = try onB()
+                return now.count == fields.count && now[1] == .string("chapter 4")
+            }
             let edited = try onB()
             #expect(edited == [recorded["uuid"], .string("chapter 4")] + fields.dropFirst(2).map { recorded[$0] }, "B: \(edited)")
         }
