@@ -18,6 +18,30 @@ public struct Tally: Equatable, Sendable {
     public var seconds: Int { Int(saturating: focusedSeconds.rounded()) }
 }
 
+/// Time that sessions of two devices share (a timer left running on each, docs/statistics.md,
+/// "Overlapping sessions") is counted once: the session that began first keeps it, a later one
+/// counts only its time past the end of every earlier one. The one place of this rule: reports
+/// (`StatsAccumulator`) and the store's totals go through it. Sessions must come in start order;
+/// as every earlier session began before this one, what they cover from its start on is one
+/// span, from its start to the latest end seen, so one number is all that is kept.
+public struct SharedTime: Sendable {
+    /// The latest end of the sessions seen so far.
+    private var coveredUntil = -Double.infinity
+
+    public init() {}
+
+    /// The part of the session [`start`, `end`) that no earlier session covered — it begins at
+    /// `start` — and the focus it keeps: `focused` in proportion to its share of the session's
+    /// wall-clock time (focus is spread evenly over a session). A session of no length keeps all.
+    public mutating func uncovered(start: Double, end: Double, focused: Double) -> (start: Double, focused: Double) {
+        guard end > start else { return (start, focused) }
+        let from = min(max(start, coveredUntil), end)
+        coveredUntil = max(coveredUntil, end)
+        guard from > start else { return (start, focused) }
+        return (from, focused * (end - from) / (end - start))
+    }
+}
+
 /// Collects the figures of one report, one session at a time, without allocating per session.
 ///
 /// Rules (docs/statistics.md):
@@ -26,6 +50,8 @@ public struct Tally: Equatable, Sendable {
 /// - A completed session counts once, for the day it ended in, an end exactly at a boundary
 ///   belonging to the day that ends there (`DayGrid.index(ofEnd:)`, as `today_completed` does).
 /// - The focus score of a completed session is 100 − 5 × pauses, at least 0.
+/// - Time two sessions share (two devices' timers, `SharedTime`) counts once, for the one that
+///   began first; sessions come in start order.
 public struct StatsAccumulator: Sendable {
     public let grid: DayGrid
     public let taskIDs: [Int64]
@@ -48,6 +74,7 @@ public struct StatsAccumulator: Sendable {
     /// The day `day(of:)` found last: sessions come in start order, so the next one mostly lies
     /// in the same day or the next, and needs no binary search.
     private var lastDay = 0
+    private var shared = SharedTime()
 
     public init(grid: DayGrid, taskIDs: [Int64]) {
         self.grid = grid
@@ -89,8 +116,8 @@ public struct StatsAccumulator: Sendable {
     /// The tally of task `task` (an index into `taskIDs`) on day `day`.
     public func tally(day: Int, task: Int) -> Tally { dayTasks[day * taskIDs.count + task] }
 
-    /// Adds one recorded session. Sessions of tasks not in `taskIDs`, and parts outside the
-    /// grid, are ignored; the order of calls does not matter.
+    /// Adds one recorded session, in start order (`SharedTime`). Sessions of tasks not in
+    /// `taskIDs`, and parts outside the grid, are ignored.
     public mutating func add(taskID: Int64, start: Double, end: Double, focusedSeconds: Int, pauses: Int, completed: Bool) {
         guard let task = index(ofTask: taskID) else { return }
         var touched = false
@@ -103,7 +130,14 @@ public struct StatsAccumulator: Sendable {
             scoreSum += Self.focusScore(pauses: pauses)
             scoreCount += 1
         }
-        let focused = Double(focusedSeconds)
+        // Recorded in the grid whether or not any of its time is its own (`SharedTime`).
+        if end > start, start < grid.end, end > grid.start { touched = true }
+        let kept = shared.uncovered(start: start, end: end, focused: Double(focusedSeconds))
+        if end > start, kept.start >= end {
+            if touched { recorded += 1 }
+            return
+        }
+        let (start, focused) = kept
         let span = end - start
         if span <= 0 {
             // No wall-clock extent: all of it on the day it counts on.

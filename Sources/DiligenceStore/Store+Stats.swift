@@ -90,6 +90,7 @@ extension Store {
     }
 
     private func sumTotals(from: Double, to: Double, taskID: Int64?) throws(DiligenceError) -> Tally {
+        if try holdsOtherDevicesSessions(from: from, to: to) { return try sumSessionBySession(from: from, to: to, taskID: taskID) }
         let task = taskID.map { _ in " AND task_id = ?" } ?? ""
         func values(_ v: [Double]) -> [SQLite.Value] { v.map { .real($0) } + (taskID.map { [.integer($0)] } ?? []) }
         var completed = 0
@@ -115,6 +116,35 @@ extension Store {
             "SELECT start, end, focused_seconds FROM sessions WHERE start >= ? AND start >= ? AND start < ? AND end > ?",
             [from, to - Self.longestSessionSpan, to, to])
         return Tally(completed: completed, focusedSeconds: focused)
+    }
+
+    /// Whether a session another device recorded (`sessions.device`) reaches into [from, to):
+    /// only then can two sessions overlap (this device records one at a time), and the sums of
+    /// `sumTotals` would count their shared time twice.
+    private func holdsOtherDevicesSessions(from: Double, to: Double) throws(DiligenceError) -> Bool {
+        var found = false
+        try connection.cached("SELECT 1 FROM sessions WHERE start >= ? AND start <= ? AND device IS NOT NULL LIMIT 1")
+            .forEachRow([.real(from - Self.longestSessionSpan), .real(to)]) { _ throws(DiligenceError) in found = true }
+        return found
+    }
+
+    /// `totals` one session at a time, by `StatsAccumulator`'s rules: time sessions share
+    /// counts once (`SharedTime`), a session's focus inside [from, to) in proportion to its
+    /// wall-clock time there, a completed one when it ended after `from` and by `to`.
+    private func sumSessionBySession(from: Double, to: Double, taskID: Int64?) throws(DiligenceError) -> Tally {
+        var tally = Tally()
+        var shared = SharedTime()
+        try forEachSession(from: from, to: to, taskID: taskID) { _, start, end, focused, _, completed in
+            if completed, end <= to { tally.completed += 1 }
+            let kept = shared.uncovered(start: start, end: end, focused: Double(focused))
+            guard end > kept.start else {
+                if end == start { tally.focusedSeconds += kept.focused } // no length: all on the day it ends in
+                return
+            }
+            let inside = min(end, to) - max(kept.start, from)
+            if inside > 0 { tally.focusedSeconds += kept.focused * inside / (end - kept.start) }
+        }
+        return tally
     }
 
     /// The start of the earliest recorded session (of `taskID`), nil when there is none.

@@ -96,6 +96,26 @@ import Testing
         #expect(acc.tally(day: 0, task: 1).completed == 1)
     }
 
+    /// Two devices' timers ran at once (sync, docs/statistics.md): the time they share counts
+    /// once, for the session that began first; both sessions are recorded and completed.
+    @Test func timeTwoDevicesShareCountsOnceForTheSessionThatBeganFirst() {
+        var acc = StatsAccumulator(grid: Self.evenGrid(1), taskIDs: [1, 2])
+        // 09:00–09:25 on one device, 09:10–09:40 on the other: 40 minutes of union.
+        acc.add(taskID: 1, start: 9 * 3600, end: 9 * 3600 + 1500, focusedSeconds: 1500, pauses: 0, completed: true)
+        acc.add(taskID: 2, start: 9 * 3600 + 600, end: 9 * 3600 + 2400, focusedSeconds: 1800, pauses: 0, completed: true)
+        // 09:05–09:20 on a third, wholly inside the first: no time of its own.
+        acc.add(taskID: 2, start: 9 * 3600 + 300, end: 9 * 3600 + 1200, focusedSeconds: 900, pauses: 0, completed: false)
+        #expect(acc.total == Tally(completed: 2, focusedSeconds: 2400))
+        #expect(acc.tasks[0].focusedSeconds == 1500)
+        #expect(acc.tasks[1].focusedSeconds == 900)
+        #expect(acc.hours[9] == 2400)
+        #expect(acc.recorded == 3)
+        // A paused session keeps its share: half focused over 30 minutes, 10 of them its own.
+        var shared = SharedTime()
+        _ = shared.uncovered(start: 0, end: 1200, focused: 1200)
+        #expect(shared.uncovered(start: 600, end: 2400, focused: 900) == (start: 1200, focused: 600))
+    }
+
     @Test func bestAndHowFarAboveTheAverage() {
         let best = Statistics.best([0, 10, 30, 20])
         #expect(best == Best(index: 2, value: 30, aboveAveragePercent: 50))

@@ -28,6 +28,21 @@ import Testing
         #expect(try s.firstSessionStart(taskID: try s.findTask("Study").id) == nil)
     }
 
+    /// A previous period's totals (summed in SQL) count time two devices' sessions share once,
+    /// as reports do (`SharedTime`, docs/statistics.md).
+    @Test func totalsCountTimeTwoDevicesShareOnce() throws {
+        let s = try store()
+        _ = try s.record(session(try s.findTask("Work"), start: 36_000)) // 10:00–10:25 here
+        // 10:10–10:40 on another device, merged from its journal.
+        let admitted = try s.admit(
+            [session(try s.findTask("Study"), start: 36_600, length: 1800)], source: .sync, window: 0...4e9, mode: .whatPasses)
+        #expect(admitted.recorded.count == 1)
+        try s.setSessionDevice("0c4a2d5e-3f4b-4c6d-8e9f-0a1b2c3d4e5f")
+        #expect(try s.totals(from: 0, to: 86_400) == Tally(completed: 2, focusedSeconds: 2_400))
+        // A period that begins inside the shared time: the part of each inside it, counted once.
+        #expect(try s.totals(from: 37_200, to: 86_400) == Tally(completed: 2, focusedSeconds: 1_200))
+    }
+
     @Test func correctionsChangeAndRemoveSessions() throws {
         let s = try store()
         let work = try s.findTask("Work")

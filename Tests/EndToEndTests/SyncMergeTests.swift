@@ -106,6 +106,19 @@ extension EndToEnd {
             let statsA = try a.call("stats", [("period", .string("all"))])
             let statsB = try b.call("stats", [("period", .string("all"))])
             #expect(statsA.serialized == statsB.serialized, "stats all:\nA \(statsA.serialized)\nB \(statsB.serialized)")
+            // The two sessions share 09:10–09:25: reports count it once (09:00–09:40), for the one
+            // that began first (A's Study keeps its 25 minutes, B's Work its last 15).
+            #expect(statsA["focused_seconds"]?.intValue == 2400, "the union of both: \(statsA.serialized)")
+            #expect(statsA["completed"]?.intValue == 2, "both sessions completed: \(statsA.serialized)")
+            let perTask = Dictionary(
+                (statsA["tasks"]?.arrayValue ?? []).map { ($0["task"]?.stringValue ?? "?", $0["focused_seconds"]?.intValue ?? -1) },
+                uniquingKeysWith: { a, _ in a })
+            #expect(perTask["Study"] == 1500 && perTask["Work"] == 900, "\(perTask)")
+            // The week view counts the same way (while this week holds that day).
+            let week = try a.call("week", [("offset", .int(0))])
+            if let from = week["from"]?.stringValue, let to = week["to"]?.stringValue, from <= "2026-11-30", "2026-11-30" <= to {
+                #expect(week["focused_seconds"]?.intValue == 2400, "week: \(week.serialized)")
+            }
 
             // A change on B after the merge reaches A the same way: a removal.
             let bSessions = try b.call("history")["sessions"]?.arrayValue ?? []
