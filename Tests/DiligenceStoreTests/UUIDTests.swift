@@ -121,9 +121,11 @@ struct StoreUUIDTests {
         }
         #expect(seen.count == 1000)
         #expect(UUIDText.parse("0B7E9A52-4C1D-4F0E-9A3B-5D6C7E8F9012") == "0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012")
+        #expect(UUIDText.parse("0b7e9A52-4c1d-4F0e-9a3b-5d6c7e8f901f") == "0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f901f")
         for bad in [
             "", "0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f901", "0b7e9a524c1d-4f0e-9a3b-5d6c7e8f90123", "0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f901g",
             "{0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f90}", "0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f901\u{e9}",
+            "0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f901-", "0b7e9a52-4c1d-4f0e-9a3b05d6c7e8f9012",
         ] {
             #expect(UUIDText.parse(bad) == nil, "\(bad)")
         }
