@@ -12,6 +12,8 @@ public enum SessionRules {
     /// A session lasts at most a day, wall clock; so does a phase (`DurationText.maxSeconds`).
     public static let maxLength = Double(DurationText.maxSeconds)
     public static let maxPauses = 1000
+    /// Time away during a session (`WorkSession.awaySeconds`): within the day a session lasts at most.
+    public static let awayRange = 0...DurationText.maxSeconds
     /// Two sessions of one task whose starts are less than this apart are the same session.
     public static let sameStart = 1.0
     /// `[timer] min_session`: its default and its range (0 records every session).
@@ -61,6 +63,9 @@ public enum SessionRules {
         }
         guard (0...maxPauses).contains(s.pauses) else {
             return "its pauses (\(s.pauses)) are not 0 to \(maxPauses)"
+        }
+        guard awayRange.contains(s.awaySeconds) else {
+            return "its time away (\(s.awaySeconds) s) is not 0 s to \(DurationText.format(awayRange.upperBound))"
         }
         return nil
     }

@@ -263,9 +263,8 @@ extension SyncMerge {
                 mine.task = s.task
                 if have.taskRow != row || mine != s { try store.updateSyncedSession(id: have.id, taskRow: row, s, ownDevice: own) }
             } else {
-                let session = WorkSession(
-                    taskID: row, taskName: "", start: s.start, end: s.end, plannedSeconds: s.plannedSeconds,
-                    focusedSeconds: s.focusedSeconds, pauses: s.pauses, outcome: s.outcome, uuid: s.id)
+                var session = s.work
+                session.taskID = row
                 new.append((session, s.device))
             }
         }

@@ -187,19 +187,13 @@ extension Store {
     }
 
     /// A session with its task's and device's ids: `syncedSession(_:device:)` reads a row.
-    private static let syncedSessionColumns =
-        "s.uuid, t.uuid, s.device, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome"
-    private static let syncedSessionQuery = "SELECT \(syncedSessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id"
+    /// Every session's figures (`session(from:)`'s columns, the store's id and task row first), then its task's id.
+    private static let syncedSessionQuery = "SELECT \(sessionColumns), t.uuid FROM sessions s JOIN tasks t ON t.id = s.task_id"
 
     /// A row of `syncedSessionQuery`; a session without a device is `device`'s own.
-    private func syncedSession(_ row: SQLite.Row, device: String, from c: Int = 0) throws(DiligenceError) -> SyncedSession {
-        guard let outcome = Outcome(rawValue: row.string(c + 8)) else {
-            throw DiligenceError("storage_error", "The database \(path) holds session \(row.string(c)) with an unknown outcome.")
-        }
-        return SyncedSession(
-            id: row.string(c), task: row.string(c + 1), device: row.optionalString(c + 2) ?? device, start: row.double(c + 3),
-            end: row.double(c + 4), plannedSeconds: row.int(c + 5), focusedSeconds: row.int(c + 6), pauses: row.int(c + 7),
-            outcome: outcome)
+    private func syncedSession(_ row: SQLite.Row, device: String) throws(DiligenceError) -> SyncedSession {
+        let work = try session(from: row)
+        return SyncedSession(work: work, task: row.string(14), device: work.device ?? device)
     }
 
     // MARK: Merging the other devices' lines (the daemon's SyncMerge.swift)
@@ -244,7 +238,7 @@ extension Store {
         id: Int64, taskRow: Int64, session: SyncedSession
     )] {
         var rows: [String: (id: Int64, taskRow: Int64, session: SyncedSession)] = [:]
-        let query = "SELECT s.id, s.task_id, \(Self.syncedSessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id"
+        let query = Self.syncedSessionQuery
         var found: [SQLite.Row] = []
         if let uuids {
             for uuid in uuids { found += try connection.query(query + " WHERE s.uuid = ?", [.text(uuid)]) }
@@ -252,7 +246,7 @@ extension Store {
             found = try connection.query(query)
         }
         for row in found {
-            let session = try syncedSession(row, device: device, from: 2)
+            let session = try syncedSession(row, device: device)
             rows[session.id] = (row.int64(0), row.int64(1), session)
         }
         return rows
@@ -263,11 +257,12 @@ extension Store {
         try connection.run(
             """
             UPDATE sessions SET task_id = ?, start = ?, end = ?, planned_seconds = ?, focused_seconds = ?, pauses = ?, outcome = ?,
-                device = ? WHERE id = ?
+                note = ?, away_seconds = ?, reason = ?, device = ? WHERE id = ?
             """,
             [
                 .integer(taskRow), .real(s.start), .real(s.end), .int(s.plannedSeconds), .int(s.focusedSeconds), .int(s.pauses),
-                .text(s.outcome.rawValue), s.device == ownDevice ? .null : .text(s.device), .integer(id),
+                .text(s.outcome.rawValue), .optional(s.note), .int(s.awaySeconds), .optional(s.reason?.rawValue),
+                s.device == ownDevice ? .null : .text(s.device), .integer(id),
             ])
     }
 

@@ -33,6 +33,7 @@ public struct SyncedSession: Equatable, Hashable, Sendable {
         self.work.id = 0
         self.work.taskID = 0
         self.work.taskName = ""
+        self.work.device = nil
         self.task = task
         self.device = device
     }
@@ -131,14 +132,25 @@ public struct JournalEntry: Equatable, Sendable {
     }
 
     static func json(_ s: SyncedSession) -> JSON {
-        .object([
-            ("id", .string(s.id)), ("task", .string(s.task)), ("device", .string(s.device)),
-            // Numbers, not RFC 3339 text: wall seconds with their fraction, exactly as recorded,
-            // so every device holds the same value.
-            ("start", .double(s.start)), ("end", .double(s.end)),
-            ("planned_seconds", .int(s.plannedSeconds)), ("focused_seconds", .int(s.focusedSeconds)),
-            ("pauses", .int(s.pauses)), ("outcome", .string(s.outcome.rawValue)),
-        ])
+        .object(
+            [
+                ("id", .string(s.id)), ("task", .string(s.task)), ("device", .string(s.device)),
+                // Numbers, not RFC 3339 text: wall seconds with their fraction, exactly as recorded,
+                // so every device holds the same value.
+                ("start", .double(s.start)), ("end", .double(s.end)),
+                ("planned_seconds", .int(s.plannedSeconds)), ("focused_seconds", .int(s.focusedSeconds)),
+                ("pauses", .int(s.pauses)), ("outcome", .string(s.outcome.rawValue)),
+            ] + extras(s))
+    }
+
+    /// The session's members a line holds only when there is something to say (a line without
+    /// them, as an older diligence wrote, is a session without a note, time away or reason).
+    static func extras(_ s: SyncedSession) -> [(String, JSON)] {
+        var members: [(String, JSON)] = []
+        if let note = s.note { members.append(("note", .string(note))) }
+        if s.awaySeconds != 0 { members.append(("away_seconds", .int(s.awaySeconds))) }
+        if let reason = s.reason { members.append(("reason", .string(reason.rawValue))) }
+        return members
     }
 
     static func json(_ t: SyncedTask) -> JSON {
@@ -217,13 +229,38 @@ public struct JournalEntry: Equatable, Sendable {
         guard let outcomeText = json["outcome"]?.stringValue, let outcome = Outcome(rawValue: outcomeText) else {
             throw JournalLineError("the session's \"outcome\" is not completed, skipped or abandoned")
         }
-        let s = SyncedSession(
+        var s = SyncedSession(
             id: try id(json, "id"), task: try id(json, "task"), device: try id(json, "device"), start: start, end: end,
             plannedSeconds: numbers[0], focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome)
+        try readExtras(json, into: &s)
         if let problem = SessionRules.problem(with: s.work, window: sessionBounds) {
             throw JournalLineError("the session is refused: \(problem)")
         }
         return s
+    }
+
+    /// The members `extras` writes, each optional: the note under the rule of every note
+    /// (`SessionNote`), the time away a whole number (its range is `SessionRules`'), the reason
+    /// an `EndReason`.
+    static func readExtras(_ json: JSON, into s: inout SyncedSession) throws(JournalLineError) {
+        switch json["note"] {
+        case nil, .null?: break
+        case .string(let text)?:
+            do { s.note = try SessionNote.normalize(text, label: "the session's \"note\"") } catch { throw JournalLineError(error.message) }
+        default: throw JournalLineError("the session's \"note\" is not a string or null")
+        }
+        if let value = json["away_seconds"] {
+            guard let seconds = value.intValue, let whole = Int(exactly: seconds) else {
+                throw JournalLineError("the session's \"away_seconds\" is not a whole number")
+            }
+            s.awaySeconds = whole
+        }
+        switch json["reason"] {
+        case nil, .null?: break
+        case .string(let text)? where EndReason(rawValue: text) != nil: s.reason = EndReason(rawValue: text)
+        default:
+            throw JournalLineError("the session's \"reason\" is not \(EndReason.allCases.map(\.rawValue).joined(separator: ", ")) or null")
+        }
     }
 
     static func task(_ json: JSON?) throws(JournalLineError) -> SyncedTask {

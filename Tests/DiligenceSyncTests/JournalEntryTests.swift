@@ -86,6 +86,45 @@ import Testing
         #expect(throws: JournalLineError.self) { try JournalEntry.parse(Array(bad.line.utf8)) }
     }
 
+    @Test("a session's note, time away and why it ended travel with it; a line without them (an older diligence) has none")
+    func noteAwayAndReason() throws {
+        var s = session(uuid(1), task: uuid(9), device: deviceA, start: 1_764_569_000, outcome: .abandoned)
+        s.note = "chapter 3, \"draft\" ✍️"
+        s.awaySeconds = 120
+        s.reason = .left
+        let entry = JournalEntry(device: deviceA, hlc: HLC(millis: 1, counter: 0), change: .sessionRecorded(s))
+        #expect(try JournalEntry.parse(Array(entry.line.utf8)) == entry)
+        #expect(entry.line.contains(#""away_seconds":120"#) && entry.line.contains(#""reason":"left""#), "\(entry.line)")
+
+        let old = entry.line.replacing(#","note":"chapter 3, \"draft\" ✍️""#, with: "").replacing(#","away_seconds":120"#, with: "")
+            .replacing(#","reason":"left""#, with: "")
+        guard case .sessionRecorded(let read) = try JournalEntry.parse(Array(old.utf8)).change else {
+            Issue.record("not a session: \(old)")
+            return
+        }
+        #expect(read.note == nil && read.awaySeconds == 0 && read.reason == nil, "\(old)")
+        #expect(read.start == s.start && read.outcome == .abandoned)
+    }
+
+    @Test(
+        "a session's note, time away or reason out of its range is refused, saying which",
+        arguments: [
+            (#""note":"two\nlines""#, "note"), (#""note":7"#, "note"), ("\"note\":\"\(String(repeating: "x", count: 501))\"", "note"),
+            (#""away_seconds":-1"#, "time away"), (#""away_seconds":86401"#, "time away"), (#""away_seconds":"2m""#, "away_seconds"),
+            (#""reason":"bored""#, "reason"), (#""reason":1"#, "reason"),
+        ])
+    func noteAwayAndReasonRefused(member: String, says: String) {
+        let s = session(uuid(1), task: uuid(9), device: deviceA, start: 1_764_569_000)
+        let line = JournalEntry(device: deviceA, hlc: HLC(millis: 1, counter: 0), change: .sessionRecorded(s)).line
+            .replacing(#""outcome":"completed""#, with: #""outcome":"completed","# + member)
+        do {
+            _ = try JournalEntry.parse(Array(line.utf8))
+            Issue.record("read: \(line)")
+        } catch {
+            #expect(error.message.contains(says), "\(error.message)")
+        }
+    }
+
     @Test("a line of a newer format is told apart: it waits rather than being skipped")
     func newer() {
         let line = #"{"v":2,"device":"x"}"#

@@ -102,6 +102,14 @@ extension EndToEnd {
                 (Self.line("Work", "2099-01-01T09:00:00Z", "2099-01-01T09:25:00Z"), "more than a day from now"),
                 (Self.line("Work", "0001-01-01T09:00:00Z", "0001-01-01T09:25:00Z"), "before 1990-01-01"),
                 (Self.line("Work", "2025-05-05T09:00:00Z", "2025-05-05T09:00:00Z", planned: 1500, focused: 0), "lasts no time"),
+                (
+                    Self.line("Work", "2025-05-06T09:00:00Z", "2025-05-06T09:25:00Z").replacing("}", with: #","away_seconds":-60}"#),
+                    "time away"
+                ),
+                (
+                    Self.line("Work", "2025-05-07T09:00:00Z", "2025-05-07T09:25:00Z").replacing("}", with: #","away_seconds":90000}"#),
+                    "time away"
+                ),
             ]
             for (line, reason) in bad {
                 let answer = try Self.importing(d, [good, line])
@@ -113,7 +121,7 @@ extension EndToEnd {
             // Every refused line of a file is named, not only the first.
             let many = try Self.importing(d, [good] + bad.map(\.0))
             let message = many["error"]?["message"]?.stringValue ?? ""
-            for n in 2...7 { #expect(message.contains("line \(n): "), "line \(n) in \(message)") }
+            for n in 2...(bad.count + 1) { #expect(message.contains("line \(n): "), "line \(n) in \(message)") }
 
             // An identical line is the same session: imported once, and the file twice adds nothing.
             let first = try Self.importing(d, [good, good])

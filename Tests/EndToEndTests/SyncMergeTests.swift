@@ -157,5 +157,40 @@ extension EndToEnd {
             try Self.deliver(try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(folderB)/\(idB).jsonl"))), to: "\(folderA)/\(idB).jsonl")
             try Self.eventually("A's own session removed on B is removed on A") { try Self.history(a).count == 1 }
         }
+
+        @Test("a session's note, time away and why it ended reach the other device, and so does an edit of the note")
+        func noteAwayAndReason() throws {
+            let (a, folderA, idA) = try Self.device("laptop")
+            let (b, folderB, _) = try Self.device("desktop")
+            let left =
+                #"{"task":"Study","start":"2026-11-30T09:00:00Z","end":"2026-11-30T09:10:00Z","planned_seconds":1500,"#
+                + #""focused_seconds":480,"pauses":0,"outcome":"abandoned","note":"chapter 3","away_seconds":120,"reason":"left"}"#
+            #expect(try a.call("import", [("content", .string(left))])["imported"]?.intValue == 1)
+            let recorded = try #require(try a.call("history")["sessions"]?.arrayValue?.first)
+            let fields = ["uuid", "note", "away_seconds", "reason", "focused_seconds"]
+            func copyAToB() throws {
+                _ = try a.status()
+                let journal = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(folderA)/\(idA).jsonl")))
+                try Self.deliver(journal, to: "\(folderB)/\(idA).jsonl")
+            }
+            func onB() throws -> [JSON?] {
+                let sessions = try b.call("history")["sessions"]?.arrayValue ?? []
+                return sessions.first { $0["uuid"] == recorded["uuid"] }.map { s in fields.map { s[$0] } } ?? []
+            }
+            #expect(recorded["away_seconds"] == .int(120) && recorded["reason"] == .string("left"), "\(recorded.serialized)")
+            try copyAToB()
+            try Self.eventually("B has A's session") { try !onB().isEmpty }
+            let first = try onB()
+            #expect(first == fields.map { recorded[$0] }, "B: \(first)")
+
+            try a.call("history_edit", [("id", recorded["id"] ?? .null), ("note", .string("chapter 4"))])
+            try copyAToB()
+            try Self.eventually("B has A's new note") {
+                let now = try onB()
+                return now.count == fields.count && now[1] == .string("chapter 4")
+            }
+            let edited = try onB()
+            #expect(edited == [recorded["uuid"], .string("chapter 4")] + fields.dropFirst(2).map { recorded[$0] }, "B: \(edited)")
+        }
     }
 }
