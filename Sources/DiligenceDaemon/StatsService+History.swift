@@ -10,6 +10,34 @@ import DiligenceTime
 extension StatsService {
     // MARK: history
 
+    /// `--device` (docs/sync.md, "Reports by device"): `this` is this device's own sessions;
+    /// anything else names another device by its id or a beginning of it (ids are all a device
+    /// is known by here: other devices' names are not in their journals), matched in any case
+    /// against the devices whose sessions are recorded, and against this device's own id.
+    func deviceFilter(_ text: String?) throws(DiligenceError) -> DeviceFilter? {
+        guard let text else { return nil }
+        let wanted = text.lowercased()
+        if wanted == "this" { return .this }
+        guard !wanted.isEmpty, wanted.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+            throw DiligenceError(
+                "unknown_device", "\"device\": \(text.debugDescription) is not a device: give this, or a device id or its beginning.")
+        }
+        let own = try store.deviceID().lowercased()
+        let matches = try store.otherDevices().filter { $0.lowercased().hasPrefix(wanted) }
+        switch (own.hasPrefix(wanted), matches.count) {
+        case (true, 0): return .this
+        case (false, 1): return .other(matches[0])
+        case (false, 0):
+            let known = try store.otherDevices().map { String($0.prefix(8)) }.joined(separator: ", ")
+            throw DiligenceError(
+                "unknown_device",
+                "\"device\": no device's id begins with \(text); this device is \(own.prefix(8))\(known.isEmpty ? "" : ", the others \(known)")."
+            )
+        default:
+            throw DiligenceError("ambiguous_device", "\"device\": several devices' ids begin with \(text); give more of the id.")
+        }
+    }
+
     /// `since`/`until`: a day (its whole statistics day; `until` includes it) or a moment
     /// (`DateText.bound`).
     private func timeBound(_ text: String?, _ key: String, endOfDay: Bool) throws(DiligenceError) -> Double? {
@@ -26,10 +54,10 @@ extension StatsService {
         return wall
     }
 
-    func history(task name: String?, since: String?, until: String?, limit: Int?) throws(DiligenceError) -> JSON {
+    func history(task name: String?, since: String?, until: String?, limit: Int?, device: DeviceFilter?) throws(DiligenceError) -> JSON {
         let task = try name.map { name throws(DiligenceError) in try store.findTask(name) }
         let sessions = try store.history(
-            taskID: task?.id, from: try timeBound(since, "since", endOfDay: false),
+            taskID: task?.id, device: device, from: try timeBound(since, "since", endOfDay: false),
             to: try timeBound(until, "until", endOfDay: true), limit: limit)
         return .object([("sessions", .array(sessions.map(\.json)))])
     }
@@ -111,13 +139,15 @@ extension StatsService {
 
     // MARK: export and import
 
-    func export(format: ExportFormat, task name: String?, since: String?, until: String?, withTasks: Bool) throws(DiligenceError) -> JSON {
+    func export(
+        format: ExportFormat, task name: String?, since: String?, until: String?, withTasks: Bool, device: DeviceFilter?
+    ) throws(DiligenceError) -> JSON {
         guard !withTasks || format == .jsonl else {
             throw DiligenceError("invalid_argument", "\"with_tasks\" goes with the jsonl format only (what import reads).")
         }
         let task = try name.map { name throws(DiligenceError) in try store.findTask(name) }
         let sessions = try store.sessions(
-            taskID: task?.id, from: try timeBound(since, "since", endOfDay: false),
+            taskID: task?.id, device: device, from: try timeBound(since, "since", endOfDay: false),
             to: try timeBound(until, "until", endOfDay: true))
         let setup = withTasks ? try setupLines() : ""
         return .object([

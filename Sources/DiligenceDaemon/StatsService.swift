@@ -36,9 +36,9 @@ final class StatsService {
     /// Serves the statistics, plan, history, export and import commands.
     func perform(_ command: ControlCommand) throws(DiligenceError) -> JSON {
         switch command {
-        case .stats(let period, let offset, let task, let date):
-            return try statsReport(period: period, offset: offset, task: task, date: date)
-        case .week(let offset): return try weekView(offset: offset)
+        case .stats(let period, let offset, let task, let date, let device):
+            return try statsReport(period: period, offset: offset, task: task, date: date, device: try deviceFilter(device))
+        case .week(let offset, let device): return try weekView(offset: offset, device: try deviceFilter(device))
         case .planSet(let dayText, let name, let offset):
             let day = try planDay(dayText, offset: offset)
             let task = try store.findTask(name, scope: .active)
@@ -48,7 +48,8 @@ final class StatsService {
             let day = try planDay(dayText, offset: offset)
             let cleared = try store.clearPlan(day: day)
             return .object([("day", .string(day.description)), ("cleared", .bool(cleared))])
-        case .history(let task, let since, let until, let limit): return try history(task: task, since: since, until: until, limit: limit)
+        case .history(let task, let since, let until, let limit, let device):
+            return try history(task: task, since: since, until: until, limit: limit, device: try deviceFilter(device))
         case .historyAdd(let task, let start, let end, let pauses):
             return try addSession(task: task, start: start, end: end, pauses: pauses)
         case .historyRemove(let id):
@@ -57,8 +58,9 @@ final class StatsService {
             return .object([("removed", removed.json)])
         case .historyEdit(let id, let changes):
             return try editSession(id: id, changes).json
-        case .export(let format, let task, let since, let until, let withTasks):
-            return try export(format: format, task: task, since: since, until: until, withTasks: withTasks)
+        case .export(let format, let task, let since, let until, let withTasks, let device):
+            return try export(
+                format: format, task: task, since: since, until: until, withTasks: withTasks, device: try deviceFilter(device))
         case .importChunk(let content, let importID, let more, let replaceTasks):
             return try importChunk(content: content, importID: importID, more: more, replaceTasks: replaceTasks)
         default:
@@ -112,8 +114,8 @@ final class StatsService {
     /// The day of the first recorded session (of `taskID`), inside the date window: a session
     /// dated before 1990 (written by an older diligence) is not reported, and no report reaches
     /// back to it. Nil when nothing is recorded.
-    func firstRecordedDay(taskID: Int64?) throws(DiligenceError) -> CalendarDay? {
-        guard let start = try store.firstSessionStart(taskID: taskID) else { return nil }
+    func firstRecordedDay(taskID: Int64?, device: DeviceFilter? = nil) throws(DiligenceError) -> CalendarDay? {
+        guard let start = try store.firstSessionStart(taskID: taskID, device: device) else { return nil }
         return min(max(LocalDay.date(containing: start, dayStartsAt: dayStartsAt), DateWindow.firstDay), todayDate)
     }
 
@@ -130,10 +132,13 @@ final class StatsService {
     }
 
     /// Runs every session of `tasks` touching `grid` through an accumulator.
-    func accumulate(_ grid: DayGrid, tasks: [TaskConfig], only task: TaskConfig? = nil) throws(DiligenceError) -> StatsAccumulator {
+    func accumulate(
+        _ grid: DayGrid, tasks: [TaskConfig], only task: TaskConfig? = nil, device: DeviceFilter? = nil
+    ) throws(DiligenceError) -> StatsAccumulator {
         var acc = StatsAccumulator(grid: grid, taskIDs: tasks.map(\.id))
         guard grid.count > 0 else { return acc }
-        try store.forEachSession(from: grid.start, to: grid.end, taskID: task?.id) { task, start, end, focused, pauses, completed in
+        try store.forEachSession(from: grid.start, to: grid.end, taskID: task?.id, device: device) {
+            task, start, end, focused, pauses, completed in
             acc.add(taskID: task, start: start, end: end, focusedSeconds: focused, pauses: pauses, completed: completed)
         }
         return acc
@@ -146,10 +151,12 @@ final class StatsService {
 
     /// Per day of `grid`, whether it counts towards a streak, read from completed sessions
     /// alone (GoalDayCounter): the same days `goalDays(accumulate(grid, ...))` gives, cheaper.
-    func goalDays(_ grid: DayGrid, tasks: [TaskConfig], only task: TaskConfig?) throws(DiligenceError) -> [Bool] {
+    func goalDays(_ grid: DayGrid, tasks: [TaskConfig], only task: TaskConfig?, device: DeviceFilter? = nil) throws(DiligenceError)
+        -> [Bool]
+    {
         var counter = GoalDayCounter(grid: grid, taskIDs: tasks.map(\.id), goals: tasks.map(\.goal))
         guard grid.count > 0 else { return [] }
-        try store.forEachCompletedSession(from: grid.start, to: grid.end, taskID: task?.id) { task, end in
+        try store.forEachCompletedSession(from: grid.start, to: grid.end, taskID: task?.id, device: device) { task, end in
             counter.addCompleted(taskID: task, end: end)
         }
         return counter.goalDays
@@ -157,17 +164,21 @@ final class StatsService {
 
     /// The current streak (`Statistics.currentStreak`) of `tasks` (or `task` alone), read from
     /// completed sessions in growing windows.
-    func currentStreak(tasks: [TaskConfig], only task: TaskConfig?, known: [Bool] = []) throws(DiligenceError) -> Int {
+    func currentStreak(tasks: [TaskConfig], only task: TaskConfig?, device: DeviceFilter? = nil, known: [Bool] = []) throws(DiligenceError)
+        -> Int
+    {
         let today = todayDate
         return try Statistics.currentStreak(
             today: today, known: known,
-            firstDay: { () throws(DiligenceError) in try firstRecordedDay(taskID: task?.id) },
-            goalDays: { from throws(DiligenceError) in try goalDays(grid(from, today), tasks: tasks, only: task) })
+            firstDay: { () throws(DiligenceError) in try firstRecordedDay(taskID: task?.id, device: device) },
+            goalDays: { from throws(DiligenceError) in try goalDays(grid(from, today), tasks: tasks, only: task, device: device) })
     }
 
     // MARK: stats
 
-    private func statsReport(period: StatsPeriod, offset: Int, task: String?, date: String?) throws(DiligenceError) -> JSON {
+    private func statsReport(period: StatsPeriod, offset: Int, task: String?, date: String?, device: DeviceFilter?) throws(DiligenceError)
+        -> JSON
+    {
         let only = try task.map { name throws(DiligenceError) in try store.findTask(name) }
         let tasks = if let only { [only] } else { try store.tasks() }
         let now = todayDate
@@ -189,16 +200,16 @@ final class StatsService {
             (first, last) = span
         } else {
             guard offset == 0 else { throw DiligenceError("invalid_argument", "\"offset\" does not apply to the period \"all\".") }
-            first = try firstRecordedDay(taskID: only?.id) ?? now
+            first = try firstRecordedDay(taskID: only?.id, device: device) ?? now
             last = now
         }
-        let acc = try accumulate(grid(first, last), tasks: tasks, only: only)
+        let acc = try accumulate(grid(first, last), tasks: tasks, only: only, device: device)
         // Longest streak among the period's days up to today; the current one runs up to today.
         let elapsed = acc.grid.dates.prefix { $0 <= now }.count
         let periodGoalDays = Array(goalDays(acc, tasks: tasks).prefix(elapsed))
         var result = summary(acc, tasks: tasks, elapsedDays: elapsed)
         let holdsToday = first <= now && now <= last
-        let current = try currentStreak(tasks: tasks, only: only, known: holdsToday ? periodGoalDays : [])
+        let current = try currentStreak(tasks: tasks, only: only, device: device, known: holdsToday ? periodGoalDays : [])
         // The current streak reaches into a period that holds today (it may have begun before
         // the period): the longest streak touching the period is never shorter than it.
         let withinPeriod = Statistics.streaks(periodGoalDays).longest
@@ -209,12 +220,12 @@ final class StatsService {
                 ("from", .string(first.description)), ("to", .string(last.description)), ("today", .string(now.description)),
             ] + result + [("streak", .object([("current", .int(current)), ("longest", .int(longest))]))]
         // Time away during the work of the period's sessions (docs/presence.md).
-        result.append(("away_seconds", .int(try store.awaySeconds(from: acc.grid.start, to: acc.grid.end, taskID: only?.id))))
-        result.append(("days", .array(try dayRows(acc, tasks: tasks))))
-        result.append(("previous", period == .all ? .null : try previousTotals(period, offset: offset, anchor: anchor, only: only)))
+        let away = try store.awaySeconds(from: acc.grid.start, to: acc.grid.end, taskID: only?.id, device: device)
+        let previous = period == .all ? JSON.null : try previousTotals(period, offset: offset, anchor: anchor, only: only, device: device)
+        result += [("away_seconds", .int(away)), ("days", .array(try dayRows(acc, tasks: tasks))), ("previous", previous)]
         if period == .today || period == .day {
             let day = acc.grid
-            let sessions = try store.history(taskID: only?.id, from: day.start - Store.longestSessionSpan, to: day.end)
+            let sessions = try store.history(taskID: only?.id, device: device, from: day.start - Store.longestSessionSpan, to: day.end)
                 .filter { $0.end > day.start } // one ending at the day's start is the day before's
             result.append(("starts_at", .string(RFC3339.format(day.start))))
             result.append(("ends_at", .string(RFC3339.format(day.end))))
@@ -237,12 +248,14 @@ final class StatsService {
     /// The totals of the period before (for a report's change against it), the whole of it,
     /// summed in SQL: a second pass over a year of sessions would double the report's time.
     /// The totals of the period before; null for the first period of the date window.
-    private func previousTotals(_ period: StatsPeriod, offset: Int, anchor: CalendarDay, only: TaskConfig?) throws(DiligenceError) -> JSON {
+    private func previousTotals(
+        _ period: StatsPeriod, offset: Int, anchor: CalendarDay, only: TaskConfig?, device: DeviceFilter?
+    ) throws(DiligenceError) -> JSON {
         guard let kind = period.reportPeriod,
             let (first, last) = DateWindow.period(kind, offset: offset - 1, anchor: anchor, today: todayDate)
         else { return .null }
         let days = grid(first, last)
-        let totals = try store.totals(from: days.start, to: days.end, taskID: only?.id)
+        let totals = try store.totals(from: days.start, to: days.end, taskID: only?.id, device: device)
         return .object([
             ("from", .string(first.description)), ("to", .string(last.description)),
             ("completed", .int(totals.completed)), ("focused_seconds", .int(totals.seconds)),
@@ -327,13 +340,13 @@ final class StatsService {
 
     // MARK: week and plan
 
-    private func weekView(offset: Int) throws(DiligenceError) -> JSON {
+    private func weekView(offset: Int, device: DeviceFilter?) throws(DiligenceError) -> JSON {
         let today = todayDate
         guard let (monday, sunday) = DateWindow.period(.week, offset: offset, today: today) else {
             throw outsideWindow("offset", "the week \(offset) from this one")
         }
         let tasks = try store.tasks()
-        let acc = try accumulate(grid(monday, sunday), tasks: tasks)
+        let acc = try accumulate(grid(monday, sunday), tasks: tasks, device: device)
         let plans = try store.plans(from: monday, through: sunday)
         let byID = Dictionary(tasks.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let days: [JSON] = (0..<7).map { d in

@@ -21,6 +21,9 @@ public enum Fields {
         "task", maxLength: referenceLength,
         "the task to start (default: the pending phase, else today's planned task, else the last task used, else the first)")
     static let taskFilter = Field<String?>.text("task", maxLength: referenceLength, "only this task's sessions")
+    /// A device: `this`, or another device's id (36 characters) or a unique beginning of it.
+    static let deviceFilter = Field<String?>.text(
+        "device", maxLength: 36, "only one device's sessions: this (this device's own), or another device's id or its unique beginning")
 
     // MARK: Timer
 
@@ -254,15 +257,15 @@ public enum ControlCommand: Sendable, Equatable {
     case taskEdit(task: String, newName: String?, changes: TaskChanges)
     case taskRemove(task: String, confirm: Bool, dryRun: Bool)
     case taskArchive(task: String, archived: Bool)
-    case stats(period: StatsPeriod, offset: Int, task: String?, date: String?)
-    case week(offset: Int)
+    case stats(period: StatsPeriod, offset: Int, task: String?, date: String?, device: String?)
+    case week(offset: Int, device: String?)
     case planSet(day: String, task: String, offset: Int)
     case planClear(day: String, offset: Int)
-    case history(task: String?, since: String?, until: String?, limit: Int?)
+    case history(task: String?, since: String?, until: String?, limit: Int?, device: String?)
     case historyAdd(task: String, start: String, end: String, pauses: Int)
     case historyRemove(id: Int64)
     case historyEdit(id: Int64, changes: SessionChanges)
-    case export(format: ExportFormat, task: String?, since: String?, until: String?, withTasks: Bool)
+    case export(format: ExportFormat, task: String?, since: String?, until: String?, withTasks: Bool, device: String?)
     case importChunk(content: String, importID: Int64?, more: Bool, replaceTasks: Bool)
     case away
     case back
@@ -371,13 +374,18 @@ extension CommandSpec {
         },
         CommandSpec(
             "stats", "statistics of a day, week, month, year or everything (docs/statistics.md)",
-            result: "the statistics object", fields: [Fields.period, Fields.statsOffset, Fields.taskFilter, Fields.statsDate]
+            result: "the statistics object",
+            fields: [Fields.period, Fields.statsOffset, Fields.taskFilter, Fields.statsDate, Fields.deviceFilter]
         ) {
-            .stats(period: $0[Fields.period], offset: $0[Fields.statsOffset], task: $0[Fields.taskFilter], date: $0[Fields.statsDate])
+            .stats(
+                period: $0[Fields.period], offset: $0[Fields.statsOffset], task: $0[Fields.taskFilter], date: $0[Fields.statsDate],
+                device: $0[Fields.deviceFilter])
         },
-        CommandSpec("week", "one ISO week, Monday to Sunday: plan and done per day", result: "the week object", fields: [Fields.weekOffset])
-        {
-            .week(offset: $0[Fields.weekOffset])
+        CommandSpec(
+            "week", "one ISO week, Monday to Sunday: plan and done per day", result: "the week object",
+            fields: [Fields.weekOffset, Fields.deviceFilter]
+        ) {
+            .week(offset: $0[Fields.weekOffset], device: $0[Fields.deviceFilter])
         },
         CommandSpec(
             "plan_set", "plan a task for a day (starting from idle without a task starts it that day)",
@@ -393,9 +401,11 @@ extension CommandSpec {
         },
         CommandSpec(
             "history", "recorded work sessions, oldest first by start", result: "{\"sessions\": [session, ...]}",
-            fields: [Fields.taskFilter, Fields.since, Fields.until, Fields.limit]
+            fields: [Fields.taskFilter, Fields.since, Fields.until, Fields.limit, Fields.deviceFilter]
         ) {
-            .history(task: $0[Fields.taskFilter], since: $0[Fields.since], until: $0[Fields.until], limit: $0[Fields.limit])
+            .history(
+                task: $0[Fields.taskFilter], since: $0[Fields.since], until: $0[Fields.until], limit: $0[Fields.limit],
+                device: $0[Fields.deviceFilter])
         },
         CommandSpec(
             "history_add", "record a completed session the timer missed (focused = planned = its length)",
@@ -420,11 +430,11 @@ extension CommandSpec {
         },
         CommandSpec(
             "export", "recorded sessions as a file", result: "{\"format\": ..., \"count\": N, \"content\": \"...\"}",
-            fields: [Fields.format, Fields.taskFilter, Fields.since, Fields.until, Fields.withTasks]
+            fields: [Fields.format, Fields.taskFilter, Fields.since, Fields.until, Fields.withTasks, Fields.deviceFilter]
         ) {
             .export(
                 format: $0[Fields.format], task: $0[Fields.taskFilter], since: $0[Fields.since], until: $0[Fields.until],
-                withTasks: $0[Fields.withTasks])
+                withTasks: $0[Fields.withTasks], device: $0[Fields.deviceFilter])
         },
         CommandSpec(
             "import", "add the sessions (and task definitions, plans) of a JSON-lines export, in chunks (see Import)",

@@ -4,7 +4,38 @@ import DiligenceTime
 // Queries behind the reports, the plan, history corrections, export and import.
 // Aggregates are never stored: every figure is computed from `sessions` when asked.
 
+/// Which device's sessions a report or a listing takes (`--device`, docs/sync.md): this
+/// device's own (`sessions.device` NULL) or those another device recorded, by its id.
+public enum DeviceFilter: Hashable, Sendable {
+    case this
+    case other(String)
+}
+
 extension Store {
+    /// ` AND task_id = ?` and ` AND device …` for the filters given (columns under `prefix`,
+    /// "s." in a join), with their values: one way to narrow every session query.
+    static func scope(taskID: Int64?, device: DeviceFilter?, prefix: String = "") -> (sql: String, values: [SQLite.Value]) {
+        var sql = ""
+        var values: [SQLite.Value] = []
+        if let taskID {
+            sql += " AND \(prefix)task_id = ?"
+            values.append(.integer(taskID))
+        }
+        switch device {
+        case nil: break
+        case .this: sql += " AND \(prefix)device IS NULL"
+        case .other(let id):
+            sql += " AND \(prefix)device = ?"
+            values.append(.text(id))
+        }
+        return (sql, values)
+    }
+
+    /// The ids of the other devices whose sessions are recorded here, in order.
+    public func otherDevices() throws(DiligenceError) -> [String] {
+        try connection.query("SELECT DISTINCT device FROM sessions WHERE device IS NOT NULL ORDER BY device").map { $0.string(0) }
+    }
+
     /// The longest wall-clock span a session is assumed to have when a report looks for sessions
     /// that began before its first day but reach into it. A work phase is at most 168 hours;
     /// a day more covers pauses. It keeps range queries on the `start` index.
@@ -18,7 +49,7 @@ extension Store {
     /// per row. `body` receives task id, start, end, focused seconds, pauses and whether it was
     /// completed.
     public func forEachSession(
-        from: Double, to: Double, taskID: Int64? = nil,
+        from: Double, to: Double, taskID: Int64? = nil, device: DeviceFilter? = nil,
         _ body: (_ taskID: Int64, _ start: Double, _ end: Double, _ focused: Int, _ pauses: Int, _ completed: Bool) -> Void
     ) throws(DiligenceError) {
         // `end > from` is checked here, not in SQL: the few sessions of the 8 days before
@@ -27,11 +58,9 @@ extension Store {
             SELECT task_id, start, end, focused_seconds, pauses, outcome = 'completed' FROM sessions
             WHERE start >= ? AND start <= ?
             """
-        var values: [SQLite.Value] = [.real(from - Self.longestSessionSpan), .real(to)]
-        if let taskID {
-            sql += " AND task_id = ?"
-            values.append(.integer(taskID))
-        }
+        let scope = Self.scope(taskID: taskID, device: device)
+        sql += scope.sql
+        let values: [SQLite.Value] = [.real(from - Self.longestSessionSpan), .real(to)] + scope.values
         try connection.cached(sql + " ORDER BY start").forEachRow(values) { row throws(DiligenceError) in
             let start = row.double(1)
             let end = row.double(2)
@@ -45,17 +74,15 @@ extension Store {
     /// [`from`, `to`) (it ended after `from` and by `to`: `DayGrid.index(ofEnd:)`): what streaks
     /// need, read on the index of completed sessions' ends.
     public func forEachCompletedSession(
-        from: Double, to: Double, taskID: Int64? = nil, _ body: (_ taskID: Int64, _ end: Double) -> Void
+        from: Double, to: Double, taskID: Int64? = nil, device: DeviceFilter? = nil, _ body: (_ taskID: Int64, _ end: Double) -> Void
     ) throws(DiligenceError) {
         var sql = """
             SELECT task_id, end FROM sessions
             WHERE outcome = 'completed' AND end > ? AND end <= ? AND start >= ? AND start <= ?
             """
-        var values: [SQLite.Value] = [.real(from), .real(to), .real(from - Self.longestSessionSpan), .real(to)]
-        if let taskID {
-            sql += " AND task_id = ?"
-            values.append(.integer(taskID))
-        }
+        let scope = Self.scope(taskID: taskID, device: device)
+        sql += scope.sql
+        let values: [SQLite.Value] = [.real(from), .real(to), .real(from - Self.longestSessionSpan), .real(to)] + scope.values
         try connection.cached(sql).forEachRow(values) { row throws(DiligenceError) in
             body(row.int64(0), row.double(1))
         }
@@ -68,10 +95,10 @@ extension Store {
     /// index; only the few that cross `from` or `to` come up as rows. The answer is kept while
     /// nothing is written (`writeCount`): a past period's totals are asked again and again
     /// (each `stats year` asks for last year's) and do not change.
-    public func totals(from: Double, to: Double, taskID: Int64? = nil) throws(DiligenceError) -> Tally {
-        let key = "\(from) \(to) \(taskID.map(String.init) ?? "")"
+    public func totals(from: Double, to: Double, taskID: Int64? = nil, device: DeviceFilter? = nil) throws(DiligenceError) -> Tally {
+        let key = "\(from) \(to) \(taskID.map(String.init) ?? "") \(device.map { "\($0)" } ?? "")"
         if let kept = totalsMemo[key], kept.writes == writeCount { return kept.tally }
-        let tally = try sumTotals(from: from, to: to, taskID: taskID)
+        let tally = try sumTotals(from: from, to: to, taskID: taskID, device: device)
         if totalsMemo.count >= 32 { totalsMemo.removeAll() }
         totalsMemo[key] = (writeCount, tally)
         return tally
@@ -79,20 +106,24 @@ extension Store {
 
     /// Seconds away during the work of the sessions that began in [from, to) (`away_seconds`,
     /// docs/presence.md), of one task or all.
-    public func awaySeconds(from: Double, to: Double, taskID: Int64? = nil) throws(DiligenceError) -> Int {
-        let task = taskID.map { _ in " AND task_id = ?" } ?? ""
+    public func awaySeconds(from: Double, to: Double, taskID: Int64? = nil, device: DeviceFilter? = nil) throws(DiligenceError) -> Int {
+        let scope = Self.scope(taskID: taskID, device: device)
         var seconds = 0
-        try connection.cached("SELECT coalesce(sum(away_seconds), 0) FROM sessions WHERE start >= ? AND start < ?" + task)
-            .forEachRow([.real(from), .real(to)] + (taskID.map { [.integer($0)] } ?? [])) { row throws(DiligenceError) in
+        try connection.cached("SELECT coalesce(sum(away_seconds), 0) FROM sessions WHERE start >= ? AND start < ?" + scope.sql)
+            .forEachRow([.real(from), .real(to)] + scope.values) { row throws(DiligenceError) in
                 seconds = row.int(0)
             }
         return seconds
     }
 
-    private func sumTotals(from: Double, to: Double, taskID: Int64?) throws(DiligenceError) -> Tally {
-        if try holdsOtherDevicesSessions(from: from, to: to) { return try sumSessionBySession(from: from, to: to, taskID: taskID) }
-        let task = taskID.map { _ in " AND task_id = ?" } ?? ""
-        func values(_ v: [Double]) -> [SQLite.Value] { v.map { .real($0) } + (taskID.map { [.integer($0)] } ?? []) }
+    private func sumTotals(from: Double, to: Double, taskID: Int64?, device: DeviceFilter?) throws(DiligenceError) -> Tally {
+        // One device's sessions never overlap: only all devices' together may.
+        if device == nil, try holdsOtherDevicesSessions(from: from, to: to) {
+            return try sumSessionBySession(from: from, to: to, taskID: taskID)
+        }
+        let scope = Self.scope(taskID: taskID, device: device)
+        let task = scope.sql
+        func values(_ v: [Double]) -> [SQLite.Value] { v.map { .real($0) } + scope.values }
         var completed = 0
         try connection.cached("SELECT count(*) FROM sessions WHERE outcome = 'completed' AND end > ? AND end <= ?" + task)
             .forEachRow(values([from, to])) { row throws(DiligenceError) in completed = row.int(0) }
@@ -148,13 +179,9 @@ extension Store {
     }
 
     /// The start of the earliest recorded session (of `taskID`), nil when there is none.
-    public func firstSessionStart(taskID: Int64? = nil) throws(DiligenceError) -> Double? {
-        let row =
-            if let taskID {
-                try connection.query("SELECT min(start) FROM sessions WHERE task_id = ?", [.integer(taskID)]).first
-            } else {
-                try connection.query("SELECT min(start) FROM sessions").first
-            }
+    public func firstSessionStart(taskID: Int64? = nil, device: DeviceFilter? = nil) throws(DiligenceError) -> Double? {
+        let scope = Self.scope(taskID: taskID, device: device)
+        let row = try connection.query("SELECT min(start) FROM sessions WHERE 1" + scope.sql, scope.values).first
         guard let row, !row.isNull(0) else { return nil }
         return row.double(0)
     }
@@ -206,11 +233,11 @@ extension Store {
 
     /// Sessions (of `taskID`) starting in [`from`, `to`), oldest first; with `limit`, only the
     /// most recent `limit` of them.
-    public func history(taskID: Int64? = nil, from: Double? = nil, to: Double? = nil, limit: Int? = nil) throws(DiligenceError)
-        -> [WorkSession]
-    {
-        guard let limit else { return try sessions(taskID: taskID, from: from, to: to) }
-        let filter = Self.sessionFilter(taskID: taskID, from: from, to: to)
+    public func history(
+        taskID: Int64? = nil, device: DeviceFilter? = nil, from: Double? = nil, to: Double? = nil, limit: Int? = nil
+    ) throws(DiligenceError) -> [WorkSession] {
+        guard let limit else { return try sessions(taskID: taskID, device: device, from: from, to: to) }
+        let filter = Self.sessionFilter(taskID: taskID, device: device, from: from, to: to)
         let values = filter.values + [.int(limit)]
         var list: [WorkSession] = []
         for row in try connection.query(

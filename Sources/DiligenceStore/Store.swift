@@ -429,8 +429,10 @@ public final class Store {
 
     /// Recorded sessions ordered by start, with `taskName` filled in: all of them, or those of
     /// `taskID`, whose `start` lies in [`from`, `to`) (either bound optional).
-    public func sessions(taskID: Int64? = nil, from: Double? = nil, to: Double? = nil) throws(DiligenceError) -> [WorkSession] {
-        let filter = Self.sessionFilter(taskID: taskID, from: from, to: to)
+    public func sessions(
+        taskID: Int64? = nil, device: DeviceFilter? = nil, from: Double? = nil, to: Double? = nil
+    ) throws(DiligenceError) -> [WorkSession] {
+        let filter = Self.sessionFilter(taskID: taskID, device: device, from: from, to: to)
         var sessions: [WorkSession] = []
         for row in try db.query(
             "SELECT \(Self.sessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id \(filter.sql) ORDER BY s.start, s.id",
@@ -444,13 +446,12 @@ public final class Store {
     /// The WHERE clause for sessions of `taskID` starting in [`from`, `to`): only the filters
     /// asked for, so SQLite can use the (start) and (task_id, start) indexes, and each of the
     /// few shapes is prepared once and cached.
-    static func sessionFilter(taskID: Int64?, from: Double?, to: Double?) -> (sql: String, values: [SQLite.Value]) {
-        var conditions: [String] = []
-        var values: [SQLite.Value] = []
-        if let taskID {
-            conditions.append("s.task_id = ?")
-            values.append(.integer(taskID))
-        }
+    static func sessionFilter(taskID: Int64?, device: DeviceFilter? = nil, from: Double?, to: Double?) -> (
+        sql: String, values: [SQLite.Value]
+    ) {
+        let scope = scope(taskID: taskID, device: device, prefix: "s.")
+        var conditions: [String] = scope.sql.isEmpty ? [] : [String(scope.sql.dropFirst(" AND ".count))]
+        var values: [SQLite.Value] = scope.values
         if let from {
             conditions.append("s.start >= ?")
             values.append(.real(from))

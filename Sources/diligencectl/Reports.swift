@@ -15,6 +15,7 @@ import DiligenceTime
 extension Command {
     static let offset = Option("offset", key: "offset")
     static let taskFilter = Option("task", key: "task", "TASK")
+    static let deviceFilter = Option("device", key: "device", "DEVICE")
     static let since = Option("since", key: "since", "DATE")
     static let until = Option("until", key: "until", "DATE")
     static let day = Argument("DAY", key: "day")
@@ -27,7 +28,7 @@ extension Command {
         Command(
             words: ["stats"],
             arguments: [period, periodDate],
-            options: [taskFilter, offset, plain, json], wire: "stats", output: .report,
+            options: [taskFilter, deviceFilter, offset, plain, json], wire: "stats", output: .report,
             summary: "statistics of a day, week, month, year or everything, with pictures",
             notes: """
                 DATE picks the period holding that day: stats day 2026-03-14, stats month 2026-03-01.
@@ -38,7 +39,9 @@ extension Command {
                 days as bars; a month a calendar; a year (and all, per year) a heat-map and month bars;
                 longer periods the hours of the day. Pictures fit the terminal's width (COLUMNS);
                 colours only on a terminal, without NO_COLOR and TERM=dumb: otherwise the glyphs
-                · ░ ▒ ▓ █ shade the days.
+                · ░ ▒ ▓ █ shade the days. --device this counts this device's sessions only, --device ID
+                another's (its id or a unique beginning, as history shows it); time two devices' sessions
+                share counts once.
                 """),
         Command(
             words: ["report"],
@@ -57,7 +60,7 @@ extension Command {
                 the heat-map, for a README or a wiki.
                 """),
         Command(
-            words: ["week"], options: [offset, plain, json], wire: "week", output: .report,
+            words: ["week"], options: [offset, deviceFilter, plain, json], wire: "week", output: .report,
             summary: "one ISO week: plan and done, day by day"),
         Command(
             words: ["plan", "set"], arguments: [day, task], options: [offset], wire: "plan_set", output: .report,
@@ -67,7 +70,7 @@ extension Command {
             summary: "forget DAY's plan"),
         Command(
             words: ["history"],
-            options: [taskFilter, since, until, Option("limit", key: "limit"), json],
+            options: [taskFilter, since, until, Option("limit", key: "limit"), deviceFilter, json],
             wire: "history", output: .report, summary: "list recorded work sessions"),
         Command(
             words: ["history", "add"],
@@ -97,7 +100,7 @@ extension Command {
         Command(
             words: ["export"],
             options: [
-                Option("format", key: "format"), taskFilter, since, until,
+                Option("format", key: "format"), taskFilter, since, until, deviceFilter,
                 Option("with-tasks", key: "with_tasks", sends: "on", help: "jsonl: the task definitions and the plan first (a backup)"),
             ],
             wire: "export", output: .report, summary: "print sessions as CSV, JSON lines or iCalendar",

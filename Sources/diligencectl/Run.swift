@@ -31,7 +31,7 @@ enum ExitCode {
     static let mistakesInWhatWasTyped: Set<String> = [
         "invalid_argument", "missing_argument", "out_of_range", "unknown_task", "ambiguous_task", "invalid_name",
         "invalid_duration", "invalid_value", "invalid_period", "invalid_date", "nonexistent_time", "ambiguous_time",
-        "invalid_session", "unknown_session", "unknown_format",
+        "invalid_session", "unknown_session", "unknown_format", "unknown_device", "ambiguous_device",
     ]
 }
 

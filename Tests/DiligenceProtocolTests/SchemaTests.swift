@@ -99,10 +99,14 @@ struct SchemaTests {
     }
 
     @Test func defaultsApplyWhenAbsentOrNull() throws {
-        #expect(try command(#"{"command":"stats"}"#) == .stats(period: .today, offset: 0, task: nil, date: nil))
-        #expect(try command(#"{"command":"stats","offset":null,"period":null}"#) == .stats(period: .today, offset: 0, task: nil, date: nil))
+        #expect(try command(#"{"command":"stats"}"#) == .stats(period: .today, offset: 0, task: nil, date: nil, device: nil))
+        #expect(
+            try command(#"{"command":"stats","offset":null,"period":null}"#)
+                == .stats(period: .today, offset: 0, task: nil, date: nil, device: nil))
         #expect(try command(#"{"command":"extend"}"#) == .extend(seconds: 300))
-        #expect(try command(#"{"command":"export"}"#) == .export(format: .jsonl, task: nil, since: nil, until: nil, withTasks: false))
+        #expect(
+            try command(#"{"command":"export"}"#)
+                == .export(format: .jsonl, task: nil, since: nil, until: nil, withTasks: false, device: nil))
     }
 
     // MARK: Integers
@@ -111,7 +115,7 @@ struct SchemaTests {
         ("5", 5), ("5.0", 5), ("-0", 0), ("-0.0", 0), ("-1", -1), ("100000", 100_000), ("-100000", -100_000), ("1e3", 1000),
     ])
     func integersInRange(_ value: String, _ expected: Int) throws {
-        #expect(try command(#"{"command":"week","offset":"# + value + "}") == .week(offset: expected))
+        #expect(try command(#"{"command":"week","offset":"# + value + "}") == .week(offset: expected, device: nil))
     }
 
     /// Every boundary the fuzzer uses: each is refused with `out_of_range` naming the field and range.

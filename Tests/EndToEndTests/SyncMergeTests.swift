@@ -54,6 +54,33 @@ extension EndToEnd {
             }
         }
 
+        /// `--device` (docs/sync.md, "Reports by device") on `d`, which recorded a session of
+        /// `own` and merged one of `other` from the device `other.id`: `this`, the other's id
+        /// or a beginning of it in another case, through the protocol and diligencectl.
+        static func byDevice(_ d: DaemonUnderTest, own: String, other: (task: String, id: String)) throws {
+            func tasks(_ command: String, _ device: String, _ more: [(String, JSON)] = []) throws -> [String] {
+                let answer = try d.call(command, [("device", .string(device))] + more)
+                return (answer["sessions"]?.arrayValue ?? []).compactMap { $0["task"]?.stringValue }
+            }
+            #expect(try tasks("history", "this") == [own])
+            #expect(try tasks("history", other.id) == [other.task])
+            #expect(try tasks("history", String(other.id.prefix(6)).uppercased()) == [other.task])
+            let ofOther = try d.call("stats", [("period", .string("all")), ("device", .string(String(other.id.prefix(8))))])
+            // Alone, the other device's session counts whole: 30 minutes.
+            #expect(ofOther["focused_seconds"]?.intValue == 1800, "\(ofOther.serialized)")
+            let ofThis = try d.call("stats", [("period", .string("all")), ("device", .string("this"))])
+            #expect(ofThis["focused_seconds"]?.intValue == 1500, "\(ofThis.serialized)")
+            let export = try d.call("export", [("device", .string("this"))])
+            #expect(export["count"]?.intValue == 1, "\(export.serialized)")
+            #expect(try d.call("week", [("device", .string("this"))])["focused_seconds"] != nil)
+            let unknown = try d.failure("history", [("device", .string("ffffffff"))])
+            #expect(unknown.code == "unknown_device", "\(unknown)")
+            let table = try d.ctl("history", "--device", String(other.id.prefix(8)))
+            #expect(table.exitCode == 0 && table.stdout.contains(other.task) && !table.stdout.contains(own), "\(table)")
+            let mistaken = try d.ctl("stats", "--device", "nonsense")
+            #expect(mistaken.exitCode == 2 && mistaken.stderr.contains("not a device"), "\(mistaken)")
+        }
+
         @Test("out of order, half a line, the same file twice, an older version back: both daemons end with one history")
         func adversarialCopies() throws {
             let (a, folderA, idA) = try Self.device("laptop")
@@ -119,6 +146,8 @@ extension EndToEnd {
             if let from = week["from"]?.stringValue, let to = week["to"]?.stringValue, from <= "2026-11-30", "2026-11-30" <= to {
                 #expect(week["focused_seconds"]?.intValue == 2400, "week: \(week.serialized)")
             }
+
+            try Self.byDevice(a, own: "Study", other: ("Work", idB))
 
             // A change on B after the merge reaches A the same way: a removal.
             let bSessions = try b.call("history")["sessions"]?.arrayValue ?? []

@@ -47,7 +47,7 @@ _diligencectl() {
     local sync_commands="enable status disable"
     local days="today tomorrow monday tuesday wednesday thursday friday saturday sunday"
     # Options that take a value: the word after one is its value, not an argument.
-    local valued="--socket --format --work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away --name --task --offset --since --until --limit --pauses --note --start --end"
+    local valued="--socket --format --work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away --name --task --device --offset --since --until --limit --pauses --note --start --end"
     local task_fields="--work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away"
     local formats="--json --waybar --format"
 
@@ -79,6 +79,7 @@ _diligencectl() {
         --format) if [[ $command == export ]]; then COMPREPLY=($(compgen -W "csv jsonl ics" -- "$cur"))
                   else COMPREPLY=("'{icon} {task} {remaining}'"); fi; return ;;
         --task) _diligencectl_complete_tasks; return ;;
+        --device) COMPREPLY=($(compgen -W "this" -- "$cur")); return ;;
         --work|--short-break|--long-break|--long-break-every|--goal|--description|--name) return ;;
         --offset|--since|--until|--limit|--pauses) return ;;
     esac
@@ -96,12 +97,12 @@ _diligencectl() {
         watch) COMPREPLY=($(compgen -W "${formats// /$'\n'}"$'\n'--no-reconnect$'\n'--bell$'\n'--help -- "$cur")) ;;
         help) COMPREPLY=($(compgen -W "${commands// /$'\n'}" -- "$cur")) ;;
         stats|report)
-            local flags="--task --offset --plain --json --help"
+            local flags="--task --device --offset --plain --json --help"
             [[ $command == report ]] && flags="--task --offset --html --svg --help"
             if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "${flags// /$'\n'}" -- "$cur"))
             elif (( nargs == 0 )); then COMPREPLY=($(compgen -W $'today\nday\nweek\nmonth\nyear\nall' -- "$cur"))
             elif (( nargs == 1 )); then COMPREPLY=($(compgen -W "${days// /$'\n'}"$'\nyesterday' -- "$cur")); fi ;;
-        week) COMPREPLY=($(compgen -W $'--offset\n--json\n--help'$'\n'--plain -- "$cur")) ;;
+        week) COMPREPLY=($(compgen -W $'--offset\n--device\n--json\n--help'$'\n'--plain -- "$cur")) ;;
         plan)
             case $sub in
                 "") COMPREPLY=($(compgen -W "${plan_commands// /$'\n'}" -- "$cur")) ;;
@@ -111,14 +112,14 @@ _diligencectl() {
             esac ;;
         history)
             case $sub in
-                "") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W $'--task\n--since\n--until\n--limit\n--json\n--help' -- "$cur"))
+                "") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W $'--task\n--since\n--until\n--limit\n--device\n--json\n--help' -- "$cur"))
                     elif (( cword == command_at + 1 )); then COMPREPLY=($(compgen -W "${history_commands// /$'\n'}" -- "$cur")); fi ;;
                 add) [[ $cur == -* ]] && COMPREPLY=($(compgen -W $'--pauses\n--json\n--help' -- "$cur")) \
                      || { (( nargs == 0 )) && _diligencectl_complete_tasks; } ;;
                 remove) COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")) ;;
                 edit) COMPREPLY=($(compgen -W $'--task\n--json\n--help'$'\n'--start$'\n'--end$'\n'--note -- "$cur")) ;;
             esac ;;
-        export) COMPREPLY=($(compgen -W $'--format\n--task\n--since\n--until\n--help'$'\n'--with-tasks -- "$cur")) ;;
+        export) COMPREPLY=($(compgen -W $'--format\n--task\n--since\n--until\n--device\n--help'$'\n'--with-tasks -- "$cur")) ;;
         sync)
             case $sub in
                 "") COMPREPLY=($(compgen -W "${sync_commands// /$'\n'}" -- "$cur")) ;;

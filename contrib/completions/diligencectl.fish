@@ -32,7 +32,7 @@ end
 # __fish_seen_subcommand_from, this tells `week` the command from `stats week`.
 function __diligencectl_words
     set -l valued socket format work short-break long-break long-break-every breaks autostart focus-mode \
-        color goal reminder sound description away name task offset since until limit pauses
+        color goal reminder sound description away name task device offset since until limit pauses
     set -l skip 0
     for word in (commandline -opc)[2..-1]
         if test $skip = 1
@@ -152,6 +152,7 @@ complete -c diligencectl -n "__diligencectl_is history; and test (commandline -o
 complete -c diligencectl -n "__diligencectl_is history; or __diligencectl_in export" -l since -x -d 'from this day (YYYY-MM-DD) on'
 complete -c diligencectl -n "__diligencectl_is history; or __diligencectl_in export" -l until -x -d 'up to and including this day (YYYY-MM-DD)'
 complete -c diligencectl -n "__diligencectl_is history" -l limit -x -d 'only the most recent N'
+complete -c diligencectl -n "__diligencectl_in stats; or __diligencectl_in week; or __diligencectl_is history; or __diligencectl_in export" -l device -x -a this -d "one device's sessions: this, or another's id"
 complete -c diligencectl -n "__diligencectl_is history add" -a '(__diligencectl_tasks)'
 complete -c diligencectl -n "__diligencectl_in history add" -l pauses -x -d 'pauses taken (default 0)'
 complete -c diligencectl -n "__diligencectl_in history edit" -l task -x -a '(__diligencectl_tasks)' -d 'move the session to TASK'
