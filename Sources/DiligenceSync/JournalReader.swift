@@ -38,8 +38,9 @@ public struct JournalProblem: Equatable, Sendable, CustomStringConvertible {
 
 /// What one read of a journal found.
 public struct JournalBatch: Sendable {
-    /// The entries of the complete lines read, with their line numbers.
-    public var entries: [(line: Int, entry: JournalEntry)] = []
+    /// The entries of the complete lines read, with their line numbers and their text (what a
+    /// database keeps of a line, `SyncMerge`, without writing it again).
+    public var entries: [(line: Int, entry: JournalEntry, text: String)] = []
     public var problems: [JournalProblem] = []
     /// Where the next read starts.
     public var cursor: JournalCursor
@@ -122,7 +123,7 @@ public enum JournalReader {
                 do {
                     let entry = try JournalEntry.parse(text)
                     if entry.device == device {
-                        batch.entries.append((line, entry))
+                        batch.entries.append((line, entry, String(decoding: text, as: UTF8.self)))
                     } else {
                         batch.problems.append(
                             JournalProblem(file: file, line: line, message: "written by device \(entry.device), not this file's \(device)"))
