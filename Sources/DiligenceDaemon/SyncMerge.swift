@@ -156,12 +156,12 @@ final class SyncMerge {
             for (device, batch) in batches {
                 problems += batch.problems
                 if !batch.entries.isEmpty { more = true }
-                for (_, entry, text) in batch.entries {
+                for (_, entry) in batch.entries {
                     if device != journal.device { journal.observe(entry.hlc, now: now) }
                     if history.apply(entry) {
                         changed = true
                         touched.note(entry.change)
-                        for register in history.registers(heldBy: entry) { held[register] = text }
+                        for register in history.registers(heldBy: entry) { held[register] = entry.line }
                     }
                 }
             }

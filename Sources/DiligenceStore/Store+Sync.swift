@@ -246,12 +246,8 @@ extension Store {
                 "INSERT OR REPLACE INTO sync_cursors (device, offset, line, tail) VALUES (?, ?, ?, ?)",
                 [.text(device), .integer(cursor.offset), .int(cursor.line), .integer(Int64(bitPattern: cursor.tail))])
         }
-        // In key order: each row lands next to the one before in the table's index.
-        let rows = registers.sorted { $0.key < $1.key }
-        try connection.withLargePageCache(if: rows.count > Self.largeBatch) { () throws(DiligenceError) in
-            try connection.insertMany(into: "sync_registers (register, line)", columns: 2, count: rows.count, replacing: true) {
-                [.text(rows[$0].key), .text(rows[$0].value)]
-            }
+        for (register, line) in registers {
+            try connection.run("INSERT OR REPLACE INTO sync_registers (register, line) VALUES (?, ?)", [.text(register), .text(line)])
         }
     }
 

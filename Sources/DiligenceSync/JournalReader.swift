@@ -38,9 +38,8 @@ public struct JournalProblem: Equatable, Sendable, CustomStringConvertible {
 
 /// What one read of a journal found.
 public struct JournalBatch: Sendable {
-    /// The entries of the complete lines read, with their line numbers and their text (what a
-    /// database keeps of a line, `SyncMerge`, without writing it again).
-    public var entries: [(line: Int, entry: JournalEntry, text: String)] = []
+    /// The entries of the complete lines read, with their line numbers.
+    public var entries: [(line: Int, entry: JournalEntry)] = []
     public var problems: [JournalProblem] = []
     /// Where the next read starts.
     public var cursor: JournalCursor
@@ -123,7 +122,7 @@ public enum JournalReader {
                 do {
                     let entry = try JournalEntry.parse(text)
                     if entry.device == device {
-                        batch.entries.append((line, entry, String(decoding: text, as: UTF8.self)))
+                        batch.entries.append((line, entry))
                     } else {
                         batch.problems.append(
                             JournalProblem(file: file, line: line, message: "written by device \(entry.device), not this file's \(device)"))

@@ -33,7 +33,7 @@ public final class Replica {
         var problems = read.problems
         for (_, batch) in read.batches {
             problems += batch.problems
-            for (_, entry, _) in batch.entries {
+            for (_, entry) in batch.entries {
                 clock.observe(entry.hlc, now: now)
                 if history.apply(entry) { applied.append(entry) }
             }

@@ -133,7 +133,7 @@ func deliver(_ bytes: [UInt8], to path: String) {
         // Nothing lost, nothing doubled: the history read back equals every line of both journals applied once.
         var reference = History()
         for path in [a.folder.ownPath, b.folder.ownPath] {
-            for (_, e, _) in try JournalReader.read(path: path, device: path.contains(deviceA) ? deviceA : deviceB, from: .start).entries {
+            for (_, e) in try JournalReader.read(path: path, device: path.contains(deviceA) ? deviceA : deviceB, from: .start).entries {
                 reference.apply(e)
             }
         }
