@@ -16,11 +16,8 @@ import Dispatch
 /// enter through the recorder's door as `SessionSource.sync`.
 ///
 /// The folder is watched with inotify (a journal created, written and closed, or renamed into
-/// place): no polling, no wake-up while it is quiet. Each journal is read from where the last
-/// read stopped. How far that was and the history's registers (as the lines holding them) are
-/// kept in the database, in the transaction that applies the lines (`Store.saveMergeState`), and
-/// restored at start: a restart reads only what the journals gained. A new folder is read from
-/// its start.
+/// place): no polling, no wake-up while it is quiet. At start, and when the folder changes, the
+/// journals are read from their start; then from where each read stopped.
 final class SyncMerge {
     private let store: Store
     private let recorder: SessionRecorder
@@ -33,8 +30,6 @@ final class SyncMerge {
     private(set) var folder: String?
     private(set) var history = History()
     private var cursors: [String: JournalCursor] = [:]
-    /// The registers lines read since the last save now hold (name → line): what to save.
-    private var held: [String: String] = [:]
     private var watch: ZoneWatch?
     /// Own changes still wait for the journal: merging now could undo them (logged once).
     private var heldBack = false
@@ -52,12 +47,9 @@ final class SyncMerge {
         guard directory != folder else { return }
         watch?.close()
         watch = nil
-        if directory == nil, folder != nil {
-            // Sync disabled: enabling it again reads every journal anew.
-            do { try store.forgetMergeState() } catch { Log.error("Sync: what the merge reached cannot be dropped (\(error.message)).") }
-        }
+        history = History()
+        cursors = [:]
         folder = directory
-        restore()
         guard let directory else { return }
         let own = journal.device
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
@@ -73,30 +65,6 @@ final class SyncMerge {
             Log.error("Cannot watch the sync folder \(directory) (\(error)); other devices' changes are merged at the next start.")
         }
         merge()
-    }
-
-    /// The history and read positions the database keeps for the folder (none for a folder not
-    /// merged here before: its journals are read from their start).
-    private func restore() {
-        history = History()
-        cursors = [:]
-        held = [:]
-        guard let folder else { return }
-        do {
-            let state = try store.mergeState(folder: folder)
-            for line in state.lines {
-                do { history.apply(try JournalEntry.parse(Array(line.utf8))) } catch {
-                    // Kept by another version of diligence: safe to read everything again.
-                    Log.warning("Sync: a kept line of the merged history cannot be read (\(error.message)); reading the journals anew.")
-                    history = History()
-                    return
-                }
-            }
-            cursors = state.cursors
-        } catch {
-            Log.error("Sync: what the merge reached cannot be read (\(error.message)); reading the journals anew.")
-            history = History()
-        }
     }
 
     func close() {
@@ -117,19 +85,11 @@ final class SyncMerge {
                 return
             }
             heldBack = false
-            let reached = cursors
-            let touched = try readJournals(folder, now: now)
-            guard touched != nil || cursors != reached else { return }
-            try store.mergeTransaction { () throws(DiligenceError) in
-                if let touched { try project(touched) }
-                try store.saveMergeState(folder: folder, cursors: cursors, registers: held)
-            }
-            held = [:]
-            if touched != nil { merged() }
+            guard let touched = try readJournals(folder, now: now) else { return }
+            try store.mergeTransaction { () throws(DiligenceError) in try project(touched) }
+            merged()
         } catch {
             Log.error("Sync: merging failed (\(error.message)); tried again at the next change of the folder.")
-            // Back to what the database holds: the lines not kept are read again.
-            restore()
         }
     }
 
@@ -161,7 +121,6 @@ final class SyncMerge {
                     if history.apply(entry) {
                         changed = true
                         touched.note(entry.change)
-                        for register in history.registers(heldBy: entry) { held[register] = entry.line }
                     }
                 }
             }

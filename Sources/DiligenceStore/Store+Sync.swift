@@ -22,17 +22,6 @@ public enum SyncSetting: String, Sendable {
     case journal = "sync_journal"
     /// The latest hybrid-clock reading written to the journal, `MILLIS.COUNTER`.
     case clock = "sync_hlc"
-    /// The folder whose journals `sync_cursors` and `sync_registers` were read from.
-    case merged = "sync_merged"
-}
-
-/// What the merge of a folder's journals reached, as the database keeps it: where each device's
-/// journal was read to, and per register of the merged history the journal line holding it.
-public struct MergeState: Sendable {
-    public var cursors: [String: JournalCursor] = [:]
-    public var lines: [String] = []
-
-    public init() {}
 }
 
 extension Store {
@@ -219,43 +208,6 @@ extension Store {
             try setSyncSetting(.journal, journal)
             return result
         }
-    }
-
-    /// What the merge of `folder`'s journals reached; empty when none was kept for that folder.
-    public func mergeState(folder: String) throws(DiligenceError) -> MergeState {
-        var state = MergeState()
-        guard try syncSetting(.merged) == folder else { return state }
-        for row in try connection.query("SELECT device, offset, line, tail FROM sync_cursors") {
-            // The checksum is a UInt64 kept in SQLite's signed INTEGER, bit for bit.
-            state.cursors[row.string(0)] = JournalCursor(offset: row.int64(1), line: row.int(2), tail: UInt64(bitPattern: row.int64(3)))
-        }
-        state.lines = try connection.query("SELECT line FROM sync_registers").map { $0.string(0) }
-        return state
-    }
-
-    /// Keeps where the journals of `folder` were read to and the lines now holding `registers`
-    /// (name → line), in the caller's transaction (the one applying the lines). What was kept
-    /// for another folder is dropped first.
-    public func saveMergeState(folder: String, cursors: [String: JournalCursor], registers: [String: String]) throws(DiligenceError) {
-        if try syncSetting(.merged) != folder {
-            try forgetMergeState()
-            try setSyncSetting(.merged, folder)
-        }
-        for (device, cursor) in cursors {
-            try connection.run(
-                "INSERT OR REPLACE INTO sync_cursors (device, offset, line, tail) VALUES (?, ?, ?, ?)",
-                [.text(device), .integer(cursor.offset), .int(cursor.line), .integer(Int64(bitPattern: cursor.tail))])
-        }
-        for (register, line) in registers {
-            try connection.run("INSERT OR REPLACE INTO sync_registers (register, line) VALUES (?, ?)", [.text(register), .text(line)])
-        }
-    }
-
-    /// Drops what the merge reached (sync disabled: enabling it again reads every journal anew).
-    public func forgetMergeState() throws(DiligenceError) {
-        try connection.run("DELETE FROM sync_cursors")
-        try connection.run("DELETE FROM sync_registers")
-        try setSyncSetting(.merged, nil)
     }
 
     /// A task from another device, under `config.uuid`, with a name free here (checked).

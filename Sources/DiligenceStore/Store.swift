@@ -10,7 +10,7 @@ import DiligenceTime
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 8
+    public static let schemaVersion = 7
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), with the `writeCount` they were read at.
@@ -160,12 +160,6 @@ public final class Store {
         // 7: sync (docs/sync.md; Store+Sync.swift): the device's id, the device each session was
         // recorded on, and the changes waiting for the device's journal, kept by triggers.
         syncMigration,
-        // 8: what the merge of the journals reached (docs/sync.md, "Merging"; Store+Sync.swift): how far
-        // each journal was read, and the journal lines that hold the merged history's registers.
-        """
-        CREATE TABLE sync_cursors (device TEXT PRIMARY KEY, offset INTEGER NOT NULL, line INTEGER NOT NULL, tail INTEGER NOT NULL);
-        CREATE TABLE sync_registers (register TEXT PRIMARY KEY, line TEXT NOT NULL);
-        """,
     ]
 
     /// Indexes that only speed reads up: created when missing on every open, outside the schema

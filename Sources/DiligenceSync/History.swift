@@ -71,29 +71,6 @@ public struct History: Sendable {
         }
     }
 
-    /// The registers `entry` holds now (the ones whose version is its), each by a name of its
-    /// own (`session <id>`, `birth <id>` …): what a database keeps to restore the history
-    /// (`SyncMerge`) is, per name, the line that holds it. Applying those lines to an empty
-    /// history, in any order, gives this history again.
-    public func registers(heldBy entry: JournalEntry) -> [String] {
-        let version = entry.version
-        switch entry.change {
-        case .sessionRecorded(let s), .sessionEdited(let s):
-            return sessions[s.id]?.version == version ? ["session \(s.id)"] : []
-        case .sessionRemoved(let id):
-            return removedSessions[id] == version ? ["session_removed \(id)"] : []
-        case .taskAdded(let t):
-            return (births[t.id]?.version == version ? ["birth \(t.id)"] : [])
-                + (tasks[t.id]?.version == version ? ["task \(t.id)"] : [])
-        case .taskEdited(let t), .taskArchived(let t):
-            return tasks[t.id]?.version == version ? ["task \(t.id)"] : []
-        case .taskRemoved(let id):
-            return removedTasks[id] == version ? ["task_removed \(id)"] : []
-        case .planSet(let day, _), .planCleared(let day):
-            return plans[day]?.version == version ? ["plan \(day)"] : []
-        }
-    }
-
     /// Keeps `register` under `key` when it is later than the one there.
     private static func write<Key: Hashable, Value>(_ registers: inout [Key: Register<Value>], _ key: Key, _ register: Register<Value>)
         -> Bool

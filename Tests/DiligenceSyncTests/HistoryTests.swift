@@ -204,28 +204,4 @@ import Testing
         // A device that reads its own journal then the others' in any split holds the same.
         #expect(history(journals.reversed().flatMap { $0 }).canonicalDump == reference)
     }
-
-    @Test("the lines holding the registers, kept and applied again after a restart, give the same history", arguments: 1...20)
-    func restoredFromHeldLines(seed: UInt64) throws {
-        let journals = Self.journals(seed: seed, devices: [deviceA, deviceB, deviceC], changes: 120)
-        var random = SeededRandom(seed: seed &* 104_729)
-        let lines = journals.flatMap { $0 }.shuffled(using: &random)
-        let cut = Int.random(in: 0...lines.count, using: &random)
-        // Read up to the cut, keeping per register the line that holds it (as SyncMerge does).
-        var before = History()
-        var held: [String: String] = [:]
-        for entry in lines[..<cut] where before.apply(entry) {
-            for register in before.registers(heldBy: entry) { held[register] = entry.line }
-        }
-        var restored = History()
-        for line in held.values.shuffled(using: &random) { restored.apply(try JournalEntry.parse(Array(line.utf8))) }
-        #expect(restored.canonicalDump == before.canonicalDump)
-        #expect(restored.knownSessionIDs == before.knownSessionIDs && restored.knownTaskIDs == before.knownTaskIDs)
-        #expect(Set(restored.plannedDays) == Set(before.plannedDays))
-        // The lines after the cut then change both alike: tombstones and task births were kept.
-        for entry in lines[cut...] {
-            #expect(restored.apply(entry) == before.apply(entry))
-        }
-        #expect(restored.canonicalDump == history(lines).canonicalDump)
-    }
 }
