@@ -158,59 +158,6 @@ extension EndToEnd {
             try Self.eventually("A's own session removed on B is removed on A") { try Self.history(a).count == 1 }
         }
 
-        /// `count` sessions of Study on 2026-11-`day`, 25 minutes each from 06:00, every half hour.
-        static func addSessions(_ d: DaemonUnderTest, day: Int, count: Int) throws {
-            for i in 0..<count {
-                let start = String(format: "2026-11-%02d %02d:%02d", day, 6 + i / 2, i % 2 * 30)
-                let end = String(format: "2026-11-%02d %02d:%02d", day, 6 + i / 2, i % 2 * 30 + 25)
-                try d.call("history_add", [("task", .string("Study")), ("start", .string(start)), ("end", .string(end))])
-            }
-        }
-
-        /// `journal` with its first line made unreadable (same length, so every offset stays).
-        static func garbled(_ journal: [UInt8]) -> [UInt8] {
-            let firstNewline = journal.firstIndex(of: UInt8(ascii: "\n")) ?? 0
-            return Array(repeating: UInt8(ascii: "#"), count: firstNewline) + journal[firstNewline...]
-        }
-
-        @Test("a restart reads only what the journals gained: read positions and merge state are kept in the database")
-        func restartReadsOnlyNewLines() throws {
-            let (a, folderA, _) = try Self.device("laptop")
-            let (b, folderB, idB) = try Self.device("desktop")
-            // Enough lines that B's first line lies before the 4 KiB the read position's checksum covers.
-            try Self.addSessions(b, day: 27, count: 16)
-            _ = try b.status()
-            let pathB = "\(folderB)/\(idB).jsonl"
-            let copyOnA = "\(folderA)/\(idB).jsonl"
-            let journalB = try [UInt8](Data(contentsOf: URL(fileURLWithPath: pathB)))
-            let firstLine = journalB.firstIndex(of: UInt8(ascii: "\n")) ?? 0
-            try #require(journalB.count - firstLine > 2 * 4096, "B's journal is long enough: \(journalB.count) bytes")
-            try Self.deliver(journalB, to: copyOnA)
-            try Self.eventually("A has B's sessions") { try Self.history(a).count == 16 }
-            func snapshot() throws -> [String] {
-                let history = try a.ctl("history", "--json")
-                let stats = try a.ctl("stats", "all", "--json")
-                return [history.stdout, stats.stdout, try Self.taskNames(a).joined(separator: ",")]
-            }
-            let before = try snapshot()
-
-            // A restart with nothing new changes nothing.
-            try a.restart()
-            #expect(try snapshot() == before, "the same history after a restart")
-
-            // Stopped, B's copy on A gets an unreadable first line (what was read is not read again),
-            try a.restart { try Self.deliver(Self.garbled(journalB), to: copyOnA) }
-            #expect(try snapshot() == before, "the same history after a restart")
-            // then a new line of B arrives: it is applied, and only it is read.
-            try Self.addSessions(b, day: 28, count: 1)
-            _ = try b.status()
-            let grown = try [UInt8](Data(contentsOf: URL(fileURLWithPath: pathB)))
-            try Self.deliver(Self.garbled(grown), to: copyOnA)
-            try Self.eventually("A has B's new session") { try Self.history(a).count == 17 }
-            let skipped = a.stderr.split(separator: "\n").filter { $0.contains("sync_line_skipped") }
-            #expect(skipped.isEmpty, "the lines read before the restart were not read again: \(skipped)")
-        }
-
         @Test("a session's note, time away and why it ended reach the other device, and so does an edit of the note")
         func noteAwayAndReason() throws {
             let (a, folderA, idA) = try Self.device("laptop")
