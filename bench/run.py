@@ -186,6 +186,24 @@ def wakeups(pid, seconds):
             "cpu_ms": round((cpu_seconds(pid) - cpu_before) * 1000, 1), "seconds": seconds}
 
 
+def idle_and_running_wakeups(daemon, window, task, settle, what=""):
+    """The daemon's wake-ups over `window` s idle (after `settle` s), then while a one-hour
+    work phase of a new task `task` runs (removed afterwards)."""
+    log(f"idle daemon{what}, {window} s")
+    time.sleep(settle)
+    idle = wakeups(daemon.pid, window)
+    log(f"running phase{what}, {window} s")
+    control = Connection(daemon.socket)
+    control.request("task_add", name=task, work=3600, autostart="none")
+    control.request("start", task=task)
+    time.sleep(1)
+    running = wakeups(daemon.pid, window)
+    control.request("stop")
+    control.request("task_remove", task=task, confirm=True)
+    control.close()
+    return {"idle": idle, "running": running}
+
+
 # MARK: - Measurements
 
 
@@ -207,18 +225,8 @@ def presence_wakeups(daemon_binary, root, window):
                     extra_env={"DBUS_SYSTEM_BUS_ADDRESS": buses["system"],
                                "DBUS_SESSION_BUS_ADDRESS": buses["session"]})
     try:
-        log(f"idle daemon with presence sources connected, {window} s")
-        time.sleep(2)
-        result = {"idle": wakeups(daemon.pid, window)}
-        log(f"running phase with presence sources connected, {window} s")
-        control = Connection(daemon.socket)
-        control.request("task_add", name="Bench away", work=3600, autostart="none")
-        control.request("start", task="Bench away")
-        time.sleep(1)
-        result["running"] = wakeups(daemon.pid, window)
-        control.request("stop")
-        control.close()
-        return result
+        # A new bus connection settles for a moment before the window starts.
+        return idle_and_running_wakeups(daemon, window, "Bench away", settle=2, what=" with presence sources connected")
     finally:
         daemon.stop()
         for bus in processes:
@@ -589,19 +597,7 @@ def main():
     ref.stdout.readline()
 
     try:
-        log(f"idle daemon, {window} s")
-        time.sleep(1)
-        raw["idle"] = wakeups(daemon.pid, window)
-
-        log(f"running phase without watcher, {window} s")
-        control = Connection(daemon.socket)
-        control.request("task_add", name="Bench long", work=3600, autostart="none")
-        control.request("start", task="Bench long")
-        time.sleep(1)
-        raw["running"] = wakeups(daemon.pid, window)
-        control.request("stop")
-        control.request("task_remove", task="Bench long", confirm=True)
-        control.close()
+        raw.update(idle_and_running_wakeups(daemon, window, "Bench long", settle=1))
 
         raw["presence"] = presence_wakeups(daemon_binary, root, window)
 

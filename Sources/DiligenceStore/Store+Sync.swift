@@ -11,7 +11,7 @@ import DiligenceTime
 
 /// The names of the sync settings in `database_info`.
 public enum SyncSetting: String, Sendable {
-    /// The device's random id (made by the migration to schema 4).
+    /// The device's random id (made by the migration to schema 7).
     case deviceID = "device_id"
     /// The name `sync enable --name` gave; absent: the host name.
     case deviceName = "device_name"
@@ -25,7 +25,7 @@ public enum SyncSetting: String, Sendable {
 }
 
 extension Store {
-    /// The migration to schema 5: the device id, `sessions.device` (NULL: this device's own) and
+    /// The migration to schema 7: the device id, `sessions.device` (NULL: this device's own) and
     /// the outbox with its triggers. `change` is an SQL expression: an update of a task that
     /// archives or unarchives it is `task_archived`.
     static let syncMigration: String = {
