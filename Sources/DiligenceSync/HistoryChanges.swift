@@ -1,0 +1,56 @@
+// What a database keeps of a merged `History` so that a restart builds it again without reading
+// the journals from their start (the daemon's SyncMerge.swift; docs/sync.md, "Merging the other
+// devices' journals"). Applying the kept registers to an empty history, in any order, through
+// `History.apply` (the one merge rule), gives the history again.
+
+/// The registers that lines changed since they were last kept, each with the line that holds it now.
+///
+/// - A session's register (the 100 000 of a long history) is kept as the entry itself: its
+///   version and its session, which the database already shows when the session is there; no
+///   line to keep or to read again.
+/// - Every other register — a tombstone, a task, a task's birth, a day's plan, and any kind a
+///   new `JournalChange` brings — is small and few: kept as its line's text, by register name.
+public struct HistoryChanges: Sendable {
+    /// Session id → the entry whose session holds its register now, and that session.
+    public private(set) var sessions: [String: (entry: JournalEntry, session: SyncedSession)] = [:]
+    /// Register name (`History.registers(heldBy:)`) → the text of the line holding it now.
+    public private(set) var lines: [String: String] = [:]
+
+    public init() {}
+
+    public var isEmpty: Bool { sessions.isEmpty && lines.isEmpty }
+
+    /// Notes what `entry`, just applied to `history`, holds there now (nothing when a line held
+    /// before supersedes it).
+    public mutating func note(_ entry: JournalEntry, in history: History) {
+        let held = history.registers(heldBy: entry)
+        guard !held.isEmpty else { return }
+        switch entry.change {
+        case .sessionRecorded(let s), .sessionEdited(let s): sessions[s.id] = (entry, s)
+        default: for name in held { lines[name] = entry.line }
+        }
+    }
+}
+
+extension History {
+    /// The registers `entry` holds now (those whose version is its), each by a name of its own
+    /// (`session <id>`, `birth <id>`, `plan <day>` …).
+    public func registers(heldBy entry: JournalEntry) -> [String] {
+        let version = entry.version
+        switch entry.change {
+        case .sessionRecorded(let s), .sessionEdited(let s):
+            return sessions[s.id]?.version == version ? ["session \(s.id)"] : []
+        case .sessionRemoved(let id):
+            return removedSessions[id] == version ? ["session_removed \(id)"] : []
+        case .taskAdded(let t):
+            return (births[t.id]?.version == version ? ["birth \(t.id)"] : [])
+                + (tasks[t.id]?.version == version ? ["task \(t.id)"] : [])
+        case .taskEdited(let t), .taskArchived(let t):
+            return tasks[t.id]?.version == version ? ["task \(t.id)"] : []
+        case .taskRemoved(let id):
+            return removedTasks[id] == version ? ["task_removed \(id)"] : []
+        case .planSet(let day, _), .planCleared(let day):
+            return plans[day]?.version == version ? ["plan \(day)"] : []
+        }
+    }
+}
