@@ -264,6 +264,71 @@ extension EndToEnd {
             #expect(Self.firstLineSkipped(a, copyOnA) == 0, "the restart read B's journal again from its start")
         }
 
+        /// Copies `from`'s journal to `to`'s folder, as a sync tool does.
+        static func copyJournal(of from: (DaemonUnderTest, folder: String, id: String), to folder: String) throws {
+            _ = try from.0.status()
+            let journal = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(from.folder)/\(from.id).jsonl")))
+            try Self.deliver(journal, to: "\(folder)/\(from.id).jsonl")
+        }
+
+        /// A (timer running on "Reading", records everything: `min_session = 0`) and B, both
+        /// knowing A's task "Reading".
+        static func runningOnShared() throws -> (
+            a: (DaemonUnderTest, folder: String, id: String), b: (DaemonUnderTest, folder: String, id: String)
+        ) {
+            let a = try Self.device("laptop")
+            let b = try Self.device("desktop")
+            try a.0.writeConfig("[timer]\nmin_session = 0\n")
+            #expect(try a.0.ctl("reload").exitCode == 0)
+            try a.0.addTask("Reading")
+            try a.0.call("start", [("task", .string("Reading"))])
+            try Self.copyJournal(of: a, to: b.folder)
+            try Self.eventually("B knows Reading") { try Self.taskNames(b.0).contains("Reading") }
+            return (a, b)
+        }
+
+        @Test("the running timer's task renamed on another device: status and events show the new name, the session is on it")
+        func runningTaskRenamedElsewhere() throws {
+            let (a, b) = try Self.runningOnShared()
+            let watcher = try a.0.watch()
+            try b.0.call("task_edit", [("task", .string("Reading")), ("new_name", .string("Books")), ("work_seconds", .int(3000))])
+            try Self.copyJournal(of: b, to: a.folder)
+            // The merge's own event carries the new name: the timer's copy changed before it.
+            let merged = watcher.waitFor(timeout: 5) { $0.name == "task_changed" && $0.json["change"]?.stringValue == "merged" }
+            #expect(merged?.event.status?["task"]?.stringValue == "Books", "\(watcher.transcript)")
+            let status = try a.0.status()
+            #expect(status["task"]?.stringValue == "Books" && status["state"]?.stringValue == "running", "\(status.serialized)")
+            #expect(try a.0.ctl("status").stdout.contains("Books"))
+            // The running phase keeps its length; the next one takes B's 50 minutes (as a local edit).
+            #expect(status["duration_seconds"]?.intValue == 1500, "\(status.serialized)")
+            try a.0.call("stop")
+            let sessions = try a.0.call("history")["sessions"]?.arrayValue ?? []
+            #expect(sessions.count == 1 && sessions.first?["task"]?.stringValue == "Books", "\(sessions.map(\.serialized))")
+            // ... and reaches B on that task.
+            try Self.copyJournal(of: a, to: b.folder)
+            try Self.eventually("B has A's session on Books") {
+                (try b.0.call("history")["sessions"]?.arrayValue ?? []).map { $0["task"]?.stringValue } == ["Books"]
+            }
+        }
+
+        @Test("the running timer's task removed on another device: the phase is dropped unrecorded, as a local removal does")
+        func runningTaskRemovedElsewhere() throws {
+            let (a, b) = try Self.runningOnShared()
+            let watcher = try a.0.watch()
+            try b.0.call("task_remove", [("task", .string("Reading")), ("confirm", .bool(true))])
+            try Self.copyJournal(of: b, to: a.folder)
+            let merged = watcher.waitFor(timeout: 5) { $0.name == "task_changed" && $0.json["change"]?.stringValue == "merged" }
+            #expect(merged?.event.state == "idle", "\(watcher.transcript)")
+            let status = try a.0.status()
+            #expect(status["state"]?.stringValue == "idle" && status["task"] == .null, "\(status.serialized)")
+            #expect(try !Self.taskNames(a.0).contains("Reading"))
+            // Nothing recorded: neither then, nor at a stop or a restart.
+            _ = try? a.0.call("stop")
+            try a.0.restart()
+            #expect(try a.0.status()["state"]?.stringValue == "idle")
+            #expect(try a.0.call("history")["sessions"]?.arrayValue?.isEmpty == true)
+        }
+
         @Test("a session's note, time away and why it ended reach the other device, and so does an edit of the note")
         func noteAwayAndReason() throws {
             let (a, folderA, idA) = try Self.device("laptop")
