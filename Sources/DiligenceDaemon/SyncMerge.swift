@@ -151,9 +151,9 @@ final class SyncMerge {
             guard touched != nil || cursors != reached else { return }
             folded = [:]
             try store.mergeTransaction { () throws(DiligenceError) in
-                var stored: Set<String> = []
-                if let touched { stored = try project(touched) }
-                try keep(folder, stored: stored)
+                var absent: Set<String> = []
+                if let touched { absent = try project(touched) }
+                try keep(folder, absent: absent)
             }
             unsaved = HistoryChanges()
             if touched != nil { merged(folded) }
@@ -165,14 +165,17 @@ final class SyncMerge {
     }
 
     /// Keeps how far the journals were read and the registers changed since the last time, in
-    /// the merge's transaction. `stored`: the sessions the database shows now (only the others'
-    /// lines are kept).
-    private func keep(_ folder: String, stored: Set<String>) throws(DiligenceError) {
-        let sessions = unsaved.sessions.values.map { change in
-            KeptSession(
-                version: change.entry.version, session: change.session, line: stored.contains(change.session.id) ? nil : change.entry.line)
+    /// the merge's transaction. `absent`: the history's sessions the database does not show
+    /// (their task not live, or refused here): each keeps a line holding its register.
+    private func keep(_ folder: String, absent: Set<String>) throws(DiligenceError) {
+        let held = absent.compactMap { id -> (KeptSession, line: String)? in
+            guard let register = history.session(id) else { return nil }
+            let version = register.version
+            return (
+                KeptSession(register), JournalEntry(device: version.device, hlc: version.hlc, change: .sessionRecorded(register.value)).line
+            )
         }
-        try store.saveMergeState(folder: folder, cursors: cursors, sessions: sessions, lines: unsaved.lines)
+        try store.saveMergeState(folder: folder, cursors: cursors, sessions: unsaved.sessions, held: held, lines: unsaved.lines)
     }
 
     /// Applies the new complete lines of every journal (read again while a read brought lines:
@@ -240,20 +243,21 @@ extension SyncMerge {
     /// line named is left as it is).
     /// Only what `touched` names, unless a task changed (a line about one session costs a
     /// lookup of that session, not a pass over the history).
-    /// Returns the sessions of the history the database shows now (of those projected).
+    /// Returns the sessions the database does not show that this merge changed or took out of it.
     private func project(_ touched: Touched) throws(DiligenceError) -> Set<String> {
         let (tasks, identity) = history.liveTasks()
         let liveIDs = Set(tasks.map(\.id))
         let rowOf = touched.everything ? try projectTasks(tasks) : try rows(of: tasks)
-        let stored: Set<String>
+        let absent: Set<String>
         if touched.everything {
-            stored = try projectSessions(
+            absent = try projectSessions(
                 history.liveSessions(identity: identity, liveTaskIDs: liveIDs), rowOf: rowOf,
-                existing: try store.syncedSessionRows(device: journal.device), known: history.knownSessionIDs)
+                existing: try store.syncedSessionRows(device: journal.device), known: history.knownSessionIDs, changed: touched.sessions)
         } else {
-            stored = try projectSessions(
+            absent = try projectSessions(
                 touched.sessions.compactMap { history.liveSession($0, identity: identity, liveTaskIDs: liveIDs) }, rowOf: rowOf,
-                existing: try store.syncedSessionRows(device: journal.device, uuids: touched.sessions), known: touched.sessions)
+                existing: try store.syncedSessionRows(device: journal.device, uuids: touched.sessions), known: touched.sessions,
+                changed: touched.sessions)
         }
         let plans = Dictionary(
             history.livePlans(identity: identity, liveTaskIDs: liveIDs).map { ($0.day, $0.task) }, uniquingKeysWith: { a, _ in a })
@@ -264,7 +268,7 @@ extension SyncMerge {
                 try store.clearPlan(day: day)
             }
         }
-        return stored
+        return absent
     }
 
     /// Each live task on one row (the row of one of its members, else a new one), rows of
@@ -334,14 +338,15 @@ extension SyncMerge {
     }
 
     /// The live sessions written (other devices' through the recorder's door as `sync`),
-    /// changed ones rewritten, removed ones deleted; returns those the database now holds.
+    /// changed ones rewritten, removed ones deleted; returns those of `known` the database does
+    /// not show (not live, their task not here, or refused) that were in it or are `changed`.
     private func projectSessions(
         _ live: [History.Session], rowOf: [String: Int64], existing: [String: (id: Int64, taskRow: Int64, session: SyncedSession)],
-        known: Set<String>
+        known: Set<String>, changed: Set<String>
     ) throws(DiligenceError) -> Set<String> {
         let own = journal.device
         var liveIDs: Set<String> = []
-        var stored: Set<String> = []
+        var absent: Set<String> = []
         var new: [(WorkSession, device: String)] = []
         for item in live {
             let s = item.session
@@ -351,7 +356,6 @@ extension SyncMerge {
                 var mine = have.session
                 mine.task = s.task
                 if have.taskRow != row || mine != s { try store.updateSyncedSession(id: have.id, taskRow: row, s, ownDevice: own) }
-                stored.insert(s.id)
             } else {
                 var session = s.work
                 session.taskID = row
@@ -359,17 +363,22 @@ extension SyncMerge {
             }
         }
         for id in known where !liveIDs.contains(id) {
-            if let have = existing[id] { try store.deleteSession(id: have.id) }
+            if let have = existing[id] {
+                try store.deleteSession(id: have.id)
+                absent.insert(id)
+            } else if changed.contains(id) {
+                absent.insert(id)
+            }
         }
         // One batch per device, each then marked with its device.
         for (device, sessions) in Dictionary(grouping: new, by: \.device) {
             let admission = try recorder.admit(sessions.map(\.0), source: .sync, mode: .whatPasses)
-            for (_, error) in admission.refused {
+            for (index, error) in admission.refused {
+                absent.insert(sessions[index].0.uuid)
                 Log.warning("Sync: a session of another device is refused here: \(error.message)", fields: [("EVENT", "sync_line_skipped")])
             }
             try store.setSessionDevice(device)
-            stored.formUnion(admission.uuids.values)
         }
-        return stored
+        return absent
     }
 }

@@ -14,20 +14,6 @@ import DiligenceSync
 //
 // `database_info.sync_merged` names the folder they belong to.
 
-/// A session's register to keep: the version and session of the line holding it; `line`, that
-/// line's text, only when the session is not in the `sessions` table.
-public struct KeptSession: Sendable {
-    public var version: Version
-    public var session: SyncedSession
-    public var line: String?
-
-    public init(version: Version, session: SyncedSession, line: String?) {
-        self.version = version
-        self.session = session
-        self.line = line
-    }
-}
-
 /// What a merge reached, as kept: the reading positions, and the lines of the registers that are
 /// not sessions in the database (those come through `restoreMergeState`'s `session`).
 public struct MergeState: Sendable {
@@ -89,11 +75,14 @@ extension Store {
         return state
     }
 
-    /// Keeps where the journals of `folder` were read to and the registers lines changed there
-    /// (`lines`: register name → line), in the caller's transaction (the one applying the lines).
-    /// What was kept for another folder is dropped first.
+    /// Keeps where the journals of `folder` were read to and the registers lines changed there, in
+    /// the caller's transaction (the one applying the lines): `sessions`, in `sessions` now (a
+    /// later one of an id replacing an earlier); `held`, sessions that are not, with the line
+    /// holding each; `lines`, every other register (name → line). What was kept for another
+    /// folder is dropped first.
     public func saveMergeState(
-        folder: String, cursors: [String: JournalCursor], sessions: [KeptSession], lines: [String: String]
+        folder: String, cursors: [String: JournalCursor], sessions: [KeptSession], held: [(KeptSession, line: String)] = [],
+        lines: [String: String]
     ) throws(DiligenceError) {
         if try syncSetting(.merged) != folder {
             try forgetMergeState()
@@ -104,21 +93,21 @@ extension Store {
                 "INSERT OR REPLACE INTO sync_cursors (device, offset, line, tail) VALUES (?, ?, ?, ?)",
                 [.text(device), .integer(cursor.offset), .int(cursor.line), .integer(Int64(bitPattern: cursor.tail))])
         }
-        // In key order: each row lands next to the one before in the table's b-tree.
-        let sessions = sessions.sorted { $0.session.id < $1.session.id }
+        // As given, not sorted: in a merge of 100 000 sessions sorting them took 3.6 % of the
+        // samples (perf), the inserts 1.3-1.5 % sorted or not.
+        func row(_ kept: KeptSession, _ line: String?) -> [SQLite.Value] {
+            // The writer is most often the device that recorded the session: then not repeated.
+            let writer = kept.version.device == kept.device ? nil : kept.version.device
+            return [
+                .text(kept.id), .integer(kept.version.hlc.millis), .integer(kept.version.hlc.counter), .optional(writer),
+                .text(kept.task), .optional(line),
+            ]
+        }
+        let target = "sync_sessions (uuid, millis, counter, writer, task, line)"
         let lines = lines.sorted { $0.key < $1.key }
         try connection.withLargePageCache(if: sessions.count > Self.largeBatch) { () throws(DiligenceError) in
-            try connection.insertMany(
-                into: "sync_sessions (uuid, millis, counter, writer, task, line)", columns: 6, count: sessions.count, replacing: true
-            ) {
-                let kept = sessions[$0]
-                // The writer is most often the device that recorded the session: then not repeated.
-                let writer = kept.version.device == kept.session.device ? nil : kept.version.device
-                return [
-                    .text(kept.session.id), .integer(kept.version.hlc.millis), .integer(kept.version.hlc.counter), .optional(writer),
-                    .text(kept.session.task), .optional(kept.line),
-                ]
-            }
+            try connection.insertMany(into: target, columns: 6, count: sessions.count, replacing: true) { row(sessions[$0], nil) }
+            try connection.insertMany(into: target, columns: 6, count: held.count, replacing: true) { row(held[$0].0, held[$0].line) }
             try connection.insertMany(into: "sync_registers (register, line)", columns: 2, count: lines.count, replacing: true) {
                 [.text(lines[$0].key), .text(lines[$0].value)]
             }

@@ -26,6 +26,10 @@ import Testing
         return synced
     }
 
+    func row(_ s: SyncedSession, _ version: Version) -> KeptSession {
+        KeptSession(id: s.id, version: version, task: s.task, device: s.device)
+    }
+
     /// What `store` keeps for `folder`: the state, and each restored session with its version.
     func restored(_ store: Store, _ folder: String = "/sync") throws -> (MergeState?, [String: (SyncedSession, Version)]) {
         var sessions: [String: (SyncedSession, Version)] = [:]
@@ -53,10 +57,7 @@ import Testing
             try store.transaction { () throws(DiligenceError) in
                 try store.saveMergeState(
                     folder: "/sync", cursors: [Self.other: cursor],
-                    sessions: [
-                        KeptSession(version: byOther, session: a, line: nil), KeptSession(version: byThird, session: b, line: nil),
-                        KeptSession(version: byThird, session: held, line: heldLine),
-                    ],
+                    sessions: [row(a, byOther), row(b, byThird)], held: [(row(held, byThird), heldLine)],
                     lines: ["plan 2026-12-01": "a plan's line", "task \(Self.otherStudy)": "a task's line"])
             }
         }
@@ -74,7 +75,7 @@ import Testing
         let later = Version(hlc: HLC(millis: 1_764_000_001_000, counter: 0), device: Self.other)
         try store.transaction { () throws(DiligenceError) in
             try store.saveMergeState(
-                folder: "/sync", cursors: [:], sessions: [KeptSession(version: later, session: b, line: nil)],
+                folder: "/sync", cursors: [:], sessions: [row(b, later)],
                 lines: ["plan 2026-12-01": "a later plan's line"])
         }
         func keptNow() throws -> [String] {
@@ -87,7 +88,7 @@ import Testing
         let failed = error { () throws(DiligenceError) in
             try store.transaction { () throws(DiligenceError) in
                 try store.saveMergeState(
-                    folder: "/sync", cursors: [Self.other: .start], sessions: [KeptSession(version: later, session: held, line: nil)],
+                    folder: "/sync", cursors: [Self.other: .start], sessions: [row(held, later)],
                     lines: ["plan 2026-12-01": "lost"])
                 throw DiligenceError("storage_error", "the merge's transaction failed")
             }

@@ -219,20 +219,23 @@ import Testing
         // later row of a register replacing the earlier).
         var before = History()
         var changes = HistoryChanges()
-        var keptSessions: [String: (entry: JournalEntry, session: SyncedSession)] = [:]
+        var keptSessions: [String: KeptSession] = [:]
         var keptLines: [String: String] = [:]
         for (index, entry) in lines[..<cut].enumerated() {
             if before.apply(entry) { changes.note(entry, in: before) }
             if index == cut - 1 || Int.random(in: 0..<10, using: &random) == 0 {
-                keptSessions.merge(changes.sessions) { _, new in new }
+                for kept in changes.sessions { keptSessions[kept.id] = kept }
                 keptLines.merge(changes.lines) { _, new in new }
                 changes = HistoryChanges()
             }
         }
-        // Restored: each session from its version and value alone, the rest from its line's text.
+        // Restored: each session from its kept row (version, task, device) and its values as the
+        // database shows them, the rest from its line's text.
         var restored = History()
-        for (entry, session) in keptSessions.values.shuffled(using: &random) {
-            restored.apply(JournalEntry(device: entry.device, hlc: entry.hlc, change: .sessionRecorded(session)))
+        for kept in keptSessions.values.shuffled(using: &random) {
+            let register = try #require(before.session(kept.id))
+            #expect(KeptSession(register) == kept, "the row kept is the register's")
+            restored.apply(JournalEntry(device: kept.version.device, hlc: kept.version.hlc, change: .sessionRecorded(register.value)))
         }
         for line in keptLines.values.shuffled(using: &random) { restored.apply(try JournalEntry.parse(Array(line.utf8))) }
         #expect(restored.canonicalDump == before.canonicalDump)
