@@ -152,6 +152,7 @@ public final class Daemon {
         store.onCommit = { [unowned self] in self.journal.committed() }
         journal.write(now: clocks.wall)
         merge.merged = { [unowned self] in self.syncMerged() }
+        stats.devices = { [unowned self] () throws(DiligenceError) in try self.merge.knownDevices() }
         merge.follow(journal.directory())
         recorder.replaySpilled()
         restoreTimer()

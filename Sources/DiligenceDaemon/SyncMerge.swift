@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceStore
 import DiligenceSync
 import DiligenceTime
@@ -132,6 +133,43 @@ final class SyncMerge {
     }
 }
 
+// MARK: The devices
+
+extension SyncMerge {
+    /// The devices `--device` can name and `sync status` lists: this one, those whose sessions
+    /// are recorded here (`recorded`), those the merged history holds lines of (`heard`) or a
+    /// name of; each with its latest name (this one's: `SyncJournal.name()`).
+    func knownDevices(recorded: some Sequence<String>, heard: some Sequence<String> = []) -> [KnownDevice] {
+        var names = history.deviceNames
+        names[journal.device] = journal.name()
+        let ids = Set(names.keys).union(recorded).union(heard)
+        return ids.sorted().map { KnownDevice(id: $0, name: names[$0], isThis: $0 == journal.device) }
+    }
+
+    /// The devices for `--device`.
+    func knownDevices() throws(DiligenceError) -> [KnownDevice] {
+        knownDevices(recorded: try store.sessionsByDevice().keys.compactMap { $0 })
+    }
+
+    /// `sync status`'s `devices`: this one first, then the others by id; each with its name,
+    /// the sessions it recorded that are here and the time of its latest line the merged
+    /// history holds (null: none).
+    func devicesJSON() throws(DiligenceError) -> JSON {
+        let counts = try store.sessionsByDevice()
+        let heard = history.latestReadings()
+        let devices = knownDevices(recorded: counts.keys.compactMap { $0 }, heard: heard.keys)
+        return .array(
+            devices.sorted { ($0.isThis ? 0 : 1, $0.id) < ($1.isThis ? 0 : 1, $1.id) }.map { device in
+                let key: String? = device.isThis ? nil : device.id
+                return .object([
+                    ("id", .string(device.id)), ("name", .string(device.name)), ("this", .bool(device.isThis)),
+                    ("sessions", .int(counts[key] ?? 0)),
+                    ("last_line", .string(heard[device.id].map { RFC3339.format(Double($0.millis) / 1000) })),
+                ])
+            })
+    }
+}
+
 /// What a merge's lines changed: a task (everything is projected again: the tasks' identity may
 /// have moved), or only these sessions and days.
 struct Touched {
@@ -145,6 +183,8 @@ struct Touched {
         case .sessionRemoved(let id): sessions.insert(id)
         case .planSet(let day, _), .planCleared(let day): days.insert(day)
         case .taskAdded, .taskEdited, .taskArchived, .taskRemoved: everything = true
+        // A name is not in the database: the history holds it (`History.deviceNames`).
+        case .deviceNamed: break
         }
     }
 }

@@ -15,7 +15,9 @@ func reportPage(_ parsed: ParsedCommand, send: (Request) throws(Failure) -> JSON
     if parsed.has("svg") { return heatMapSVG(view, standalone: true) + "\n" }
     let shownDay = min(view.to, view.today)
     let weekOffset = (shownDay.monday.daysSince1970 - view.today.monday.daysSince1970) / 7
-    let week = try send(Request(command: "week", arguments: [("offset", .int(Int64(weekOffset)))]))
+    // The week of the same device's sessions as the statistics (`--device`).
+    let device = parsed.request.body["device"].map { [("device", $0)] } ?? []
+    let week = try send(Request(command: "week", arguments: [("offset", .int(Int64(weekOffset)))] + device))
     return reportHTML(view, week: week)
 }
 

@@ -36,6 +36,7 @@ extension EndToEnd {
                     "\(entry.change.name) \(t.id) \(t.config.name)\(t.archived ? " (archived)" : "")"
                 case .planSet(let day, let task): "plan_set \(day) \(task)"
                 case .planCleared(let day): "plan_cleared \(day)"
+                case .deviceNamed(let name): "device_named \(name)"
                 }
             }
         }
@@ -72,7 +73,8 @@ extension EndToEnd {
             let earlyID = early["uuid"]?.stringValue ?? "?"
             #expect(startLines.contains("session_recorded \(earlyID) task=\(uuid("Study"))"), "\(startLines)")
             #expect(startLines.contains("plan_set 2026-11-30 \(uuid("Study"))"), "\(startLines)")
-            #expect(start.count == 9, "nothing else, nothing twice: \(startLines)")
+            #expect(startLines.first == "device_named laptop", "the journal starts with the device's name: \(startLines)")
+            #expect(start.count == 10, "nothing else, nothing twice: \(startLines)")
 
             // Every kind of change, one line each, once the daemon answered the next request.
             func changes(_ body: () throws -> Void) throws -> [String] {
@@ -105,6 +107,14 @@ extension EndToEnd {
             #expect(
                 try changes { try d.call("task_remove", [("task", .string("Books")), ("confirm", .bool(true))]) }
                     == ["task_removed \(reading)"])
+            // A new name is one line; enabling again without a name keeps it and writes nothing.
+            func enableAgain(_ name: String...) throws {
+                let run = try d.ctl(arguments: ["sync", "enable", folder] + name)
+                guard run.exitCode == 0 else { throw HarnessError("sync enable: \(run)") }
+            }
+            #expect(try changes { try enableAgain("--name", " Desk ") } == ["device_named Desk"])
+            #expect(try changes { try enableAgain() } == [])
+            #expect(try d.call("sync_status")["device"]?["name"] == .string("Desk"))
 
             // A session of the timer: a 1-second work phase that completes.
             try d.addTask("Quick", [("work", .int(1))])
@@ -173,7 +183,7 @@ extension EndToEnd {
             #expect(state["configured"]?.boolValue == true, "\(state.serialized)")
             let device = try #require(state["device"]?["id"]?.stringValue)
             var cursor = JournalCursor.start
-            #expect(try Self.read("\(folder)/\(device).jsonl", device: device, from: &cursor).count == 7, "the seven tasks")
+            #expect(try Self.read("\(folder)/\(device).jsonl", device: device, from: &cursor).count == 8, "the name and the seven tasks")
             let enable = try d.ctl("sync", "enable", d.root + "/other")
             #expect(enable.exitCode == 1 && enable.stderr.contains("[sync] directory"), "\(enable)")
             let disable = try d.ctl("sync", "disable")
