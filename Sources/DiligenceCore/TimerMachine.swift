@@ -383,11 +383,12 @@ public struct TimerMachine: Sendable, Equatable {
         return events
     }
 
-    /// A new configuration for a task: it applies from the next phase when it is the running task.
+    /// A new configuration for a task: it applies from the next phase when it is the running task
+    /// (task `replacing`, when the task moved to another row: `config.id`'s).
     /// A pending phase has not started yet: it takes the new duration at once, so that status
     /// shows what `start` will run.
-    public mutating func taskChanged(_ config: TaskConfig) {
-        guard task?.id == config.id else { return }
+    public mutating func taskChanged(_ config: TaskConfig, replacing id: Int64? = nil) {
+        guard task?.id == (id ?? config.id) else { return }
         task = config
         if state == .pending, let phase { duration = Double(config.seconds(for: phase)) }
     }

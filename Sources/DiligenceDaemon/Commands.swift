@@ -155,10 +155,7 @@ extension Daemon {
             changes.apply(to: &task)
             if let newName { task.name = newName }
             let updated = try store.updateTask(task)
-            changeTimer(at: observeClocks()) { machine in
-                machine.taskChanged(updated)
-                return []
-            }
+            runningTaskChanged(id: updated.id, to: updated)
             taskChanged(updated, change: "edited")
             return updated.json
         case .taskRemove(let name, let confirm, let dryRun):
@@ -167,6 +164,7 @@ extension Daemon {
             let task = try store.findTask(name, scope: archived ? .active : .archived)
             guard task.archived != archived else { return task.json }
             let changed = try store.setArchived(id: task.id, archived)
+            runningTaskChanged(id: changed.id, to: changed)
             taskChanged(changed, change: archived ? "archived" : "unarchived")
             return changed.json
         default:
@@ -229,13 +227,7 @@ extension Daemon {
                     + "or archive it instead (task_archive): hidden, its history kept.")
         }
         let removed = try store.removeTask(id: task.id)
-        if machine.task?.id == task.id {
-            // Its sessions are gone with it: drop the phase without recording it.
-            changeTimer(at: clocks.now) { machine in
-                machine.reset()
-                return []
-            }
-        }
+        runningTaskChanged(id: task.id, to: nil)
         taskChanged(task, change: "removed")
         return .object([
             ("removed", .string(task.name)), ("sessions_removed", .int(removed)),
@@ -249,13 +241,35 @@ extension Daemon {
         return .object(members + [("devices", try merge.devicesJSON())])
     }
 
-    /// An import restored task definitions (`export --with-tasks`): reminders re-read, watchers told.
-    /// Another device's changes were merged: reminders follow the tasks, watchers get the status.
-    func syncMerged() {
+    /// The timer's copy of task row `id` made to follow the database after the task changed there,
+    /// whatever changed it (a command here, a merge of another device's change): an edited or
+    /// archived task's name shows at once and its settings apply from the next phase
+    /// (`TimerMachine.taskChanged`); a removed one (`task` nil) drops the phase without recording
+    /// it, as its sessions are gone with it. `task` may be on another row (two rows of one task
+    /// merged into one).
+    func runningTaskChanged(id: Int64, to task: TaskConfig?) {
+        guard machine.task?.id == id else { return }
+        changeTimer(at: clocks.now) { machine in
+            if let task { machine.taskChanged(task, replacing: id) } else { machine.reset() }
+            return []
+        }
+    }
+
+    /// Another device's changes were merged: the running task follows its row (`folded`: rows
+    /// merged into another, by the row kept), reminders follow the tasks, watchers get the status.
+    func syncMerged(folded: [Int64: Int64]) {
+        if let id = machine.task?.id {
+            do {
+                runningTaskChanged(id: id, to: try store.task(id: folded[id] ?? id))
+            } catch {
+                Log.error("Sync: the running task cannot be read after a merge (\(error.message)); the timer keeps its copy.")
+            }
+        }
         reminders.reload(from: store, now: clocks.wall)
         broadcast("task_changed", now: clocks.now, extra: [("task", .null), ("change", .string("merged"))])
     }
 
+    /// An import restored task definitions (`export --with-tasks`): reminders re-read, watchers told.
     func tasksImported() {
         reminders.reload(from: store, now: clocks.wall)
         broadcast("task_changed", now: clocks.now, extra: [("task", .null), ("change", .string("imported"))])

@@ -151,7 +151,7 @@ public final class Daemon {
         notifier.undelivered = { [unowned self] message in self.ringBell(for: message) }
         store.onCommit = { [unowned self] in self.journal.committed() }
         journal.write(now: clocks.wall)
-        merge.merged = { [unowned self] in self.syncMerged() }
+        merge.merged = { [unowned self] folded in self.syncMerged(folded: folded) }
         stats.devices = { [unowned self] () throws(DiligenceError) in try self.merge.knownDevices() }
         merge.follow(journal.directory())
         recorder.replaySpilled()

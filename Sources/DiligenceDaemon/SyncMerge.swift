@@ -25,8 +25,11 @@ final class SyncMerge {
     private let journal: SyncJournal
     private let clocks: Clocks
     private let queue: DispatchQueue
-    /// Called after a merge changed the database (the daemon pushes the status).
-    var merged: () -> Void = {}
+    /// Called after a merge changed the database, with the task rows it merged into another (by
+    /// the row kept): the timer follows its task, the daemon pushes the status.
+    var merged: (_ folded: [Int64: Int64]) -> Void = { _ in }
+    /// The task rows the merge in progress merged into another.
+    private var folded: [Int64: Int64] = [:]
 
     private(set) var folder: String?
     private(set) var history = History()
@@ -87,8 +90,9 @@ final class SyncMerge {
             }
             heldBack = false
             guard let touched = try readJournals(folder, now: now) else { return }
+            folded = [:]
             try store.mergeTransaction { () throws(DiligenceError) in try project(touched) }
-            merged()
+            merged(folded)
         } catch {
             Log.error("Sync: merging failed (\(error.message)); tried again at the next change of the folder.")
         }
@@ -239,6 +243,7 @@ extension SyncMerge {
             for other in present where other.id != keep.id {
                 try store.moveSyncedTask(from: other.id, to: keep.id)
                 try store.deleteSyncedTask(id: other.id)
+                folded[other.id] = keep.id
             }
             rowOf[task.id] = keep.id
             let shown = Self.adopt(task.config, into: keep)

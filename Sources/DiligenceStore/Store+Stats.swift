@@ -160,8 +160,12 @@ extension Store {
     }
 
     /// Seconds away during the work of the sessions that began in [from, to) (`away_seconds`,
-    /// docs/presence.md), of one task or all.
+    /// docs/presence.md), of one task or all; of time two devices' sessions share, once
+    /// (`SharedTime`, as `totals`).
     public func awaySeconds(from: Double, to: Double, taskID: Int64? = nil, device: DeviceFilter? = nil) throws(DiligenceError) -> Int {
+        if device == nil, try holdsOtherDevicesSessions(from: from, to: to) {
+            return try awaySessionBySession(from: from, to: to, taskID: taskID)
+        }
         let scope = Self.scope(taskID: taskID, device: device)
         var seconds = 0
         try connection.cached("SELECT coalesce(sum(away_seconds), 0) FROM sessions WHERE start >= ? AND start < ?" + scope.sql)
@@ -169,6 +173,24 @@ extension Store {
                 seconds = row.int(0)
             }
         return seconds
+    }
+
+    /// `awaySeconds` one session at a time: each keeps the share of its time away that
+    /// `SharedTime` leaves it. Sessions that began before `from` are read too (in start order),
+    /// as they may cover the start of one that began in the period.
+    private func awaySessionBySession(from: Double, to: Double, taskID: Int64?) throws(DiligenceError) -> Int {
+        let scope = Self.scope(taskID: taskID, device: nil)
+        var shared = SharedTime()
+        var away = 0.0
+        try connection.cached(
+            "SELECT start, end, away_seconds FROM sessions WHERE start >= ? AND start < ?" + scope.sql + " ORDER BY start"
+        )
+        .forEachRow([.real(from - Self.longestSessionSpan), .real(to)] + scope.values) { row throws(DiligenceError) in
+            let start = row.double(0)
+            let kept = shared.uncovered(start: start, end: row.double(1))
+            if start >= from { away += Double(row.int(2)) * kept.share }
+        }
+        return Int(away.rounded())
     }
 
     private func sumTotals(from: Double, to: Double, taskID: Int64?, device: DeviceFilter?) throws(DiligenceError) -> Tally {
@@ -222,13 +244,14 @@ extension Store {
         var shared = SharedTime()
         try forEachSession(from: from, to: to, taskID: taskID) { _, start, end, focused, _, completed in
             if completed, end <= to { tally.completed += 1 }
-            let kept = shared.uncovered(start: start, end: end, focused: Double(focused))
+            let kept = shared.uncovered(start: start, end: end)
+            let keptFocus = Double(focused) * kept.share
             guard end > kept.start else {
-                if end == start { tally.focusedSeconds += kept.focused } // no length: all on the day it ends in
+                if end == start { tally.focusedSeconds += keptFocus } // no length: all on the day it ends in
                 return
             }
             let inside = min(end, to) - max(kept.start, from)
-            if inside > 0 { tally.focusedSeconds += kept.focused * inside / (end - kept.start) }
+            if inside > 0 { tally.focusedSeconds += keptFocus * inside / (end - kept.start) }
         }
         return tally
     }

@@ -62,6 +62,7 @@ public struct SyncedTask: Equatable, Sendable {
         self.config = config
         self.config.id = 0
         self.config.uuid = id
+        self.config.archived = archived
         self.archived = archived
     }
 }
@@ -274,52 +275,18 @@ public struct JournalEntry: Equatable, Sendable {
         }
     }
 
+    /// The task object of a line: the protocol's task object (`TaskConfig.exported`, every
+    /// setting present) with the stable id as `id`. Its `away` is read but not carried: the
+    /// away policy is each device's own (`SyncMerge.adopt`).
     static func task(_ json: JSON?) throws(JournalLineError) -> SyncedTask {
         guard let json, case .object = json else { throw JournalLineError("\"task\" is not an object") }
-        func string(_ key: String) throws(JournalLineError) -> String {
-            guard let value = json[key]?.stringValue else { throw JournalLineError("the task's \"\(key)\" is not a string") }
-            return value
-        }
-        func integer(_ key: String) throws(JournalLineError) -> Int {
-            guard let value = json[key]?.intValue, let number = Int(exactly: value) else {
-                throw JournalLineError("the task's \"\(key)\" is not a whole number")
-            }
-            return number
-        }
-        func flag(_ key: String) throws(JournalLineError) -> Bool {
-            guard let value = json[key]?.boolValue else { throw JournalLineError("the task's \"\(key)\" is not true or false") }
-            return value
-        }
-        func optional(_ key: String) throws(JournalLineError) -> String? {
-            switch json[key] {
-            case nil, .null?: return nil
-            case .string(let text)?: return text
-            default: throw JournalLineError("the task's \"\(key)\" is not a string or null")
-            }
-        }
         let id = try id(json, "id")
-        let name: String
-        do { name = try TaskName.normalize(try string("name")) } catch let error as DiligenceError {
-            throw JournalLineError("the task's name: \(error.message)")
-        } catch {
-            throw error as! JournalLineError
+        switch TaskConfig.exported(json, complete: true) {
+        case .success(var config):
+            config.awayPolicy = nil
+            return SyncedTask(id: id, config: config, archived: config.archived)
+        case .failure(let error): throw JournalLineError(error.message)
         }
-        guard let color = TaskColor(rawValue: try string("color")) else { throw JournalLineError("the task's \"color\" is unknown") }
-        guard let autostart = Autostart(rawValue: try string("autostart")) else {
-            throw JournalLineError("the task's \"autostart\" is unknown")
-        }
-        var reminder: Int?
-        if let text = try optional("reminder") {
-            guard let minute = TimeOfDay.parse(text) else { throw JournalLineError("the task's \"reminder\" is not HH:MM or null") }
-            reminder = minute
-        }
-        let config = TaskConfig(
-            name: name, description: try string("description"), color: color, workSeconds: try integer("work_seconds"),
-            shortBreakSeconds: try integer("short_break_seconds"), longBreakSeconds: try integer("long_break_seconds"),
-            longBreakEvery: try integer("long_break_every"), breaks: try flag("breaks"), autostart: autostart,
-            focusMode: try flag("focus_mode"), goal: try integer("goal"), reminderMinute: reminder, sound: try optional("sound"))
-        do { try config.validate() } catch { throw JournalLineError("the task is refused: \(error.message)") }
-        return SyncedTask(id: id, config: config, archived: try flag("archived"))
     }
 }
 

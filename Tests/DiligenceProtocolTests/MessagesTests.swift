@@ -88,6 +88,36 @@ struct MessagesTests {
         )
     }
 
+    @Test(
+        "a task object's member of the wrong type is refused, naming it (not read as the default)",
+        arguments: [
+            ("work_seconds", #""1500""#), ("goal", "1.5"), ("breaks", "1"), ("focus_mode", #""no""#), ("archived", #""yes""#),
+            ("description", "7"), ("sound", "5"), ("color", "3"), ("autostart", "true"), ("reminder", "545"), ("away", #""sometimes""#),
+        ])
+    func exportedTaskMemberOfTheWrongType(member: String, value: String) throws {
+        let json = try JSON.parse(Array(#"{"name":"Write","\#(member)":\#(value)}"#.utf8))
+        guard case .failure(let error) = TaskConfig.exported(json) else {
+            Issue.record("\(member): \(value) was taken")
+            return
+        }
+        #expect(error.code == "invalid_import")
+        #expect(error.message.contains("\"\(member)\""), "\(error.message)")
+    }
+
+    @Test("a task object without a setting takes the default, unless every setting is required (a journal line)")
+    func exportedTaskDefaultsAndCompleteness() throws {
+        let short = try JSON.parse(Array(#"{"name":"Write","work_seconds":600,"away":"pause"}"#.utf8))
+        let task = try TaskConfig.exported(short).get()
+        #expect(task.workSeconds == 600 && task.goal == TaskConfig(name: "x").goal && task.awayPolicy == .pause)
+        guard case .failure(let error) = TaskConfig.exported(short, complete: true) else {
+            Issue.record("a task object without its settings was taken as complete")
+            return
+        }
+        #expect(error.message.contains("\"description\""), "\(error.message)")
+        let whole = TaskConfig(name: "Write", workSeconds: 600)
+        #expect(try TaskConfig.exported(whole.json, complete: true).get().workSeconds == 600)
+    }
+
     @Test func idleStatusJSON() {
         let status = TimerMachine().status(at: Now(steady: 0, wall: 0))
         #expect(

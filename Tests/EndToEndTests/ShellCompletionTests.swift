@@ -166,8 +166,8 @@ extension EndToEnd {
         @Test("--device completes this and the other devices' names in bash, zsh and fish, quoted")
         func deviceNames() throws {
             let (a, folderA, _) = try EndToEnd.SyncMerge.device("laptop")
-            let (b, folderB, idB) = try EndToEnd.SyncMerge.device("Work desk")
-            try EndToEnd.SyncMerge.copyJournal(of: b, idB, in: folderB, to: folderA)
+            let b = try EndToEnd.SyncMerge.device("Work desk")
+            try EndToEnd.SyncMerge.copyJournal(of: b, to: folderA)
             try EndToEnd.SyncMerge.eventually("A knows B's name") { try a.ctl("sync", "status", "--names").stdout.contains("Work desk") }
             let s = try Setup(a)
             let socket = s.d.socketPath

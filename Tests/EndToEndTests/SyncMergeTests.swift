@@ -158,12 +158,6 @@ extension EndToEnd {
             try Self.eventually("A's own session removed on B is removed on A") { try Self.history(a).count == 1 }
         }
 
-        /// `from`'s journal, as it is now, delivered into `folder` (the other device's copy).
-        static func copyJournal(of from: DaemonUnderTest, _ id: String, in fromFolder: String, to folder: String) throws {
-            _ = try from.status()
-            try deliver(try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(fromFolder)/\(id).jsonl"))), to: "\(folder)/\(id).jsonl")
-        }
-
         /// The focused seconds of `report all --svg` (every heat-map cell's `data-seconds`).
         static func reportSeconds(_ d: DaemonUnderTest, _ arguments: String...) throws -> Int {
             let run = try d.ctl(arguments: ["report", "all", "--svg"] + arguments)
@@ -174,8 +168,10 @@ extension EndToEnd {
         @Test("--device takes a device's name from its journal; history shows names; a shared name is ambiguous, an unknown one lists them")
         func byName() throws {
             let (a, folderA, idA) = try Self.device("laptop")
-            let (b, folderB, idB) = try Self.device("desktop")
-            let (c, folderC, idC) = try Self.device("Desktop")
+            let deviceB = try Self.device("desktop")
+            let deviceC = try Self.device("Desktop")
+            let (b, folderB, idB) = deviceB
+            let (c, idC) = (deviceC.0, deviceC.id)
             try a.call(
                 "history_add", [("task", .string("Study")), ("start", .string("2026-11-30 08:00")), ("end", .string("2026-11-30 08:20"))])
             try b.call(
@@ -183,7 +179,7 @@ extension EndToEnd {
             try c.call(
                 "history_add",
                 [("task", .string("Exercise")), ("start", .string("2026-11-29 10:00")), ("end", .string("2026-11-29 10:25"))])
-            try Self.copyJournal(of: b, idB, in: folderB, to: folderA)
+            try Self.copyJournal(of: deviceB, to: folderA)
             try Self.eventually("A has B's session") { try Self.history(a).count == 2 }
 
             let byName = try a.ctl("history", "--device", "DeskTop", "--json")
@@ -202,7 +198,7 @@ extension EndToEnd {
             #expect(try Self.reportSeconds(a) == 3000)
 
             // A third device under the same name (in another case): the name is ambiguous, the ids are not.
-            try Self.copyJournal(of: c, idC, in: folderC, to: folderA)
+            try Self.copyJournal(of: deviceC, to: folderA)
             try Self.eventually("A has C's session") { try Self.history(a).count == 3 }
             let ambiguous = try a.ctl("history", "--device", "desktop")
             #expect(ambiguous.exitCode == 2, "\(ambiguous)")
@@ -220,7 +216,7 @@ extension EndToEnd {
 
             // B takes another name: its journal says so, and the old name is C's alone.
             #expect(try b.ctl("sync", "enable", folderB, "--name", "office").exitCode == 0)
-            try Self.copyJournal(of: b, idB, in: folderB, to: folderA)
+            try Self.copyJournal(of: deviceB, to: folderA)
             try Self.eventually("A knows B as office") {
                 (try a.call("history", [("device", .string("office"))])["sessions"]?.arrayValue ?? []).count == 1
             }
@@ -236,6 +232,71 @@ extension EndToEnd {
             #expect(listed[idB]?["last_line"]?.stringValue != nil, "\(devices)")
             let text = try a.ctl("sync", "status")
             #expect(text.stdout.contains("office") && text.stdout.contains(String(idC.prefix(8))), "\(text.stdout)")
+        }
+
+        /// Copies `from`'s journal to `to`'s folder, as a sync tool does.
+        static func copyJournal(of from: (DaemonUnderTest, folder: String, id: String), to folder: String) throws {
+            _ = try from.0.status()
+            let journal = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(from.folder)/\(from.id).jsonl")))
+            try Self.deliver(journal, to: "\(folder)/\(from.id).jsonl")
+        }
+
+        /// A (timer running on "Reading", records everything: `min_session = 0`) and B, both
+        /// knowing A's task "Reading".
+        static func runningOnShared() throws -> (
+            a: (DaemonUnderTest, folder: String, id: String), b: (DaemonUnderTest, folder: String, id: String)
+        ) {
+            let a = try Self.device("laptop")
+            let b = try Self.device("desktop")
+            try a.0.writeConfig("[timer]\nmin_session = 0\n")
+            #expect(try a.0.ctl("reload").exitCode == 0)
+            try a.0.addTask("Reading")
+            try a.0.call("start", [("task", .string("Reading"))])
+            try Self.copyJournal(of: a, to: b.folder)
+            try Self.eventually("B knows Reading") { try Self.taskNames(b.0).contains("Reading") }
+            return (a, b)
+        }
+
+        @Test("the running timer's task renamed on another device: status and events show the new name, the session is on it")
+        func runningTaskRenamedElsewhere() throws {
+            let (a, b) = try Self.runningOnShared()
+            let watcher = try a.0.watch()
+            try b.0.call("task_edit", [("task", .string("Reading")), ("new_name", .string("Books")), ("work_seconds", .int(3000))])
+            try Self.copyJournal(of: b, to: a.folder)
+            // The merge's own event carries the new name: the timer's copy changed before it.
+            let merged = watcher.waitFor(timeout: 5) { $0.name == "task_changed" && $0.json["change"]?.stringValue == "merged" }
+            #expect(merged?.event.status?["task"]?.stringValue == "Books", "\(watcher.transcript)")
+            let status = try a.0.status()
+            #expect(status["task"]?.stringValue == "Books" && status["state"]?.stringValue == "running", "\(status.serialized)")
+            #expect(try a.0.ctl("status").stdout.contains("Books"))
+            // The running phase keeps its length; the next one takes B's 50 minutes (as a local edit).
+            #expect(status["duration_seconds"]?.intValue == 1500, "\(status.serialized)")
+            try a.0.call("stop")
+            let sessions = try a.0.call("history")["sessions"]?.arrayValue ?? []
+            #expect(sessions.count == 1 && sessions.first?["task"]?.stringValue == "Books", "\(sessions.map(\.serialized))")
+            // ... and reaches B on that task.
+            try Self.copyJournal(of: a, to: b.folder)
+            try Self.eventually("B has A's session on Books") {
+                (try b.0.call("history")["sessions"]?.arrayValue ?? []).map { $0["task"]?.stringValue } == ["Books"]
+            }
+        }
+
+        @Test("the running timer's task removed on another device: the phase is dropped unrecorded, as a local removal does")
+        func runningTaskRemovedElsewhere() throws {
+            let (a, b) = try Self.runningOnShared()
+            let watcher = try a.0.watch()
+            try b.0.call("task_remove", [("task", .string("Reading")), ("confirm", .bool(true))])
+            try Self.copyJournal(of: b, to: a.folder)
+            let merged = watcher.waitFor(timeout: 5) { $0.name == "task_changed" && $0.json["change"]?.stringValue == "merged" }
+            #expect(merged?.event.state == "idle", "\(watcher.transcript)")
+            let status = try a.0.status()
+            #expect(status["state"]?.stringValue == "idle" && status["task"] == .null, "\(status.serialized)")
+            #expect(try !Self.taskNames(a.0).contains("Reading"))
+            // Nothing recorded: neither then, nor at a stop or a restart.
+            _ = try? a.0.call("stop")
+            try a.0.restart()
+            #expect(try a.0.status()["state"]?.stringValue == "idle")
+            #expect(try a.0.call("history")["sessions"]?.arrayValue?.isEmpty == true)
         }
 
         @Test("a session's note, time away and why it ended reach the other device, and so does an edit of the note")
