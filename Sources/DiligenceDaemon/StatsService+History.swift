@@ -14,7 +14,18 @@ extension StatsService {
     /// beginning of its id, among the devices known here (`DeviceFilter.resolve`).
     func deviceFilter(_ text: String?) throws(DiligenceError) -> DeviceFilter? {
         guard let text else { return nil }
-        return try DeviceFilter.resolve(text, among: devices())
+        let recorded = Set(try store.sessionsByDevice().keys.compactMap { $0 })
+        return try DeviceFilter.resolve(text, among: devices(recorded))
+    }
+
+    /// The name of the device that recorded each of `sessions` (`history`, exports), by the
+    /// session's `device` (nil: this device's own, under its own name).
+    func deviceNames(of sessions: [WorkSession]) -> [String?: String] {
+        var names: [String?: String] = [:]
+        for device in devices(Set(sessions.compactMap(\.device))) {
+            if let name = device.name { names[device.isThis ? nil : device.id] = name }
+        }
+        return names
     }
 
     /// `since`/`until`: a day (its whole statistics day; `until` includes it) or a moment
@@ -38,10 +49,8 @@ extension StatsService {
         let sessions = try store.history(
             taskID: task?.id, device: device, from: try timeBound(since, "since", endOfDay: false),
             to: try timeBound(until, "until", endOfDay: true), limit: limit)
-        let known = try devices()
-        let own = known.first(where: \.isThis)?.id
-        let names = Dictionary(known.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-        return .object([("sessions", .array(sessions.map { $0.json(deviceName: names[$0.device ?? own ?? ""] ?? nil) }))])
+        let names = deviceNames(of: sessions)
+        return .object([("sessions", .array(sessions.map { $0.json(deviceName: names[$0.device] ?? nil) }))])
     }
 
     /// A moment (`DateText.moment`): `HH:MM` is the moment of today's statistics day that reads so.
@@ -134,7 +143,7 @@ extension StatsService {
         let setup = withTasks ? try setupLines() : ""
         return .object([
             ("format", .string(format.rawValue)), ("count", .int(sessions.count)),
-            ("content", .string(setup + format.render(sessions, stamp: clocks.now.wall))),
+            ("content", .string(setup + format.render(sessions, stamp: clocks.now.wall, deviceNames: deviceNames(of: sessions)))),
         ])
     }
 

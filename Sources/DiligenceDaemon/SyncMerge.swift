@@ -150,11 +150,6 @@ extension SyncMerge {
         return ids.sorted().map { KnownDevice(id: $0, name: names[$0], isThis: $0 == journal.device) }
     }
 
-    /// The devices for `--device`.
-    func knownDevices() throws(DiligenceError) -> [KnownDevice] {
-        knownDevices(recorded: try store.sessionsByDevice().keys.compactMap { $0 })
-    }
-
     /// `sync status`'s `devices`: this one first, then the others by id; each with its name,
     /// the sessions it recorded that are here and the time of its latest line the merged
     /// history holds (null: none).

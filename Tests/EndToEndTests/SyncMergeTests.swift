@@ -196,6 +196,12 @@ extension EndToEnd {
             #expect(try Self.reportSeconds(a, "--device", "desktop") == 1800)
             #expect(try Self.reportSeconds(a, "--device", "this") == 1200)
             #expect(try Self.reportSeconds(a) == 3000)
+            // Exports name the device too: JSON lines as history --json, CSV in two last columns.
+            let jsonl = try a.call("export", [("device", .string("desktop"))])["content"]?.stringValue ?? ""
+            #expect(jsonl.contains(#""device":"\#(idB)""#) && jsonl.contains(#""device_name":"desktop""#), "\(jsonl)")
+            let csv = (try a.call("export", [("format", .string("csv"))])["content"]?.stringValue ?? "").split(separator: "\r\n")
+            #expect(csv.first?.hasSuffix(",away_seconds,reason,device,device_name") == true, "\(csv)")
+            #expect(csv.contains { $0.hasSuffix(",\(idB),desktop") } && csv.contains { $0.hasSuffix(",,laptop") }, "\(csv)")
 
             // A third device under the same name (in another case): the name is ambiguous, the ids are not.
             try Self.copyJournal(of: deviceC, to: folderA)
