@@ -140,6 +140,50 @@ extension EndToEnd {
             #expect(try d.ctl("sync", "status", "--json").json()["enabled"]?.boolValue == false)
         }
 
+        /// The daemon in a UTS namespace of its own whose host name the test sets (`unshare
+        /// --uts` at start, `nsenter --uts` while it runs): the journal says each new name once.
+        @Test(
+            "no name given: the device is the host's, and a renamed host's new name is written once, after the next change or at start",
+            .enabled(if: geteuid() == 0, "a host name of its own needs root (a UTS namespace)"))
+        func hostRenamed() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let unshare = try requireProgram("util-linux", "/usr/bin/unshare", "/bin/unshare")
+            let nsenter = try requireProgram("util-linux", "/usr/bin/nsenter")
+            func launch(asHost name: String) { d.launcher = [unshare, "--uts", "/bin/sh", "-c", "hostname \(name) && exec \"$0\" \"$@\""] }
+            launch(asHost: "desk-one")
+            try d.start()
+            let folder = d.root + "/sync"
+            #expect(try d.ctl("sync", "enable", folder).exitCode == 0)
+            let device = try #require(try d.call("sync_status")["device"]?["id"]?.stringValue)
+            var cursor = JournalCursor.start
+            func namesWritten() throws -> [String] {
+                _ = try d.status()
+                return Self.summary(try Self.read("\(folder)/\(device).jsonl", device: device, from: &cursor)).filter {
+                    $0.hasPrefix("device_named")
+                }
+            }
+            #expect(try namesWritten() == ["device_named desk-one"])
+
+            let pid = try #require(d.process?.pid)
+            let rename = try runProgram(
+                [nsenter, "--uts", "-t", String(pid), "hostname", "desk-two"], environment: ["PATH": "/usr/bin:/bin"], directory: d.root)
+            #expect(rename.succeeded, "\(rename)")
+            try d.addTask("Reading")
+            #expect(try namesWritten() == ["device_named desk-two"], "renamed while it runs: the next change writes the name")
+            #expect(try d.call("sync_status")["device"]?["name"] == .string("desk-two"))
+            try d.addTask("Piano")
+            #expect(try namesWritten() == [], "once")
+
+            launch(asHost: "desk-three")
+            try d.restart()
+            #expect(try namesWritten() == ["device_named desk-three"], "renamed while stopped: written at start")
+            #expect(try d.ctl("sync", "enable", folder, "--name", "fixed").exitCode == 0)
+            launch(asHost: "desk-four")
+            try d.restart()
+            try d.addTask("Chess")
+            #expect(try namesWritten() == ["device_named fixed"], "a name given no longer follows the host")
+        }
+
         @Test("a journal that cannot be written loses no change: the database has it, and the next change writes both")
         func writeFailureKeepsTheChange() throws {
             let d = try DaemonUnderTest()
