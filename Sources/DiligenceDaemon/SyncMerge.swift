@@ -140,14 +140,14 @@ final class SyncMerge {
 // MARK: The devices
 
 extension SyncMerge {
-    /// The devices `--device` can name and `sync status` lists: this one, those whose sessions
-    /// are recorded here (`recorded`), those the merged history holds lines of (`heard`) or a
-    /// name of; each with its latest name (this one's: `SyncJournal.name()`).
+    /// The devices `--device` can name and `sync status` lists: this one first, then by id
+    /// those whose sessions are recorded here (`recorded`), those the merged history holds lines
+    /// of (`heard`) or a name of; each with its latest name (this one's: `SyncJournal.name()`).
     func knownDevices(recorded: some Sequence<String>, heard: some Sequence<String> = []) -> [KnownDevice] {
-        var names = history.deviceNames
-        names[journal.device] = journal.name()
-        let ids = Set(names.keys).union(recorded).union(heard)
-        return ids.sorted().map { KnownDevice(id: $0, name: names[$0], isThis: $0 == journal.device) }
+        let names = history.deviceNames
+        let others = Set(names.keys).union(recorded).union(heard).subtracting([journal.device])
+        return [KnownDevice(id: journal.device, name: journal.name(), isThis: true)]
+            + others.sorted().map { KnownDevice(id: $0, name: names[$0], isThis: false) }
     }
 
     /// `sync status`'s `devices`: this one first, then the others by id; each with its name,
@@ -158,7 +158,7 @@ extension SyncMerge {
         let heard = history.latestReadings()
         let devices = knownDevices(recorded: counts.keys.compactMap { $0 }, heard: heard.keys)
         return .array(
-            devices.sorted { ($0.isThis ? 0 : 1, $0.id) < ($1.isThis ? 0 : 1, $1.id) }.map { device in
+            devices.map { device in
                 let key: String? = device.isThis ? nil : device.id
                 return .object([
                     ("id", .string(device.id)), ("name", .string(device.name)), ("this", .bool(device.isThis)),

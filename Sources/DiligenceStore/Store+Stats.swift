@@ -33,7 +33,8 @@ extension DeviceFilter {
     /// The device `text` names among `devices` (docs/sync.md, "Reports by device"): `this`;
     /// else a device's name, in any case (`DeviceName.key`), which one device alone must have;
     /// else the beginning of an id, in any case. Throws `ambiguous_device` for a name or a
-    /// beginning several devices share, `unknown_device` for nothing; both list the devices.
+    /// beginning several devices share, `unknown_device` for nothing; both list the devices, in
+    /// the order given (this device first: the daemon's `SyncMerge.knownDevices`).
     public static func resolve(_ text: String, among devices: [KnownDevice]) throws(DiligenceError) -> DeviceFilter {
         let wanted = text.lowercased()
         if wanted == "this" { return .this }
@@ -42,7 +43,6 @@ extension DeviceFilter {
         if !byName, !wanted.isEmpty, wanted.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
             matches = devices.filter { $0.id.lowercased().hasPrefix(wanted) }
         }
-        let listed = devices.sorted { ($0.isThis ? 0 : 1, $0.id) < ($1.isThis ? 0 : 1, $1.id) }
         func list(_ devices: [KnownDevice]) -> String {
             devices.map { $0.label + ($0.isThis ? " this device" : "") }.joined(separator: ", ")
         }
@@ -52,7 +52,7 @@ extension DeviceFilter {
             throw DiligenceError(
                 "unknown_device",
                 "\"device\": \(text.debugDescription) is not a device: give this, a device's name or the beginning of its id. "
-                    + "Known: \(list(listed)).")
+                    + "Known: \(list(devices)).")
         default:
             let what = byName ? "is the name of" : "begins the ids of"
             throw DiligenceError(
