@@ -196,6 +196,8 @@ extension EndToEnd {
             #expect(try Self.reportSeconds(a, "--device", "desktop") == 1800)
             #expect(try Self.reportSeconds(a, "--device", "this") == 1200)
             #expect(try Self.reportSeconds(a) == 3000)
+            let page = try a.ctl("report", "all", "--device", "desktop")
+            #expect(page.exitCode == 0 && page.stdout.contains("· device desktop</h1>"), "the page says whose it is: \(page.stderr)")
             // Exports name the device too: JSON lines as history --json, CSV in two last columns.
             let jsonl = try a.call("export", [("device", .string("desktop"))])["content"]?.stringValue ?? ""
             #expect(jsonl.contains(#""device":"\#(idB)""#) && jsonl.contains(#""device_name":"desktop""#), "\(jsonl)")
