@@ -240,7 +240,9 @@ extension EndToEnd {
             #expect(reload.exitCode == 1 && reload.stderr.contains("directory"), "\(reload)")
         }
 
-        @Test("sync enable checks its directory: relative, a file, or not writable are refused with the reason")
+        @Test(
+            "sync enable checks its directory and name: relative, a file, not writable, a name out of the rules are refused with the reason"
+        )
         func enableChecksTheDirectory() throws {
             let d = try DaemonUnderTest()
             let answer = try d.send(Request(command: "sync_enable", arguments: [("directory", .string("relative/dir"))]))
@@ -250,6 +252,13 @@ extension EndToEnd {
             let onFile = try d.send(Request(command: "sync_enable", arguments: [("directory", .string(file))]))
             #expect(onFile.errorCode == "invalid_directory", "\(onFile.serialized)")
             #expect(try d.ctl("sync", "status", "--json").json()["enabled"]?.boolValue == false, "nothing enabled")
+            // A name a person could not tell apart or type back (the task-name rules) is refused, and enables nothing.
+            for name in ["", "   ", "tab\there", "zero\u{200B}width", String(repeating: "n", count: 65)] {
+                let refused = try d.ctl("sync", "enable", d.root + "/named", "--name", name)
+                #expect(refused.exitCode == 2 && refused.stderr.contains("device name"), "\(name.debugDescription): \(refused)")
+            }
+            #expect(try d.ctl("sync", "status", "--json").json()["enabled"]?.boolValue == false, "nothing enabled")
+            #expect(access(d.root + "/named", F_OK) != 0, "no folder made")
             let tilde = try d.ctl("sync", "enable", "~/Sync/diligence")
             #expect(tilde.exitCode == 0, "\(tilde)")
             #expect(
