@@ -62,7 +62,7 @@ let package = Package(
             name: "DiligenceTestSupport", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceSync"],
             path: "Tests/TestSupport"),
         .testTarget(name: "DiligenceTimeTests", dependencies: ["DiligenceTime", "DiligenceTestSupport"]),
-        .testTarget(name: "DiligenceJSONTests", dependencies: ["DiligenceJSON"]),
+        .testTarget(name: "DiligenceJSONTests", dependencies: ["DiligenceJSON", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceCoreTests", dependencies: ["DiligenceCore", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(
             name: "DiligenceProtocolTests",

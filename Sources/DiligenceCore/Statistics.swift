@@ -20,8 +20,9 @@ public struct Tally: Equatable, Sendable {
 
 /// Time that sessions of two devices share (a timer left running on each, docs/statistics.md,
 /// "Overlapping sessions") is counted once: the session that began first keeps it, a later one
-/// counts only its time past the end of every earlier one. The one place of this rule: reports
-/// (`StatsAccumulator`) and the store's totals go through it. Sessions must come in start order;
+/// counts only its time past the end of every earlier one, and of its focus and its time away
+/// the same share. The one place of this rule: reports (`StatsAccumulator`) and the store's
+/// totals and time away go through it. Sessions must come in start order;
 /// as every earlier session began before this one, what they cover from its start on is one
 /// span, from its start to the latest end seen, so one number is all that is kept.
 public struct SharedTime: Sendable {
@@ -31,14 +32,15 @@ public struct SharedTime: Sendable {
     public init() {}
 
     /// The part of the session [`start`, `end`) that no earlier session covered — it begins at
-    /// `start` — and the focus it keeps: `focused` in proportion to its share of the session's
-    /// wall-clock time (focus is spread evenly over a session). A session of no length keeps all.
-    public mutating func uncovered(start: Double, end: Double, focused: Double) -> (start: Double, focused: Double) {
-        guard end > start else { return (start, focused) }
+    /// `start` — and its share of the session's wall-clock time (0 to 1): the share of the
+    /// session's focus and of its time away it keeps, as both are spread evenly over a session.
+    /// A session of no length keeps all.
+    public mutating func uncovered(start: Double, end: Double) -> (start: Double, share: Double) {
+        guard end > start else { return (start, 1) }
         let from = min(max(start, coveredUntil), end)
         coveredUntil = max(coveredUntil, end)
-        guard from > start else { return (start, focused) }
-        return (from, focused * (end - from) / (end - start))
+        guard from > start else { return (start, 1) }
+        return (from, (end - from) / (end - start))
     }
 }
 
@@ -132,12 +134,12 @@ public struct StatsAccumulator: Sendable {
         }
         // Recorded in the grid whether or not any of its time is its own (`SharedTime`).
         if end > start, start < grid.end, end > grid.start { touched = true }
-        let kept = shared.uncovered(start: start, end: end, focused: Double(focusedSeconds))
+        let kept = shared.uncovered(start: start, end: end)
         if end > start, kept.start >= end {
             if touched { recorded += 1 }
             return
         }
-        let (start, focused) = kept
+        let (start, focused) = (kept.start, Double(focusedSeconds) * kept.share)
         let span = end - start
         if span <= 0 {
             // No wall-clock extent: all of it on the day it counts on.

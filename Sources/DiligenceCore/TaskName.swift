@@ -13,20 +13,31 @@ public enum TaskName {
     /// when that is empty, longer than `maxLength`, or holds a character that does not show:
     /// control, format (zero-width space, bidi overrides), private-use, line or paragraph separator.
     public static func normalize(_ text: String) throws(DiligenceError) -> String {
+        try normalize(text, what: "A task name")
+    }
+
+    /// What two names that are one name share: normalized, case folded.
+    public static func key(_ name: String) -> String {
+        ((try? normalize(name)) ?? name).lowercased()
+    }
+
+    /// The rule of names a person reads and types back (a task's, a device's): `what` names
+    /// the kind in the errors ("A task name").
+    static func normalize(_ text: String, what: String) throws(DiligenceError) -> String {
         var name = String(decoding: text._nfcCodeUnits, as: UTF8.self)
         while let first = name.first, first.isWhitespace { name.removeFirst() }
         while let last = name.last, last.isWhitespace { name.removeLast() }
         if name.isEmpty {
-            throw DiligenceError("invalid_name", "A task name cannot be empty.")
+            throw DiligenceError("invalid_name", "\(what) cannot be empty.")
         }
         if let hidden = hiddenScalar(in: name) {
             throw DiligenceError(
                 "invalid_name",
-                "A task name cannot contain \(describe(hidden)): it does not show, so two names could look the same. Remove it and try again."
+                "\(what) cannot contain \(describe(hidden)): it does not show, so two names could look the same. Remove it and try again."
             )
         }
         if name.count > maxLength {
-            throw DiligenceError("invalid_name", "A task name has at most \(maxLength) characters; this one has \(name.count).")
+            throw DiligenceError("invalid_name", "\(what) has at most \(maxLength) characters; this one has \(name.count).")
         }
         return name
     }
@@ -86,4 +97,19 @@ public enum TaskName {
         guard let name = scalar.properties.name ?? scalar.properties.nameAlias else { return code }
         return "\(code) (\(name))"
     }
+}
+
+/// The rules for a device's name (`sync enable --name`, the host name by default; docs/sync.md,
+/// "Device names"): shown with its sessions on every device and typed back in `--device NAME`,
+/// it follows the task-name rule, so two names that look the same are the same name.
+public enum DeviceName {
+    public static let maxLength = TaskName.maxLength
+
+    /// `text` as it is kept and written to the journal (NFC, trimmed); throws `invalid_name`.
+    public static func normalize(_ text: String) throws(DiligenceError) -> String {
+        try TaskName.normalize(text, what: "A device name")
+    }
+
+    /// How two names are compared (`--device NAME`): as task names are.
+    public static func key(_ name: String) -> String { TaskName.key(name) }
 }

@@ -88,13 +88,13 @@ extension Daemon {
         case .syncEnable(let directory, let name):
             let status = try journal.enable(directory, name: name, now: clocks.wall)
             merge.follow(journal.directory())
-            return status
+            return try withDevices(status)
         case .syncStatus:
-            return try journal.status()
+            return try withDevices(try journal.status())
         case .syncDisable:
             let status = try journal.disable()
             merge.follow(nil)
-            return status
+            return try withDevices(status)
         case .stats, .week, .planSet, .planClear, .history, .historyAdd, .historyRemove, .historyEdit, .export, .importChunk:
             return try stats.perform(command)
         }
@@ -233,6 +233,12 @@ extension Daemon {
             ("removed", .string(task.name)), ("sessions_removed", .int(removed)),
             ("focused_seconds_removed", .int(recorded.focusedSeconds)),
         ])
+    }
+
+    /// The sync status with the devices known here (`SyncMerge.devicesJSON`).
+    private func withDevices(_ status: JSON) throws(DiligenceError) -> JSON {
+        guard case .object(let members) = status else { return status }
+        return .object(members + [("devices", try merge.devicesJSON())])
     }
 
     /// The timer's copy of task row `id` made to follow the database after the task changed there,

@@ -152,6 +152,7 @@ public final class Daemon {
         store.onCommit = { [unowned self] in self.journal.committed() }
         journal.write(now: clocks.wall)
         merge.merged = { [unowned self] folded in self.syncMerged(folded: folded) }
+        stats.devices = { [unowned self] recorded in self.merge.knownDevices(recorded: recorded) }
         merge.follow(journal.directory())
         recorder.replaySpilled()
         restoreTimer()

@@ -8,11 +8,12 @@ import DiligenceTime
 
 /// The formats of `export` (docs/statistics.md): sessions in, one text out.
 extension ExportFormat {
-    func render(_ recorded: [WorkSession], stamp: Double) -> String {
+    /// `deviceNames`: the name of the device that recorded each session, by its `device`.
+    func render(_ recorded: [WorkSession], stamp: Double, deviceNames: [String?: String]) -> String {
         let sessions = recorded.map(Self.exportable)
         return switch self {
-        case .csv: Self.csv(sessions)
-        case .jsonl: Self.jsonl(sessions)
+        case .csv: Self.csv(sessions, deviceNames: deviceNames)
+        case .jsonl: Self.jsonl(sessions, deviceNames: deviceNames)
         case .ics: Self.ics(sessions, stamp: stamp)
         }
     }
@@ -36,17 +37,18 @@ extension ExportFormat {
 
     static let csvHeader = [
         "id", "task", "start", "end", "planned_seconds", "focused_seconds", "pauses", "outcome", "uuid", "note", "away_seconds", "reason",
+        "device", "device_name",
     ]
 
     /// A header line, then one line per session; CRLF line ends; a field holding a comma, quote
     /// or line break is quoted with its quotes doubled.
-    static func csv(_ sessions: [WorkSession]) -> String {
+    static func csv(_ sessions: [WorkSession], deviceNames: [String?: String]) -> String {
         var out = csvHeader.joined(separator: ",") + "\r\n"
         for s in sessions {
             let fields = [
                 String(s.id), s.taskName, RFC3339.format(s.start), RFC3339.format(s.end), String(s.plannedSeconds),
                 String(s.focusedSeconds), String(s.pauses), s.outcome.rawValue, s.uuid, s.note ?? "",
-                String(s.awaySeconds), s.reason?.rawValue ?? "",
+                String(s.awaySeconds), s.reason?.rawValue ?? "", s.device ?? "", deviceNames[s.device] ?? "",
             ]
             out += fields.map(csvField).joined(separator: ",") + "\r\n"
         }
@@ -61,10 +63,10 @@ extension ExportFormat {
     // MARK: JSON lines
 
     /// One session object per line, exactly as `history --json` shows it; `import` reads it back.
-    static func jsonl(_ sessions: [WorkSession]) -> String {
+    static func jsonl(_ sessions: [WorkSession], deviceNames: [String?: String]) -> String {
         var out = ""
         for s in sessions {
-            s.json.write(to: &out)
+            s.json(deviceName: deviceNames[s.device] ?? nil).write(to: &out)
             out += "\n"
         }
         return out

@@ -10,32 +10,22 @@ import DiligenceTime
 extension StatsService {
     // MARK: history
 
-    /// `--device` (docs/sync.md, "Reports by device"): `this` is this device's own sessions;
-    /// anything else names another device by its id or a beginning of it (ids are all a device
-    /// is known by here: other devices' names are not in their journals), matched in any case
-    /// against the devices whose sessions are recorded, and against this device's own id.
+    /// `--device` (docs/sync.md, "Reports by device"): `this`, a device's name or the
+    /// beginning of its id, among the devices known here (`DeviceFilter.resolve`).
     func deviceFilter(_ text: String?) throws(DiligenceError) -> DeviceFilter? {
         guard let text else { return nil }
-        let wanted = text.lowercased()
-        if wanted == "this" { return .this }
-        guard !wanted.isEmpty, wanted.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
-            throw DiligenceError(
-                "unknown_device", "\"device\": \(text.debugDescription) is not a device: give this, or a device id or its beginning.")
+        let recorded = Set(try store.sessionsByDevice().keys.compactMap { $0 })
+        return try DeviceFilter.resolve(text, among: devices(recorded))
+    }
+
+    /// The name of the device that recorded each of `sessions` (`history`, exports), by the
+    /// session's `device` (nil: this device's own, under its own name).
+    func deviceNames(of sessions: [WorkSession]) -> [String?: String] {
+        var names: [String?: String] = [:]
+        for device in devices(Set(sessions.compactMap(\.device))) {
+            if let name = device.name { names[device.isThis ? nil : device.id] = name }
         }
-        let own = try store.deviceID().lowercased()
-        let matches = try store.otherDevices().filter { $0.lowercased().hasPrefix(wanted) }
-        switch (own.hasPrefix(wanted), matches.count) {
-        case (true, 0): return .this
-        case (false, 1): return .other(matches[0])
-        case (false, 0):
-            let known = try store.otherDevices().map { String($0.prefix(8)) }.joined(separator: ", ")
-            throw DiligenceError(
-                "unknown_device",
-                "\"device\": no device's id begins with \(text); this device is \(own.prefix(8))\(known.isEmpty ? "" : ", the others \(known)")."
-            )
-        default:
-            throw DiligenceError("ambiguous_device", "\"device\": several devices' ids begin with \(text); give more of the id.")
-        }
+        return names
     }
 
     /// `since`/`until`: a day (its whole statistics day; `until` includes it) or a moment
@@ -59,7 +49,8 @@ extension StatsService {
         let sessions = try store.history(
             taskID: task?.id, device: device, from: try timeBound(since, "since", endOfDay: false),
             to: try timeBound(until, "until", endOfDay: true), limit: limit)
-        return .object([("sessions", .array(sessions.map(\.json)))])
+        let names = deviceNames(of: sessions)
+        return .object([("sessions", .array(sessions.map { $0.json(deviceName: names[$0.device] ?? nil) }))])
     }
 
     /// A moment (`DateText.moment`): `HH:MM` is the moment of today's statistics day that reads so.
@@ -152,7 +143,7 @@ extension StatsService {
         let setup = withTasks ? try setupLines() : ""
         return .object([
             ("format", .string(format.rawValue)), ("count", .int(sessions.count)),
-            ("content", .string(setup + format.render(sessions, stamp: clocks.now.wall))),
+            ("content", .string(setup + format.render(sessions, stamp: clocks.now.wall, deviceNames: deviceNames(of: sessions)))),
         ])
     }
 

@@ -21,6 +21,9 @@ final class StatsService {
     var runningWork: (Now) -> (start: Double, end: Double, task: String)? = { _ in nil }
     /// An import added or replaced tasks: the daemon re-reads the reminders and tells the watchers.
     var tasksImported: () -> Void = {}
+    /// The devices known here, given the other devices whose sessions are concerned
+    /// (`SyncMerge.knownDevices`): the daemon supplies them.
+    var devices: (_ recorded: Set<String>) -> [KnownDevice] = { _ in [] }
     /// Today's statistics day (`today(at:)`) and the `day_starts_at` it was computed with.
     private var todayKept: (day: StatisticsDay, dayStartsAt: Int)?
     /// The last `today_completed`, with the day and the store's write count it was taken at.

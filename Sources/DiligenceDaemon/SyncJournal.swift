@@ -32,6 +32,10 @@ final class SyncJournal {
     private var enabledDirectory: String?
     /// The folder whose journal is up to date but for the notes (`SyncSetting.journal`).
     private var journaled: String?
+    /// The name `sync enable --name` gave (`SyncSetting.deviceName`); nil: the host name.
+    private var givenName: String?
+    /// The name the journal last said (`SyncSetting.journalName`).
+    private var writtenName: String?
     /// The clock that stamps this device's lines.
     private(set) var clock: HybridClock
     /// The reason the last write failed, until one succeeds (logged once).
@@ -52,6 +56,8 @@ final class SyncJournal {
         clock = HybridClock(last: try store.journalClock())
         enabledDirectory = try store.syncSetting(.directory)
         journaled = try store.syncSetting(.journal)
+        givenName = try store.syncSetting(.deviceName)
+        writtenName = try store.syncSetting(.journalName)
     }
 
     // MARK: Where
@@ -65,9 +71,10 @@ final class SyncJournal {
         SyncFolder.expand(text, home: getenv("HOME").map { String(cString: $0) } ?? "/")
     }
 
-    /// The device's name: the one `sync enable --name` gave, else the host name.
-    func name() throws(DiligenceError) -> String {
-        try store.syncSetting(.deviceName) ?? Sys.hostName() ?? "localhost"
+    /// The device's name: the one `sync enable --name` gave, else the host name (under the
+    /// rule of device names; "localhost" when it breaks it).
+    func name() -> String {
+        givenName ?? Sys.hostName().flatMap { try? DeviceName.normalize($0) } ?? "localhost"
     }
 
     // MARK: Writing
@@ -102,6 +109,7 @@ final class SyncJournal {
                     let last = try append(notes.changes, in: folder, now: now)
                     try store.journalWritten(through: notes.through, clock: last ?? clock.last)
                 }
+                try writeName(in: folder, now: now)
             }
             if problem != nil {
                 Log.info("The sync journal in \(folder) is written again.", fields: [("EVENT", "sync_journal_written")])
@@ -116,16 +124,27 @@ final class SyncJournal {
         }
     }
 
-    /// Starts the journal in `folder` with the whole history.
+    /// Starts the journal in `folder` with the device's name and the whole history.
     private func start(in folder: String, now: Double) throws(DiligenceError) {
         try Files.makeDirectories(folder, mode: 0o755)
-        let changes = try store.journalSnapshot(device: device)
+        let name = name()
+        let changes = [.deviceNamed(name: name)] + (try store.journalSnapshot(device: device))
         let last = try append(changes, in: folder, now: now)
-        try store.startJournal(directory: folder, clock: last ?? clock.last)
+        try store.startJournal(directory: folder, clock: last ?? clock.last, name: name)
         journaled = folder
+        writtenName = name
         Log.info(
             "Sync: the journal \(JournalFolder(directory: folder, device: device).ownPath) starts with \(changes.count) line(s) of history.",
             fields: [("EVENT", "sync_journal_started")])
+    }
+
+    /// Writes the device's name when it is not the one the journal last said: `sync enable
+    /// --name` gave another, or the host was renamed while no name was given.
+    private func writeName(in folder: String, now: Double) throws(DiligenceError) {
+        let name = name()
+        guard name != writtenName, let last = try append([.deviceNamed(name: name)], in: folder, now: now) else { return }
+        try store.journalNamed(name, clock: last)
+        writtenName = name
     }
 
     /// Stamps `changes`, appends them to this device's journal in `folder`; the clock moves on
@@ -157,17 +176,26 @@ final class SyncJournal {
         do { try Files.makeDirectories(folder, mode: 0o755) } catch {
             throw DiligenceError("invalid_directory", error.message)
         }
+        let formerName = givenName
+        givenName = name ?? givenName // the journal's start says the new name
         if journaled != folder {
             do { try start(in: folder, now: now) } catch {
+                givenName = formerName
                 throw DiligenceError("invalid_directory", "Cannot write the journal in \(folder): \(error.message)")
             }
         }
-        try store.transaction { () throws(DiligenceError) in
-            if let name { try store.setSyncSetting(.deviceName, name) }
-            try store.setSyncSetting(.directory, folder)
+        do {
+            try store.transaction { () throws(DiligenceError) in
+                if let name { try store.setSyncSetting(.deviceName, name) }
+                try store.setSyncSetting(.directory, folder)
+            }
+        } catch {
+            givenName = formerName
+            throw error
         }
         enabledDirectory = folder
         problem = nil
+        write(now: now) // a new name of a journal kept already
         Log.info("Sync enabled in \(folder).", fields: [("EVENT", "sync_enabled")])
         return try status()
     }
@@ -205,7 +233,7 @@ final class SyncJournal {
             ("directory", .string(folder)),
             ("configured", .bool(configured != nil)),
             ("journal", .string(folder.map { JournalFolder(directory: $0, device: device).ownPath })),
-            ("device", .object([("id", .string(device)), ("name", .string(try name()))])),
+            ("device", .object([("id", .string(device)), ("name", .string(name()))])),
             ("waiting", .int(try store.journalBacklog())),
             ("problem", .string(problem)),
         ])

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceStore
 import DiligenceSync
 import DiligenceTime
@@ -219,6 +220,38 @@ final class SyncMerge {
     }
 }
 
+// MARK: The devices
+
+extension SyncMerge {
+    /// The devices `--device` can name and `sync status` lists: this one first, then by id
+    /// those whose sessions are recorded here (`recorded`), those the merged history holds lines
+    /// of (`heard`) or a name of; each with its latest name (this one's: `SyncJournal.name()`).
+    func knownDevices(recorded: some Sequence<String>, heard: some Sequence<String> = []) -> [KnownDevice] {
+        let names = history.deviceNames
+        let others = Set(names.keys).union(recorded).union(heard).subtracting([journal.device])
+        return [KnownDevice(id: journal.device, name: journal.name(), isThis: true)]
+            + others.sorted().map { KnownDevice(id: $0, name: names[$0], isThis: false) }
+    }
+
+    /// `sync status`'s `devices`: this one first, then the others by id; each with its name,
+    /// the sessions it recorded that are here and the time of its latest line the merged
+    /// history holds (null: none).
+    func devicesJSON() throws(DiligenceError) -> JSON {
+        let counts = try store.sessionsByDevice()
+        let heard = history.latestReadings()
+        let devices = knownDevices(recorded: counts.keys.compactMap { $0 }, heard: heard.keys)
+        return .array(
+            devices.map { device in
+                let key: String? = device.isThis ? nil : device.id
+                return .object([
+                    ("id", .string(device.id)), ("name", .string(device.name)), ("this", .bool(device.isThis)),
+                    ("sessions", .int(counts[key] ?? 0)),
+                    ("last_line", .string(heard[device.id].map { RFC3339.format(Double($0.millis) / 1000) })),
+                ])
+            })
+    }
+}
+
 /// What a merge's lines changed: a task (everything is projected again: the tasks' identity may
 /// have moved), or only these sessions and days.
 struct Touched {
@@ -232,6 +265,8 @@ struct Touched {
         case .sessionRemoved(let id): sessions.insert(id)
         case .planSet(let day, _), .planCleared(let day): days.insert(day)
         case .taskAdded, .taskEdited, .taskArchived, .taskRemoved: everything = true
+        // A name is not in the database: the history holds it (`History.deviceNames`).
+        case .deviceNamed: break
         }
     }
 }

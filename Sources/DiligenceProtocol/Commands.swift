@@ -21,9 +21,10 @@ public enum Fields {
         "task", maxLength: referenceLength,
         "the task to start (default: the pending phase, else today's planned task, else the last task used, else the first)")
     static let taskFilter = Field<String?>.text("task", maxLength: referenceLength, "only this task's sessions")
-    /// A device: `this`, or another device's id (36 characters) or a unique beginning of it.
+    /// A device: `this`, a device's name, or a device's id (36 characters) or a unique beginning of it.
     static let deviceFilter = Field<String?>.text(
-        "device", maxLength: 36, "only one device's sessions: this (this device's own), or another device's id or its unique beginning")
+        "device", maxLength: DeviceName.maxLength,
+        "only one device's sessions: this (this device's own), a device's name, or a device's id or its unique beginning")
 
     // MARK: Timer
 
@@ -126,8 +127,8 @@ public enum Fields {
 
     static let syncDirectory = Field<String>.text(
         "directory", maxLength: SyncFolder.maxLength, "the sync folder: an absolute path or ~/... (made when missing)")
-    static let deviceName = Field<String?>.text(
-        "name", maxLength: 64, "this device's name, shown with its sessions on the others (default: the host name)")
+    static let deviceName = Field<String?>.deviceName(
+        "name", "this device's name, shown with its sessions on the others and taken by --device (default: the host name)")
 }
 
 /// The periods of `stats`.

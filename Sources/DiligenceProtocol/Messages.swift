@@ -169,6 +169,13 @@ extension WorkSession {
             ("device", .string(device)),
         ])
     }
+
+    /// `json` with the name of the device that recorded it after its id (`history`).
+    public func json(deviceName: String?) -> JSON {
+        guard case .object(var members) = json else { return json }
+        members.append(("device_name", .string(deviceName)))
+        return .object(members)
+    }
 }
 
 extension TaskConfig {

@@ -13,6 +13,8 @@ public enum FieldType: Sendable, Equatable {
     case text(maxLength: Int)
     /// A new task name (`TaskName.normalize`: NFC, trimmed, 1 to 64 characters, nothing hidden).
     case taskName
+    /// A device's name (`DeviceName.normalize`: the task-name rule).
+    case deviceName
     /// A whole number in `range`: a JSON number without a fraction (`5.0` is 5, `-0` is 0).
     case integer(ClosedRange<Int64>)
     case boolean
@@ -88,6 +90,9 @@ public struct FieldSpec: Sendable, Equatable {
         case .taskName:
             guard let text = value.stringValue else { throw wrongType("a string") }
             return .string(try TaskName.normalize(text))
+        case .deviceName:
+            guard let text = value.stringValue else { throw wrongType("a string") }
+            return .string(try DeviceName.normalize(text))
         case .integer(let range):
             return .int(try Self.integer(value, in: range, label: label))
         case .boolean:
@@ -175,6 +180,7 @@ public struct FieldSpec: Sendable, Equatable {
         switch type {
         case .text(let maxLength): "at most \(maxLength) characters"
         case .taskName: "1 to \(TaskName.maxLength) characters"
+        case .deviceName: "1 to \(DeviceName.maxLength) characters"
         case .integer(let range): "\(range.lowerBound) and \(range.upperBound)"
         case .boolean: "true or false"
         case .duration(let range): "\(DurationText.format(range.lowerBound)) and \(DurationText.format(range.upperBound))"
@@ -228,6 +234,10 @@ extension Field where Value == String? {
 
     static func taskName(_ name: String, _ doc: String) -> Field {
         Field(FieldSpec(name, .taskName, .optional, doc)) { $0?.stringValue }
+    }
+
+    static func deviceName(_ name: String, _ doc: String) -> Field {
+        Field(FieldSpec(name, .deviceName, .optional, doc)) { $0?.stringValue }
     }
 
     /// A session note, trimmed; nil when absent, "" to remove one.

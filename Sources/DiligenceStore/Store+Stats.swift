@@ -11,6 +11,57 @@ public enum DeviceFilter: Hashable, Sendable {
     case other(String)
 }
 
+/// A device `--device` can name: this one, one whose sessions are recorded here, or one whose
+/// journal gave its name.
+public struct KnownDevice: Equatable, Sendable {
+    public var id: String
+    /// The name it gave itself; nil when no line of it said one (journals before names).
+    public var name: String?
+    public var isThis: Bool
+
+    public init(id: String, name: String?, isThis: Bool) {
+        self.id = id
+        self.name = name
+        self.isThis = isThis
+    }
+
+    /// `3f2a9c1e (laptop)`: the first eight digits `history` shows, and the name.
+    public var label: String { String(id.prefix(8)) + (name.map { " (\($0))" } ?? "") }
+}
+
+extension DeviceFilter {
+    /// The device `text` names among `devices` (docs/sync.md, "Reports by device"): `this`;
+    /// else a device's name, in any case (`DeviceName.key`), which one device alone must have;
+    /// else the beginning of an id, in any case. Throws `ambiguous_device` for a name or a
+    /// beginning several devices share, `unknown_device` for nothing; both list the devices, in
+    /// the order given (this device first: the daemon's `SyncMerge.knownDevices`).
+    public static func resolve(_ text: String, among devices: [KnownDevice]) throws(DiligenceError) -> DeviceFilter {
+        let wanted = text.lowercased()
+        if wanted == "this" { return .this }
+        var matches = devices.filter { $0.name.map { DeviceName.key($0) == DeviceName.key(text) } ?? false }
+        let byName = !matches.isEmpty
+        if !byName, !wanted.isEmpty, wanted.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+            matches = devices.filter { $0.id.lowercased().hasPrefix(wanted) }
+        }
+        func list(_ devices: [KnownDevice]) -> String {
+            devices.map { $0.label + ($0.isThis ? " this device" : "") }.joined(separator: ", ")
+        }
+        switch matches.count {
+        case 1: return matches[0].isThis ? .this : .other(matches[0].id)
+        case 0:
+            throw DiligenceError(
+                "unknown_device",
+                "\"device\": \(text.debugDescription) is not a device: give this, a device's name or the beginning of its id. "
+                    + "Known: \(list(devices)).")
+        default:
+            let what = byName ? "is the name of" : "begins the ids of"
+            throw DiligenceError(
+                "ambiguous_device",
+                "\"device\": \(text.debugDescription) \(what) several devices: \(list(matches)); give more of the id.")
+        }
+    }
+}
+
 extension Store {
     /// ` AND task_id = ?` and ` AND device …` for the filters given (columns under `prefix`,
     /// "s." in a join), with their values: one way to narrow every session query.
@@ -31,9 +82,13 @@ extension Store {
         return (sql, values)
     }
 
-    /// The ids of the other devices whose sessions are recorded here, in order.
-    public func otherDevices() throws(DiligenceError) -> [String] {
-        try connection.query("SELECT DISTINCT device FROM sessions WHERE device IS NOT NULL ORDER BY device").map { $0.string(0) }
+    /// How many sessions each device recorded, by its id; this device's own under nil.
+    public func sessionsByDevice() throws(DiligenceError) -> [String?: Int] {
+        var counts: [String?: Int] = [:]
+        for row in try connection.query("SELECT device, count(*) FROM sessions GROUP BY device") {
+            counts[row.optionalString(0)] = row.int(1)
+        }
+        return counts
     }
 
     /// The longest wall-clock span a session is assumed to have when a report looks for sessions
@@ -105,8 +160,12 @@ extension Store {
     }
 
     /// Seconds away during the work of the sessions that began in [from, to) (`away_seconds`,
-    /// docs/presence.md), of one task or all.
+    /// docs/presence.md), of one task or all; of time two devices' sessions share, once
+    /// (`SharedTime`, as `totals`).
     public func awaySeconds(from: Double, to: Double, taskID: Int64? = nil, device: DeviceFilter? = nil) throws(DiligenceError) -> Int {
+        if device == nil, try holdsOtherDevicesSessions(from: from, to: to) {
+            return try awaySessionBySession(from: from, to: to, taskID: taskID)
+        }
         let scope = Self.scope(taskID: taskID, device: device)
         var seconds = 0
         try connection.cached("SELECT coalesce(sum(away_seconds), 0) FROM sessions WHERE start >= ? AND start < ?" + scope.sql)
@@ -114,6 +173,24 @@ extension Store {
                 seconds = row.int(0)
             }
         return seconds
+    }
+
+    /// `awaySeconds` one session at a time: each keeps the share of its time away that
+    /// `SharedTime` leaves it. Sessions that began before `from` are read too (in start order),
+    /// as they may cover the start of one that began in the period.
+    private func awaySessionBySession(from: Double, to: Double, taskID: Int64?) throws(DiligenceError) -> Int {
+        let scope = Self.scope(taskID: taskID, device: nil)
+        var shared = SharedTime()
+        var away = 0.0
+        try connection.cached(
+            "SELECT start, end, away_seconds FROM sessions WHERE start >= ? AND start < ?" + scope.sql + " ORDER BY start"
+        )
+        .forEachRow([.real(from - Self.longestSessionSpan), .real(to)] + scope.values) { row throws(DiligenceError) in
+            let start = row.double(0)
+            let kept = shared.uncovered(start: start, end: row.double(1))
+            if start >= from { away += Double(row.int(2)) * kept.share }
+        }
+        return Int(away.rounded())
     }
 
     private func sumTotals(from: Double, to: Double, taskID: Int64?, device: DeviceFilter?) throws(DiligenceError) -> Tally {
@@ -167,13 +244,14 @@ extension Store {
         var shared = SharedTime()
         try forEachSession(from: from, to: to, taskID: taskID) { _, start, end, focused, _, completed in
             if completed, end <= to { tally.completed += 1 }
-            let kept = shared.uncovered(start: start, end: end, focused: Double(focused))
+            let kept = shared.uncovered(start: start, end: end)
+            let keptFocus = Double(focused) * kept.share
             guard end > kept.start else {
-                if end == start { tally.focusedSeconds += kept.focused } // no length: all on the day it ends in
+                if end == start { tally.focusedSeconds += keptFocus } // no length: all on the day it ends in
                 return
             }
             let inside = min(end, to) - max(kept.start, from)
-            if inside > 0 { tally.focusedSeconds += kept.focused * inside / (end - kept.start) }
+            if inside > 0 { tally.focusedSeconds += keptFocus * inside / (end - kept.start) }
         }
         return tally
     }

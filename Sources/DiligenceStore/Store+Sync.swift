@@ -25,6 +25,9 @@ public enum SyncSetting: String, Sendable {
     /// The folder whose journals the kept merge state (`sync_cursors`, `sync_sessions`,
     /// `sync_registers`: Store+MergeState.swift) was read from.
     case merged = "sync_merged"
+    /// The device's name as the journal last said it (`device_named`): a name that differs
+    /// from it (a new `--name`, the host renamed) is written again.
+    case journalName = "sync_journal_name"
 }
 
 extension Store {
@@ -81,13 +84,23 @@ extension Store {
 
     // MARK: The journal's notes
 
-    /// Starts keeping the journal in `directory`, whose file now holds the whole history: the
-    /// notes of earlier changes are dropped, and changes from now on are noted.
-    public func startJournal(directory: String, clock: HLC) throws(DiligenceError) {
+    /// Starts keeping the journal in `directory`, whose file now holds the whole history and
+    /// the device's `name`: the notes of earlier changes are dropped, and changes from now on
+    /// are noted.
+    public func startJournal(directory: String, clock: HLC, name: String) throws(DiligenceError) {
         try transaction { () throws(DiligenceError) in
             try setSyncSetting(.journal, directory)
             try setSyncSetting(.clock, clock.description)
+            try setSyncSetting(.journalName, name)
             try connection.run("DELETE FROM sync_outbox")
+        }
+    }
+
+    /// The journal says the device is called `name` now, in its line stamped `clock`.
+    public func journalNamed(_ name: String, clock: HLC) throws(DiligenceError) {
+        try transaction { () throws(DiligenceError) in
+            try setSyncSetting(.journalName, name)
+            try setSyncSetting(.clock, clock.description)
         }
     }
 

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceProtocol
 import DiligenceTime
 
@@ -39,6 +40,8 @@ public struct History: Sendable {
     private(set) var removedTasks: [String: Version] = [:]
     /// A day's plan: its task's id, nil once cleared.
     private(set) var plans: [CalendarDay: Register<String?>] = [:]
+    /// Each device's name, by its id: only the device itself writes it (a line's `device`).
+    private(set) var names: [String: Register<String>] = [:]
 
     public init() {}
 
@@ -68,6 +71,8 @@ public struct History: Sendable {
             return Self.write(&plans, day, Register(version: version, value: task))
         case .planCleared(let day):
             return Self.write(&plans, day, Register(version: version, value: nil))
+        case .deviceNamed(let name):
+            return Self.write(&names, entry.device, Register(version: version, value: name))
         }
     }
 
@@ -88,9 +93,7 @@ public struct History: Sendable {
     }
 
     /// Names two devices would take for the same task: normalized, case folded.
-    static func nameKey(_ name: String) -> String {
-        ((try? TaskName.normalize(name)) ?? name).lowercased()
-    }
+    static func nameKey(_ name: String) -> String { TaskName.key(name) }
 
     // MARK: What it shows
 
@@ -100,6 +103,25 @@ public struct History: Sendable {
     public var knownTaskIDs: Set<String> { Set(tasks.keys).union(births.keys).union(removedTasks.keys) }
     /// Every day a plan line named (set or cleared).
     public var plannedDays: [CalendarDay] { Array(plans.keys) }
+    /// The name each device last gave itself, by device id.
+    public var deviceNames: [String: String] { names.mapValues(\.value) }
+
+    /// The clock reading of the latest line of each device that the history holds (a line
+    /// another line superseded is not held): when the device was last heard of.
+    public func latestReadings() -> [String: HLC] {
+        var latest: [String: HLC] = [:]
+        func note(_ version: Version) {
+            if latest[version.device].map({ $0 < version.hlc }) ?? true { latest[version.device] = version.hlc }
+        }
+        sessions.values.forEach { note($0.version) }
+        tasks.values.forEach { note($0.version) }
+        births.values.forEach { note($0.version) }
+        plans.values.forEach { note($0.version) }
+        names.values.forEach { note($0.version) }
+        removedSessions.values.forEach(note)
+        removedTasks.values.forEach(note)
+        return latest
+    }
 
     /// A task as the history shows it.
     public struct Task: Equatable, Sendable {
@@ -212,6 +234,9 @@ public struct History: Sendable {
         }
         for plan in livePlans(identity: identity, liveTaskIDs: ids) {
             lines.append("plan \(plan.day) \(plan.task)")
+        }
+        for (device, name) in deviceNames.sorted(by: { $0.key < $1.key }) {
+            lines.append("device \(device) \(JSON.string(name).serialized)")
         }
         return lines.joined(separator: "\n")
     }

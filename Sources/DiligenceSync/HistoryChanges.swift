@@ -78,6 +78,8 @@ extension History {
             return removedTasks[id] == version ? ["task_removed \(id)"] : []
         case .planSet(let day, _), .planCleared(let day):
             return plans[day]?.version == version ? ["plan \(day)"] : []
+        case .deviceNamed:
+            return names[entry.device]?.version == version ? ["device_name \(entry.device)"] : []
         }
     }
 }

@@ -10,6 +10,7 @@ import DiligenceTime
 //   {"v":1,"device":D,"hlc":[MILLIS,COUNTER],"change":"session_recorded","session":{...}}
 //   {"v":1,"device":D,"hlc":[...],"change":"task_edited","task":{...}}
 //   {"v":1,"device":D,"hlc":[...],"change":"plan_set","day":"2026-12-01","task":ID}
+//   {"v":1,"device":D,"hlc":[...],"change":"device_named","name":"laptop"}
 
 /// A work session as journals carry it: the session's figures (`work`; its `uuid` is the stable
 /// id, the store's `id`, `taskID` and `taskName` are not carried), its task's stable id and the
@@ -77,6 +78,8 @@ public enum JournalChange: Equatable, Sendable {
     case taskRemoved(id: String)
     case planSet(day: CalendarDay, task: String)
     case planCleared(day: CalendarDay)
+    /// The writing device's name (`DeviceName`): each device names only itself.
+    case deviceNamed(name: String)
 
     /// The `change` member's value.
     public var name: String {
@@ -90,6 +93,7 @@ public enum JournalChange: Equatable, Sendable {
         case .taskRemoved: "task_removed"
         case .planSet: "plan_set"
         case .planCleared: "plan_cleared"
+        case .deviceNamed: "device_named"
         }
     }
 }
@@ -128,6 +132,7 @@ public struct JournalEntry: Equatable, Sendable {
         case .taskAdded(let t), .taskEdited(let t), .taskArchived(let t): members.append(("task", Self.json(t)))
         case .planSet(let day, let task): members += [("day", .string(day.description)), ("task", .string(task))]
         case .planCleared(let day): members.append(("day", .string(day.description)))
+        case .deviceNamed(let name): members.append(("name", .string(name)))
         }
         return JSON.object(members).serialized
     }
@@ -190,6 +195,7 @@ public struct JournalEntry: Equatable, Sendable {
         case "task_removed": change = .taskRemoved(id: try id(json, "id"))
         case "plan_set": change = .planSet(day: try day(json), task: try id(json, "task"))
         case "plan_cleared": change = .planCleared(day: try day(json))
+        case "device_named": change = .deviceNamed(name: try deviceName(json))
         default: throw JournalLineError("unknown change \(name.debugDescription)")
         }
         return JournalEntry(device: device, hlc: HLC(millis: millis, counter: counter), change: change)
@@ -211,6 +217,11 @@ public struct JournalEntry: Equatable, Sendable {
             throw JournalLineError("\"day\" is not a date YYYY-MM-DD from \(DateWindow.firstDay)")
         }
         return day
+    }
+
+    static func deviceName(_ json: JSON) throws(JournalLineError) -> String {
+        guard let text = json["name"]?.stringValue else { throw JournalLineError("\"name\" is not a string") }
+        do { return try DeviceName.normalize(text) } catch { throw JournalLineError("\"name\": \(error.message)") }
     }
 
     /// Latest end a journal's session may have: 9999-12-31. (Whether it lies in the date window

@@ -45,7 +45,7 @@ enum ValueKind: Sendable {
             UsageError("\(label) expects \(expected); got \(raw.debugDescription).")
         }
         switch type {
-        case .text, .taskName, .note:
+        case .text, .taskName, .deviceName, .note:
             return .string(raw)
         case .integer:
             let digits = raw.hasPrefix("-") || raw.hasPrefix("+") ? raw.dropFirst() : Substring(raw)
@@ -80,7 +80,7 @@ enum ValueKind: Sendable {
     var placeholder: String {
         guard case .field(let spec) = self else { return "" }
         switch spec.type {
-        case .text, .taskName, .note: return "TEXT"
+        case .text, .taskName, .deviceName, .note: return "TEXT"
         case .integer: return "N"
         case .boolean: return "on|off"
         case .duration: return "D"
@@ -198,7 +198,7 @@ extension ValueKind {
         case .choice(let words, _): return spec.defaultText.flatMap { words.contains($0) ? $0 : nil } ?? words[0]
         case .timeOfDay: return "09:00"
         case .nameOrOff: return "off"
-        case .text, .taskName, .note: return exampleValue(placeholder)
+        case .text, .taskName, .deviceName, .note: return exampleValue(placeholder)
         }
     }
 

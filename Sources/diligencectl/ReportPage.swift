@@ -15,8 +15,11 @@ func reportPage(_ parsed: ParsedCommand, send: (Request) throws(Failure) -> JSON
     if parsed.has("svg") { return heatMapSVG(view, standalone: true) + "\n" }
     let shownDay = min(view.to, view.today)
     let weekOffset = (shownDay.monday.daysSince1970 - view.today.monday.daysSince1970) / 7
-    let week = try send(Request(command: "week", arguments: [("offset", .int(Int64(weekOffset)))]))
-    return reportHTML(view, week: week)
+    // The week of the same device's sessions as the statistics (`--device`).
+    let device = parsed.request.body["device"]?.stringValue
+    let week = try send(
+        Request(command: "week", arguments: [("offset", .int(Int64(weekOffset)))] + (device.map { [("device", .string($0))] } ?? [])))
+    return reportHTML(view, week: week, device: device)
 }
 
 // MARK: Pieces
@@ -173,10 +176,11 @@ private func taskChart(_ tasks: [StatsView.TaskFigures]) -> String {
 
 // MARK: The page
 
-func reportHTML(_ view: StatsView, week: JSON) -> String {
+/// `device`: the `--device` the statistics were asked for, as typed.
+func reportHTML(_ view: StatsView, week: JSON, device: String? = nil) -> String {
     let heading =
         (view.isDay ? "\(view.totals.from)" : "\(capitalized(view.period)) \(view.totals.from) – \(view.totals.to)")
-        + (view.task.map { " · \($0)" } ?? "")
+        + (view.task.map { " · \($0)" } ?? "") + (device.map { " · device \($0)" } ?? "")
     var body = "<header><h1>Focus · \(xmlEscaped(heading))</h1></header>\n"
     body += totalsSection(view)
     body += "<section><h2>Focus by day</h2><div class=\"chart\">\(heatMapSVG(view))</div></section>\n"

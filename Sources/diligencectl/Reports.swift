@@ -39,15 +39,15 @@ extension Command {
                 days as bars; a month a calendar; a year (and all, per year) a heat-map and month bars;
                 longer periods the hours of the day. Pictures fit the terminal's width (COLUMNS);
                 colours only on a terminal, without NO_COLOR and TERM=dumb: otherwise the glyphs
-                · ░ ▒ ▓ █ shade the days. --device this counts this device's sessions only, --device ID
-                another's (its id or a unique beginning, as history shows it); time two devices' sessions
-                share counts once.
+                · ░ ▒ ▓ █ shade the days. --device this counts this device's sessions only, --device NAME
+                or ID one device's (its name, or its id or a unique beginning, as history shows them); time
+                two devices' sessions share counts once.
                 """),
         Command(
             words: ["report"],
             arguments: [period, periodDate],
             options: [
-                taskFilter, offset,
+                taskFilter, deviceFilter, offset,
                 Option("html", .none, "", "write the report page: one HTML file, no script, nothing fetched (the default)"),
                 Option("svg", .none, "", "write the heat-map alone, as an SVG image"),
             ],
@@ -217,6 +217,7 @@ func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
     case "history_remove": return "Removed session \(num(r["removed"] ?? .null, "id")): \(sessionLine(r["removed"] ?? .null)).\n"
     case "history_edit": return "Changed session \(num(r, "id")): \(sessionLine(r)).\n"
     case "export": return str(r, "content")
+    case "sync_status" where parsed.has("names"): return deviceNames(r)
     case "sync_enable", "sync_status", "sync_disable": return syncReport(r)
     case "import":
         let skipped = num(r, "skipped")
@@ -311,11 +312,13 @@ private func weekReport(_ r: JSON, _ paint: Paint) -> String {
 
 private func historyTable(_ sessions: [JSON]) -> String {
     guard !sessions.isEmpty else { return "No sessions recorded.\n" }
-    // Another device's sessions (merged from the sync folder) name it by its id's first digits.
+    // Once another device's sessions are merged from the sync folder, each session names the
+    // device that recorded it: its name, else its id's first digits.
     let devices = sessions.contains { $0["device"]?.stringValue != nil }
     let header = ["ID", "DATE", "TIME", "TASK", "FOCUSED", "PAUSES", "OUTCOME"] + (devices ? ["DEVICE"] : []) + ["NOTE"]
     let rows = sessions.map { s in
-        let device = devices ? [s["device"]?.stringValue.map { String($0.prefix(8)) } ?? "this"] : []
+        let id = s["device"]?.stringValue.map { String($0.prefix(8)) }
+        let device = devices ? [(s["device_name"]?.stringValue ?? id ?? "this").truncated(toWidth: 20)] : []
         return [
             String(num(s, "id")), RFC3339.dateText(str(s, "start")),
             RFC3339.clockText(str(s, "start")) + "–" + RFC3339.clockText(str(s, "end")), str(s, "task"),

@@ -1,5 +1,6 @@
 import DiligenceJSON
 import DiligenceProtocol
+import DiligenceTime
 
 // `sync enable DIR`, `sync status`, `sync disable`: this device's journal in a sync folder
 // (docs/sync.md), and what a person reads of the daemon's sync status.
@@ -18,8 +19,14 @@ extension Command {
                 (default: the host name). [sync] directory in the config file overrides this.
                 """),
         Command(
-            words: ["sync", "status"], options: [json], wire: "sync_status", output: .report,
-            summary: "show the sync folder, this device and its journal"),
+            words: ["sync", "status"],
+            options: [json, Option("names", .none, "", "print only the known devices' names, one a line (what --device takes)")],
+            wire: "sync_status", output: .report, exclusive: [["json", "names"]],
+            summary: "show the sync folder, this device and its journal, and the devices known here",
+            notes: """
+                The devices are this one and every device whose sessions or journal lines are here: each
+                with its id's first digits, its name, its sessions here and when its latest line was written.
+                """),
         Command(
             words: ["sync", "disable"], options: [json], wire: "sync_disable", output: .report,
             summary: "stop writing the journal (the folder and its files stay)"),
@@ -41,5 +48,22 @@ func syncReport(_ r: JSON) -> String {
     ]
     if let waiting = r["waiting"]?.intValue, waiting > 0 { lines.append("Waiting:     \(waiting) change(s) not written yet") }
     if let problem = r["problem"]?.stringValue { lines.append("Problem:     \(problem)") }
-    return lines.joined(separator: "\n") + "\n"
+    return lines.joined(separator: "\n") + "\n" + devicesTable(r["devices"]?.arrayValue ?? [])
+}
+
+/// The devices known here, one a row: id's first digits, name, sessions, latest line.
+private func devicesTable(_ devices: [JSON]) -> String {
+    guard !devices.isEmpty else { return "" }
+    let rows = devices.map { d -> [String] in
+        let id = String((d["id"]?.stringValue ?? "?").prefix(8)) + (d["this"]?.boolValue == true ? " (this)" : "")
+        let sessions = plural(Int(d["sessions"]?.intValue ?? 0), "session")
+        let last: String = d["last_line"]?.stringValue.map { "last line " + RFC3339.dateText($0) + " " + RFC3339.clockText($0) } ?? ""
+        return [id, d["name"]?.stringValue ?? "–", sessions, last]
+    }
+    return "Devices:\n" + columns(rows)
+}
+
+/// `sync status --names`: the known devices' names, one a line (the shell completions' source).
+func deviceNames(_ r: JSON) -> String {
+    (r["devices"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }.map { $0 + "\n" }.joined()
 }

@@ -110,10 +110,14 @@ import Testing
         #expect(acc.tasks[1].focusedSeconds == 900)
         #expect(acc.hours[9] == 2400)
         #expect(acc.recorded == 3)
-        // A paused session keeps its share: half focused over 30 minutes, 10 of them its own.
+        // A later session keeps its share of its focus and time away: 30 minutes, 20 of them its own.
         var shared = SharedTime()
-        _ = shared.uncovered(start: 0, end: 1200, focused: 1200)
-        #expect(shared.uncovered(start: 600, end: 2400, focused: 900) == (start: 1200, focused: 600))
+        #expect(shared.uncovered(start: 0, end: 1200) == (start: 0, share: 1))
+        let kept = shared.uncovered(start: 600, end: 2400)
+        #expect(kept.start == 1200 && abs(kept.share - 2.0 / 3) < 1e-12, "\(kept)")
+        // Wholly inside an earlier one: nothing of its own; of no length: all.
+        #expect(shared.uncovered(start: 1800, end: 2000).share == 0)
+        #expect(shared.uncovered(start: 2100, end: 2100) == (start: 2100, share: 1))
     }
 
     @Test func bestAndHowFarAboveTheAverage() {

@@ -29,7 +29,7 @@ struct DocumentationTests {
 
     static func typeText(_ type: FieldType) -> String {
         switch type {
-        case .text, .taskName, .choice, .note: "string"
+        case .text, .taskName, .deviceName, .choice, .note: "string"
         case .integer: "integer"
         case .boolean: "boolean"
         case .duration: "duration"
@@ -41,6 +41,7 @@ struct DocumentationTests {
         switch type {
         case .text(let maxLength): "at most \(maxLength) characters"
         case .taskName: "a [task name](#task-names)"
+        case .deviceName: "a device name: as a [task name](#task-names)"
         case .integer(let range): "\(range.lowerBound) to \(range.upperBound)"
         case .boolean: "`true` `false`"
         case .duration(let range):

@@ -37,7 +37,7 @@ struct SchemaTests {
     static func samples(_ field: FieldSpec) -> (JSON, JSON) {
         switch field.type {
         case .text, .note: return (.string("x"), .string("y"))
-        case .taskName: return (.string("Name A"), .string("Name B"))
+        case .taskName, .deviceName: return (.string("Name A"), .string("Name B"))
         case .integer(let range):
             let low = range.lowerBound == 0 ? 1 : range.lowerBound
             return (.int(low == -100_000 ? 3 : low), .int(low == -100_000 ? 4 : low + 1))

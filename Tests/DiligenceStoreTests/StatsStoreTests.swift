@@ -43,6 +43,27 @@ import Testing
         #expect(try s.totals(from: 37_200, to: 86_400) == Tally(completed: 2, focusedSeconds: 1_200))
     }
 
+    /// Time away during two devices' overlapping sessions counts as their focus does
+    /// (`SharedTime`, docs/statistics.md): a later session keeps its time away in proportion to
+    /// its time past the earlier one's end.
+    @Test func awayTimeOfTwoDevicesCountsSharedTimeOnce() throws {
+        let s = try store()
+        var here = session(try s.findTask("Work"), start: 36_000) // 10:00–10:25, 5 minutes away
+        here.awaySeconds = 300
+        _ = try s.record(here)
+        var there = session(try s.findTask("Study"), start: 36_600, length: 1800) // 10:10–10:40 on another device
+        there.awaySeconds = 600 // 10 minutes away: half of its time is its own, so 5 count
+        let admitted = try s.admit([there], source: .sync, window: 0...4e9, mode: .whatPasses)
+        #expect(admitted.recorded.count == 1)
+        try s.setSessionDevice("0c4a2d5e-3f4b-4c6d-8e9f-0a1b2c3d4e5f")
+        #expect(try s.awaySeconds(from: 0, to: 86_400) == 600)
+        // Only the later session began in the period; the earlier one still covers its start.
+        #expect(try s.awaySeconds(from: 36_300, to: 86_400) == 300)
+        // One device's sessions alone, and one task's, are not compared with the others'.
+        #expect(try s.awaySeconds(from: 0, to: 86_400, device: .this) == 300)
+        #expect(try s.awaySeconds(from: 0, to: 86_400, taskID: try s.findTask("Study").id) == 600)
+    }
+
     @Test func correctionsChangeAndRemoveSessions() throws {
         let s = try store()
         let work = try s.findTask("Work")

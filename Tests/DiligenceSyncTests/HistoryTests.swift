@@ -101,6 +101,22 @@ import Testing
         #expect(h.liveTasks().tasks.map(\.config.name) == ["Same", "same (2)"])
     }
 
+    @Test("a device's name is the latest of its own name lines, whatever order they come in; each device names only itself")
+    func deviceNames() {
+        let first = entry(deviceA, 10, 0, .deviceNamed(name: "laptop"))
+        let renamed = entry(deviceA, 20, 0, .deviceNamed(name: "old laptop"))
+        let other = entry(deviceB, 15, 0, .deviceNamed(name: "desktop"))
+        for order in [[first, renamed, other], [renamed, other, first], [other, renamed, first, renamed]] {
+            let h = history(order)
+            #expect(h.deviceNames == [deviceA: "old laptop", deviceB: "desktop"], "\(order.map(\.line))")
+        }
+        var h = history([renamed])
+        let older = h.apply(first)
+        let newer = h.apply(other)
+        #expect(!older && newer, "an older name changes nothing; another device's is its own")
+        #expect(history([first]).canonicalDump != history([renamed]).canonicalDump, "the name is part of the history")
+    }
+
     @Test("applying a line again changes nothing and says so")
     func idempotent() {
         var h = History()
@@ -153,7 +169,7 @@ import Testing
             let sessions = known[d].liveSessions(identity: identity, liveTaskIDs: Set(tasks.map(\.id)))
             guard let someTask = tasks.randomElement(using: &random) else { continue }
             let change: JournalChange
-            switch Int.random(in: 0..<10, using: &random) {
+            switch Int.random(in: 0..<11, using: &random) {
             case 0...3:
                 change = .sessionRecorded(
                     session(
@@ -177,6 +193,8 @@ import Testing
                 change =
                     tasks.count > 2 && Bool.random(using: &random)
                     ? .taskRemoved(id: someTask.id) : .taskArchived(SyncedTask(id: someTask.id, config: someTask.config, archived: true))
+            case 9:
+                change = .deviceNamed(name: ["laptop", "desktop", "Laptop"].randomElement(using: &random)!)
             default:
                 let day = CalendarDay(year: 2026, month: 12, day: Int.random(in: 1...5, using: &random))!
                 change = Bool.random(using: &random) ? .planSet(day: day, task: someTask.id) : .planCleared(day: day)
@@ -195,6 +213,7 @@ import Testing
         let lines = try journals.flatMap { $0 }.map { try JournalEntry.parse(Array($0.line.utf8)) }
         let reference = history(lines).canonicalDump
         #expect(reference.contains("session "), "the generated history holds sessions")
+        #expect(reference.contains("device "), "the generated history names devices")
         var random = SeededRandom(seed: seed &* 7919)
         for _ in 0..<6 {
             var shuffled = lines + (0..<Int.random(in: 0...lines.count, using: &random)).map { _ in lines.randomElement(using: &random)! }

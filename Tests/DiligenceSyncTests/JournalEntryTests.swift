@@ -24,6 +24,7 @@ import Testing
         entry(deviceB, 4, 0, .taskRemoved(id: uuid(9))),
         entry(deviceB, 5, 0, .planSet(day: CalendarDay(year: 2026, month: 12, day: 1)!, task: uuid(9))),
         entry(deviceB, 6, 0, .planCleared(day: CalendarDay(year: 2026, month: 12, day: 1)!)),
+        entry(deviceA, 7, 0, .deviceNamed(name: "Laptop de Zoé 💻")),
     ]
 
     @Test("every change round-trips through its line, which is one line of JSON")
@@ -65,6 +66,26 @@ import Testing
         } catch {
             #expect(error.message.contains(says), "\(error.message)")
             #expect(!error.newer)
+        }
+    }
+
+    @Test("a device's name is one line of JSON: its own; a name no device could have taken is refused, saying so")
+    func deviceNamed() throws {
+        let named = entry(deviceA, 7, 0, .deviceNamed(name: "laptop"))
+        #expect(named.line == #"{"v":1,"device":"\#(deviceA)","hlc":[7,0],"change":"device_named","name":"laptop"}"#)
+        // Read as `sync enable --name` takes it: trimmed, NFC.
+        let spaced = named.line.replacing(#""laptop""#, with: #""  Zoe\u0301  ""#)
+        #expect(try JournalEntry.parse(Array(spaced.utf8)).change == .deviceNamed(name: "Zoé"))
+        let bad = [#""""#, #""   ""#, #""two\nlines""#, #""zero\u200bwidth""#, "\"\(String(repeating: "x", count: 65))\"", "7", "null"]
+        for value in bad {
+            let line = named.line.replacing(#""laptop""#, with: value)
+            do {
+                _ = try JournalEntry.parse(Array(line.utf8))
+                Issue.record("read: \(line)")
+            } catch {
+                #expect(error.message.contains("\"name\""), "\(error.message)")
+                #expect(!error.newer)
+            }
         }
     }
 

@@ -268,7 +268,7 @@ struct SchemaRequestGenerator {
             return chance(80) ? quoted(pick(words)) : quoted(pick(Self.strings))
         case .timeOfDay, .nameOrOff:
             return chance(20) ? "null" : quoted(pick(Self.strings))
-        case .text, .taskName, .note:
+        case .text, .taskName, .deviceName, .note:
             if field.name == "content" { return quoted(importContent()) }
             return chance(5) ? quoted(hugeString()) : quoted(pick(Self.strings))
         }

@@ -91,6 +91,45 @@ extension EndToEnd {
             #expect(ended() == 2, "\(d.stderr)")
         }
 
+        @Test("hooks run one at a time, in the order of their events: a slow on_away ends before on_back starts")
+        func hooksRunInOrder() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let record = d.root + "/order"
+            // A chat-status or time-tracker hook: the slow call of the first event must not land after the second.
+            let script = try d.writeScript(
+                "ordered",
+                """
+                #!/bin/sh
+                echo "start $DILIGENCE_EVENT" >> "\(record)"
+                [ "$DILIGENCE_EVENT" = away ] && sleep 0.6
+                echo "end $DILIGENCE_EVENT" >> "\(record)"
+                """)
+            try d.writeConfig("[hooks]\non_away = \(script)\non_back = \(script)\n")
+            try d.start()
+            try d.call("away")
+            try d.call("back")
+            let expected = "start away\nend away\nstart back\nend back\n"
+            let deadline = monotonicNow() + 6
+            while readTextFile(record).count < expected.count && monotonicNow() < deadline { sleepFor(0.05) }
+            #expect(readTextFile(record) == expected, "\(d.diagnostics)")
+        }
+
+        @Test("hooks that wait in line are bounded: past 64 the oldest waiting one is dropped, saying so")
+        func waitingHooksAreBounded() throws {
+            let d = try DaemonUnderTest(launch: false)
+            try d.writeConfig("[hooks]\non_away = sleep 300\non_back = sleep 300\ntimeout = 60\n")
+            try d.start()
+            for _ in 0..<35 {
+                try d.call("away")
+                try d.call("back")
+            }
+            // 70 events: one hook runs, 64 wait, the 5 oldest waiting were dropped.
+            let deadline = monotonicNow() + 3
+            func dropped() -> Int { d.stderr.components(separatedBy: "dropped: 64 hooks wait already").count - 1 }
+            while dropped() < 5 && monotonicNow() < deadline { sleepFor(0.05) }
+            #expect(dropped() == 5, "\(d.stderr)")
+        }
+
         @Test("sound: the task's ambient file plays during work through the configured player, the end-of-phase sound after it")
         func soundThroughThePlayer() throws {
             let d = try DaemonUnderTest(launch: false)

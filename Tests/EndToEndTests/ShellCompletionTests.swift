@@ -31,9 +31,14 @@ extension EndToEnd {
             let work: String
             var environment: [String: String]
 
-            init() throws {
-                d = try DaemonUnderTest()
-                for (name, _) in TaskNamesAsData.names { try d.addTask(name) }
+            /// `daemon`, else a new one with those tasks.
+            init(_ daemon: DaemonUnderTest? = nil) throws {
+                if let daemon {
+                    d = daemon
+                } else {
+                    d = try DaemonUnderTest()
+                    for (name, _) in TaskNamesAsData.names { try d.addTask(name) }
+                }
                 work = d.root + "/work"
                 mkdir(work, 0o700)
                 mkdir(d.root + "/elsewhere", 0o700)
@@ -102,6 +107,18 @@ extension EndToEnd {
         @Test("zsh completes each name, quoted, and runs nothing in it")
         func zsh() throws {
             let s = try Setup()
+            let lines = Self.names.map { "diligencectl --socket \(s.d.socketPath) start \($0.typed)" }
+            for (index, (name, typed)) in Self.names.enumerated() {
+                let (line, word) = try Self.zshCompletes(lines, in: s)[index]
+                #expect(
+                    word == name + "\n",
+                    "zsh: `start \(typed)<Tab>` → \(line.debugDescription), whose last word is \(word.debugDescription)")
+            }
+            #expect(s.litter.isEmpty, "zsh evaluated a task name: \(s.litter) appeared")
+        }
+
+        /// Each of `lines` typed into zsh with a Tab: the line it completed to and its last word.
+        static func zshCompletes(_ lines: [String], in s: Setup) throws -> [(line: String, word: String)] {
             let out = s.d.root + "/zsh"
             mkdir(out, 0o700)
             let driver = s.d.root + "/drive.zsh"
@@ -120,16 +137,11 @@ extension EndToEnd {
             zpty -d comp
 
             """.write(toFile: driver, atomically: true, encoding: .utf8)
-            let lines = Self.names.map { "diligencectl --socket \(s.d.socketPath) start \($0.typed)" }
             _ = try s.run("/usr/bin/zsh", ["-f", driver, Self.completions, out] + lines, timeout: 60)
-            for (index, (name, typed)) in Self.names.enumerated() {
-                let line = readTextFile(out + "/\(index + 1).line").trimmingWhitespace()
-                let word = readTextFile(out + "/\(index + 1).word")
-                #expect(
-                    word == name + "\n",
-                    "zsh: `start \(typed)<Tab>` → \(line.debugDescription), whose last word is \(word.debugDescription)")
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            return lines.indices.map { index in
+                (readTextFile(out + "/\(index + 1).line").trimmingWhitespace(), readTextFile(out + "/\(index + 1).word"))
             }
-            #expect(s.litter.isEmpty, "zsh evaluated a task name: \(s.litter) appeared")
         }
 
         @Test("fish completes each name (complete -C) and runs nothing in it")
@@ -147,6 +159,45 @@ extension EndToEnd {
                 #expect(candidates == [name], "fish: `start \(typed)<Tab>` → \(candidates)")
             }
             #expect(s.litter.isEmpty, "fish evaluated a task name: \(s.litter) appeared")
+        }
+
+        /// `--device` completes `this` and the names of the devices known here (`sync status
+        /// --names`): a daemon that merged the journal of a device named "Work desk".
+        @Test("--device completes this and the other devices' names in bash, zsh and fish, quoted")
+        func deviceNames() throws {
+            let (a, folderA, _) = try EndToEnd.SyncMerge.device("laptop")
+            let b = try EndToEnd.SyncMerge.device("Work desk")
+            try EndToEnd.SyncMerge.copyJournal(of: b, to: folderA)
+            try EndToEnd.SyncMerge.eventually("A knows B's name") { try a.ctl("sync", "status", "--names").stdout.contains("Work desk") }
+            let s = try Setup(a)
+            let socket = s.d.socketPath
+            let bash = """
+                source '\(Self.completions)/diligencectl.bash'
+                COMP_WORDS=(diligencectl --socket "$1" "$2" --device "$3"); COMP_CWORD=5
+                _diligencectl
+                eval "set -- ${COMPREPLY[*]}"
+                printf '%s\\n' "$@"
+                """
+            for (command, typed, expected) in [
+                ("history", "Wo", ["Work desk"]), ("stats", "th", ["this"]), ("report", "", ["laptop", "this", "Work desk"]),
+            ] {
+                let words = try s.run("/bin/bash", ["-c", bash, "bash", socket, command, typed]).split(separator: "\n").map(String.init)
+                #expect(words.sorted() == expected.sorted(), "bash: `\(command) --device \(typed)<Tab>` → \(words)")
+            }
+            let zsh = try Self.zshCompletes(
+                ["diligencectl --socket \(socket) stats --device Wo", "diligencectl --socket \(socket) week --device th"], in: s)
+            #expect(zsh.map(\.word) == ["Work desk\n", "this\n"], "zsh: \(zsh)")
+            for (command, typed, expected) in [("export", "Wo", ["Work desk"]), ("report", "la", ["laptop"])] {
+                let out = try s.run(
+                    "/usr/bin/fish",
+                    [
+                        "-c",
+                        "source '\(Self.completions)/diligencectl.fish'; complete -C \"diligencectl --socket $argv[1] $argv[2] --device $argv[3]\"",
+                        socket, command, typed,
+                    ])
+                let candidates = out.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
+                #expect(candidates == expected, "fish: `\(command) --device \(typed)<Tab>` → \(candidates)")
+            }
         }
     }
 }

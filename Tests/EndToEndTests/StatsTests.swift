@@ -105,7 +105,9 @@ extension EndToEnd {
             let csv = try d.ctl("export", "--format", "csv", "--since", "2025-05-02")
             #expect(csv.exitCode == 0, "\(csv)")
             let rows = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-            #expect(rows.first == "id,task,start,end,planned_seconds,focused_seconds,pauses,outcome,uuid,note,away_seconds,reason")
+            #expect(
+                rows.first
+                    == "id,task,start,end,planned_seconds,focused_seconds,pauses,outcome,uuid,note,away_seconds,reason,device,device_name")
             #expect(rows.count == 2, "since 2025-05-02: the 14:00 session only: \(rows)")
 
             let all = try d.ctl("stats", "all", "--json").json()

@@ -36,6 +36,7 @@ extension EndToEnd {
                     "\(entry.change.name) \(t.id) \(t.config.name)\(t.archived ? " (archived)" : "")"
                 case .planSet(let day, let task): "plan_set \(day) \(task)"
                 case .planCleared(let day): "plan_cleared \(day)"
+                case .deviceNamed(let name): "device_named \(name)"
                 }
             }
         }
@@ -72,7 +73,8 @@ extension EndToEnd {
             let earlyID = early["uuid"]?.stringValue ?? "?"
             #expect(startLines.contains("session_recorded \(earlyID) task=\(uuid("Study"))"), "\(startLines)")
             #expect(startLines.contains("plan_set 2026-11-30 \(uuid("Study"))"), "\(startLines)")
-            #expect(start.count == 9, "nothing else, nothing twice: \(startLines)")
+            #expect(startLines.first == "device_named laptop", "the journal starts with the device's name: \(startLines)")
+            #expect(start.count == 10, "nothing else, nothing twice: \(startLines)")
 
             // Every kind of change, one line each, once the daemon answered the next request.
             func changes(_ body: () throws -> Void) throws -> [String] {
@@ -105,6 +107,14 @@ extension EndToEnd {
             #expect(
                 try changes { try d.call("task_remove", [("task", .string("Books")), ("confirm", .bool(true))]) }
                     == ["task_removed \(reading)"])
+            // A new name is one line; enabling again without a name keeps it and writes nothing.
+            func enableAgain(_ name: String...) throws {
+                let run = try d.ctl(arguments: ["sync", "enable", folder] + name)
+                guard run.exitCode == 0 else { throw HarnessError("sync enable: \(run)") }
+            }
+            #expect(try changes { try enableAgain("--name", " Desk ") } == ["device_named Desk"])
+            #expect(try changes { try enableAgain() } == [])
+            #expect(try d.call("sync_status")["device"]?["name"] == .string("Desk"))
 
             // A session of the timer: a 1-second work phase that completes.
             try d.addTask("Quick", [("work", .int(1))])
@@ -128,6 +138,50 @@ extension EndToEnd {
             #expect(disable.exitCode == 0, "\(disable)")
             #expect(try changes { try d.addTask("Later") } == [], "nothing is written once sync is off")
             #expect(try d.ctl("sync", "status", "--json").json()["enabled"]?.boolValue == false)
+        }
+
+        /// The daemon in a UTS namespace of its own whose host name the test sets (`unshare
+        /// --uts` at start, `nsenter --uts` while it runs): the journal says each new name once.
+        @Test(
+            "no name given: the device is the host's, and a renamed host's new name is written once, after the next change or at start",
+            .enabled(if: geteuid() == 0, "a host name of its own needs root (a UTS namespace)"))
+        func hostRenamed() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let unshare = try requireProgram("util-linux", "/usr/bin/unshare", "/bin/unshare")
+            let nsenter = try requireProgram("util-linux", "/usr/bin/nsenter")
+            func launch(asHost name: String) { d.launcher = [unshare, "--uts", "/bin/sh", "-c", "hostname \(name) && exec \"$0\" \"$@\""] }
+            launch(asHost: "desk-one")
+            try d.start()
+            let folder = d.root + "/sync"
+            #expect(try d.ctl("sync", "enable", folder).exitCode == 0)
+            let device = try #require(try d.call("sync_status")["device"]?["id"]?.stringValue)
+            var cursor = JournalCursor.start
+            func namesWritten() throws -> [String] {
+                _ = try d.status()
+                return Self.summary(try Self.read("\(folder)/\(device).jsonl", device: device, from: &cursor)).filter {
+                    $0.hasPrefix("device_named")
+                }
+            }
+            #expect(try namesWritten() == ["device_named desk-one"])
+
+            let pid = try #require(d.process?.pid)
+            let rename = try runProgram(
+                [nsenter, "--uts", "-t", String(pid), "hostname", "desk-two"], environment: ["PATH": "/usr/bin:/bin"], directory: d.root)
+            #expect(rename.succeeded, "\(rename)")
+            try d.addTask("Reading")
+            #expect(try namesWritten() == ["device_named desk-two"], "renamed while it runs: the next change writes the name")
+            #expect(try d.call("sync_status")["device"]?["name"] == .string("desk-two"))
+            try d.addTask("Piano")
+            #expect(try namesWritten() == [], "once")
+
+            launch(asHost: "desk-three")
+            try d.restart()
+            #expect(try namesWritten() == ["device_named desk-three"], "renamed while stopped: written at start")
+            #expect(try d.ctl("sync", "enable", folder, "--name", "fixed").exitCode == 0)
+            launch(asHost: "desk-four")
+            try d.restart()
+            try d.addTask("Chess")
+            #expect(try namesWritten() == ["device_named fixed"], "a name given no longer follows the host")
         }
 
         @Test("a journal that cannot be written loses no change: the database has it, and the next change writes both")
@@ -173,7 +227,7 @@ extension EndToEnd {
             #expect(state["configured"]?.boolValue == true, "\(state.serialized)")
             let device = try #require(state["device"]?["id"]?.stringValue)
             var cursor = JournalCursor.start
-            #expect(try Self.read("\(folder)/\(device).jsonl", device: device, from: &cursor).count == 7, "the seven tasks")
+            #expect(try Self.read("\(folder)/\(device).jsonl", device: device, from: &cursor).count == 8, "the name and the seven tasks")
             let enable = try d.ctl("sync", "enable", d.root + "/other")
             #expect(enable.exitCode == 1 && enable.stderr.contains("[sync] directory"), "\(enable)")
             let disable = try d.ctl("sync", "disable")
@@ -186,7 +240,9 @@ extension EndToEnd {
             #expect(reload.exitCode == 1 && reload.stderr.contains("directory"), "\(reload)")
         }
 
-        @Test("sync enable checks its directory: relative, a file, or not writable are refused with the reason")
+        @Test(
+            "sync enable checks its directory and name: relative, a file, not writable, a name out of the rules are refused with the reason"
+        )
         func enableChecksTheDirectory() throws {
             let d = try DaemonUnderTest()
             let answer = try d.send(Request(command: "sync_enable", arguments: [("directory", .string("relative/dir"))]))
@@ -196,6 +252,13 @@ extension EndToEnd {
             let onFile = try d.send(Request(command: "sync_enable", arguments: [("directory", .string(file))]))
             #expect(onFile.errorCode == "invalid_directory", "\(onFile.serialized)")
             #expect(try d.ctl("sync", "status", "--json").json()["enabled"]?.boolValue == false, "nothing enabled")
+            // A name a person could not tell apart or type back (the task-name rules) is refused, and enables nothing.
+            for name in ["", "   ", "tab\there", "zero\u{200B}width", String(repeating: "n", count: 65)] {
+                let refused = try d.ctl("sync", "enable", d.root + "/named", "--name", name)
+                #expect(refused.exitCode == 2 && refused.stderr.contains("device name"), "\(name.debugDescription): \(refused)")
+            }
+            #expect(try d.ctl("sync", "status", "--json").json()["enabled"]?.boolValue == false, "nothing enabled")
+            #expect(access(d.root + "/named", F_OK) != 0, "no folder made")
             let tilde = try d.ctl("sync", "enable", "~/Sync/diligence")
             #expect(tilde.exitCode == 0, "\(tilde)")
             #expect(

@@ -264,6 +264,90 @@ extension EndToEnd {
             #expect(Self.firstLineSkipped(a, copyOnA) == 0, "the restart read B's journal again from its start")
         }
 
+        /// The focused seconds of `report all --svg` (every heat-map cell's `data-seconds`).
+        static func reportSeconds(_ d: DaemonUnderTest, _ arguments: String...) throws -> Int {
+            let run = try d.ctl(arguments: ["report", "all", "--svg"] + arguments)
+            guard run.exitCode == 0 else { throw HarnessError("report: \(run)") }
+            return run.stdout.matches(of: /data-seconds="(\d+)"/).reduce(0) { $0 + (Int($1.output.1) ?? 0) }
+        }
+
+        @Test("--device takes a device's name from its journal; history shows names; a shared name is ambiguous, an unknown one lists them")
+        func byName() throws {
+            let (a, folderA, idA) = try Self.device("laptop")
+            let deviceB = try Self.device("desktop")
+            let deviceC = try Self.device("Desktop")
+            let (b, folderB, idB) = deviceB
+            let (c, idC) = (deviceC.0, deviceC.id)
+            try a.call(
+                "history_add", [("task", .string("Study")), ("start", .string("2026-11-30 08:00")), ("end", .string("2026-11-30 08:20"))])
+            try b.call(
+                "history_add", [("task", .string("Work")), ("start", .string("2026-11-30 09:10")), ("end", .string("2026-11-30 09:40"))])
+            try c.call(
+                "history_add",
+                [("task", .string("Exercise")), ("start", .string("2026-11-29 10:00")), ("end", .string("2026-11-29 10:25"))])
+            try Self.copyJournal(of: deviceB, to: folderA)
+            try Self.eventually("A has B's session") { try Self.history(a).count == 2 }
+
+            let byName = try a.ctl("history", "--device", "DeskTop", "--json")
+            #expect(byName.exitCode == 0, "\(byName)")
+            let sessions = try byName.json()["sessions"]?.arrayValue ?? []
+            #expect(sessions.map { $0["task"]?.stringValue } == ["Work"], "\(byName.stdout)")
+            #expect(sessions.first?["device"] == .string(idB) && sessions.first?["device_name"] == .string("desktop"), "\(byName.stdout)")
+            let own = try a.call("history", [("device", .string("laptop"))])["sessions"]?.arrayValue ?? []
+            #expect(own.map { $0["device_name"] } == [.string("laptop")], "this device by its own name: \(own)")
+            let stats = try a.ctl("stats", "all", "--device", "desktop", "--json")
+            #expect(try stats.json()["focused_seconds"]?.intValue == 1800, "\(stats)")
+            let table = try a.ctl("history")
+            #expect(table.stdout.contains("desktop") && table.stdout.contains("laptop"), "the DEVICE column names them:\n\(table.stdout)")
+            #expect(try Self.reportSeconds(a, "--device", "desktop") == 1800)
+            #expect(try Self.reportSeconds(a, "--device", "this") == 1200)
+            #expect(try Self.reportSeconds(a) == 3000)
+            let page = try a.ctl("report", "all", "--device", "desktop")
+            #expect(page.exitCode == 0 && page.stdout.contains("· device desktop</h1>"), "the page says whose it is: \(page.stderr)")
+            // Exports name the device too: JSON lines as history --json, CSV in two last columns.
+            let jsonl = try a.call("export", [("device", .string("desktop"))])["content"]?.stringValue ?? ""
+            #expect(jsonl.contains(#""device":"\#(idB)""#) && jsonl.contains(#""device_name":"desktop""#), "\(jsonl)")
+            let csv = (try a.call("export", [("format", .string("csv"))])["content"]?.stringValue ?? "").split(separator: "\r\n")
+            #expect(csv.first?.hasSuffix(",away_seconds,reason,device,device_name") == true, "\(csv)")
+            #expect(csv.contains { $0.hasSuffix(",\(idB),desktop") } && csv.contains { $0.hasSuffix(",,laptop") }, "\(csv)")
+
+            // A third device under the same name (in another case): the name is ambiguous, the ids are not.
+            try Self.copyJournal(of: deviceC, to: folderA)
+            try Self.eventually("A has C's session") { try Self.history(a).count == 3 }
+            let ambiguous = try a.ctl("history", "--device", "desktop")
+            #expect(ambiguous.exitCode == 2, "\(ambiguous)")
+            for shown in [String(idB.prefix(8)), String(idC.prefix(8)), "desktop", "Desktop"] {
+                #expect(ambiguous.stderr.contains(shown), "ambiguous_device lists \(shown): \(ambiguous.stderr)")
+            }
+            #expect(try a.failure("stats", [("device", .string("desktop"))]).code == "ambiguous_device")
+            let ofC = try a.call("history", [("device", .string(String(idC.prefix(8))))])["sessions"]?.arrayValue ?? []
+            #expect(ofC.map { $0["device_name"] } == [.string("Desktop")], "\(ofC)")
+            let unknown = try a.ctl("stats", "--device", "kitchen")
+            #expect(unknown.exitCode == 2, "\(unknown)")
+            for shown in ["is not a device", "laptop", "desktop", "Desktop", String(idA.prefix(8))] {
+                #expect(unknown.stderr.contains(shown), "unknown_device lists \(shown): \(unknown.stderr)")
+            }
+
+            // B takes another name: its journal says so, and the old name is C's alone.
+            #expect(try b.ctl("sync", "enable", folderB, "--name", "office").exitCode == 0)
+            try Self.copyJournal(of: deviceB, to: folderA)
+            try Self.eventually("A knows B as office") {
+                (try a.call("history", [("device", .string("office"))])["sessions"]?.arrayValue ?? []).count == 1
+            }
+            #expect((try a.call("history", [("device", .string("desktop"))])["sessions"]?.arrayValue ?? []).count == 1)
+
+            // sync status lists the devices: id, name, sessions, when their latest line was written.
+            let devices = try a.call("sync_status")["devices"]?.arrayValue ?? []
+            let listed = Dictionary(devices.map { ($0["id"]?.stringValue ?? "?", $0) }, uniquingKeysWith: { x, _ in x })
+            #expect(Set(listed.keys) == [idA, idB, idC], "\(devices)")
+            #expect(listed[idA]?["name"] == .string("laptop") && listed[idA]?["this"] == .bool(true), "\(devices)")
+            #expect(listed[idB]?["name"] == .string("office") && listed[idC]?["name"] == .string("Desktop"), "\(devices)")
+            #expect([idA, idB, idC].map { listed[$0]?["sessions"]?.intValue } == [1, 1, 1], "\(devices)")
+            #expect(listed[idB]?["last_line"]?.stringValue != nil, "\(devices)")
+            let text = try a.ctl("sync", "status")
+            #expect(text.stdout.contains("office") && text.stdout.contains(String(idC.prefix(8))), "\(text.stdout)")
+        }
+
         /// Copies `from`'s journal to `to`'s folder, as a sync tool does.
         static func copyJournal(of from: (DaemonUnderTest, folder: String, id: String), to folder: String) throws {
             _ = try from.0.status()

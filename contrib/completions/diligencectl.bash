@@ -1,12 +1,28 @@
 # bash completion for diligencectl. Install to /usr/share/bash-completion/completions/diligencectl
-# (make install does). Task names come from the running daemon: `diligencectl task list --names`.
+# (make install does). Task names come from the running daemon: `diligencectl task list --names`;
+# device names (--device) too: `diligencectl sync status --names`.
 # Works with bash-completion loaded (_init_completion) and without it.
 
 # Completes the names of the daemon's tasks (not archived ones; with --archived only those) that
-# begin with the word being typed ($cur). Task
-# names are data: read line by line, compared as text and quoted for the command line the way
-# the word was begun — never handed to `compgen -W`, which would expand `$(...)` in them.
+# begin with the word being typed ($cur).
 _diligencectl_complete_tasks() {
+    _diligencectl_complete_lines diligencectl "${socket[@]}" task list --names "$@"
+}
+
+# Completes `this` and the names of the devices the daemon knows (--device).
+_diligencectl_complete_devices() {
+    _diligencectl_complete_lines _diligencectl_devices
+}
+
+_diligencectl_devices() {
+    printf 'this\n'
+    diligencectl "${socket[@]}" sync status --names
+}
+
+# Completes the lines the command "$@" prints that begin with the word being typed ($cur). Names
+# are data: read line by line, compared as text and quoted for the command line the way the
+# word was begun — never handed to `compgen -W`, which would expand `$(...)` in them.
+_diligencectl_complete_lines() {
     local typed=$cur quote="" prefix="" name c
     case $typed in
         \'*) quote="'" typed=${typed:1} ;;
@@ -31,7 +47,7 @@ _diligencectl_complete_tasks() {
                  COMPREPLY+=("${name//\"/\\\"}") ;;
             *) printf -v name '%q' "$name"; COMPREPLY+=("$name") ;;
         esac
-    done < <(diligencectl "${socket[@]}" task list --names "$@" 2>/dev/null)
+    done < <("$@" 2>/dev/null)
 }
 
 _diligencectl() {
@@ -79,7 +95,7 @@ _diligencectl() {
         --format) if [[ $command == export ]]; then COMPREPLY=($(compgen -W "csv jsonl ics" -- "$cur"))
                   else COMPREPLY=("'{icon} {task} {remaining}'"); fi; return ;;
         --task) _diligencectl_complete_tasks; return ;;
-        --device) COMPREPLY=($(compgen -W "this" -- "$cur")); return ;;
+        --device) _diligencectl_complete_devices; return ;;
         --work|--short-break|--long-break|--long-break-every|--goal|--description|--name) return ;;
         --offset|--since|--until|--limit|--pauses) return ;;
     esac
@@ -98,7 +114,7 @@ _diligencectl() {
         help) COMPREPLY=($(compgen -W "${commands// /$'\n'}" -- "$cur")) ;;
         stats|report)
             local flags="--task --device --offset --plain --json --help"
-            [[ $command == report ]] && flags="--task --offset --html --svg --help"
+            [[ $command == report ]] && flags="--task --device --offset --html --svg --help"
             if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "${flags// /$'\n'}" -- "$cur"))
             elif (( nargs == 0 )); then COMPREPLY=($(compgen -W $'today\nday\nweek\nmonth\nyear\nall' -- "$cur"))
             elif (( nargs == 1 )); then COMPREPLY=($(compgen -W "${days// /$'\n'}"$'\nyesterday' -- "$cur")); fi ;;
@@ -125,6 +141,7 @@ _diligencectl() {
                 "") COMPREPLY=($(compgen -W "${sync_commands// /$'\n'}" -- "$cur")) ;;
                 enable) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W $'--name\n--json\n--help' -- "$cur"))
                         else compopt -o dirnames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")); fi ;;
+                status) COMPREPLY=($(compgen -W $'--json\n--names\n--help' -- "$cur")) ;;
                 *) COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")) ;;
             esac ;;
         import)

@@ -1,25 +1,34 @@
 # fish completion for diligencectl. Install to /usr/share/fish/vendor_completions.d/
-# (make install does). Task names come from the running daemon.
+# (make install does). Task and device names come from the running daemon.
 
 set -l commands start note pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync reload version help
 set -l task_commands list show add edit archive unarchive remove
 set -l days today tomorrow monday tuesday wednesday thursday friday saturday sunday
 
-# The daemon's task names, one a line (fish inserts them escaped; nothing in them is run): those
-# not archived, or with --archived only the archived ones. Asks the daemon at the line's --socket,
-# if it names one.
-function __diligencectl_tasks
-    set -l socket
+# The line's --socket option, if it names one: the daemon the names are asked of.
+function __diligencectl_socket
     set -l words (commandline -opc)
     for i in (seq (count $words))
         switch $words[$i]
             case --socket
-                set socket --socket $words[(math $i + 1)]
+                echo --socket
+                echo $words[(math $i + 1)]
             case '--socket=*'
-                set socket $words[$i]
+                echo $words[$i]
         end
     end
-    diligencectl $socket task list --names $argv 2>/dev/null
+end
+
+# The daemon's task names, one a line (fish inserts them escaped; nothing in them is run): those
+# not archived, or with --archived only the archived ones.
+function __diligencectl_tasks
+    diligencectl (__diligencectl_socket) task list --names $argv 2>/dev/null
+end
+
+# `this` and the names of the devices the daemon knows (--device), one a line.
+function __diligencectl_devices
+    echo this
+    diligencectl (__diligencectl_socket) sync status --names 2>/dev/null
 end
 
 # Whether the command is `task` with one of the given subcommands.
@@ -152,7 +161,7 @@ complete -c diligencectl -n "__diligencectl_is history; and test (commandline -o
 complete -c diligencectl -n "__diligencectl_is history; or __diligencectl_in export" -l since -x -d 'from this day (YYYY-MM-DD) on'
 complete -c diligencectl -n "__diligencectl_is history; or __diligencectl_in export" -l until -x -d 'up to and including this day (YYYY-MM-DD)'
 complete -c diligencectl -n "__diligencectl_is history" -l limit -x -d 'only the most recent N'
-complete -c diligencectl -n "__diligencectl_in stats; or __diligencectl_in week; or __diligencectl_is history; or __diligencectl_in export" -l device -x -a this -d "one device's sessions: this, or another's id"
+complete -c diligencectl -n "__diligencectl_in stats; or __diligencectl_in report; or __diligencectl_in week; or __diligencectl_is history; or __diligencectl_in export" -l device -x -a '(__diligencectl_devices)' -d "one device's sessions: this, a device's name or id"
 complete -c diligencectl -n "__diligencectl_is history add" -a '(__diligencectl_tasks)'
 complete -c diligencectl -n "__diligencectl_in history add" -l pauses -x -d 'pauses taken (default 0)'
 complete -c diligencectl -n "__diligencectl_in history edit" -l task -x -a '(__diligencectl_tasks)' -d 'move the session to TASK'
@@ -167,8 +176,9 @@ complete -c diligencectl -n "__diligencectl_is import" -F -d 'file (- for standa
 
 # The sync folder (docs/sync.md).
 complete -c diligencectl -n "__diligencectl_is sync" -a enable -d "keep this device's journal in DIR"
-complete -c diligencectl -n "__diligencectl_is sync" -a status -d 'show the sync folder, this device and its journal'
+complete -c diligencectl -n "__diligencectl_is sync" -a status -d 'show the sync folder, this device, its journal and the devices known here'
 complete -c diligencectl -n "__diligencectl_is sync" -a disable -d 'stop writing the journal'
 complete -c diligencectl -n "__diligencectl_is sync enable" -x -a '(__fish_complete_directories)' -d 'sync folder'
 complete -c diligencectl -n "__diligencectl_in sync enable" -l name -x -d "this device's name"
 complete -c diligencectl -n "__diligencectl_in sync" -l json -d 'print JSON'
+complete -c diligencectl -n "__diligencectl_in sync status" -l names -d "print only the devices' names"
