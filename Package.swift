@@ -69,7 +69,7 @@ let package = Package(
             dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(
             name: "DiligenceStoreTests",
-            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceStore", "DiligenceTime", "DiligenceTestSupport"]),
+            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceStore", "DiligenceSync", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(
             name: "DiligenceSyncTests",
             dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceSync", "DiligenceTime", "DiligenceTestSupport"]),
