@@ -62,14 +62,14 @@ let package = Package(
             name: "DiligenceTestSupport", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceSync"],
             path: "Tests/TestSupport"),
         .testTarget(name: "DiligenceTimeTests", dependencies: ["DiligenceTime", "DiligenceTestSupport"]),
-        .testTarget(name: "DiligenceJSONTests", dependencies: ["DiligenceJSON"]),
+        .testTarget(name: "DiligenceJSONTests", dependencies: ["DiligenceJSON", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceCoreTests", dependencies: ["DiligenceCore", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(
             name: "DiligenceProtocolTests",
             dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(
             name: "DiligenceStoreTests",
-            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceStore", "DiligenceTime", "DiligenceTestSupport"]),
+            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceStore", "DiligenceSync", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(
             name: "DiligenceSyncTests",
             dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceSync", "DiligenceTime", "DiligenceTestSupport"]),

@@ -398,7 +398,9 @@ def sync_merge(daemon_binary, root, sessions, window):
     shows the newest (the merge writes them in one transaction; `stats all` then counts them
     all); then one newer session appended (the file delivered again), the time until `history`
     shows it, five times; the daemon's wake-ups while the folder is quiet; the journal's bytes
-    per session."""
+    per session; then the daemon restarted on that database (the merge state kept in it,
+    docs/sync.md): start to READY=1, its CPU until then and the journal lines it read again, and
+    the database's growth per 100 000 merged sessions."""
     base = os.path.join(root, "sync")
     folder = os.path.join(base, "folder")
     os.makedirs(folder)
@@ -452,9 +454,51 @@ def sync_merge(daemon_binary, root, sessions, window):
         control.close()
         time.sleep(1)
         result["quiet"] = wakeups(daemon.pid, window)
-        return result
     finally:
         daemon.stop()
+    result["restart"] = restart_merged(daemon_binary, os.path.join(base, "daemon"), sessions)
+    return result
+
+
+def restart_merged(daemon_binary, root, sessions):
+    """A daemon started on a database that merged `sessions` sessions of another device: start
+    to READY=1 (the merge state restored from the database and the journals read from the kept
+    positions happen before it), the daemon's CPU time by then, and the journal lines it read,
+    from its log (EVENT=sync_merge_started). The database's size is taken before the start (after
+    a checkpoint: the daemon's stop leaves the WAL merged) and compared with a sessions-only
+    figure: the kept state's bytes per 100 000 sessions."""
+    database = os.path.join(root, "data", "diligence.sqlite3")
+    size = os.path.getsize(database)
+    log_path = os.path.join(root, "sync.log")
+    with open(log_path, "rb") as f:
+        log_before = len(f.read())
+    daemon = Daemon(daemon_binary, root, name="sync")
+    try:
+        cpu = cpu_seconds(daemon.pid)
+        ready = daemon.ready_seconds
+    finally:
+        daemon.stop()
+    with open(log_path, "rb") as f:
+        started = [line for line in f.read()[log_before:].decode(errors="replace").splitlines()
+                   if "event=sync_merge_started" in line]
+    lines = int(started[-1].split("lines=")[1].split()[0].rstrip(")")) if started else -1
+    kept = sqlite_bytes(database, ["sync_sessions", "sync_registers", "sync_cursors"])
+    return {"ready_s": ready, "cpu_s": cpu, "lines_read": lines, "database_bytes": size,
+            "kept_bytes_per_100k": kept * 100_000 / sessions if kept is not None else None}
+
+
+def sqlite_bytes(database, tables):
+    """Bytes the pages of `tables` (and their indexes) take in `database` (SQLite's dbstat), None
+    where dbstat is missing."""
+    try:
+        import sqlite3
+        connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+        marks = ",".join("?" * len(tables))
+        total = connection.execute(f"SELECT sum(pgsize) FROM dbstat WHERE name IN ({marks})", tables).fetchone()[0]
+        connection.close()
+        return total or 0
+    except Exception:
+        return None
 
 
 def ready_times(daemon_binary, root, database, runs):
@@ -665,6 +709,14 @@ def main():
     table.add(f"wake-ups while the sync folder is quiet, {sync['quiet']['seconds']} s", sync["quiet"]["switches"], "",
               "0", sync["quiet"]["switches"] == 0)
     table.add("journal bytes per session (for context)", sync["bytes_per_session"], "B", "—", None)
+    r = sync["restart"]
+    table.add(f"restart with {sync['sessions']} merged sessions: start to READY=1", r["ready_s"], "s", "—", None,
+              note=f"{r['cpu_s']:.2f} s CPU; {r['lines_read']} journal lines read again")
+    table.add(f"restart with {sync['sessions']} merged sessions: journal lines read again", r["lines_read"], "", "0",
+              r["lines_read"] == 0)
+    if r["kept_bytes_per_100k"] is not None:
+        table.add("merge state kept in the database per 100 000 sessions (for context)", r["kept_bytes_per_100k"] / 2**20,
+                  "MiB", "—", None, note=f"database {r['database_bytes'] / 2**20:.1f} MiB in all")
     h = raw["hyperfine"]
     table.compare("`diligencectl status`, whole process, wall median", h["diligencectl"]["median_ms"],
                   h["socat"]["median_ms"], "ms", 1.5, note="ref: socat")

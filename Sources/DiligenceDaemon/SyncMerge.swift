@@ -17,8 +17,10 @@ import Dispatch
 /// enter through the recorder's door as `SessionSource.sync`.
 ///
 /// The folder is watched with inotify (a journal created, written and closed, or renamed into
-/// place): no polling, no wake-up while it is quiet. At start, and when the folder changes, the
-/// journals are read from their start; then from where each read stopped.
+/// place): no polling, no wake-up while it is quiet. Each journal is read from where the last
+/// read stopped. How far that was and the history's registers are kept in the database, in the
+/// transaction that applies the lines (Store+MergeState.swift), and restored at start: a restart
+/// reads only what the journals gained. A folder not merged here before is read from its start.
 final class SyncMerge {
     private let store: Store
     private let recorder: SessionRecorder
@@ -34,6 +36,10 @@ final class SyncMerge {
     private(set) var folder: String?
     private(set) var history = History()
     private var cursors: [String: JournalCursor] = [:]
+    /// The registers lines changed since the merge state was last kept.
+    private var unsaved = HistoryChanges()
+    /// Journal lines read since the daemon started (logged at each follow).
+    private var linesRead = 0
     private var watch: ZoneWatch?
     /// Own changes still wait for the journal: merging now could undo them (logged once).
     private var heldBack = false
@@ -48,12 +54,13 @@ final class SyncMerge {
 
     /// Follows the folder in force: a new one is watched and read from its start.
     func follow(_ directory: String?) {
+        // Sync off: enabling it again reads every journal anew (changes made meanwhile went to no journal).
+        if directory == nil { forget() }
         guard directory != folder else { return }
         watch?.close()
         watch = nil
-        history = History()
-        cursors = [:]
         folder = directory
+        let restored = restore()
         guard let directory else { return }
         let own = journal.device
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
@@ -68,7 +75,58 @@ final class SyncMerge {
         } catch {
             Log.error("Cannot watch the sync folder \(directory) (\(error)); other devices' changes are merged at the next start.")
         }
+        let read = linesRead
         merge()
+        Log.info(
+            "Sync: merging the journals of \(directory): \(restored) registers restored from the database, \(linesRead - read) lines read.",
+            fields: [("EVENT", "sync_merge_started"), ("REGISTERS", "\(restored)"), ("LINES", "\(linesRead - read)")])
+    }
+
+    /// The history and reading positions the database keeps for the folder (none for a folder
+    /// not merged here before: its journals are read from their start); how many registers.
+    /// A session in the database comes back from its row, with no line to read again.
+    @discardableResult
+    private func restore() -> Int {
+        history = History()
+        cursors = [:]
+        unsaved = HistoryChanges()
+        guard let folder else { return 0 }
+        let own = journal.device
+        var restored = History()
+        // The latest reading of another device: this device's clock stamps its next change later.
+        var latest = HLC.zero
+        func apply(_ entry: JournalEntry) {
+            restored.apply(entry)
+            if entry.device != own, latest < entry.hlc { latest = entry.hlc }
+        }
+        do {
+            guard
+                let state = try store.restoreMergeState(
+                    folder: folder, device: own,
+                    session: { session, version in
+                        apply(JournalEntry(device: version.device, hlc: version.hlc, change: .sessionRecorded(session)))
+                    })
+            else { return 0 }
+            for line in state.lines { apply(try JournalEntry.parse(Array(line.utf8))) }
+            history = restored
+            cursors = state.cursors
+            journal.observe(latest, now: clocks.wall)
+            return state.sessions + state.lines.count
+        } catch {
+            // A line kept by another version of diligence, or a database that cannot be read:
+            // reading every journal again is always safe.
+            Log.warning("Sync: what the merge reached cannot be restored (\(error)); reading the journals anew.")
+            return 0
+        }
+    }
+
+    /// Drops what the merge kept, when anything is kept.
+    private func forget() {
+        do {
+            if try store.syncSetting(.merged) != nil { try store.forgetMergeState() }
+        } catch {
+            Log.error("Sync: what the merge reached cannot be dropped (\(error.message)).")
+        }
     }
 
     func close() {
@@ -89,13 +147,36 @@ final class SyncMerge {
                 return
             }
             heldBack = false
-            guard let touched = try readJournals(folder, now: now) else { return }
+            let reached = cursors
+            let touched = try readJournals(folder, now: now)
+            guard touched != nil || cursors != reached else { return }
             folded = [:]
-            try store.mergeTransaction { () throws(DiligenceError) in try project(touched) }
-            merged(folded)
+            try store.mergeTransaction { () throws(DiligenceError) in
+                var absent: Set<String> = []
+                if let touched { absent = try project(touched) }
+                try keep(folder, absent: absent)
+            }
+            unsaved = HistoryChanges()
+            if touched != nil { merged(folded) }
         } catch {
             Log.error("Sync: merging failed (\(error.message)); tried again at the next change of the folder.")
+            // Back to what the database kept: the lines read since are read again.
+            restore()
         }
+    }
+
+    /// Keeps how far the journals were read and the registers changed since the last time, in
+    /// the merge's transaction. `absent`: the history's sessions the database does not show
+    /// (their task not live, or refused here): each keeps a line holding its register.
+    private func keep(_ folder: String, absent: Set<String>) throws(DiligenceError) {
+        let held = absent.compactMap { id -> (KeptSession, line: String)? in
+            guard let register = history.session(id) else { return nil }
+            let version = register.version
+            return (
+                KeptSession(register), JournalEntry(device: version.device, hlc: version.hlc, change: .sessionRecorded(register.value)).line
+            )
+        }
+        try store.saveMergeState(folder: folder, cursors: cursors, sessions: unsaved.sessions, held: held, lines: unsaved.lines)
     }
 
     /// Applies the new complete lines of every journal (read again while a read brought lines:
@@ -120,12 +201,14 @@ final class SyncMerge {
             more = false
             for (device, batch) in batches {
                 problems += batch.problems
+                linesRead += batch.entries.count + batch.problems.count
                 if !batch.entries.isEmpty { more = true }
                 for (_, entry) in batch.entries {
                     if device != journal.device { journal.observe(entry.hlc, now: now) }
                     if history.apply(entry) {
                         changed = true
                         touched.note(entry.change)
+                        unsaved.note(entry, in: history)
                     }
                 }
             }
@@ -195,18 +278,21 @@ extension SyncMerge {
     /// line named is left as it is).
     /// Only what `touched` names, unless a task changed (a line about one session costs a
     /// lookup of that session, not a pass over the history).
-    private func project(_ touched: Touched) throws(DiligenceError) {
+    /// Returns the sessions the database does not show that this merge changed or took out of it.
+    private func project(_ touched: Touched) throws(DiligenceError) -> Set<String> {
         let (tasks, identity) = history.liveTasks()
         let liveIDs = Set(tasks.map(\.id))
         let rowOf = touched.everything ? try projectTasks(tasks) : try rows(of: tasks)
+        let absent: Set<String>
         if touched.everything {
-            try projectSessions(
+            absent = try projectSessions(
                 history.liveSessions(identity: identity, liveTaskIDs: liveIDs), rowOf: rowOf,
-                existing: try store.syncedSessionRows(device: journal.device), known: history.knownSessionIDs)
+                existing: try store.syncedSessionRows(device: journal.device), known: history.knownSessionIDs, changed: touched.sessions)
         } else {
-            try projectSessions(
+            absent = try projectSessions(
                 touched.sessions.compactMap { history.liveSession($0, identity: identity, liveTaskIDs: liveIDs) }, rowOf: rowOf,
-                existing: try store.syncedSessionRows(device: journal.device, uuids: touched.sessions), known: touched.sessions)
+                existing: try store.syncedSessionRows(device: journal.device, uuids: touched.sessions), known: touched.sessions,
+                changed: touched.sessions)
         }
         let plans = Dictionary(
             history.livePlans(identity: identity, liveTaskIDs: liveIDs).map { ($0.day, $0.task) }, uniquingKeysWith: { a, _ in a })
@@ -217,6 +303,7 @@ extension SyncMerge {
                 try store.clearPlan(day: day)
             }
         }
+        return absent
     }
 
     /// Each live task on one row (the row of one of its members, else a new one), rows of
@@ -286,13 +373,15 @@ extension SyncMerge {
     }
 
     /// The live sessions written (other devices' through the recorder's door as `sync`),
-    /// changed ones rewritten, removed ones deleted.
+    /// changed ones rewritten, removed ones deleted; returns those of `known` the database does
+    /// not show (not live, their task not here, or refused) that were in it or are `changed`.
     private func projectSessions(
         _ live: [History.Session], rowOf: [String: Int64], existing: [String: (id: Int64, taskRow: Int64, session: SyncedSession)],
-        known: Set<String>
-    ) throws(DiligenceError) {
+        known: Set<String>, changed: Set<String>
+    ) throws(DiligenceError) -> Set<String> {
         let own = journal.device
         var liveIDs: Set<String> = []
+        var absent: Set<String> = []
         var new: [(WorkSession, device: String)] = []
         for item in live {
             let s = item.session
@@ -309,15 +398,22 @@ extension SyncMerge {
             }
         }
         for id in known where !liveIDs.contains(id) {
-            if let have = existing[id] { try store.deleteSession(id: have.id) }
+            if let have = existing[id] {
+                try store.deleteSession(id: have.id)
+                absent.insert(id)
+            } else if changed.contains(id) {
+                absent.insert(id)
+            }
         }
         // One batch per device, each then marked with its device.
         for (device, sessions) in Dictionary(grouping: new, by: \.device) {
             let admission = try recorder.admit(sessions.map(\.0), source: .sync, mode: .whatPasses)
-            for (_, error) in admission.refused {
+            for (index, error) in admission.refused {
+                absent.insert(sessions[index].0.uuid)
                 Log.warning("Sync: a session of another device is refused here: \(error.message)", fields: [("EVENT", "sync_line_skipped")])
             }
             try store.setSessionDevice(device)
         }
+        return absent
     }
 }

@@ -31,7 +31,10 @@ public enum JSON: Equatable, Sendable {
 
     public subscript(key: String) -> JSON? {
         guard case .object(let members) = self else { return nil }
-        return members.last { $0.0 == key }?.1
+        // Lengths first: most keys differ in theirs, and comparing two lengths costs less than
+        // comparing two strings.
+        let length = key.utf8.count
+        return members.last { $0.0.utf8.count == length && $0.0 == key }?.1
     }
 
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
@@ -191,23 +194,32 @@ extension JSON {
     /// Deepest nesting accepted: requests are flat; this bounds the parser's stack.
     public static let maxDepth = 32
 
-    /// Parses one JSON text from UTF-8 bytes.
+    /// Parses one JSON text from UTF-8 bytes, read in place when they are contiguous (a line
+    /// of a journal or a request is a slice of a larger buffer: it is not copied).
     public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(JSONParseError) -> JSON {
-        let array = Array(bytes)
-        var parser = Parser(bytes: array)
-        return try parser.parseDocument()
+        let parsed =
+            bytes.withContiguousStorageIfAvailable { Parser.parse($0) } ?? Array(bytes).withUnsafeBufferPointer { Parser.parse($0) }
+        return try parsed.get()
     }
 
     public static func parse(_ text: String) throws(JSONParseError) -> JSON {
-        try parse(Array(text.utf8))
+        var text = text
+        return try text.withUTF8 { Parser.parse($0) }.get()
     }
 }
 
+/// Reads the bytes it is lent, in place: every index is checked against `bytes.count` before
+/// it is read.
 private struct Parser {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var i = 0
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<JSON, JSONParseError> {
+        var parser = Parser(bytes: bytes)
+        do { return .success(try parser.parseDocument()) } catch { return .failure(error) }
+    }
 
     func fail(_ code: String, _ message: String) -> JSONParseError {
         JSONParseError(code: code, message: message)
@@ -218,16 +230,57 @@ private struct Parser {
     }
 
     mutating func parseDocument() throws(JSONParseError) -> JSON {
-        if bytes.contains(0) { throw fail("invalid_json", "A raw NUL byte is not JSON text (in a string, write \\u0000).") }
-        guard String(validating: bytes, as: UTF8.self) != nil else {
-            throw fail("invalid_utf8", "Not valid UTF-8.")
-        }
+        let text = Self.check(bytes)
+        if text.hasNUL { throw fail("invalid_json", "A raw NUL byte is not JSON text (in a string, write \\u0000).") }
+        guard text.isUTF8 else { throw fail("invalid_utf8", "Not valid UTF-8.") }
         skipSpace()
         guard i < bytes.count else { throw fail("invalid_json", "Empty: send one JSON object per line.") }
         let value = try parseValue(depth: 0)
         skipSpace()
         guard i == bytes.count else { throw invalid("unexpected text after the value") }
         return value
+    }
+
+    /// Whether `bytes` hold a raw NUL byte, and whether they are well-formed UTF-8 (Unicode's
+    /// table 3-7: shortest forms only, no surrogates, nothing past U+10FFFF), in one pass.
+    static func check(_ bytes: UnsafeBufferPointer<UInt8>) -> (hasNUL: Bool, isUTF8: Bool) {
+        var hasNUL = false
+        var i = 0
+        while i < bytes.count {
+            // Eight ASCII bytes without a NUL at a time (most text is that).
+            if i + 8 <= bytes.count, let base = bytes.baseAddress {
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                let high: UInt64 = 0x8080_8080_8080_8080
+                if word & high == 0 && (word &- 0x0101_0101_0101_0101) & ~word & high == 0 {
+                    i += 8
+                    continue
+                }
+            }
+            let lead = bytes[i]
+            i += 1
+            if lead < 0x80 {
+                if lead == 0 { hasNUL = true }
+                continue
+            }
+            // The continuation bytes that follow `lead`, and the range of the first of them.
+            let more: Int
+            var first: ClosedRange<UInt8> = 0x80...0xBF
+            switch lead {
+            case 0xC2...0xDF: more = 1
+            case 0xE0: (more, first) = (2, 0xA0...0xBF)
+            case 0xE1...0xEC, 0xEE...0xEF: more = 2
+            case 0xED: (more, first) = (2, 0x80...0x9F)
+            case 0xF0: (more, first) = (3, 0x90...0xBF)
+            case 0xF1...0xF3: more = 3
+            case 0xF4: (more, first) = (3, 0x80...0x8F)
+            default: return (hasNUL || bytes[i...].contains(0), false)
+            }
+            guard i + more <= bytes.count, first.contains(bytes[i]),
+                bytes[(i + 1)..<(i + more)].allSatisfy({ (0x80...0xBF).contains($0) })
+            else { return (hasNUL || bytes[i...].contains(0), false) }
+            i += more
+        }
+        return (hasNUL, true)
     }
 
     mutating func skipSpace() {
@@ -266,7 +319,9 @@ private struct Parser {
     }
 
     mutating func parseObject(depth: Int) throws(JSONParseError) -> JSON {
+        // Room for a journal line's or a request's members without growing on the way.
         var members: [(String, JSON)] = []
+        members.reserveCapacity(12)
         try parseElements(closing: UInt8(ascii: "}")) { (p: inout Parser) throws(JSONParseError) in
             guard p.i < p.bytes.count, p.bytes[p.i] == UInt8(ascii: "\"") else { throw p.invalid("expected a string key") }
             let key = try p.parseString()
@@ -328,7 +383,7 @@ private struct Parser {
             let b = bytes[i]
             if b == UInt8(ascii: "\"") {
                 defer { i += 1 }
-                guard hasEscapes else { return String(decoding: bytes[start..<i], as: UTF8.self) }
+                guard hasEscapes else { return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self) }
                 unescaped.append(contentsOf: bytes[runStart..<i])
                 return String(decoding: unescaped, as: UTF8.self)
             }
@@ -398,7 +453,7 @@ private struct Parser {
         if bytes[i] == UInt8(ascii: "-") { i += 1 }
         func digits(_ p: inout Parser) -> Int {
             let s = p.i
-            while p.i < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.i]) { p.i += 1 }
+            while p.i < p.bytes.count, p.bytes[p.i] >= UInt8(ascii: "0"), p.bytes[p.i] <= UInt8(ascii: "9") { p.i += 1 }
             return p.i - s
         }
         let intDigits = digits(&self)
@@ -422,7 +477,8 @@ private struct Parser {
             for digit in bytes[(i - intDigits)..<i] { value = value * 10 + Int64(digit - UInt8(ascii: "0")) }
             return .int(bytes[start] == UInt8(ascii: "-") ? -value : value)
         }
-        let text = String(decoding: bytes[start..<i], as: UTF8.self)
+        if !isInteger, let d = Self.exactDouble(UnsafeBufferPointer(rebasing: bytes[start..<i])) { return .double(d) }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
         // An integer past 64 bits is a number like any other (as a double): the field it is
         // given for says it is out of its range, naming the field.
         if isInteger, let v = Int64(text) { return .int(v) }
@@ -430,5 +486,50 @@ private struct Parser {
             throw fail("number_out_of_range", "The number \(text.prefix(40)) is out of range.")
         }
         return .double(d)
+    }
+
+    /// Powers of ten a Double holds exactly.
+    static let exactPowersOfTen: [Double] = (0...22).map { power in (0..<power).reduce(1.0) { value, _ in value * 10 } }
+
+    /// The value of a number with a fraction or an exponent (`-12.5`, `1e3`; checked by
+    /// `parseNumber`) without making a String of it, when its digits make an integer up to 2^53
+    /// and its power of ten is at most 22 either way: then both are exact Doubles, and one
+    /// multiplication or division of them is rounded correctly, as `Double(text)` rounds
+    /// (Clinger's fast path). A journal's times (`1764567862.25`) are such numbers. Nil otherwise.
+    static func exactDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        var digits: UInt64 = 0
+        var count = 0
+        var fraction = 0
+        var exponent = 0
+        var exponentSign = 1
+        var k = text[0] == UInt8(ascii: "-") ? 1 : 0
+        var inFraction = false
+        while k < text.count {
+            let byte = text[k]
+            k += 1
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                count += 1
+                guard count <= 19 else { return nil }
+                digits = digits * 10 + UInt64(byte - UInt8(ascii: "0"))
+                if inFraction { fraction += 1 }
+            case UInt8(ascii: "."): inFraction = true
+            default:
+                // The exponent: its sign and at most 3 digits (more means no fast path).
+                if k < text.count, text[k] == UInt8(ascii: "-") || text[k] == UInt8(ascii: "+") {
+                    if text[k] == UInt8(ascii: "-") { exponentSign = -1 }
+                    k += 1
+                }
+                guard text.count - k <= 3 else { return nil }
+                while k < text.count {
+                    exponent = exponent * 10 + Int(text[k] - UInt8(ascii: "0"))
+                    k += 1
+                }
+            }
+        }
+        let power = exponentSign * exponent - fraction
+        guard digits <= 1 << 53, (-22...22).contains(power) else { return nil }
+        let magnitude = power < 0 ? Double(digits) / exactPowersOfTen[-power] : Double(digits) * exactPowersOfTen[power]
+        return text[0] == UInt8(ascii: "-") ? -magnitude : magnitude
     }
 }

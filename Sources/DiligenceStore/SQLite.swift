@@ -237,9 +237,12 @@ public final class SQLite {
     /// VALUES (…), (…), …`, up to `rowsPerInsert` rows a statement, the rows of one statement
     /// built only when it runs; returns each row's rowid, in order. `target`: `table (column,
     /// …)`. Rows of one statement get consecutive rowids (no rowid is given, and nothing else
-    /// writes meanwhile: this connection is the only writer in the transaction).
+    /// writes meanwhile: this connection is the only writer in the transaction). `replacing`:
+    /// `INSERT OR REPLACE`, a row taking the place of the one with its key.
     @discardableResult
-    public func insertMany(into target: String, columns: Int, count total: Int, row: (Int) -> [Value]) throws(DiligenceError) -> [Int64] {
+    public func insertMany(
+        into target: String, columns: Int, count total: Int, replacing: Bool = false, row: (Int) -> [Value]
+    ) throws(DiligenceError) -> [Int64] {
         var ids: [Int64] = []
         ids.reserveCapacity(total)
         var start = 0
@@ -250,7 +253,8 @@ public final class SQLite {
             let count = left >= Self.rowsPerInsert ? Self.rowsPerInsert : left >= 16 ? 16 : 1
             let placeholders = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
             let statement = try cached(
-                "INSERT INTO \(target) VALUES " + Array(repeating: placeholders, count: count).joined(separator: ","))
+                (replacing ? "INSERT OR REPLACE INTO " : "INSERT INTO ") + "\(target) VALUES "
+                    + Array(repeating: placeholders, count: count).joined(separator: ","))
             values.removeAll(keepingCapacity: true)
             for i in start..<(start + count) { values += row(i) }
             try statement.run(values)

@@ -22,6 +22,9 @@ public enum SyncSetting: String, Sendable {
     case journal = "sync_journal"
     /// The latest hybrid-clock reading written to the journal, `MILLIS.COUNTER`.
     case clock = "sync_hlc"
+    /// The folder whose journals the kept merge state (`sync_cursors`, `sync_sessions`,
+    /// `sync_registers`: Store+MergeState.swift) was read from.
+    case merged = "sync_merged"
     /// The device's name as the journal last said it (`device_named`): a name that differs
     /// from it (a new `--name`, the host renamed) is written again.
     case journalName = "sync_journal_name"
@@ -204,7 +207,7 @@ extension Store {
     private static let syncedSessionQuery = "SELECT \(sessionColumns), t.uuid FROM sessions s JOIN tasks t ON t.id = s.task_id"
 
     /// A row of `syncedSessionQuery`; a session without a device is `device`'s own.
-    private func syncedSession(_ row: SQLite.Row, device: String) throws(DiligenceError) -> SyncedSession {
+    func syncedSession(_ row: SQLite.Row, device: String) throws(DiligenceError) -> SyncedSession {
         let work = try session(from: row)
         return SyncedSession(work: work, task: row.string(14), device: work.device ?? device)
     }

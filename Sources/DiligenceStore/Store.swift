@@ -10,7 +10,7 @@ import DiligenceTime
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 7
+    public static let schemaVersion = 8
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), with the `writeCount` they were read at.
@@ -160,6 +160,8 @@ public final class Store {
         // 7: sync (docs/sync.md; Store+Sync.swift): the device's id, the device each session was
         // recorded on, and the changes waiting for the device's journal, kept by triggers.
         syncMigration,
+        // 8: what the merge of the journals reached (docs/sync.md, "Merging"; Store+MergeState.swift).
+        mergeStateMigration,
     ]
 
     /// Indexes that only speed reads up: created when missing on every open, outside the schema

@@ -83,4 +83,5 @@ let backToSchema6 =
     ["sessions", "tasks", "plans"].flatMap { table in
         ["insert", "update", "delete"].map { "DROP TRIGGER sync_\(table)_\($0);" }
     }.joined(separator: " ")
-    + " DROP TABLE sync_outbox; ALTER TABLE sessions DROP COLUMN device; DELETE FROM database_info WHERE name = 'device_id';"
+    + " DROP TABLE sync_outbox; DROP TABLE sync_cursors; DROP TABLE sync_sessions; DROP TABLE sync_registers;"
+    + " ALTER TABLE sessions DROP COLUMN device; DELETE FROM database_info WHERE name = 'device_id';"

@@ -223,4 +223,49 @@ import Testing
         // A device that reads its own journal then the others' in any split holds the same.
         #expect(history(journals.reversed().flatMap { $0 }).canonicalDump == reference)
     }
+
+    @Test(
+        "kept at any point (sessions as version and value, the other registers as lines) and restored, then the rest applied: the same history",
+        arguments: 1...20)
+    func restoredFromKeptState(seed: UInt64) throws {
+        let journals = Self.journals(seed: seed, devices: [deviceA, deviceB, deviceC], changes: 120)
+        var random = SeededRandom(seed: seed &* 104_729)
+        var lines = journals.flatMap { $0 }
+        lines += (0..<Int.random(in: 0...lines.count / 4, using: &random)).map { _ in lines.randomElement(using: &random)! }
+        lines.shuffle(using: &random)
+        let cut = Int.random(in: 0...lines.count, using: &random)
+        // Read up to the cut in batches, each batch's changes kept as a database keeps them (the
+        // later row of a register replacing the earlier).
+        var before = History()
+        var changes = HistoryChanges()
+        var keptSessions: [String: KeptSession] = [:]
+        var keptLines: [String: String] = [:]
+        for (index, entry) in lines[..<cut].enumerated() {
+            if before.apply(entry) { changes.note(entry, in: before) }
+            if index == cut - 1 || Int.random(in: 0..<10, using: &random) == 0 {
+                for kept in changes.sessions { keptSessions[kept.id] = kept }
+                keptLines.merge(changes.lines) { _, new in new }
+                changes = HistoryChanges()
+            }
+        }
+        // Restored: each session from its kept row (version, task, device) and its values as the
+        // database shows them, the rest from its line's text.
+        var restored = History()
+        for kept in keptSessions.values.shuffled(using: &random) {
+            let register = try #require(before.session(kept.id))
+            #expect(KeptSession(register) == kept, "the row kept is the register's")
+            restored.apply(JournalEntry(device: kept.version.device, hlc: kept.version.hlc, change: .sessionRecorded(register.value)))
+        }
+        for line in keptLines.values.shuffled(using: &random) { restored.apply(try JournalEntry.parse(Array(line.utf8))) }
+        #expect(restored.canonicalDump == before.canonicalDump)
+        #expect(restored.knownSessionIDs == before.knownSessionIDs && restored.knownTaskIDs == before.knownTaskIDs)
+        #expect(Set(restored.plannedDays) == Set(before.plannedDays))
+        // The lines after the cut change both alike (tombstones and task births were kept too),
+        // and both end as the history of every line applied straight.
+        for entry in lines[cut...] {
+            #expect(restored.apply(entry) == before.apply(entry), "\(entry.line)")
+        }
+        #expect(restored.canonicalDump == history(lines).canonicalDump)
+        #expect(before.canonicalDump == restored.canonicalDump)
+    }
 }

@@ -459,13 +459,15 @@ final class DaemonUnderTest: ControlledDaemon {
         return status
     }
 
-    /// Stops the daemon (SIGTERM, then SIGKILL after 10 s) and starts it again on the same dirs.
-    func restart() throws {
+    /// Stops the daemon (SIGTERM, then SIGKILL after 10 s) and starts it again on the same dirs,
+    /// running `whileStopped` in between (files changed while no daemon runs).
+    func restart(whileStopped: () throws -> Void = {}) throws {
         dropConnection()
         if let process, process.isRunning {
             process.signal(SIGTERM)
             if process.wait(timeout: 10) == nil { process.killAndReap() }
         }
+        try whileStopped()
         try start()
     }
 

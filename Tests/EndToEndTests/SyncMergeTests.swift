@@ -158,6 +158,112 @@ extension EndToEnd {
             try Self.eventually("A's own session removed on B is removed on A") { try Self.history(a).count == 1 }
         }
 
+        /// `count` sessions of Study on 2026-11-`day`, 25 minutes each from 06:00, every half hour.
+        static func addSessions(_ d: DaemonUnderTest, day: Int, count: Int) throws {
+            for i in 0..<count {
+                let start = String(format: "2026-11-%02d %02d:%02d", day, 6 + i / 2, i % 2 * 30)
+                let end = String(format: "2026-11-%02d %02d:%02d", day, 6 + i / 2, i % 2 * 30 + 25)
+                try d.call("history_add", [("task", .string("Study")), ("start", .string(start)), ("end", .string(end))])
+            }
+        }
+
+        /// `journal` with its first line made unreadable (same length, so every offset stays).
+        static func garbled(_ journal: [UInt8]) -> [UInt8] {
+            let firstNewline = journal.firstIndex(of: UInt8(ascii: "\n")) ?? 0
+            return Array(repeating: UInt8(ascii: "#"), count: firstNewline) + journal[firstNewline...]
+        }
+
+        @Test("a restart reads only what the journals gained: read positions and merge state are kept in the database")
+        func restartReadsOnlyNewLines() throws {
+            let (a, folderA, _) = try Self.device("laptop")
+            let (b, folderB, idB) = try Self.device("desktop")
+            // Enough lines that B's first line lies before the 4 KiB the read position's checksum covers.
+            try Self.addSessions(b, day: 27, count: 16)
+            _ = try b.status()
+            let pathB = "\(folderB)/\(idB).jsonl"
+            let copyOnA = "\(folderA)/\(idB).jsonl"
+            let journalB = try [UInt8](Data(contentsOf: URL(fileURLWithPath: pathB)))
+            let firstLine = journalB.firstIndex(of: UInt8(ascii: "\n")) ?? 0
+            try #require(journalB.count - firstLine > 2 * 4096, "B's journal is long enough: \(journalB.count) bytes")
+            try Self.deliver(journalB, to: copyOnA)
+            try Self.eventually("A has B's sessions") { try Self.history(a).count == 16 }
+            func snapshot() throws -> [String] {
+                let history = try a.ctl("history", "--json")
+                let stats = try a.ctl("stats", "all", "--json")
+                return [history.stdout, stats.stdout, try Self.taskNames(a).joined(separator: ",")]
+            }
+            let before = try snapshot()
+
+            // A restart with nothing new changes nothing.
+            try a.restart()
+            #expect(try snapshot() == before, "the same history after a restart")
+
+            // Stopped, B's copy on A gets an unreadable first line (what was read is not read again),
+            try a.restart { try Self.deliver(Self.garbled(journalB), to: copyOnA) }
+            #expect(try snapshot() == before, "the same history after a restart")
+            // then a new line of B arrives: it is applied, and only it is read.
+            try Self.addSessions(b, day: 28, count: 1)
+            _ = try b.status()
+            let grown = try [UInt8](Data(contentsOf: URL(fileURLWithPath: pathB)))
+            try Self.deliver(Self.garbled(grown), to: copyOnA)
+            try Self.eventually("A has B's new session") { try Self.history(a).count == 17 }
+            let skipped = a.stderr.split(separator: "\n").filter { $0.contains("sync_line_skipped") }
+            #expect(skipped.isEmpty, "the lines read before the restart were not read again: \(skipped)")
+        }
+
+        /// A's log lines reporting B's journal's first line as unreadable (it was read from its start).
+        static func firstLineSkipped(_ d: DaemonUnderTest, _ journal: String) -> Int {
+            d.stderr.split(separator: "\n").filter { $0.contains("sync_line_skipped") && $0.contains("\(journal):1:") }.count
+        }
+
+        @Test("sync disable forgets what the merge reached: enabled again, the folder's journals are read from their start")
+        func disableForgetsTheMergeState() throws {
+            let (a, folderA, _) = try Self.device("laptop")
+            let (b, folderB, idB) = try Self.device("desktop")
+            try Self.addSessions(b, day: 27, count: 16)
+            _ = try b.status()
+            let copyOnA = "\(folderA)/\(idB).jsonl"
+            let journalB = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(folderB)/\(idB).jsonl")))
+            try Self.deliver(journalB, to: copyOnA)
+            try Self.eventually("A has B's sessions") { try Self.history(a).count == 16 }
+            // Kept: a restart after B's copy got a garbled first line does not read that line.
+            try a.restart { try Self.deliver(Self.garbled(journalB), to: copyOnA) }
+            #expect(try Self.history(a).count == 16)
+            #expect(Self.firstLineSkipped(a, copyOnA) == 0, "the restart read B's journal again from its start")
+            // Forgotten: disabled, restarted, enabled again, the journals are read anew.
+            #expect(try a.ctl("sync", "disable").exitCode == 0)
+            try a.restart()
+            #expect(try a.ctl("sync", "enable", folderA).exitCode == 0)
+            try Self.eventually("enabled again, A reads B's journal from its start") { Self.firstLineSkipped(a, copyOnA) == 1 }
+            #expect(try Self.history(a).count == 16)
+        }
+
+        @Test("a merge whose transaction fails (another process holds the database) is merged whole at the next change, and kept")
+        func failedMergeIsMergedAgain() throws {
+            let (a, folderA, _) = try Self.device("laptop")
+            let (b, folderB, idB) = try Self.device("desktop")
+            try Self.addSessions(b, day: 27, count: 4)
+            _ = try b.status()
+            let pathB = "\(folderB)/\(idB).jsonl"
+            let copyOnA = "\(folderA)/\(idB).jsonl"
+            let holder = try a.holdWriteLock(for: 2)
+            defer { holder.killAndReap() }
+            try Self.deliver(try [UInt8](Data(contentsOf: URL(fileURLWithPath: pathB))), to: copyOnA)
+            try Self.eventually("A's merge failed on the lock") { a.stderr.contains("Sync: merging failed") }
+            #expect(holder.wait(timeout: 10) != nil, "the lock holder ended")
+            #expect(try Self.history(a).isEmpty, "nothing of the failed merge is in A's database")
+            // B's next line arrives: the lines of the failed merge are merged with it.
+            try Self.addSessions(b, day: 28, count: 1)
+            _ = try b.status()
+            try Self.deliver(try [UInt8](Data(contentsOf: URL(fileURLWithPath: pathB))), to: copyOnA)
+            try Self.eventually("A has all of B's sessions") { try Self.history(a).count == 5 }
+            let merged = try Self.history(a)
+            // What the merge reached was kept with them: a restart reads nothing again and shows the same.
+            try a.restart { try Self.deliver(Self.garbled(try [UInt8](Data(contentsOf: URL(fileURLWithPath: pathB)))), to: copyOnA) }
+            #expect(try Self.history(a) == merged)
+            #expect(Self.firstLineSkipped(a, copyOnA) == 0, "the restart read B's journal again from its start")
+        }
+
         /// The focused seconds of `report all --svg` (every heat-map cell's `data-seconds`).
         static func reportSeconds(_ d: DaemonUnderTest, _ arguments: String...) throws -> Int {
             let run = try d.ctl(arguments: ["report", "all", "--svg"] + arguments)
@@ -305,6 +411,38 @@ extension EndToEnd {
             try a.0.restart()
             #expect(try a.0.status()["state"]?.stringValue == "idle")
             #expect(try a.0.call("history")["sessions"]?.arrayValue?.isEmpty == true)
+        }
+
+        @Test("a merge that joins the running task's row to another task's: the timer follows it to the row kept")
+        func runningTaskFoldedIntoAnother() throws {
+            let (a, folder, _) = try Self.device("laptop")
+            try a.writeConfig("[timer]\nmin_session = 0\n")
+            #expect(try a.ctl("reload").exitCode == 0)
+            // Device B's journal, written here: B added "Books" under the least id (its row is kept).
+            let b = "0000000b-0000-4000-8000-000000000000"
+            let millis = Int64(Date().timeIntervalSince1970 * 1000) - 60_000
+            func added(_ id: String, _ name: String, _ counter: Int) -> String {
+                #"{"v":1,"device":"\#(b)","hlc":[\#(millis),\#(counter)],"change":"task_added","task":{"id":"\#(id)","name":"\#(name)","#
+                    + #""description":"","color":"blue","work_seconds":1500,"short_break_seconds":300,"long_break_seconds":900,"#
+                    + #""long_break_every":4,"breaks":true,"autostart":"none","focus_mode":false,"goal":0,"reminder":null,"sound":null,"#
+                    + #""archived":false}}"# + "\n"
+            }
+            let books = added("00000000-0000-4000-8000-000000000001", "Books", 0)
+            try Self.deliver(Array(books.utf8), to: "\(folder)/\(b).jsonl")
+            try Self.eventually("A has B's Books") { try Self.taskNames(a).contains("Books") }
+            // Renamed here, then a "Books" of A's own: A's first task under that name, so one task
+            // with B's, which keeps B's row; the timer runs on A's row.
+            try a.call("task_edit", [("task", .string("Books")), ("new_name", .string("Novels"))])
+            try a.addTask("Books")
+            try a.call("start", [("task", .string("Books"))])
+            // The next merge (any line of B's) joins the two rows.
+            try Self.deliver(Array((books + added("00000000-0000-4000-8000-000000000002", "Poems", 1)).utf8), to: "\(folder)/\(b).jsonl")
+            try Self.eventually("the rows joined") { try Self.taskNames(a).contains("Poems") && !Self.taskNames(a).contains("Novels") }
+            let status = try a.status()
+            #expect(status["task"]?.stringValue == "Books" && status["state"]?.stringValue == "running", "\(status.serialized)")
+            try a.call("stop")
+            let sessions = try a.call("history")["sessions"]?.arrayValue ?? []
+            #expect(sessions.map { $0["task"]?.stringValue } == ["Books"], "\(sessions.map(\.serialized))")
         }
 
         @Test("a session's note, time away and why it ended reach the other device, and so does an edit of the note")
