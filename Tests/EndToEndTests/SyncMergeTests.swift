@@ -346,6 +346,11 @@ extension EndToEnd {
             #expect(listed[idB]?["last_line"]?.stringValue != nil, "\(devices)")
             let text = try a.ctl("sync", "status")
             #expect(text.stdout.contains("office") && text.stdout.contains(String(idC.prefix(8))), "\(text.stdout)")
+            // A restart reads only what the journals gained: the names are in the kept merge state.
+            try a.restart()
+            #expect((try a.call("history", [("device", .string("office"))])["sessions"]?.arrayValue ?? []).count == 1)
+            let namesKept = try a.call("sync_status")["devices"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+            #expect(namesKept.first == "laptop" && Set(namesKept) == ["laptop", "office", "Desktop"], "\(namesKept)")
         }
 
         /// Copies `from`'s journal to `to`'s folder, as a sync tool does.
