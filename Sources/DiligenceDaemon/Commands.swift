@@ -258,9 +258,13 @@ extension Daemon {
     /// Another device's changes were merged: the running task follows its row (`folded`: rows
     /// merged into another, by the row kept), reminders follow the tasks, watchers get the status.
     func syncMerged(folded: [Int64: Int64]) {
-        if let id = machine.task?.id {
+        if let running = machine.task {
             do {
-                runningTaskChanged(id: id, to: try store.task(id: folded[id] ?? id))
+                let row = try store.task(id: folded[running.id] ?? running.id)
+                // SQLite gives a new row the id of a deleted one: a row that is another task now
+                // means the running task's row went.
+                let same = folded[running.id] != nil || running.uuid.isEmpty || row?.uuid == running.uuid
+                runningTaskChanged(id: running.id, to: same ? row : nil)
             } catch {
                 Log.error("Sync: the running task cannot be read after a merge (\(error.message)); the timer keeps its copy.")
             }

@@ -346,6 +346,11 @@ extension EndToEnd {
             #expect(listed[idB]?["last_line"]?.stringValue != nil, "\(devices)")
             let text = try a.ctl("sync", "status")
             #expect(text.stdout.contains("office") && text.stdout.contains(String(idC.prefix(8))), "\(text.stdout)")
+            // A restart reads only what the journals gained: the names are in the kept merge state.
+            try a.restart()
+            #expect((try a.call("history", [("device", .string("office"))])["sessions"]?.arrayValue ?? []).count == 1)
+            let namesKept = try a.call("sync_status")["devices"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+            #expect(namesKept.first == "laptop" && Set(namesKept) == ["laptop", "office", "Desktop"], "\(namesKept)")
         }
 
         /// Copies `from`'s journal to `to`'s folder, as a sync tool does.
@@ -411,6 +416,38 @@ extension EndToEnd {
             try a.0.restart()
             #expect(try a.0.status()["state"]?.stringValue == "idle")
             #expect(try a.0.call("history")["sessions"]?.arrayValue?.isEmpty == true)
+        }
+
+        @Test("a merge that joins the running task's row to another task's: the timer follows it to the row kept")
+        func runningTaskFoldedIntoAnother() throws {
+            let (a, folder, _) = try Self.device("laptop")
+            try a.writeConfig("[timer]\nmin_session = 0\n")
+            #expect(try a.ctl("reload").exitCode == 0)
+            // Device B's journal, written here: B added "Books" under the least id (its row is kept).
+            let b = "0000000b-0000-4000-8000-000000000000"
+            let millis = Int64(Date().timeIntervalSince1970 * 1000) - 60_000
+            func added(_ id: String, _ name: String, _ counter: Int) -> String {
+                #"{"v":1,"device":"\#(b)","hlc":[\#(millis),\#(counter)],"change":"task_added","task":{"id":"\#(id)","name":"\#(name)","#
+                    + #""description":"","color":"blue","work_seconds":1500,"short_break_seconds":300,"long_break_seconds":900,"#
+                    + #""long_break_every":4,"breaks":true,"autostart":"none","focus_mode":false,"goal":0,"reminder":null,"sound":null,"#
+                    + #""archived":false}}"# + "\n"
+            }
+            let books = added("00000000-0000-4000-8000-000000000001", "Books", 0)
+            try Self.deliver(Array(books.utf8), to: "\(folder)/\(b).jsonl")
+            try Self.eventually("A has B's Books") { try Self.taskNames(a).contains("Books") }
+            // Renamed here, then a "Books" of A's own: A's first task under that name, so one task
+            // with B's, which keeps B's row; the timer runs on A's row.
+            try a.call("task_edit", [("task", .string("Books")), ("new_name", .string("Novels"))])
+            try a.addTask("Books")
+            try a.call("start", [("task", .string("Books"))])
+            // The next merge (any line of B's) joins the two rows.
+            try Self.deliver(Array((books + added("00000000-0000-4000-8000-000000000002", "Poems", 1)).utf8), to: "\(folder)/\(b).jsonl")
+            try Self.eventually("the rows joined") { try Self.taskNames(a).contains("Poems") && !Self.taskNames(a).contains("Novels") }
+            let status = try a.status()
+            #expect(status["task"]?.stringValue == "Books" && status["state"]?.stringValue == "running", "\(status.serialized)")
+            try a.call("stop")
+            let sessions = try a.call("history")["sessions"]?.arrayValue ?? []
+            #expect(sessions.map { $0["task"]?.stringValue } == ["Books"], "\(sessions.map(\.serialized))")
         }
 
         @Test("a session's note, time away and why it ended reach the other device, and so does an edit of the note")
