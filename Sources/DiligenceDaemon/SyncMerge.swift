@@ -203,6 +203,10 @@ final class SyncMerge {
                 problems += batch.problems
                 linesRead += batch.entries.count + batch.problems.count
                 if !batch.entries.isEmpty { more = true }
+                // Room for a batch of session lines at once: growing by doubling moved every
+                // register again (8 % of a 100 000-session merge's perf samples, 4 % for the set).
+                history.reserveCapacity(sessions: batch.entries.count)
+                touched.sessions.reserveCapacity(touched.sessions.count + batch.entries.count)
                 for (_, entry) in batch.entries {
                     if device != journal.device { journal.observe(entry.hlc, now: now) }
                     if history.apply(entry) {
@@ -381,6 +385,7 @@ extension SyncMerge {
     ) throws(DiligenceError) -> Set<String> {
         let own = journal.device
         var liveIDs: Set<String> = []
+        liveIDs.reserveCapacity(live.count)
         var absent: Set<String> = []
         var new: [(WorkSession, device: String)] = []
         for item in live {

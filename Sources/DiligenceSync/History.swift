@@ -45,6 +45,11 @@ public struct History: Sendable {
 
     public init() {}
 
+    /// Makes room for `count` more sessions (a batch of lines about to be applied).
+    public mutating func reserveCapacity(sessions count: Int) {
+        sessions.reserveCapacity(sessions.count + count)
+    }
+
     /// Takes in one line; returns whether it changed anything (false for a line applied before
     /// or one an applied line supersedes).
     @discardableResult
