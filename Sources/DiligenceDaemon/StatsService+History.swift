@@ -14,8 +14,7 @@ extension StatsService {
     /// beginning of its id, among the devices known here (`DeviceFilter.resolve`).
     func deviceFilter(_ text: String?) throws(DiligenceError) -> DeviceFilter? {
         guard let text else { return nil }
-        let recorded = Set(try store.sessionsByDevice().keys.compactMap { $0 })
-        return try DeviceFilter.resolve(text, among: devices(recorded))
+        return try DeviceFilter.resolve(text, among: devices(Set(try store.otherDevices())))
     }
 
     /// The name of the device that recorded each of `sessions` (`history`, exports), by the
