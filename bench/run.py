@@ -710,7 +710,7 @@ def main():
               "0", sync["quiet"]["switches"] == 0)
     table.add("journal bytes per session (for context)", sync["bytes_per_session"], "B", "—", None)
     r = sync["restart"]
-    table.add(f"restart with {sync['sessions']} merged sessions: start to READY=1", r["ready_s"], "s", "—", None,
+    table.add(f"restart with {sync['sessions']} merged sessions: start to READY=1 (for context)", r["ready_s"], "s", "—", None,
               note=f"{r['cpu_s']:.2f} s CPU; {r['lines_read']} journal lines read again")
     table.add(f"restart with {sync['sessions']} merged sessions: journal lines read again", r["lines_read"], "", "0",
               r["lines_read"] == 0)

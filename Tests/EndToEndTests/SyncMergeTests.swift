@@ -1,5 +1,7 @@
+import DiligenceCore
 import DiligenceJSON
 import DiligenceProtocol
+import DiligenceSync
 import DiligenceTestSupport
 import Foundation
 import Testing
@@ -236,6 +238,28 @@ extension EndToEnd {
             #expect(try a.ctl("sync", "enable", folderA).exitCode == 0)
             try Self.eventually("enabled again, A reads B's journal from its start") { Self.firstLineSkipped(a, copyOnA) == 1 }
             #expect(try Self.history(a).count == 16)
+        }
+
+        @Test("after a restart, this device stamps its next change after the latest line of another device it merged")
+        func restartKeepsTheClockAhead() throws {
+            let (a, folderA, idA) = try Self.device("laptop")
+            // Another device's line stamped an hour ahead of this machine's clock (within the
+            // day a clock reading may pull this device's clock along).
+            let other = "7d1e9b20-5a6c-4f8e-9d0b-1c2d3e4f5a6b"
+            let ahead = HLC(millis: Int64(Date().timeIntervalSince1970 * 1000) + 3_600_000, counter: 5)
+            let added = JournalEntry(
+                device: other, hlc: ahead,
+                change: .taskAdded(SyncedTask(id: "5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e", config: TaskConfig(name: "Ahead"))))
+            try Self.deliver(Array((added.line + "\n").utf8), to: "\(folderA)/\(other).jsonl")
+            try Self.eventually("A has the other device's task") { try Self.taskNames(a).contains("Ahead") }
+            try a.restart()
+            try a.addTask("After")
+            _ = try a.status()
+            let journal = try String(contentsOfFile: "\(folderA)/\(idA).jsonl", encoding: .utf8)
+            let last = try JournalEntry.parse(Array(try #require(journal.split(separator: "\n").last).utf8))
+            guard case .taskAdded(let task) = last.change else { throw HarnessError("A's last line: \(last.line)") }
+            #expect(task.config.name == "After")
+            #expect(ahead < last.hlc, "A's change after the restart is stamped \(last.hlc), not after the merged \(ahead)")
         }
 
         @Test("a merge whose transaction fails (another process holds the database) is merged whole at the next change, and kept")
