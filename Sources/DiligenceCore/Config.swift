@@ -21,6 +21,9 @@ public struct DaemonConfig: Equatable, Sendable {
     /// `[sync] directory` as written (absolute or `~/…`): the sync folder, which then overrides
     /// `sync enable` (docs/sync.md); nil: the database's setting decides.
     public var syncDirectory: String?
+    /// `[sync] name` (`DeviceName`): this device's name, which then overrides `sync enable
+    /// --name` and the host name (docs/sync.md, "Device names"); nil: those decide.
+    public var deviceName: String?
     /// What a bad line does: `refuse` (default) stops the start; `defaults` keeps the default
     /// for that setting and reports the line in `problems`.
     public var onBadConfig: BadConfigPolicy = .refuse
@@ -155,6 +158,10 @@ public struct DaemonConfig: Equatable, Sendable {
         case ("sync", "directory"):
             if let problem = SyncFolder.problem(with: entry.value) { throw DiligenceError("invalid_config", "\(place): \(problem).") }
             syncDirectory = entry.value
+        case ("sync", "name"):
+            do { deviceName = try DeviceName.normalize(entry.value) } catch {
+                throw DiligenceError("invalid_config", "\(place): \(error.message)")
+            }
         case ("notifications", _), ("hooks", _), ("sound", _):
             try parseOutputSetting(entry, place: place)
         default:
@@ -167,7 +174,7 @@ public struct DaemonConfig: Equatable, Sendable {
         ("timer", ["suspend", "min_session"]), ("stats", ["day_starts_at"]),
         ("presence", ["idle_after", "on_away", "strict_grace"]), ("daemon", ["allow_root", "on_bad_config"]),
         ("notifications", ["enabled", "urgency", "timeout", "bell"]), ("hooks", HookSettings.events.map { "on_" + $0 } + ["timeout"]),
-        ("sound", ["player", "end_of_phase", "ambient", "directory"]), ("sync", ["directory"]),
+        ("sound", ["player", "end_of_phase", "ambient", "directory"]), ("sync", ["directory", "name"]),
     ]
 
     /// The error for a key the file does not know: the closest known one ("did you mean"), in

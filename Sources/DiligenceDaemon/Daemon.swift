@@ -21,6 +21,7 @@ public final class Daemon {
             stats.dayStartsAt = config.dayStartsAt
             recorder.minSession = config.minSession
             journal.configured = config.syncDirectory
+            journal.configuredName = config.deviceName
         }
     }
     /// What is wrong with the config file (ConfigFile.swift): why it was refused, or the lines
@@ -117,6 +118,7 @@ public final class Daemon {
         self.stats = StatsService(store: store, clocks: clocks, recorder: recorder, dayStartsAt: loaded.config.dayStartsAt)
         self.journal = try SyncJournal(store: store, clocks: clocks, queue: queue)
         journal.configured = loaded.config.syncDirectory
+        journal.configuredName = loaded.config.deviceName
         self.merge = SyncMerge(store: store, recorder: recorder, journal: journal, clocks: clocks, queue: queue)
         self.lastReading = clocks.reading
     }

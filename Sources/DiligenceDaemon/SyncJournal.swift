@@ -27,6 +27,8 @@ final class SyncJournal {
     let device: String
     /// `[sync] directory` from the config file, as written; nil when the file does not set it.
     var configured: String?
+    /// `[sync] name` from the config file; nil when the file does not set it.
+    var configuredName: String?
     /// The database's settings, read once: only this daemon writes them (one daemon per
     /// database), so a commit with sync off costs no query. `sync enable`'s folder:
     private var enabledDirectory: String?
@@ -71,10 +73,10 @@ final class SyncJournal {
         SyncFolder.expand(text, home: getenv("HOME").map { String(cString: $0) } ?? "/")
     }
 
-    /// The device's name: the one `sync enable --name` gave, else the host name (under the
-    /// rule of device names; "localhost" when it breaks it).
+    /// The device's name: the config file's `[sync] name`, else the one `sync enable --name`
+    /// gave, else the host name (under the rule of device names; "localhost" when it breaks it).
     func name() -> String {
-        givenName ?? Sys.hostName().flatMap { try? DeviceName.normalize($0) } ?? "localhost"
+        configuredName ?? givenName ?? Sys.hostName().flatMap { try? DeviceName.normalize($0) } ?? "localhost"
     }
 
     // MARK: Writing
@@ -171,6 +173,12 @@ final class SyncJournal {
     /// keeps the folder (and `name`) in the database only once that worked.
     func enable(_ text: String, name: String?, now: Double) throws(DiligenceError) -> JSON {
         if configured != nil { throw configuredError("enable") }
+        if name != nil, let configuredName {
+            throw DiligenceError(
+                "sync_configured",
+                "The config file sets [sync] name = \(configuredName); it names this device. Change or remove that line and reload to name it here."
+            )
+        }
         if let problem = SyncFolder.problem(with: text) { throw DiligenceError("invalid_directory", "Refused: \(problem).") }
         let folder = Self.expand(text)
         do { try Files.makeDirectories(folder, mode: 0o755) } catch {

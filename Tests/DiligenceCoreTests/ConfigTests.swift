@@ -30,6 +30,11 @@ import Testing
         #expect(c.allowRoot)
     }
 
+    @Test func syncNameFollowsTheDeviceNameRules() throws {
+        #expect(try DaemonConfig.parse("[sync]\nname =  Laptop de Zoe\u{301} ").deviceName == "Laptop de Zoé")
+        #expect(DaemonConfig().deviceName == nil)
+    }
+
     @Test(arguments: [
         ("[timer]\nsuspend = maybe", "line 2"),
         ("[timer]\nsuspnd = pause", "line 2"),
@@ -39,6 +44,7 @@ import Testing
         ("[daemon\n", "line 1"),
         ("[daemon]\nallow_root", "line 2"),
         ("[daemon]\n= true", "line 2"),
+        ("[sync]\nname = zero\u{200B}width", "line 2"),
     ])
     func errorsNameTheLine(_ text: String, _ line: String) {
         #expect {

@@ -241,6 +241,40 @@ extension EndToEnd {
         }
 
         @Test(
+            "[sync] name in the config file names the device: the journal says it, a reload writes a new one, sync enable --name is refused"
+        )
+        func configuredName() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let folder = d.root + "/sync"
+            let file = d.configHome + "/diligence/diligenced.conf"
+            mkdir(d.configHome + "/diligence", 0o700)
+            try "[sync]\nname = Study room\n".write(toFile: file, atomically: true, encoding: .utf8)
+            try d.start()
+            let refused = try d.ctl("sync", "enable", folder, "--name", "other")
+            #expect(refused.exitCode == 1 && refused.stderr.contains("[sync] name"), "\(refused)")
+            #expect(try d.ctl("sync", "enable", folder).exitCode == 0)
+            let state = try d.call("sync_status")
+            #expect(state["device"]?["name"] == .string("Study room"), "\(state.serialized)")
+            let device = try #require(state["device"]?["id"]?.stringValue)
+            var cursor = JournalCursor.start
+            func read() throws -> [String] {
+                _ = try d.status()
+                return Self.summary(try Self.read("\(folder)/\(device).jsonl", device: device, from: &cursor))
+            }
+            #expect(try read().first == "device_named Study room")
+
+            try "[sync]\nname = Office\n".write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(try d.ctl("reload").exitCode == 0)
+            #expect(try read() == ["device_named Office"], "the reloaded name is written once")
+            // A name out of the rules is refused where it enters; the name in force stays.
+            try "[sync]\nname = zero\u{200B}width\n".write(toFile: file, atomically: true, encoding: .utf8)
+            let reload = try d.ctl("reload")
+            #expect(reload.exitCode == 1 && reload.stderr.contains("device name"), "\(reload)")
+            #expect(try d.call("sync_status")["device"]?["name"] == .string("Office"))
+            #expect(try read() == [])
+        }
+
+        @Test(
             "sync enable checks its directory and name: relative, a file, not writable, a name out of the rules are refused with the reason"
         )
         func enableChecksTheDirectory() throws {
