@@ -83,7 +83,7 @@ import Testing
         var problems: [String] = []
         func id(_ text: String) { if SyncID.parse(text) != text { problems.append("id \(text)") } }
         id(entry.device)
-        if !(0...JournalLineGenerator.maxMillis).contains(entry.hlc.millis) || !(0...Int64(Int32.max)).contains(entry.hlc.counter) {
+        if !HLC.millisRange.contains(entry.hlc.millis) || !HLC.counterRange.contains(entry.hlc.counter) {
             problems.append("clock \(entry.hlc)")
         }
         let window = DateWindow.sessions(now: 0).lowerBound...Double(JournalLineGenerator.maxMillis) / 1000
@@ -121,10 +121,22 @@ import Testing
     @Test("a clock that observed a reading with the greatest counter another device may write stamps a reading every device reads")
     func greatestCounterObserved() throws {
         var clock = HybridClock()
-        clock.observe(HLC(millis: 1_790_000_000_000, counter: Int64(Int32.max)), now: 1_790_000_000)
+        clock.observe(HLC(millis: 1_790_000_000_000, counter: HLC.counterRange.upperBound), now: 1_790_000_000)
         let own = JournalEntry(device: deviceB, hlc: clock.stamp(now: 1_790_000_000), change: .sessionRemoved(id: uuid(1)))
-        #expect(own.hlc > HLC(millis: 1_790_000_000_000, counter: Int64(Int32.max)))
+        #expect(own.hlc > HLC(millis: 1_790_000_000_000, counter: HLC.counterRange.upperBound))
         #expect(throws: Never.self, "\(own.line)") { try JournalEntry.parse(Array(own.line.utf8)) }
+    }
+
+    @Test("a wall clock past the year 9999 stamps a reading a line may carry, and the next one later")
+    func wallClockPastTheRange() throws {
+        var clock = HybridClock()
+        let first = clock.stamp(now: 1e13)
+        let second = clock.stamp(now: 1e13)
+        for reading in [first, second] {
+            let own = JournalEntry(device: deviceB, hlc: reading, change: .sessionRemoved(id: uuid(1)))
+            #expect(throws: Never.self, "\(own.line)") { try JournalEntry.parse(Array(own.line.utf8)) }
+        }
+        #expect(first < second)
     }
 
     @Test("after reading the accepted lines, the lines this device writes are lines every device reads")

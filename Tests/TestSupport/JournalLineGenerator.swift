@@ -38,7 +38,7 @@ public struct JournalLineGenerator {
     public let device: String
     public static let soundStart = 1_790_000_000.0 // 2026-09-21T13:33:20Z
     /// 9999-12-31T23:59:59.999Z, the latest clock reading a line may carry.
-    public static let maxMillis: Int64 = 253_402_300_799_999
+    public static let maxMillis = HLC.millisRange.upperBound
 
     private var made = 0
     private var clock: Int64
@@ -88,7 +88,7 @@ public struct JournalLineGenerator {
     /// reader's clock that takes it in must still stamp readings others read.
     public mutating func soundLineAtCounterEdge() -> JournalEntry {
         var entry = soundLine()
-        entry.hlc.counter = Int64(Int32.max)
+        entry.hlc.counter = HLC.counterRange.upperBound
         return entry
     }
 
@@ -327,7 +327,7 @@ extension JournalLineGenerator {
             String(clock), String(clock), "0", "1", String(Self.maxMillis), String(Self.maxMillis + 1), "-1", "-0", "9007199254740992",
             "1e308", "0.5", "1.5e3",
         ])
-        let counter = pick(["0", "1", String(Int32.max), String(Int64(Int32.max) + 1), "-1", "0.5", "1e308"])
+        let counter = pick(["0", "1", String(Int32.max), String(HLC.counterRange.upperBound + 1), "-1", "0.5", "1e308"])
         return pick(["[\(millis),\(counter)]", "[\(millis),\(counter)]", "[\(millis)]", "[\(millis),\(counter),0]", "{}", "\"\(millis)\""])
     }
 
