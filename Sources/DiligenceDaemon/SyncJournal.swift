@@ -135,10 +135,7 @@ final class SyncJournal {
         } catch {
             guard problem != error.message else { return }
             problem = error.message
-            if shared != nil {
-                Log.error(error.message, fields: [("EVENT", "sync_device_shared"), ("CODE", error.code)])
-                return
-            }
+            guard shared == nil else { return } // logged once when found
             Log.error(
                 "The sync journal could not be written (\(error.message)); the changes are kept in the database and written after the next change.",
                 fields: [("EVENT", "sync_journal_failed"), ("CODE", error.code)])
@@ -163,11 +160,14 @@ final class SyncJournal {
             try start(in: folder, now: now)
             return false
         case .foreign(let why):
-            shared = why
-            throw DiligenceError(
+            let error = DiligenceError(
                 "sync_device_shared",
                 "The journal \(place.ownPath) holds lines this device did not write (\(why)): another machine uses this device's id, as a database copied from one machine to another does. Nothing is written to it; the changes wait in the database. To make this database a device of its own: diligencectl sync enable \(folder) --new-device"
             )
+            // Logged once, however the other machine's lines grow meanwhile.
+            if shared == nil { Log.error(error.message, fields: [("EVENT", "sync_device_shared"), ("CODE", error.code)]) }
+            shared = why
+            throw error
         }
     }
 
