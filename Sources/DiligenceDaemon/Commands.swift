@@ -260,25 +260,32 @@ extension Daemon {
     /// Another device's changes were merged: the running task follows its row (`folded`: rows
     /// merged into another, by the row kept), reminders follow the tasks, watchers get the status.
     func syncMerged(folded: [Int64: Int64]) {
-        if let running = machine.task {
-            do {
-                let row = try store.task(id: folded[running.id] ?? running.id)
-                // SQLite gives a new row the id of a deleted one: a row that is another task now
-                // means the running task's row went.
-                let same = folded[running.id] != nil || running.uuid.isEmpty || row?.uuid == running.uuid
-                runningTaskChanged(id: running.id, to: same ? row : nil)
-            } catch {
-                Log.error("Sync: the running task cannot be read after a merge (\(error.message)); the timer keeps its copy.")
-            }
-        }
+        runningTaskReread(folded: folded)
         reminders.reload(from: store, now: clocks.wall)
         broadcast("task_changed", now: clocks.now, extra: [("task", .null), ("change", .string("merged"))])
     }
 
-    /// An import restored task definitions (`export --with-tasks`): reminders re-read, watchers told.
+    /// An import restored task definitions (`export --with-tasks`): the running task follows
+    /// its row, reminders re-read, watchers told.
     func tasksImported() {
+        runningTaskReread(folded: [:])
         reminders.reload(from: store, now: clocks.wall)
         broadcast("task_changed", now: clocks.now, extra: [("task", .null), ("change", .string("imported"))])
+    }
+
+    /// The running task as the database shows it after tasks changed there without a task
+    /// command (a merge, an import), through `runningTaskChanged`.
+    private func runningTaskReread(folded: [Int64: Int64]) {
+        guard let running = machine.task else { return }
+        do {
+            let row = try store.task(id: folded[running.id] ?? running.id)
+            // SQLite gives a new row the id of a deleted one: a row that is another task now
+            // means the running task's row went.
+            let same = folded[running.id] != nil || running.uuid.isEmpty || row?.uuid == running.uuid
+            runningTaskChanged(id: running.id, to: same ? row : nil)
+        } catch {
+            Log.error("The running task cannot be read after its tasks changed (\(error.message)); the timer keeps its copy.")
+        }
     }
 
     private func taskChanged(_ task: TaskConfig, change: String) {

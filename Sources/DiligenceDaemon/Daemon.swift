@@ -155,9 +155,11 @@ public final class Daemon {
         journal.write(now: clocks.wall)
         merge.merged = { [unowned self] folded in self.syncMerged(folded: folded) }
         stats.devices = { [unowned self] recorded in self.merge.knownDevices(recorded: recorded) }
-        merge.follow(journal.directory())
         recorder.replaySpilled()
         restoreTimer()
+        // After the timer: what the first merge does to its task (renamed, removed, joined to
+        // another's row) reaches it as any merge's does (`syncMerged`).
+        merge.follow(journal.directory())
         try server.start()
         startWatchdog()
         logind.start()

@@ -100,6 +100,9 @@ final class SyncMerge {
             if entry.device != own, latest < entry.hlc { latest = entry.hlc }
         }
         do {
+            // Room made first: growing by doubling moved every register again (a quarter of a
+            // 100 000-session restore's perf samples).
+            restored.reserveCapacity(sessions: try store.keptSessionCount())
             guard
                 let state = try store.restoreMergeState(
                     folder: folder, device: own,

@@ -58,6 +58,24 @@ import Testing
         }
     }
 
+    /// A replacing import changes the running task's settings as `task_edit` does: the timer's
+    /// copy takes them (its colour and goal in `status` at once).
+    @Test func aReplacingImportReachesTheRunningTimer() throws {
+        let source = try InProcessDaemon()
+        defer { source.stop() }
+        _ = try source.call("task_edit", [("task", .string("Study")), ("goal", .int(4)), ("color", .string("green"))])
+        let backup = try exportWithTasks(source)
+        let target = try InProcessDaemon()
+        defer { target.stop() }
+        _ = try target.call("start", [("task", .string("Study"))])
+        #expect(try target.call("status")["color"]?.stringValue != "green")
+        let replaced = try target.call("import", [("content", .string(backup)), ("replace_tasks", .bool(true))])
+        #expect(replaced["tasks_replaced"]?.intValue == 7, "\(replaced.serialized)")
+        let status = try target.call("status")
+        #expect(status["color"]?.stringValue == "green" && status["goal"]?.intValue == 4, "\(status.serialized)")
+        #expect(status["task"]?.stringValue == "Study" && status["state"]?.stringValue == "running", "\(status.serialized)")
+    }
+
     @Test func aBadTaskLineRefusesTheWholeImport() throws {
         let d = try InProcessDaemon()
         defer { d.stop() }

@@ -442,36 +442,57 @@ extension EndToEnd {
             #expect(try a.0.call("history")["sessions"]?.arrayValue?.isEmpty == true)
         }
 
-        @Test("a merge that joins the running task's row to another task's: the timer follows it to the row kept")
-        func runningTaskFoldedIntoAnother() throws {
+        /// Device B's `task_added` line of `name` under `id`, a minute ago, written here as B would.
+        static func addedOnB(_ b: String, _ id: String, _ name: String, _ counter: Int) -> String {
+            let millis = Int64(Date().timeIntervalSince1970 * 1000) - 60_000
+            return #"{"v":1,"device":"\#(b)","hlc":[\#(millis),\#(counter)],"change":"task_added","task":{"id":"\#(id)","name":"\#(name)","#
+                + #""description":"","color":"blue","work_seconds":1500,"short_break_seconds":300,"long_break_seconds":900,"#
+                + #""long_break_every":4,"breaks":true,"autostart":"none","focus_mode":false,"goal":0,"reminder":null,"sound":null,"#
+                + #""archived":false}}"# + "\n"
+        }
+
+        /// A (recording everything) with the timer on a "Books" of its own that the next merge
+        /// joins to B's "Books" (B's row, of least id, is kept): A renamed B's "Books" to "Novels",
+        /// then added its own, its first task under that name. The line of B that makes that merge
+        /// run (a new task "Poems") and B's journal's path.
+        static func runningOnATaskAboutToJoin() throws -> (a: DaemonUnderTest, nextLine: String, journal: String) {
             let (a, folder, _) = try Self.device("laptop")
             try a.writeConfig("[timer]\nmin_session = 0\n")
             #expect(try a.ctl("reload").exitCode == 0)
-            // Device B's journal, written here: B added "Books" under the least id (its row is kept).
             let b = "0000000b-0000-4000-8000-000000000000"
-            let millis = Int64(Date().timeIntervalSince1970 * 1000) - 60_000
-            func added(_ id: String, _ name: String, _ counter: Int) -> String {
-                #"{"v":1,"device":"\#(b)","hlc":[\#(millis),\#(counter)],"change":"task_added","task":{"id":"\#(id)","name":"\#(name)","#
-                    + #""description":"","color":"blue","work_seconds":1500,"short_break_seconds":300,"long_break_seconds":900,"#
-                    + #""long_break_every":4,"breaks":true,"autostart":"none","focus_mode":false,"goal":0,"reminder":null,"sound":null,"#
-                    + #""archived":false}}"# + "\n"
-            }
-            let books = added("00000000-0000-4000-8000-000000000001", "Books", 0)
-            try Self.deliver(Array(books.utf8), to: "\(folder)/\(b).jsonl")
+            let journal = "\(folder)/\(b).jsonl"
+            let books = Self.addedOnB(b, "00000000-0000-4000-8000-000000000001", "Books", 0)
+            try Self.deliver(Array(books.utf8), to: journal)
             try Self.eventually("A has B's Books") { try Self.taskNames(a).contains("Books") }
-            // Renamed here, then a "Books" of A's own: A's first task under that name, so one task
-            // with B's, which keeps B's row; the timer runs on A's row.
             try a.call("task_edit", [("task", .string("Books")), ("new_name", .string("Novels"))])
             try a.addTask("Books")
             try a.call("start", [("task", .string("Books"))])
-            // The next merge (any line of B's) joins the two rows.
-            try Self.deliver(Array((books + added("00000000-0000-4000-8000-000000000002", "Poems", 1)).utf8), to: "\(folder)/\(b).jsonl")
-            try Self.eventually("the rows joined") { try Self.taskNames(a).contains("Poems") && !Self.taskNames(a).contains("Novels") }
+            return (a, books + Self.addedOnB(b, "00000000-0000-4000-8000-000000000002", "Poems", 1), journal)
+        }
+
+        /// The timer still on "Books" (running), and the session it records on it.
+        static func expectStillOnBooks(_ a: DaemonUnderTest) throws {
             let status = try a.status()
             #expect(status["task"]?.stringValue == "Books" && status["state"]?.stringValue == "running", "\(status.serialized)")
             try a.call("stop")
             let sessions = try a.call("history")["sessions"]?.arrayValue ?? []
             #expect(sessions.map { $0["task"]?.stringValue } == ["Books"], "\(sessions.map(\.serialized))")
+        }
+
+        @Test("a merge that joins the running task's row to another task's: the timer follows it to the row kept")
+        func runningTaskFoldedIntoAnother() throws {
+            let (a, next, journal) = try Self.runningOnATaskAboutToJoin()
+            try Self.deliver(Array(next.utf8), to: journal)
+            try Self.eventually("the rows joined") { try Self.taskNames(a).contains("Poems") && !Self.taskNames(a).contains("Novels") }
+            try Self.expectStillOnBooks(a)
+        }
+
+        @Test("the same merge while the daemon is stopped: the restored timer follows its task to the row kept")
+        func runningTaskFoldedWhileStopped() throws {
+            let (a, next, journal) = try Self.runningOnATaskAboutToJoin()
+            try a.restart { try Self.deliver(Array(next.utf8), to: journal) }
+            #expect(try Self.taskNames(a).contains("Poems") && !Self.taskNames(a).contains("Novels"))
+            try Self.expectStillOnBooks(a)
         }
 
         @Test("a session's note, time away and why it ended reach the other device, and so does an edit of the note")
