@@ -227,9 +227,10 @@ final class SyncJournal {
 
     /// `sync_enable`: checks `text` (absolute or ~/…), writes the journal's start there, and
     /// keeps the folder (and `name`) in the database only once that worked. `newDevice`: the
-    /// database first becomes a new device (`Store.renewDeviceID`), whose journal starts anew.
+    /// database first becomes a new device (`Store.renewDeviceID`), whose journal starts anew;
+    /// that is open in the config file's folder too (the folder stays the file's).
     func enable(_ text: String, name: String?, newDevice: Bool = false, now: Double) throws(DiligenceError) -> JSON {
-        if configured != nil { throw configuredError("enable") }
+        if configured != nil, !newDevice || Self.expand(text) != directory() { throw configuredError("enable") }
         if name != nil, let configuredName {
             throw DiligenceError(
                 "sync_configured",
@@ -253,13 +254,13 @@ final class SyncJournal {
         do {
             try store.transaction { () throws(DiligenceError) in
                 if let name { try store.setSyncSetting(.deviceName, name) }
-                try store.setSyncSetting(.directory, folder)
+                if configured == nil { try store.setSyncSetting(.directory, folder) }
             }
         } catch {
             givenName = formerName
             throw error
         }
-        enabledDirectory = folder
+        if configured == nil { enabledDirectory = folder }
         problem = nil
         write(now: now) // a new name of a journal kept already
         Log.info("Sync enabled in \(folder).", fields: [("EVENT", "sync_enabled")])
