@@ -144,7 +144,8 @@ final class SyncMerge {
         let now = clocks.wall
         journal.write(now: now)
         do {
-            guard try store.journalBacklog() == 0 else {
+            // Nor while another machine writes this device's journal: its lines are not this device's.
+            guard journal.shared == nil, try store.journalBacklog() == 0 else {
                 if !heldBack { Log.warning("Sync: not merging while this device's own changes wait for its journal.") }
                 heldBack = true
                 return
