@@ -52,7 +52,9 @@ final class SyncMerge {
         self.queue = queue
     }
 
-    /// Follows the folder in force: a new one is watched and read from its start.
+    /// Follows the folder in force: a new one is watched, its history restored from what the
+    /// database keeps for it and its journals read from the kept positions (from their start for
+    /// a folder not merged here before).
     func follow(_ directory: String?) {
         // Sync off: enabling it again reads every journal anew (changes made meanwhile went to no journal).
         if directory == nil { forget() }
