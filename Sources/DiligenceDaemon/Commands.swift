@@ -85,8 +85,10 @@ extension Daemon {
             return .object([("watching", .bool(true))])
         case .taskList, .taskShow, .taskAdd, .taskEdit, .taskRemove, .taskArchive:
             return try performTaskCommand(command)
-        case .syncEnable(let directory, let name):
-            let status = try journal.enable(directory, name: name, now: clocks.wall)
+        case .syncEnable(let directory, let name, let newDevice):
+            let status = try journal.enable(directory, name: name, newDevice: newDevice, now: clocks.wall)
+            // A new device reads every journal anew, the former id's as another device's.
+            if newDevice { merge.follow(nil) }
             merge.follow(journal.directory())
             return try withDevices(status)
         case .syncStatus:

@@ -19,12 +19,19 @@ import Dispatch
 /// The folder is `[sync] directory` when the config file sets it, else the one `sync enable`
 /// kept in the database. The first time a folder is used its journal starts with the whole
 /// history (every task, session and plan), so the other devices learn what came before.
+///
+/// Only this daemon writes the file, so before each append it checks that the file ends where
+/// its last write left it (docs/sync.md, "Another hand in this device's journal"): an older
+/// version put back, or the file gone, is written again whole from the database; a file holding
+/// lines this device did not write (a database copied to another machine, which writes under
+/// the same id) is left alone, the changes wait in the database, until `sync enable
+/// --new-device` gives this database an id of its own.
 final class SyncJournal {
     private let store: Store
     private let clocks: Clocks
     private let queue: DispatchQueue
-    /// This device's id (the database's).
-    let device: String
+    /// This device's id (the database's; `sync enable --new-device` makes a new one).
+    private(set) var device: String
     /// `[sync] directory` from the config file, as written; nil when the file does not set it.
     var configured: String?
     /// `[sync] name` from the config file; nil when the file does not set it.
@@ -42,6 +49,11 @@ final class SyncJournal {
     private(set) var clock: HybridClock
     /// The reason the last write failed, until one succeeds (logged once).
     private(set) var problem: String?
+    /// Where this daemon's last write left the journal (`SyncSetting.journalEnd`); nil: not
+    /// known (a journal written before it was kept), the file is taken as it is.
+    private var written: JournalCursor?
+    /// Why the journal holds lines this device did not write; nil while it holds only its own.
+    private(set) var shared: String?
     /// A write is scheduled on the queue after a commit.
     private var scheduled = false
     /// Writing now: the write's own commit schedules nothing more.
@@ -60,6 +72,7 @@ final class SyncJournal {
         journaled = try store.syncSetting(.journal)
         givenName = try store.syncSetting(.deviceName)
         writtenName = try store.syncSetting(.journalName)
+        written = try store.syncSetting(.journalEnd).flatMap(JournalCursor.init(text:))
     }
 
     // MARK: Where
@@ -106,10 +119,12 @@ final class SyncJournal {
             }
             if journaled != folder {
                 try start(in: folder, now: now)
-            } else {
+            } else if try ownJournalChecked(in: folder, now: now) {
                 while let notes = try store.journalNotes(limit: Self.batch, device: device) {
                     let last = try append(notes.changes, in: folder, now: now)
-                    try store.journalWritten(through: notes.through, clock: last ?? clock.last)
+                    try keepingEnd { () throws(DiligenceError) in
+                        try store.journalWritten(through: notes.through, clock: last ?? clock.last)
+                    }
                 }
                 try writeName(in: folder, now: now)
             }
@@ -120,9 +135,68 @@ final class SyncJournal {
         } catch {
             guard problem != error.message else { return }
             problem = error.message
+            guard shared == nil else { return } // logged once when found
             Log.error(
                 "The sync journal could not be written (\(error.message)); the changes are kept in the database and written after the next change.",
                 fields: [("EVENT", "sync_journal_failed"), ("CODE", error.code)])
+        }
+    }
+
+    /// Before appending: the journal must end where this daemon's last write left it. An older
+    /// version (or none) is written again whole, as a first start writes it (then false: nothing
+    /// more to append); lines another machine wrote under this device's id stop the writing.
+    private func ownJournalChecked(in folder: String, now: Double) throws(DiligenceError) -> Bool {
+        guard let written else { return true }
+        let place = JournalFolder(directory: folder, device: device)
+        let issued = try store.journalClock()
+        var state = place.ownState(written: written, issued: issued)
+        if case .extended(let lines) = state {
+            state =
+                try isOwnUnrecorded(lines, after: issued)
+                ? .intact : .foreign("\(lines.count) line(s) after the last one this device wrote")
+        }
+        switch state {
+        case .intact, .extended:
+            shared = nil
+            self.written = try? JournalReader.end(of: place.ownPath)
+            return true
+        case .older:
+            shared = nil
+            Log.warning(
+                "Sync: the journal \(place.ownPath) is gone or an older version than this device wrote (a sync tool, a backup or a checkout put it back); it is written again whole from the database.",
+                fields: [("EVENT", "sync_journal_rewritten")])
+            try start(in: folder, now: now)
+            return false
+        case .foreign(let why):
+            let error = DiligenceError(
+                "sync_device_shared",
+                "The journal \(place.ownPath) holds lines this device did not write (\(why)): another machine uses this device's id, as a database copied from one machine to another does. Nothing is written to it; the changes wait in the database. To make this database a device of its own: diligencectl sync enable \(folder) --new-device"
+            )
+            // Logged once, however the other machine's lines grow meanwhile.
+            if shared == nil { Log.error(error.message, fields: [("EVENT", "sync_device_shared"), ("CODE", error.code)]) }
+            shared = why
+            throw error
+        }
+    }
+
+    /// Whether `lines`, past the end this device recorded, are its own append whose record a
+    /// crash cut: each stamped after the last reading recorded, and each of a thing a note still
+    /// waits for (or the name the journal is to say). Another machine's lines are of its own
+    /// changes, which no note here waits for.
+    private func isOwnUnrecorded(_ lines: [JournalEntry], after issued: HLC) throws(DiligenceError) -> Bool {
+        for line in lines {
+            guard issued < line.hlc else { return false }
+            if case .deviceNamed(let said) = line.change, said == name(), said != writtenName { continue }
+            guard try store.isNoted(line.change) else { return false }
+        }
+        return true
+    }
+
+    /// Runs `body` (the database's record of an append) in one transaction with the journal's end.
+    private func keepingEnd(_ body: () throws(DiligenceError) -> Void) throws(DiligenceError) {
+        try store.transaction { () throws(DiligenceError) in
+            try body()
+            try store.setSyncSetting(.journalEnd, written?.text)
         }
     }
 
@@ -132,7 +206,7 @@ final class SyncJournal {
         let name = name()
         let changes = [.deviceNamed(name: name)] + (try store.journalSnapshot(device: device))
         let last = try append(changes, in: folder, now: now)
-        try store.startJournal(directory: folder, clock: last ?? clock.last, name: name)
+        try keepingEnd { () throws(DiligenceError) in try store.startJournal(directory: folder, clock: last ?? clock.last, name: name) }
         journaled = folder
         writtenName = name
         Log.info(
@@ -145,7 +219,7 @@ final class SyncJournal {
     private func writeName(in folder: String, now: Double) throws(DiligenceError) {
         let name = name()
         guard name != writtenName, let last = try append([.deviceNamed(name: name)], in: folder, now: now) else { return }
-        try store.journalNamed(name, clock: last)
+        try keepingEnd { () throws(DiligenceError) in try store.journalNamed(name, clock: last) }
         writtenName = name
     }
 
@@ -155,9 +229,12 @@ final class SyncJournal {
         guard !changes.isEmpty else { return nil }
         var stamped = clock
         let entries = changes.map { JournalEntry(device: device, hlc: stamped.stamp(now: now), change: $0) }
-        do { try JournalFolder(directory: folder, device: device).append(entries) } catch {
+        let place = JournalFolder(directory: folder, device: device)
+        do { try place.append(entries) } catch {
             throw DiligenceError("sync_journal_unwritable", "\(error)")
         }
+        // What this daemon wrote, known at once (kept in the database with the append's record).
+        written = try? JournalReader.end(of: place.ownPath)
         clock = stamped
         return clock.last
     }
@@ -170,9 +247,11 @@ final class SyncJournal {
     // MARK: Commands
 
     /// `sync_enable`: checks `text` (absolute or ~/…), writes the journal's start there, and
-    /// keeps the folder (and `name`) in the database only once that worked.
-    func enable(_ text: String, name: String?, now: Double) throws(DiligenceError) -> JSON {
-        if configured != nil { throw configuredError("enable") }
+    /// keeps the folder (and `name`) in the database only once that worked. `newDevice`: the
+    /// database first becomes a new device (`Store.renewDeviceID`), whose journal starts anew;
+    /// that is open in the config file's folder too (the folder stays the file's).
+    func enable(_ text: String, name: String?, newDevice: Bool = false, now: Double) throws(DiligenceError) -> JSON {
+        if configured != nil, !newDevice || Self.expand(text) != directory() { throw configuredError("enable") }
         if name != nil, let configuredName {
             throw DiligenceError(
                 "sync_configured",
@@ -184,6 +263,7 @@ final class SyncJournal {
         do { try Files.makeDirectories(folder, mode: 0o755) } catch {
             throw DiligenceError("invalid_directory", error.message)
         }
+        if newDevice { try renewDevice() }
         let formerName = givenName
         givenName = name ?? givenName // the journal's start says the new name
         if journaled != folder {
@@ -195,13 +275,13 @@ final class SyncJournal {
         do {
             try store.transaction { () throws(DiligenceError) in
                 if let name { try store.setSyncSetting(.deviceName, name) }
-                try store.setSyncSetting(.directory, folder)
+                if configured == nil { try store.setSyncSetting(.directory, folder) }
             }
         } catch {
             givenName = formerName
             throw error
         }
-        enabledDirectory = folder
+        if configured == nil { enabledDirectory = folder }
         problem = nil
         write(now: now) // a new name of a journal kept already
         Log.info("Sync enabled in \(folder).", fields: [("EVENT", "sync_enabled")])
@@ -224,6 +304,22 @@ final class SyncJournal {
     private func stopJournal() throws(DiligenceError) {
         try store.stopJournal()
         journaled = nil
+        written = nil
+        shared = nil
+    }
+
+    /// A new random device id; the journal starts anew under it (the changes waiting for the
+    /// former one are in the history its start writes).
+    private func renewDevice() throws(DiligenceError) {
+        let former = device
+        device = try store.renewDeviceID()
+        journaled = nil
+        written = nil
+        shared = nil
+        problem = nil
+        Log.info(
+            "Sync: this database is a new device, \(device) (it was \(former), whose journal is now another device's).",
+            fields: [("EVENT", "sync_device_renewed")])
     }
 
     private func configuredError(_ verb: String) -> DiligenceError {
@@ -244,6 +340,7 @@ final class SyncJournal {
             ("device", .object([("id", .string(device)), ("name", .string(name()))])),
             ("waiting", .int(try store.journalBacklog())),
             ("problem", .string(problem)),
+            ("shared_device", .bool(shared != nil)),
         ])
     }
 }

@@ -129,6 +129,9 @@ public enum Fields {
         "directory", maxLength: SyncFolder.maxLength, "the sync folder: an absolute path or ~/... (made when missing)")
     static let deviceName = Field<String?>.deviceName(
         "name", "this device's name, shown with its sessions on the others and taken by --device (default: the host name)")
+    static let newDevice = Field<Bool>.boolean(
+        "new_device", default: false,
+        "true: this database becomes a new device (a new random id) whose journal starts with the whole history (docs/sync.md)")
 }
 
 /// The periods of `stats`.
@@ -271,7 +274,7 @@ public enum ControlCommand: Sendable, Equatable {
     case away
     case back
     case discardAway
-    case syncEnable(directory: String, name: String?)
+    case syncEnable(directory: String, name: String?, newDevice: Bool)
     case syncStatus
     case syncDisable
 
@@ -448,9 +451,9 @@ extension CommandSpec {
         },
         CommandSpec(
             "sync_enable", "keep this device's journal in a sync folder and write the history there (docs/sync.md)",
-            result: "the sync status", fields: [Fields.syncDirectory, Fields.deviceName], writes: true
+            result: "the sync status", fields: [Fields.syncDirectory, Fields.deviceName, Fields.newDevice], writes: true
         ) {
-            .syncEnable(directory: $0[Fields.syncDirectory], name: $0[Fields.deviceName])
+            .syncEnable(directory: $0[Fields.syncDirectory], name: $0[Fields.deviceName], newDevice: $0[Fields.newDevice])
         },
         CommandSpec("sync_status", "the sync folder, this device and its journal", result: "the sync status") { _ in .syncStatus },
         CommandSpec("sync_disable", "stop writing the journal (the folder's files stay)", result: "the sync status", writes: true) { _ in

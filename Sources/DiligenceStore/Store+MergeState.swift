@@ -75,6 +75,11 @@ extension Store {
         return state
     }
 
+    /// How many session registers are kept (room to make before restoring them).
+    public func keptSessionCount() throws(DiligenceError) -> Int {
+        try connection.query("SELECT count(*) FROM sync_sessions").first?.int(0) ?? 0
+    }
+
     /// Keeps where the journals of `folder` were read to and the registers lines changed there, in
     /// the caller's transaction (the one applying the lines): `sessions`, in `sessions` now (a
     /// later one of an id replacing an earlier); `held`, sessions that are not, with the line

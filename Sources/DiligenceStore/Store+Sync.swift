@@ -28,6 +28,10 @@ public enum SyncSetting: String, Sendable {
     /// The device's name as the journal last said it (`device_named`): a name that differs
     /// from it (a new `--name`, the host renamed) is written again.
     case journalName = "sync_journal_name"
+    /// Where this device's last write left its journal, a `JournalCursor.text` (the file's size
+    /// and the checksum of its last 4 KiB): a file that does not end so was changed by another
+    /// hand (docs/sync.md, "Another hand in this device's journal").
+    case journalEnd = "sync_journal_end"
 }
 
 extension Store {
@@ -82,6 +86,19 @@ extension Store {
         return id
     }
 
+    /// Makes this database a new device: a new random id (as the migration to schema 7 made
+    /// the first), no journal kept and no merge state (the former id's journal is now another
+    /// device's). Returns the new id.
+    public func renewDeviceID() throws(DiligenceError) -> String {
+        try transaction { () throws(DiligenceError) -> String in
+            try connection.run(
+                "UPDATE database_info SET value = \(UUIDText.sqliteExpression) WHERE name = ?", [.text(SyncSetting.deviceID.rawValue)])
+            try stopJournal()
+            try forgetMergeState()
+            return try deviceID()
+        }
+    }
+
     // MARK: The journal's notes
 
     /// Starts keeping the journal in `directory`, whose file now holds the whole history and
@@ -108,6 +125,7 @@ extension Store {
     public func stopJournal() throws(DiligenceError) {
         try transaction { () throws(DiligenceError) in
             try setSyncSetting(.journal, nil)
+            try setSyncSetting(.journalEnd, nil)
             try connection.run("DELETE FROM sync_outbox")
         }
     }
@@ -148,6 +166,24 @@ extension Store {
             if let change = try journalChange(notes[thing] ?? [], ref, device: device) { changes.append(change) }
         }
         return (changes, last)
+    }
+
+    /// Whether `change` is of a thing a note waits for (as `journalNotes` groups them: the
+    /// thing's kind and id, or day): a line a crash cut from its record is one of those.
+    public func isNoted(_ change: JournalChange) throws(DiligenceError) -> Bool {
+        let thing: (kind: String, ref: String)
+        switch change {
+        case .sessionRecorded(let s), .sessionEdited(let s): thing = ("session", s.id)
+        case .sessionRemoved(let id): thing = ("session", id)
+        case .taskAdded(let t), .taskEdited(let t), .taskArchived(let t): thing = ("task", t.id)
+        case .taskRemoved(let id): thing = ("task", id)
+        case .planSet(let day, _), .planCleared(let day): thing = ("plan", day.description)
+        case .deviceNamed: return false
+        }
+        let found = try connection.query(
+            "SELECT 1 FROM sync_outbox WHERE ref = ? AND substr(change, 1, instr(change, '_') - 1) = ? LIMIT 1",
+            [.text(thing.ref), .text(thing.kind)])
+        return !found.isEmpty
     }
 
     /// The notes up to `seq` are in the journal, the last of them stamped `clock`.

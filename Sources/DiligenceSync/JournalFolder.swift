@@ -2,6 +2,23 @@
     import Glibc
 #endif
 
+/// What a device finds in its own journal before it appends to it (docs/sync.md, "Another
+/// hand in this device's journal"), against the end of what it wrote and the latest clock
+/// reading it stamped.
+public enum OwnJournalState: Equatable, Sendable {
+    /// The file ends where this device's last write left it.
+    case intact
+    /// The file holds those bytes and these complete lines after them: this device's own write
+    /// whose record a crash cut, or another machine's, which only the device can tell.
+    case extended([JournalEntry])
+    /// The file is gone, or shorter than what this device wrote with no line stamped after its
+    /// latest reading: an older version a sync tool, a backup or a checkout put back.
+    case older
+    /// The file holds lines this device did not write (why): another machine writes under
+    /// this device's id, from a copy of its database.
+    case foreign(String)
+}
+
 /// A sync folder as one device sees it: its own journal, `<device>.jsonl`, which only it writes
 /// (so a sync tool never sees two writers of one file and never makes conflict copies), and
 /// the journals of the other devices, which it only reads.
@@ -60,6 +77,38 @@ public struct JournalFolder: Sendable {
             done += n
         }
         guard fdatasync(fd) == 0 else { throw JournalReadError(path: path, errno: errno) }
+    }
+
+    /// This device's journal compared with `written`, the end of what this device wrote there,
+    /// and `issued`, the latest clock reading it stamped. The file must still hold those bytes
+    /// (the checksum of the 4 KiB before `written`, as the reader checks another device's file)
+    /// and nothing after them: lines after are another writer's. A file that is not those
+    /// bytes and not shorter is another writer's version; readable lines after them are told
+    /// apart by the device (`.extended`); a shorter one is an older version
+    /// unless a line in it is stamped later than this device ever stamped.
+    public func ownState(written: JournalCursor, issued: HLC) -> OwnJournalState {
+        let path = ownPath
+        let batch: JournalBatch
+        let size: Int64
+        do {
+            guard let end = try JournalReader.end(of: path) else { return .older }
+            size = end.offset
+            batch = try JournalReader.read(path: path, device: device, from: written)
+        } catch {
+            return .intact // unreadable: the append reports it
+        }
+        let lines = batch.entries.count + batch.problems.count
+        if !batch.restarted {
+            // A last line without its newline is this device's write a crash cut: the append closes it.
+            if lines == 0 { return .intact }
+            return batch.problems.isEmpty
+                ? .extended(batch.entries.map(\.entry)) : .foreign("\(lines) line(s) after the last one this device wrote")
+        }
+        if size >= written.offset { return .foreign("other bytes than the ones this device wrote before the end of its lines") }
+        if let late = batch.entries.first(where: { $0.entry.hlc > issued }) {
+            return .foreign("line \(late.line) is stamped \(late.entry.hlc), later than every line this device wrote")
+        }
+        return .older
     }
 
     /// Reads every other device's journal past its cursor in `cursors` (a journal not in it

@@ -25,6 +25,18 @@ public struct JournalCursor: Equatable, Sendable {
     }
 
     public static let start = JournalCursor()
+
+    /// `OFFSET LINE TAIL` (the checksum in hexadecimal): how a cursor is kept as one text.
+    public var text: String { "\(offset) \(line) \(String(tail, radix: 16))" }
+
+    /// A cursor from `text`; nil when it is not one.
+    public init?(text: String) {
+        let parts = text.split(separator: " ")
+        guard parts.count == 3, let offset = Int64(parts[0]), offset >= 0, let line = Int(parts[1]), line >= 0,
+            let tail = UInt64(parts[2], radix: 16)
+        else { return nil }
+        self.init(offset: offset, line: line, tail: tail)
+    }
 }
 
 /// A line of a journal that could not be read, with where it is.
@@ -104,6 +116,23 @@ public enum JournalReader {
         var batch = scan(bytes, before: before, from: start, file: path, device: device)
         batch.restarted = restarted
         return batch
+    }
+
+    /// The cursor at the end of `path` (its size and the checksum of its last `window` bytes;
+    /// no line count); nil when there is no such file.
+    public static func end(of path: String) throws(JournalReadError) -> JournalCursor? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw JournalReadError(path: path, errno: errno)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw JournalReadError(path: path, errno: errno) }
+        let size = Int64(info.st_size)
+        let start = max(0, size - Int64(window))
+        let tail = try pread(fd, path: path, at: start, count: Int(size - start))
+        return JournalCursor(offset: Int64(tail.count) + start, tail: checksum(tail))
     }
 
     /// The complete lines of `bytes` (the file from `cursor.offset` on; `before`: the window

@@ -10,13 +10,22 @@ extension Command {
         Command(
             words: ["sync", "enable"],
             arguments: [Argument("DIR", key: "directory")],
-            options: [Option("name", key: "name", "NAME"), json],
+            options: [
+                Option("name", key: "name", "NAME"),
+                Option(
+                    "new-device", key: "new_device", sends: "on",
+                    help: "make this database a new device (a new random id) whose journal starts with the whole history"),
+                json,
+            ],
             wire: "sync_enable", output: .report,
             summary: "keep this device's journal in DIR, a folder a sync tool shares between machines",
             notes: """
                 The first enable writes the whole history to DIR/<device id>.jsonl; every change follows as a
                 line. DIR is an absolute path or ~/... and is made when missing. --name names this device
                 (default: the host name). [sync] directory in the config file overrides this.
+                --new-device is the way out when sync status says another machine writes this device's journal
+                (a database copied from one machine to another): this database gets a new random id, and its
+                journal under it starts with the whole history; the former id's journal stays the other machine's.
                 """),
         Command(
             words: ["sync", "status"],
@@ -48,6 +57,11 @@ func syncReport(_ r: JSON) -> String {
     ]
     if let waiting = r["waiting"]?.intValue, waiting > 0 { lines.append("Waiting:     \(waiting) change(s) not written yet") }
     if let problem = r["problem"]?.stringValue { lines.append("Problem:     \(problem)") }
+    if r["shared_device"]?.boolValue == true {
+        lines.append(
+            "Shared:      another machine writes this device's journal (a copied database); nothing is written until "
+                + "`diligencectl sync enable \(directory) --new-device` gives this database a device id of its own")
+    }
     return lines.joined(separator: "\n") + "\n" + devicesTable(r["devices"]?.arrayValue ?? [])
 }
 

@@ -140,3 +140,60 @@ func deliver(_ bytes: [UInt8], to path: String) {
         #expect(a.history.canonicalDump == reference.canonicalDump)
     }
 }
+
+@Suite("Sync folders: this device's own journal checked before an append") struct OwnJournalStateTests {
+    /// A journal of `count` task lines of `device` stamped 1000, 1001, ...
+    static func lines(_ device: String, _ count: Int, from millis: Int64 = 1000) -> [JournalEntry] {
+        (0..<count).map { entry(device, millis + Int64($0), 0, .taskAdded(task(uuid($0 + 1), "Task \($0)"))) }
+    }
+
+    @Test("intact, gone, an older version, lines appended by another, another version of the same length, a later stamp")
+    func states() throws {
+        let dir = TemporaryDirectory("diligence-sync-test")
+        defer { dir.remove() }
+        let place = JournalFolder(directory: dir.path, device: deviceA)
+        try place.append(Self.lines(deviceA, 3))
+        let older = fileBytes(place.ownPath)
+        try place.append(Self.lines(deviceA, 3, from: 2000))
+        let mine = fileBytes(place.ownPath)
+        let written = try #require(try JournalReader.end(of: place.ownPath))
+        let issued = HLC(millis: 2002, counter: 0)
+        #expect(written.offset == Int64(mine.count))
+        #expect(place.ownState(written: written, issued: issued) == .intact)
+
+        deliver(older, to: place.ownPath)
+        #expect(place.ownState(written: written, issued: issued) == .older, "a prefix of what was written")
+        unlink(place.ownPath)
+        #expect(place.ownState(written: written, issued: issued) == .older, "gone")
+
+        // Lines after this device's: its own write a crash cut from its record, or another
+        // machine's under this id (the device tells); a garbled one is not this device's.
+        let appended = Self.lines(deviceA, 1, from: 1500)
+        deliver(mine + Array((appended[0].line + "\n").utf8), to: place.ownPath)
+        #expect(place.ownState(written: written, issued: issued) == .extended(appended))
+        deliver(mine + Array("{\"v\":1,garbled\n".utf8), to: place.ownPath)
+        guard case .foreign = place.ownState(written: written, issued: issued) else {
+            Issue.record("a garbled line appended after this device's is another writer's")
+            return
+        }
+        // Another machine's version of the file.
+        var other = older
+        for line in Self.lines(deviceA, 3, from: 2100) { other += Array((line.line + "\n").utf8) }
+        deliver(other, to: place.ownPath)
+        #expect(other.count >= mine.count)
+        guard case .foreign = place.ownState(written: written, issued: issued) else {
+            Issue.record("another version, not shorter, is another writer's")
+            return
+        }
+        deliver(older + Array((Self.lines(deviceA, 1, from: 2003)[0].line + "\n").utf8), to: place.ownPath)
+        #expect(fileBytes(place.ownPath).count < mine.count)
+        guard case .foreign(let why) = place.ownState(written: written, issued: issued) else {
+            Issue.record("a shorter file with a line stamped after every line this device wrote is another writer's")
+            return
+        }
+        #expect(why.contains("line 4"), "\(why)")
+        // A cursor kept as text comes back the same.
+        #expect(JournalCursor(text: written.text) == written)
+        #expect(JournalCursor(text: "12 x 3") == nil)
+    }
+}

@@ -240,6 +240,35 @@ extension EndToEnd {
             #expect(try Self.history(a).count == 16)
         }
 
+        @Test("a journal rewritten while the daemon was stopped (other bytes before the kept position) is read again from its start")
+        func restartRereadsARewrittenJournal() throws {
+            let (a, folderA, _) = try Self.device("laptop")
+            let (b, folderB, idB) = try Self.device("desktop")
+            try Self.addSessions(b, day: 27, count: 16)
+            _ = try b.status()
+            let pathB = "\(folderB)/\(idB).jsonl"
+            let copyOnA = "\(folderA)/\(idB).jsonl"
+            let journal = try [UInt8](Data(contentsOf: URL(fileURLWithPath: pathB)))
+            try Self.deliver(journal, to: copyOnA)
+            try Self.eventually("A has B's sessions") { try Self.history(a).count == 16 }
+            // B edits a session's note: one more line. A's copy comes back with that line moved
+            // before B's last one, so the bytes before A's kept position are not the ones read.
+            let first = try #require(try b.call("history")["sessions"]?.arrayValue?.first)
+            try b.call("history_edit", [("id", first["id"] ?? .null), ("note", .string("rewritten"))])
+            _ = try b.status()
+            let grown = try [UInt8](Data(contentsOf: URL(fileURLWithPath: pathB)))
+            let edit = Array(grown[journal.count...])
+            let lastLine = journal.dropLast().lastIndex(of: UInt8(ascii: "\n"))! + 1
+            let rewritten = Array(journal[..<lastLine]) + edit + Array(journal[lastLine...])
+            try a.restart { try Self.deliver(rewritten, to: copyOnA) }
+            try Self.eventually("A has B's edit") {
+                (try a.call("history")["sessions"]?.arrayValue ?? []).contains { $0["note"] == .string("rewritten") }
+            }
+            #expect(try Self.history(a).count == 16)
+            let skipped = a.stderr.split(separator: "\n").filter { $0.contains("sync_line_skipped") }
+            #expect(skipped.isEmpty, "no line read from the middle of another: \(skipped)")
+        }
+
         @Test("after a restart, this device stamps its next change after the latest line of another device it merged")
         func restartKeepsTheClockAhead() throws {
             let (a, folderA, idA) = try Self.device("laptop")

@@ -139,7 +139,7 @@ _diligencectl() {
         sync)
             case $sub in
                 "") COMPREPLY=($(compgen -W "${sync_commands// /$'\n'}" -- "$cur")) ;;
-                enable) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W $'--name\n--json\n--help' -- "$cur"))
+                enable) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W $'--new-device\n--name\n--json\n--help' -- "$cur"))
                         else compopt -o dirnames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")); fi ;;
                 status) COMPREPLY=($(compgen -W $'--json\n--names\n--help' -- "$cur")) ;;
                 *) COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")) ;;

@@ -180,5 +180,6 @@ complete -c diligencectl -n "__diligencectl_is sync" -a status -d 'show the sync
 complete -c diligencectl -n "__diligencectl_is sync" -a disable -d 'stop writing the journal'
 complete -c diligencectl -n "__diligencectl_is sync enable" -x -a '(__fish_complete_directories)' -d 'sync folder'
 complete -c diligencectl -n "__diligencectl_in sync enable" -l name -x -d "this device's name"
+complete -c diligencectl -n "__diligencectl_in sync enable" -l new-device -d "make this database a new device"
 complete -c diligencectl -n "__diligencectl_in sync" -l json -d 'print JSON'
 complete -c diligencectl -n "__diligencectl_in sync status" -l names -d "print only the devices' names"
