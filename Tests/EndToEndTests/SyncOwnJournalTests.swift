@@ -157,5 +157,38 @@ extension EndToEnd {
             #expect(lines.last == "task_added \(added["uuid"]?.stringValue ?? "?") AfterCrash", "written on: \(lines)\n\(d.diagnostics)")
             #expect(Self.events(d, "sync_device_shared") == 0, "\(d.diagnostics)")
         }
+
+        @Test("a database copied to a second machine that writes the same folder: its lines after this device's stop the writing here")
+        func copiedDatabaseOneFolder() throws {
+            let (a, folder, id) = try Merge.device("laptop")
+            let b = try DaemonUnderTest()
+            try b.restart {
+                try a.restart {
+                    for suffix in ["", "-wal", "-shm"] {
+                        unlink(b.databasePath + suffix)
+                        if FileManager.default.fileExists(atPath: a.databasePath + suffix) {
+                            try FileManager.default.copyItem(atPath: a.databasePath + suffix, toPath: b.databasePath + suffix)
+                        }
+                    }
+                }
+            }
+            // B, with A's database and so A's folder, appends to A's journal: a folder both mount.
+            let journal = "\(folder)/\(id).jsonl"
+            let onB = try b.addTask("OnB")
+            _ = try b.status()
+            let withB = try Self.lines(journal, device: id)
+            #expect(withB.last == "task_added \(onB["uuid"]?.stringValue ?? "?") OnB", "\(withB)\n\(b.diagnostics)")
+            let fromB = try Self.bytes(journal)
+            _ = try a.addTask("OnA")
+            let status = try a.call("sync_status")
+            #expect(try Self.bytes(journal) == fromB, "A does not write after B's line:\n\(a.diagnostics)")
+            #expect(status["shared_device"] == .bool(true) && status["waiting"] == .int(1), "\(status.serialized)")
+            #expect(Self.events(a, "sync_device_shared") == 1, "\(a.diagnostics)")
+            // B, whose journal ends where it left it, goes on.
+            let next = try b.addTask("NextOnB")
+            _ = try b.status()
+            #expect(try Self.lines(journal, device: id).last == "task_added \(next["uuid"]?.stringValue ?? "?") NextOnB")
+            #expect(try b.call("sync_status")["shared_device"] == .bool(false))
+        }
     }
 }
