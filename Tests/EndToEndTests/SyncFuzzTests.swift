@@ -52,6 +52,9 @@ extension EndToEnd {
                 try Self.unlogged(d, read.problems).isEmpty && Set(soundSessions.keys).isSubset(of: Self.sessionsOfOther(d).keys)
             }
             try Self.expectSame(d, sound: sound, soundSessions: soundSessions, accepted: accepted)
+            print()
+            let unplaced = d.stderr.split(separator: "\n").filter { $0.contains("sync_line_skipped") && !$0.contains(".jsonl:") }
+            #expect(unplaced.isEmpty, "seed \(Self.seed): refusals logged without their file and line: \(unplaced.prefix(5))")
             try Self.expectSound(d)
         }
 
