@@ -393,7 +393,7 @@ extension SyncMerge {
         var liveIDs: Set<String> = []
         liveIDs.reserveCapacity(live.count)
         var absent: Set<String> = []
-        var new: [(WorkSession, device: String)] = []
+        var new: [WorkSession] = []
         for item in live {
             let s = item.session
             guard let row = rowOf[item.task] else { continue }
@@ -405,7 +405,8 @@ extension SyncMerge {
             } else {
                 var session = s.work
                 session.taskID = row
-                new.append((session, s.device))
+                session.device = s.device
+                new.append(session)
             }
         }
         for id in known where !liveIDs.contains(id) {
@@ -416,14 +417,11 @@ extension SyncMerge {
                 absent.insert(id)
             }
         }
-        // One batch per device, each then marked with its device.
-        for (device, sessions) in Dictionary(grouping: new, by: \.device) {
-            let admission = try recorder.admit(sessions.map(\.0), source: .sync, mode: .whatPasses)
-            for (index, error) in admission.refused {
-                absent.insert(sessions[index].0.uuid)
-                Log.warning("Sync: a session of another device is refused here: \(error.message)", fields: [("EVENT", "sync_line_skipped")])
-            }
-            try store.setSessionDevice(device)
+        // One batch, each session written with its device.
+        let admission = try recorder.admit(new, source: .sync, mode: .whatPasses)
+        for (index, error) in admission.refused {
+            absent.insert(new[index].uuid)
+            Log.warning("Sync: a session of another device is refused here: \(error.message)", fields: [("EVENT", "sync_line_skipped")])
         }
         return absent
     }
