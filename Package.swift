@@ -59,7 +59,8 @@ let package = Package(
         // One test kit (TestSupport): time zones, temporary directories, waiting, and one API for
         // the in-process and the live daemon (ControlledDaemon).
         .target(
-            name: "DiligenceTestSupport", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceSync"],
+            name: "DiligenceTestSupport",
+            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceSync", "DiligenceTime"],
             path: "Tests/TestSupport"),
         .testTarget(name: "DiligenceTimeTests", dependencies: ["DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceJSONTests", dependencies: ["DiligenceJSON", "DiligenceTestSupport"]),

@@ -148,9 +148,17 @@ final class SyncJournal {
     private func ownJournalChecked(in folder: String, now: Double) throws(DiligenceError) -> Bool {
         guard let written else { return true }
         let place = JournalFolder(directory: folder, device: device)
-        switch place.ownState(written: written, issued: try store.journalClock()) {
-        case .intact:
+        let issued = try store.journalClock()
+        var state = place.ownState(written: written, issued: issued)
+        if case .extended(let lines) = state {
+            state =
+                try isOwnUnrecorded(lines, after: issued)
+                ? .intact : .foreign("\(lines.count) line(s) after the last one this device wrote")
+        }
+        switch state {
+        case .intact, .extended:
             shared = nil
+            self.written = try? JournalReader.end(of: place.ownPath)
             return true
         case .older:
             shared = nil
@@ -169,6 +177,19 @@ final class SyncJournal {
             shared = why
             throw error
         }
+    }
+
+    /// Whether `lines`, past the end this device recorded, are its own append whose record a
+    /// crash cut: each stamped after the last reading recorded, and each of a thing a note still
+    /// waits for (or the name the journal is to say). Another machine's lines are of its own
+    /// changes, which no note here waits for.
+    private func isOwnUnrecorded(_ lines: [JournalEntry], after issued: HLC) throws(DiligenceError) -> Bool {
+        for line in lines {
+            guard issued < line.hlc else { return false }
+            if case .deviceNamed(let said) = line.change, said == name(), said != writtenName { continue }
+            guard try store.isNoted(line.change) else { return false }
+        }
+        return true
     }
 
     /// Runs `body` (the database's record of an append) in one transaction with the journal's end.
@@ -227,9 +248,10 @@ final class SyncJournal {
 
     /// `sync_enable`: checks `text` (absolute or ~/…), writes the journal's start there, and
     /// keeps the folder (and `name`) in the database only once that worked. `newDevice`: the
-    /// database first becomes a new device (`Store.renewDeviceID`), whose journal starts anew.
+    /// database first becomes a new device (`Store.renewDeviceID`), whose journal starts anew;
+    /// that is open in the config file's folder too (the folder stays the file's).
     func enable(_ text: String, name: String?, newDevice: Bool = false, now: Double) throws(DiligenceError) -> JSON {
-        if configured != nil { throw configuredError("enable") }
+        if configured != nil, !newDevice || Self.expand(text) != directory() { throw configuredError("enable") }
         if name != nil, let configuredName {
             throw DiligenceError(
                 "sync_configured",
@@ -253,13 +275,13 @@ final class SyncJournal {
         do {
             try store.transaction { () throws(DiligenceError) in
                 if let name { try store.setSyncSetting(.deviceName, name) }
-                try store.setSyncSetting(.directory, folder)
+                if configured == nil { try store.setSyncSetting(.directory, folder) }
             }
         } catch {
             givenName = formerName
             throw error
         }
-        enabledDirectory = folder
+        if configured == nil { enabledDirectory = folder }
         problem = nil
         write(now: now) // a new name of a journal kept already
         Log.info("Sync enabled in \(folder).", fields: [("EVENT", "sync_enabled")])

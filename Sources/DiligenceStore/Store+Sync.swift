@@ -168,6 +168,24 @@ extension Store {
         return (changes, last)
     }
 
+    /// Whether `change` is of a thing a note waits for (as `journalNotes` groups them: the
+    /// thing's kind and id, or day): a line a crash cut from its record is one of those.
+    public func isNoted(_ change: JournalChange) throws(DiligenceError) -> Bool {
+        let thing: (kind: String, ref: String)
+        switch change {
+        case .sessionRecorded(let s), .sessionEdited(let s): thing = ("session", s.id)
+        case .sessionRemoved(let id): thing = ("session", id)
+        case .taskAdded(let t), .taskEdited(let t), .taskArchived(let t): thing = ("task", t.id)
+        case .taskRemoved(let id): thing = ("task", id)
+        case .planSet(let day, _), .planCleared(let day): thing = ("plan", day.description)
+        case .deviceNamed: return false
+        }
+        let found = try connection.query(
+            "SELECT 1 FROM sync_outbox WHERE ref = ? AND substr(change, 1, instr(change, '_') - 1) = ? LIMIT 1",
+            [.text(thing.ref), .text(thing.kind)])
+        return !found.isEmpty
+    }
+
     /// The notes up to `seq` are in the journal, the last of them stamped `clock`.
     public func journalWritten(through seq: Int64, clock: HLC) throws(DiligenceError) {
         try transaction { () throws(DiligenceError) in

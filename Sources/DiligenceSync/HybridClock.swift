@@ -13,6 +13,10 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
     }
 
     public static let zero = HLC(millis: 0, counter: 0)
+    /// The readings a journal line may carry (docs/sync.md, "The journal"): milliseconds to
+    /// 9999-12-31T23:59:59.999Z, a counter that fits 32 bits. A clock stamps only these.
+    public static let millisRange: ClosedRange<Int64> = 0...253_402_300_799_999
+    public static let counterRange: ClosedRange<Int64> = 0...Int64(Int32.max)
 
     public static func < (a: HLC, b: HLC) -> Bool { (a.millis, a.counter) < (b.millis, b.counter) }
 
@@ -56,13 +60,17 @@ public struct HybridClock: Sendable {
         Int64(Int(saturating: (now * 1000).rounded(.down)))
     }
 
-    /// The reading for a change made at wall time `now`: later than every earlier one.
+    /// The reading for a change made at wall time `now`: later than every earlier one, and
+    /// one a journal line may carry (`HLC.millisRange`, `HLC.counterRange`): a counter at its
+    /// greatest (another device's line may bring one) moves on to the next millisecond.
     public mutating func stamp(now: Double) -> HLC {
-        let wall = Self.millis(now)
+        let wall = min(Self.millis(now), HLC.millisRange.upperBound)
         if wall > last.millis {
             last = HLC(millis: wall, counter: 0)
-        } else {
+        } else if last.counter < HLC.counterRange.upperBound {
             last.counter += 1
+        } else {
+            last = HLC(millis: min(last.millis + 1, HLC.millisRange.upperBound), counter: 0)
         }
         return last
     }

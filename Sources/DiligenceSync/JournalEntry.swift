@@ -179,9 +179,9 @@ public struct JournalEntry: Equatable, Sendable {
         }
         let device = try id(json, "device")
         guard let clock = json["hlc"]?.arrayValue, clock.count == 2, let millis = clock[0].intValue, let counter = clock[1].intValue,
-            (0...Self.maxMillis).contains(millis), (0...Int64(Int32.max)).contains(counter)
+            HLC.millisRange.contains(millis), HLC.counterRange.contains(counter)
         else {
-            throw JournalLineError("\"hlc\" is not [milliseconds since 1970 (to year 9999), counter (0 to \(Int32.max))]")
+            throw JournalLineError("\"hlc\" is not [milliseconds since 1970 (to year 9999), counter (0 to \(HLC.counterRange.upperBound))]")
         }
         guard let name = json["change"]?.stringValue else { throw JournalLineError("\"change\" is not a string") }
         let change: JournalChange
@@ -200,9 +200,6 @@ public struct JournalEntry: Equatable, Sendable {
         }
         return JournalEntry(device: device, hlc: HLC(millis: millis, counter: counter), change: change)
     }
-
-    /// 9999-12-31T23:59:59.999Z in milliseconds.
-    static let maxMillis: Int64 = 253_402_300_799_999
 
     /// The id in `json[key]`: a UUID (8-4-4-4-12 hexadecimal digits), in lowercase.
     static func id(_ json: JSON, _ key: String) throws(JournalLineError) -> String {
@@ -226,7 +223,7 @@ public struct JournalEntry: Equatable, Sendable {
 
     /// Latest end a journal's session may have: 9999-12-31. (Whether it lies in the date window
     /// now is for the store to say when it records it.)
-    static let sessionBounds = DateWindow.sessions(now: 0).lowerBound...Double(maxMillis / 1000)
+    static let sessionBounds = DateWindow.sessions(now: 0).lowerBound...Double(HLC.millisRange.upperBound / 1000)
 
     static func session(_ json: JSON?) throws(JournalLineError) -> SyncedSession {
         guard let json, case .object = json else { throw JournalLineError("\"session\" is not an object") }

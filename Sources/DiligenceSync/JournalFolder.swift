@@ -8,6 +8,9 @@
 public enum OwnJournalState: Equatable, Sendable {
     /// The file ends where this device's last write left it.
     case intact
+    /// The file holds those bytes and these complete lines after them: this device's own write
+    /// whose record a crash cut, or another machine's, which only the device can tell.
+    case extended([JournalEntry])
     /// The file is gone, or shorter than what this device wrote with no line stamped after its
     /// latest reading: an older version a sync tool, a backup or a checkout put back.
     case older
@@ -29,7 +32,10 @@ public struct JournalFolder: Sendable {
     }
 
     /// This device's journal.
-    public var ownPath: String { "\(directory)/\(device).jsonl" }
+    public var ownPath: String { path(of: device) }
+
+    /// The journal of `device` in this folder.
+    public func path(of device: String) -> String { "\(directory)/\(device).jsonl" }
 
     /// The other devices' journals in the folder now, by device id: files named
     /// `<device id>.jsonl` (a sync tool's conflict copies and temporary files have other names).
@@ -80,7 +86,8 @@ public struct JournalFolder: Sendable {
     /// and `issued`, the latest clock reading it stamped. The file must still hold those bytes
     /// (the checksum of the 4 KiB before `written`, as the reader checks another device's file)
     /// and nothing after them: lines after are another writer's. A file that is not those
-    /// bytes and not shorter is another writer's version; a shorter one is an older version
+    /// bytes and not shorter is another writer's version; readable lines after them are told
+    /// apart by the device (`.extended`); a shorter one is an older version
     /// unless a line in it is stamped later than this device ever stamped.
     public func ownState(written: JournalCursor, issued: HLC) -> OwnJournalState {
         let path = ownPath
@@ -96,7 +103,9 @@ public struct JournalFolder: Sendable {
         let lines = batch.entries.count + batch.problems.count
         if !batch.restarted {
             // A last line without its newline is this device's write a crash cut: the append closes it.
-            return lines == 0 ? .intact : .foreign("\(lines) line(s) after the last one this device wrote")
+            if lines == 0 { return .intact }
+            return batch.problems.isEmpty
+                ? .extended(batch.entries.map(\.entry)) : .foreign("\(lines) line(s) after the last one this device wrote")
         }
         if size >= written.offset { return .foreign("other bytes than the ones this device wrote before the end of its lines") }
         if let late = batch.entries.first(where: { $0.entry.hlc > issued }) {

@@ -166,12 +166,17 @@ func deliver(_ bytes: [UInt8], to path: String) {
         unlink(place.ownPath)
         #expect(place.ownState(written: written, issued: issued) == .older, "gone")
 
-        // Another machine under this id: its lines after this device's, or its own version.
-        deliver(mine + Array((Self.lines(deviceA, 1, from: 1500)[0].line + "\n").utf8), to: place.ownPath)
+        // Lines after this device's: its own write a crash cut from its record, or another
+        // machine's under this id (the device tells); a garbled one is not this device's.
+        let appended = Self.lines(deviceA, 1, from: 1500)
+        deliver(mine + Array((appended[0].line + "\n").utf8), to: place.ownPath)
+        #expect(place.ownState(written: written, issued: issued) == .extended(appended))
+        deliver(mine + Array("{\"v\":1,garbled\n".utf8), to: place.ownPath)
         guard case .foreign = place.ownState(written: written, issued: issued) else {
-            Issue.record("a line appended after this device's is another writer's")
+            Issue.record("a garbled line appended after this device's is another writer's")
             return
         }
+        // Another machine's version of the file.
         var other = older
         for line in Self.lines(deviceA, 3, from: 2100) { other += Array((line.line + "\n").utf8) }
         deliver(other, to: place.ownPath)

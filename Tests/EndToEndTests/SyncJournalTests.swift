@@ -232,6 +232,17 @@ extension EndToEnd {
             #expect(enable.exitCode == 1 && enable.stderr.contains("[sync] directory"), "\(enable)")
             let disable = try d.ctl("sync", "disable")
             #expect(disable.exitCode == 1 && disable.stderr.contains("[sync] directory"), "\(disable)")
+            // The way out of a shared device id (SyncOwnJournalTests) is open in the configured folder only.
+            let elsewhere = try d.ctl("sync", "enable", d.root + "/other", "--new-device")
+            #expect(elsewhere.exitCode == 1 && elsewhere.stderr.contains("[sync] directory"), "\(elsewhere)")
+            let renewed = try d.ctl("sync", "enable", folder, "--new-device", "--json")
+            #expect(renewed.exitCode == 0, "\(renewed)\n\(d.diagnostics)")
+            let after = try d.call("sync_status")
+            let newID = try #require(after["device"]?["id"]?.stringValue)
+            #expect(
+                newID != device && after["configured"] == .bool(true) && after["directory"]?.stringValue == folder, "\(after.serialized)")
+            cursor = .start
+            #expect(try Self.read("\(folder)/\(newID).jsonl", device: newID, from: &cursor).count == 8, "the new device's journal")
 
             // A relative directory in the file is refused where it enters.
             try "[sync]\ndirectory = relative/dir\n".write(

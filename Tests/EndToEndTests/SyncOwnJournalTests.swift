@@ -2,6 +2,7 @@ import DiligenceJSON
 import DiligenceProtocol
 import DiligenceSync
 import DiligenceTestSupport
+import DiligenceTime
 import Foundation
 import Testing
 
@@ -130,6 +131,64 @@ extension EndToEnd {
             _ = try a.addTask("Afterwards")
             _ = try a.status()
             #expect(try Self.lines("\(folderA)/\(newID).jsonl", device: newID).last?.hasSuffix(" Afterwards") == true)
+        }
+
+        @Test("a crash between an append and its record in the database: the lines past the kept end are this device's own, and it goes on")
+        func crashAfterAppend() throws {
+            let (d, folder, device) = try Merge.device("laptop")
+            let journal = "\(folder)/\(device).jsonl"
+            let work = try #require(try d.call("task_list")["tasks"]?.arrayValue?.first { $0["name"]?.stringValue == "Work" })
+            // Stopped, the state such a crash leaves: a plan in the database, noted (the trigger),
+            // and its line appended, stamped later than the last reading recorded; the record not made.
+            try d.restart {
+                _ = try d.sqliteRun(d.databasePath, "INSERT INTO plans (day, task_id) VALUES ('2026-12-05', \(work["id"]?.intValue ?? 0));")
+                let line = JournalEntry(
+                    device: device, hlc: HLC(millis: Int64(Date().timeIntervalSince1970 * 1000), counter: 0),
+                    change: .planSet(day: try #require(CalendarDay("2026-12-05")), task: work["uuid"]?.stringValue ?? "?"))
+                let fd = open(journal, O_WRONLY | O_APPEND)
+                defer { close(fd) }
+                _ = (line.line + "\n").withCString { write(fd, $0, strlen($0)) }
+            }
+            let status = try d.call("sync_status")
+            #expect(status["shared_device"] == .bool(false) && status["problem"] == .null, "\(status.serialized)\n\(d.diagnostics)")
+            let added = try d.addTask("AfterCrash")
+            _ = try d.status()
+            let lines = try Self.lines(journal, device: device)
+            #expect(lines.last == "task_added \(added["uuid"]?.stringValue ?? "?") AfterCrash", "written on: \(lines)\n\(d.diagnostics)")
+            #expect(Self.events(d, "sync_device_shared") == 0, "\(d.diagnostics)")
+        }
+
+        @Test("a database copied to a second machine that writes the same folder: its lines after this device's stop the writing here")
+        func copiedDatabaseOneFolder() throws {
+            let (a, folder, id) = try Merge.device("laptop")
+            let b = try DaemonUnderTest()
+            try b.restart {
+                try a.restart {
+                    for suffix in ["", "-wal", "-shm"] {
+                        unlink(b.databasePath + suffix)
+                        if FileManager.default.fileExists(atPath: a.databasePath + suffix) {
+                            try FileManager.default.copyItem(atPath: a.databasePath + suffix, toPath: b.databasePath + suffix)
+                        }
+                    }
+                }
+            }
+            // B, with A's database and so A's folder, appends to A's journal: a folder both mount.
+            let journal = "\(folder)/\(id).jsonl"
+            let onB = try b.addTask("OnB")
+            _ = try b.status()
+            let withB = try Self.lines(journal, device: id)
+            #expect(withB.last == "task_added \(onB["uuid"]?.stringValue ?? "?") OnB", "\(withB)\n\(b.diagnostics)")
+            let fromB = try Self.bytes(journal)
+            _ = try a.addTask("OnA")
+            let status = try a.call("sync_status")
+            #expect(try Self.bytes(journal) == fromB, "A does not write after B's line:\n\(a.diagnostics)")
+            #expect(status["shared_device"] == .bool(true) && status["waiting"] == .int(1), "\(status.serialized)")
+            #expect(Self.events(a, "sync_device_shared") == 1, "\(a.diagnostics)")
+            // B, whose journal ends where it left it, goes on.
+            let next = try b.addTask("NextOnB")
+            _ = try b.status()
+            #expect(try Self.lines(journal, device: id).last == "task_added \(next["uuid"]?.stringValue ?? "?") NextOnB")
+            #expect(try b.call("sync_status")["shared_device"] == .bool(false))
         }
     }
 }

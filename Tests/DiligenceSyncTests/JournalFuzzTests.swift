@@ -1,0 +1,173 @@
+import DiligenceCore
+import DiligenceSync
+import DiligenceTestSupport
+import DiligenceTime
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The journals' grammar fuzzer (docs/e2e-tests.md, "Fuzzing the journals"): another device's
+/// journal of lines generated from the line format (`JournalLineGenerator`), sound ones mixed
+/// with hostile ones, read as the reader reads a file. Seeded: `DILIGENCE_FUZZ_SEED` replays
+/// another run; a failure names the seed and the line.
+@Suite("Journal lines generated from the line format") struct JournalFuzzTests {
+    static var seed: UInt64 { getenv("DILIGENCE_FUZZ_SEED").flatMap { UInt64(String(cString: $0)) } ?? 0x5EED_D111_6E4C_E001 }
+    static let lines = 2_000
+
+    /// The journal of `seed` and what the reader makes of it, made once for the tests that share it.
+    static let fuzzed: (lines: [(bytes: [UInt8], sound: Bool)], bytes: [UInt8], batch: JournalBatch) = {
+        let (lines, bytes) = journal(seed: seed)
+        return (lines, bytes, JournalReader.scan(bytes, before: [], from: .start, file: "fuzz.jsonl", device: deviceA))
+    }()
+
+    /// A generated journal of `deviceA`: its lines (sound or not) and its bytes, with a partial
+    /// last line (a file still arriving).
+    static func journal(seed: UInt64, count: Int = lines) -> (lines: [(bytes: [UInt8], sound: Bool)], bytes: [UInt8]) {
+        var generator = JournalLineGenerator(seed: seed, device: deviceA)
+        let lines = (0..<count).map { _ in generator.next(soundPercent: 40) }
+        let partial = Array(generator.soundLine().line.utf8.prefix(30))
+        return (lines, lines.flatMap { $0.bytes + [UInt8(ascii: "\n")] } + partial)
+    }
+
+    @Test("the reader takes every sound line, accounts for every other one, never traps, and leaves the partial line waiting")
+    func everyLineAccountedFor() throws {
+        let (lines, bytes, batch) = Self.fuzzed
+        let taken = Set(batch.entries.map(\.line))
+        let refused = Set(batch.problems.map(\.line))
+        #expect(taken.isDisjoint(with: refused))
+        for (index, line) in lines.enumerated() {
+            let number = index + 1
+            let blank = line.bytes.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }
+            #expect(
+                taken.contains(number) || refused.contains(number) || blank,
+                "seed \(Self.seed): line \(number) neither taken nor refused: \(String(decoding: line.bytes.prefix(300), as: UTF8.self))")
+            if line.sound {
+                #expect(
+                    taken.contains(number),
+                    "seed \(Self.seed): sound line \(number) refused: \(batch.problems.filter { $0.line == number })")
+            }
+        }
+        #expect(batch.cursor.line == lines.count && !batch.waitsForNewer, "seed \(Self.seed)")
+        #expect(batch.cursor.offset == Int64(bytes.lastIndex(of: UInt8(ascii: "\n"))! + 1), "the partial last line waits")
+        #expect(
+            refused.count > lines.count / 4 && taken.count > lines.count / 3, "both kinds: \(taken.count) taken, \(refused.count) refused")
+        let reasons = Dictionary(grouping: batch.problems) { String($0.message.prefix(24)) }.mapValues(\.count)
+        let summary = reasons.sorted { $0.value > $1.value }.prefix(12).map { "\($0.key)… \($0.value)" }.joined(separator: "; ")
+        print("journal fuzz: seed \(Self.seed), \(lines.count) lines, \(taken.count) taken, \(refused.count) refused: \(summary)")
+    }
+
+    @Test("every line the reader takes writes back as a line that reads as the same entry")
+    func acceptedLinesRoundTrip() throws {
+        let batch = Self.fuzzed.batch
+        for (number, entry) in batch.entries {
+            let again = try? JournalEntry.parse(Array(entry.line.utf8))
+            #expect(again == entry, "seed \(Self.seed): line \(number) written back as \(entry.line.prefix(400))")
+            #expect(again?.line == entry.line, "seed \(Self.seed): line \(number)")
+        }
+    }
+
+    @Test("every line the reader takes meets the rules the recorder applies: ids, clock, sessions, tasks, names, days")
+    func acceptedLinesMeetTheRules() throws {
+        let batch = Self.fuzzed.batch
+        for (number, entry) in batch.entries {
+            let problems = Self.problems(entry)
+            #expect(problems.isEmpty, "seed \(Self.seed): line \(number) \(entry.line.prefix(400)): \(problems)")
+        }
+    }
+
+    /// What `entry` holds that `history add`, `task add`, `plan` or `sync enable --name`
+    /// would refuse (the date window's end aside: the store checks that against its own now).
+    static func problems(_ entry: JournalEntry) -> [String] {
+        var problems: [String] = []
+        func id(_ text: String) { if SyncID.parse(text) != text { problems.append("id \(text)") } }
+        id(entry.device)
+        if !HLC.millisRange.contains(entry.hlc.millis) || !HLC.counterRange.contains(entry.hlc.counter) {
+            problems.append("clock \(entry.hlc)")
+        }
+        let window = DateWindow.sessions(now: 0).lowerBound...Double(JournalLineGenerator.maxMillis) / 1000
+        switch entry.change {
+        case .sessionRecorded(let s), .sessionEdited(let s):
+            [s.id, s.task, s.device].forEach(id)
+            if let problem = SessionRules.problem(with: s.work, window: window) { problems.append(problem) }
+            if let note = s.note, (try? SessionNote.normalize(note)) != note { problems.append("note \(note.debugDescription)") }
+        case .sessionRemoved(let i), .taskRemoved(let i): id(i)
+        case .taskAdded(let t), .taskEdited(let t), .taskArchived(let t):
+            id(t.id)
+            do { try t.config.validate() } catch { problems.append(error.message) }
+            if (try? TaskName.normalize(t.config.name)) != t.config.name { problems.append("name \(t.config.name.debugDescription)") }
+        case .planSet(let day, let task):
+            id(task)
+            if day < DateWindow.firstDay { problems.append("day \(day)") }
+        case .planCleared(let day): if day < DateWindow.firstDay { problems.append("day \(day)") }
+        case .deviceNamed(let name):
+            if (try? DeviceName.normalize(name)) != name { problems.append("device name \(name.debugDescription)") }
+        }
+        return problems
+    }
+
+    @Test("the history of the accepted lines is the same whatever order and how often they come", arguments: 0..<3)
+    func orderIndependent(run: UInt64) throws {
+        let entries = Self.fuzzed.batch.entries.map(\.entry)
+        var random = SeededRandom(seed: Self.seed &+ run &* 7919)
+        let reference = history(entries).canonicalDump
+        #expect(reference.contains("session ") && reference.contains("task "), "the accepted lines hold sessions and tasks")
+        var shuffled = entries + (0..<entries.count / 3).map { _ in entries.randomElement(using: &random)! }
+        shuffled.shuffle(using: &random)
+        #expect(history(shuffled).canonicalDump == reference, "seed \(Self.seed), shuffle \(run)")
+    }
+
+    @Test("every task the history of the accepted lines shows has a name task add takes as it is")
+    func shownNamesAreNames() throws {
+        let tasks = history(Self.fuzzed.batch.entries.map(\.entry)).liveTasks().tasks
+        for name in tasks.map(\.config.name) {
+            #expect((try? TaskName.normalize(name)) == name, "seed \(Self.seed): \(name.debugDescription) (\(name.count) characters)")
+        }
+    }
+
+    @Test("two tasks of one 64-character name: the one numbered still has a name of at most 64 characters")
+    func numberedLongName() throws {
+        let long = String(repeating: "n", count: TaskName.maxLength)
+        let h = history([
+            entry(deviceA, 1, 0, .taskAdded(task(uuid(1), long))), entry(deviceA, 2, 0, .taskEdited(task(uuid(1), "Other"))),
+            entry(deviceA, 3, 0, .taskAdded(task(uuid(2), long))), entry(deviceA, 4, 0, .taskEdited(task(uuid(1), long))),
+        ])
+        let names = h.liveTasks().tasks.map(\.config.name)
+        #expect(names.count == 2 && Set(names).count == 2, "\(names)")
+        for name in names { #expect((try? TaskName.normalize(name)) == name, "\(name) (\(name.count) characters)") }
+    }
+
+    @Test("a clock that observed a reading with the greatest counter another device may write stamps a reading every device reads")
+    func greatestCounterObserved() throws {
+        var clock = HybridClock()
+        clock.observe(HLC(millis: 1_790_000_000_000, counter: HLC.counterRange.upperBound), now: 1_790_000_000)
+        let own = JournalEntry(device: deviceB, hlc: clock.stamp(now: 1_790_000_000), change: .sessionRemoved(id: uuid(1)))
+        #expect(own.hlc > HLC(millis: 1_790_000_000_000, counter: HLC.counterRange.upperBound))
+        #expect(throws: Never.self, "\(own.line)") { try JournalEntry.parse(Array(own.line.utf8)) }
+    }
+
+    @Test("a wall clock past the year 9999 stamps a reading a line may carry, and the next one later")
+    func wallClockPastTheRange() throws {
+        var clock = HybridClock()
+        let first = clock.stamp(now: 1e13)
+        let second = clock.stamp(now: 1e13)
+        for reading in [first, second] {
+            let own = JournalEntry(device: deviceB, hlc: reading, change: .sessionRemoved(id: uuid(1)))
+            #expect(throws: Never.self, "\(own.line)") { try JournalEntry.parse(Array(own.line.utf8)) }
+        }
+        #expect(first < second)
+    }
+
+    @Test("after reading the accepted lines, the lines this device writes are lines every device reads")
+    func ownLinesStayReadable() throws {
+        let entries = Self.fuzzed.batch.entries.map(\.entry)
+        let now = JournalLineGenerator.soundStart
+        var clock = HybridClock()
+        for entry in entries {
+            clock.observe(entry.hlc, now: now)
+            let own = JournalEntry(device: deviceB, hlc: clock.stamp(now: now), change: .sessionRemoved(id: uuid(1)))
+            #expect(throws: Never.self, "seed \(Self.seed): after \(entry.hlc)") { try JournalEntry.parse(Array(own.line.utf8)) }
+        }
+    }
+}

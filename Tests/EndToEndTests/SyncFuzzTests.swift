@@ -1,0 +1,140 @@
+import DiligenceCore
+import DiligenceJSON
+import DiligenceSync
+import DiligenceTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// The journals' grammar fuzzer against the real daemon (docs/e2e-tests.md, "Fuzzing the
+// journals"): another device's journal generated from the line format, sound lines mixed
+// with hostile ones and a partial last line, delivered in chunks cut anywhere.
+
+extension EndToEnd {
+    @Suite("Sync: a fuzzed journal of another device")
+    struct SyncFuzz {
+        static var seed: UInt64 {
+            ProcessInfo.processInfo.environment["DILIGENCE_FUZZ_SEED"].flatMap { UInt64($0) } ?? 0x5EED_D111_6E4C_E001
+        }
+        static let lines = 600
+        static let other = "5eed0000-0000-4000-8000-00000000f022"
+
+        @Test(
+            "delivered in chunks: the daemon answers throughout, logs each refused line, keeps every sound line, and writes lines others read"
+        )
+        func fuzzedJournal() throws {
+            let (d, folder, _) = try SyncMerge.device("laptop")
+            // The other device's clock an hour ahead of this one's: this one's clock follows it,
+            // to its last line's reading, whose counter is the greatest a line may hold.
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            var generator = JournalLineGenerator(seed: Self.seed, device: Self.other, clock: now + 3_600_000)
+            var lines = (0..<Self.lines).map { _ in generator.next(soundPercent: 50) }
+            lines.append((Array(generator.soundLineAtCounterEdge().line.utf8), true))
+            let bytes = lines.flatMap { $0.bytes + [UInt8(ascii: "\n")] } + Array(generator.soundLine().line.utf8.prefix(40))
+            let path = "\(folder)/\(Self.other).jsonl"
+            var random = SeededRandom(seed: Self.seed)
+            var delivered = 0
+            while delivered < bytes.count {
+                delivered = min(bytes.count, delivered + 1 + Int(random.next() % UInt64(bytes.count / 4)))
+                try SyncMerge.deliver(Array(bytes[..<delivered]), to: path)
+                #expect(try d.status()["state"] != nil, "seed \(Self.seed): the daemon answers after \(delivered) bytes")
+            }
+            let sound = Self.history(lines.filter(\.sound).compactMap { try? JournalEntry.parse($0.bytes) })
+            let read = JournalReader.scan(bytes, before: [], from: .start, file: path, device: Self.other)
+            let accepted = Self.history(read.entries.map(\.entry))
+            let soundSessions = Self.liveSessions(sound)
+            // Read to its end: every refused line logged.
+            #expect(read.problems.count > Self.lines / 5, "seed \(Self.seed): hostile lines refused: \(read.problems.count)")
+            try SyncMerge.eventually("every refused line is logged with its file and line, every sound session merged") {
+                try Self.unlogged(d, read.problems).isEmpty && Set(soundSessions.keys).isSubset(of: Self.sessionsOfOther(d).keys)
+            }
+            try Self.expectSame(d, sound: sound, soundSessions: soundSessions, accepted: accepted)
+            print()
+            let unplaced = d.stderr.split(separator: "\n").filter { $0.contains("sync_line_skipped") && !$0.contains(".jsonl:") }
+            #expect(unplaced.isEmpty, "seed \(Self.seed): refusals logged without their file and line: \(unplaced.prefix(5))")
+            try Self.expectSound(d)
+        }
+
+        static func history(_ entries: [JournalEntry]) -> History {
+            var h = History()
+            for e in entries { h.apply(e) }
+            return h
+        }
+
+        /// The live sessions of `h` by id.
+        static func liveSessions(_ h: History) -> [String: SyncedSession] {
+            let (tasks, identity) = h.liveTasks()
+            let live = h.liveSessions(identity: identity, liveTaskIDs: Set(tasks.map(\.id)))
+            return Dictionary(live.map { ($0.session.id, $0.session) }, uniquingKeysWith: { a, _ in a })
+        }
+
+        /// The daemon's sessions of the fuzzed device, by uuid.
+        static func sessionsOfOther(_ d: DaemonUnderTest) throws -> [String: JSON] {
+            let sessions = try d.call("history")["sessions"]?.arrayValue ?? []
+            return Dictionary(
+                sessions.filter { $0["device"]?.stringValue == other }.map { ($0["uuid"]?.stringValue ?? "?", $0) },
+                uniquingKeysWith: { a, _ in a })
+        }
+
+        /// Every sound session there with its figures, every sound task with its name; nothing
+        /// of the other device that its accepted lines do not hold.
+        static func expectSame(_ d: DaemonUnderTest, sound: History, soundSessions: [String: SyncedSession], accepted: History) throws {
+            let merged = try sessionsOfOther(d)
+            for (id, s) in soundSessions {
+                let shown = merged[id]
+                let figures = ["focused_seconds", "planned_seconds", "pauses"].map { shown?[$0]?.intValue.map(Int.init) }
+                #expect(
+                    figures == [s.focusedSeconds, s.plannedSeconds, s.pauses],
+                    "seed \(seed): \(id) shown as \(shown?.serialized ?? "nothing")")
+                #expect(
+                    shown?["outcome"]?.stringValue == s.outcome.rawValue && shown?["note"]?.stringValue == s.note, "seed \(seed): \(id)")
+            }
+            let acceptedIDs = Set(liveSessions(accepted).keys)
+            let extra = Set(merged.keys).subtracting(acceptedIDs)
+            #expect(extra.isEmpty, "seed \(seed): sessions no accepted line holds: \(extra)")
+            let tasks = try d.call("task_list", [("archived", .string("included"))])["tasks"]?.arrayValue ?? []
+            let names = Set(tasks.compactMap { $0["name"]?.stringValue })
+            for name in names {
+                #expect(
+                    (try? TaskName.normalize(name)) == name, "seed \(seed): a task shown as \(name.debugDescription) could not be named")
+            }
+            let soundNames = sound.liveTasks().tasks.map(\.config.name)
+            #expect(Set(soundNames).isSubset(of: names), "seed \(seed): sound tasks missing: \(Set(soundNames).subtracting(names))")
+            #expect(soundSessions.count > 20 && soundNames.count > 5, "the sound lines hold sessions and tasks")
+        }
+
+        /// The lines of `problems` the daemon has not logged (with their file and line) as refused.
+        static func unlogged(_ d: DaemonUnderTest, _ problems: [JournalProblem]) -> [Int] {
+            let logged = Set(
+                d.stderr.split(separator: "\n").filter { $0.contains("sync_line_skipped") }.compactMap { line -> Int? in
+                    guard let at = line.range(of: "\(other).jsonl:") else { return nil }
+                    return Int(line[at.upperBound...].prefix { $0.isNumber })
+                })
+            return problems.map(\.line).filter { !logged.contains($0) }
+        }
+
+        /// The database is whole, the reports answer, and a change made here after the merge
+        /// is a line every device reads.
+        static func expectSound(_ d: DaemonUnderTest) throws {
+            #expect(try d.sqlite("PRAGMA integrity_check") == [["ok"]])
+            for arguments in [["stats", "all", "--json"], ["history", "--json"], ["week", "--json"]] {
+                let answer = try d.ctl(arguments: arguments)
+                #expect(answer.exitCode == 0 && (try? JSON.parse(Array(answer.stdout.utf8))) != nil, "\(arguments): \(answer)")
+            }
+            try d.call(
+                "history_add", [("task", .string("Study")), ("start", .string("2026-01-05 09:00")), ("end", .string("2026-01-05 09:25"))])
+            _ = try d.status()
+            let id = try d.ctl("sync", "status", "--json").json()["device"]?["id"]?.stringValue ?? "?"
+            let folder = d.root + "/sync"
+            let own = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(id).jsonl")))
+            let last = own.dropLast().split(separator: UInt8(ascii: "\n")).last ?? []
+            #expect(throws: Never.self, "seed \(seed): this device's line after the merge: \(String(decoding: last, as: UTF8.self))") {
+                try JournalEntry.parse(last)
+            }
+            #expect(d.process?.isRunning == true)
+        }
+    }
+}
