@@ -404,7 +404,7 @@ extension SyncMerge {
         var liveIDs: Set<String> = []
         liveIDs.reserveCapacity(live.count)
         var absent: Set<String> = []
-        var new: [(WorkSession, device: String)] = []
+        var new: [WorkSession] = []
         for item in live {
             let s = item.session
             guard let row = rowOf[item.task] else { continue }
@@ -417,7 +417,8 @@ extension SyncMerge {
                 var session = s.work
                 session.taskID = row
                 session.taskName = names[item.task] ?? ""
-                new.append((session, s.device))
+                session.device = s.device
+                new.append(session)
             }
         }
         for id in known where !liveIDs.contains(id) {
@@ -428,18 +429,15 @@ extension SyncMerge {
                 absent.insert(id)
             }
         }
-        // One batch per device, each then marked with its device.
-        for (device, sessions) in Dictionary(grouping: new, by: \.device) {
-            let admission = try recorder.admit(sessions.map(\.0), source: .sync, mode: .whatPasses)
-            for (index, error) in admission.refused {
-                let id = sessions[index].0.uuid
-                absent.insert(id)
-                // Logged when its line is read; not again each time the tasks are projected anew.
-                guard changed.contains(id) else { continue }
-                let place = lineOf[id].map { "\($0.journal):\($0.line): " } ?? "device \(device): "
-                Log.warning("Sync: \(place)the session \(id) is refused here: \(error.message)", fields: [("EVENT", "sync_line_skipped")])
-            }
-            try store.setSessionDevice(device)
+        // One batch, each session written with its device.
+        let admission = try recorder.admit(new, source: .sync, mode: .whatPasses)
+        for (index, error) in admission.refused {
+            let id = new[index].uuid
+            absent.insert(id)
+            // Logged when its line is read; not again each time the tasks are projected anew.
+            guard changed.contains(id) else { continue }
+            let place = lineOf[id].map { "\($0.journal):\($0.line): " } ?? "device \(new[index].device ?? ""): "
+            Log.warning("Sync: \(place)the session \(id) is refused here: \(error.message)", fields: [("EVENT", "sync_line_skipped")])
         }
         return absent
     }
