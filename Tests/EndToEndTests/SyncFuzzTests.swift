@@ -19,7 +19,10 @@ extension EndToEnd {
         static var seed: UInt64 {
             ProcessInfo.processInfo.environment["DILIGENCE_FUZZ_SEED"].flatMap { UInt64($0) } ?? 0x5EED_D111_6E4C_E001
         }
-        static let lines = 600
+        /// `DILIGENCE_JOURNAL_FUZZ_LINES` runs more.
+        static var lines: Int {
+            ProcessInfo.processInfo.environment["DILIGENCE_JOURNAL_FUZZ_LINES"].flatMap { Int($0) }.map { $0 / 3 } ?? 600
+        }
         static let other = "5eed0000-0000-4000-8000-00000000f022"
 
         @Test(
