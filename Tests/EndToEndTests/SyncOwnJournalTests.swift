@@ -29,6 +29,10 @@ extension EndToEnd {
             [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         }
 
+        static func workID(_ d: DaemonUnderTest) throws -> String {
+            try d.call("task_list")["tasks"]?.arrayValue?.first { $0["name"]?.stringValue == "Work" }?["uuid"]?.stringValue ?? "?"
+        }
+
         static func events(_ d: DaemonUnderTest, _ event: String) -> Int {
             d.stderr.split(separator: "\n").filter { $0.contains(event) }.count
         }
@@ -189,6 +193,26 @@ extension EndToEnd {
             _ = try b.status()
             #expect(try Self.lines(journal, device: id).last == "task_added \(next["uuid"]?.stringValue ?? "?") NextOnB")
             #expect(try b.call("sync_status")["shared_device"] == .bool(false))
+        }
+
+        @Test("the journal written again after an older version holds the removals the merge knows, which the older version lost")
+        func rewriteKeepsRemovals() throws {
+            let (d, folder, device) = try Merge.device("laptop")
+            let journal = "\(folder)/\(device).jsonl"
+            let session = try d.call(
+                "history_add", [("task", .string("Work")), ("start", .string("2026-11-30 09:00")), ("end", .string("2026-11-30 09:25"))])
+            let id = session["uuid"]?.stringValue ?? "?"
+            _ = try d.status()
+            let older = try Self.bytes(journal) // the session recorded, not removed
+            try d.call("history_remove", [("id", session["id"] ?? .null)])
+            _ = try d.status()
+            try d.restart() // the merge reads the journal, the removal with it
+            try Merge.deliver(older, to: journal)
+            _ = try d.addTask("After")
+            _ = try d.status()
+            let lines = try Self.lines(journal, device: device)
+            #expect(lines.contains("session_recorded \(id) task=\(try Self.workID(d))"), "the older version's line: \(lines)")
+            #expect(lines.contains("session_removed \(id)"), "a device reading this journal removes it too: \(lines)\n\(d.diagnostics)")
         }
     }
 }
