@@ -54,6 +54,9 @@ final class SyncJournal {
     private var written: JournalCursor?
     /// Why the journal holds lines this device did not write; nil while it holds only its own.
     private(set) var shared: String?
+    /// The removals the merged history holds (SyncMerge's): a journal written again after an
+    /// older version repeats them, as the database keeps nothing of a removed thing.
+    var removals: () -> [JournalChange] = { [] }
     /// A write is scheduled on the queue after a commit.
     private var scheduled = false
     /// Writing now: the write's own commit schedules nothing more.
@@ -165,7 +168,7 @@ final class SyncJournal {
             Log.warning(
                 "Sync: the journal \(place.ownPath) is gone or an older version than this device wrote (a sync tool, a backup or a checkout put it back); it is written again whole from the database.",
                 fields: [("EVENT", "sync_journal_rewritten")])
-            try start(in: folder, now: now)
+            try start(in: folder, now: now, removals: removals())
             return false
         case .foreign(let why):
             let error = DiligenceError(
@@ -200,11 +203,12 @@ final class SyncJournal {
         }
     }
 
-    /// Starts the journal in `folder` with the device's name and the whole history.
-    private func start(in folder: String, now: Double) throws(DiligenceError) {
+    /// Starts the journal in `folder` with the device's name and the whole history (and
+    /// `removals` known besides).
+    private func start(in folder: String, now: Double, removals: [JournalChange] = []) throws(DiligenceError) {
         try Files.makeDirectories(folder, mode: 0o755)
         let name = name()
-        let changes = [.deviceNamed(name: name)] + (try store.journalSnapshot(device: device))
+        let changes = [.deviceNamed(name: name)] + (try store.journalSnapshot(device: device)) + removals
         let last = try append(changes, in: folder, now: now)
         try keepingEnd { () throws(DiligenceError) in try store.startJournal(directory: folder, clock: last ?? clock.last, name: name) }
         journaled = folder

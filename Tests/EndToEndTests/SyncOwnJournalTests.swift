@@ -206,7 +206,8 @@ extension EndToEnd {
             let older = try Self.bytes(journal) // the session recorded, not removed
             try d.call("history_remove", [("id", session["id"] ?? .null)])
             _ = try d.status()
-            try d.restart() // the merge reads the journal, the removal with it
+            try d.restart()
+            try Merge.eventually("the merge at start read the journal, the removal with it") { Self.events(d, "sync_merge_started") == 2 }
             try Merge.deliver(older, to: journal)
             _ = try d.addTask("After")
             _ = try d.status()
