@@ -195,13 +195,22 @@ public struct History: Sendable {
             var candidate = name
             var number = 2
             while taken.contains(Self.nameKey(candidate)) {
-                candidate = "\(name) (\(number))"
+                candidate = Self.numbered(name, number)
                 number += 1
             }
             live[index].config.name = candidate
             taken.insert(Self.nameKey(candidate))
         }
         return (live, identity)
+    }
+
+    /// `name (number)`, the name shortened (and trimmed) as far as it takes to keep within the
+    /// length of a name (`TaskName.maxLength`): a task must stay one a person can name.
+    static func numbered(_ name: String, _ number: Int) -> String {
+        let suffix = " (\(number))"
+        var base = name.prefix(TaskName.maxLength - suffix.count)
+        while let last = base.last, last.isWhitespace { base.removeLast() }
+        return base + suffix
     }
 
     /// The live sessions (not removed, their task live), ordered by start then id.

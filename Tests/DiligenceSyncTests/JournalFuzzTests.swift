@@ -118,6 +118,26 @@ import Testing
         #expect(history(shuffled).canonicalDump == reference, "seed \(Self.seed), shuffle \(run)")
     }
 
+    @Test("every task the history of the accepted lines shows has a name task add takes as it is")
+    func shownNamesAreNames() throws {
+        let tasks = history(Self.fuzzed.batch.entries.map(\.entry)).liveTasks().tasks
+        for name in tasks.map(\.config.name) {
+            #expect((try? TaskName.normalize(name)) == name, "seed \(Self.seed): \(name.debugDescription) (\(name.count) characters)")
+        }
+    }
+
+    @Test("two tasks of one 64-character name: the one numbered still has a name of at most 64 characters")
+    func numberedLongName() throws {
+        let long = String(repeating: "n", count: TaskName.maxLength)
+        let h = history([
+            entry(deviceA, 1, 0, .taskAdded(task(uuid(1), long))), entry(deviceA, 2, 0, .taskEdited(task(uuid(1), "Other"))),
+            entry(deviceA, 3, 0, .taskAdded(task(uuid(2), long))), entry(deviceA, 4, 0, .taskEdited(task(uuid(1), long))),
+        ])
+        let names = h.liveTasks().tasks.map(\.config.name)
+        #expect(names.count == 2 && Set(names).count == 2, "\(names)")
+        for name in names { #expect((try? TaskName.normalize(name)) == name, "\(name) (\(name.count) characters)") }
+    }
+
     @Test("a clock that observed a reading with the greatest counter another device may write stamps a reading every device reads")
     func greatestCounterObserved() throws {
         var clock = HybridClock()

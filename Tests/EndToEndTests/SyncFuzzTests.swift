@@ -94,6 +94,10 @@ extension EndToEnd {
             #expect(extra.isEmpty, "seed \(seed): sessions no accepted line holds: \(extra)")
             let tasks = try d.call("task_list", [("archived", .string("included"))])["tasks"]?.arrayValue ?? []
             let names = Set(tasks.compactMap { $0["name"]?.stringValue })
+            for name in names {
+                #expect(
+                    (try? TaskName.normalize(name)) == name, "seed \(seed): a task shown as \(name.debugDescription) could not be named")
+            }
             let soundNames = sound.liveTasks().tasks.map(\.config.name)
             #expect(Set(soundNames).isSubset(of: names), "seed \(seed): sound tasks missing: \(Set(soundNames).subtracting(names))")
             #expect(soundSessions.count > 20 && soundNames.count > 5, "the sound lines hold sessions and tasks")

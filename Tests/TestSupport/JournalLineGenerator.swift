@@ -223,7 +223,7 @@ extension JournalLineGenerator {
         case 0: change = .sessionRecorded(hostileSession(task: task))
         case 1: change = .sessionEdited(hostileSession(task: task))
         case 2: change = .sessionRemoved(id: freshID(lead: "f"))
-        case 3: change = .taskAdded(SyncedTask(id: freshID(lead: "f"), config: TaskConfig(name: pick(Array(Self.names.prefix(4))))))
+        case 3: change = .taskAdded(SyncedTask(id: freshID(lead: "f"), config: TaskConfig(name: pick(Array(Self.names.prefix(5))))))
         case 4: change = .taskEdited(SyncedTask(id: freshID(lead: "f"), config: TaskConfig(name: "Hostile \(made)")))
         case 5: change = .taskArchived(SyncedTask(id: freshID(lead: "f"), config: TaskConfig(name: "Hostile \(made)"), archived: true))
         case 6: change = .taskRemoved(id: freshID(lead: "f"))
