@@ -153,15 +153,25 @@ final class SyncJournal {
         let place = JournalFolder(directory: folder, device: device)
         let issued = try store.journalClock()
         var state = place.ownState(written: written, issued: issued)
-        if case .extended(let lines) = state {
-            state =
-                try isOwnUnrecorded(lines, after: issued)
-                ? .intact : .foreign("\(lines.count) line(s) after the last one this device wrote")
+        if case .extended(let lines, let end) = state {
+            if try isOwnUnrecorded(lines, after: issued) {
+                // The end moves past them as the reader found it (not read again: a sync tool
+                // may replace the file meanwhile).
+                self.written = end
+                state = .intact
+            } else {
+                state = .foreign("\(lines.count) line(s) after the last one this device wrote")
+            }
         }
+        return try act(on: state, place: place, now: now)
+    }
+
+    /// What `state` of the journal at `place` asks for: go on, write it again whole, or stop.
+    private func act(on state: OwnJournalState, place: JournalFolder, now: Double) throws(DiligenceError) -> Bool {
+        let folder = place.directory
         switch state {
         case .intact, .extended:
             shared = nil
-            self.written = try? JournalReader.end(of: place.ownPath)
             return true
         case .older:
             shared = nil

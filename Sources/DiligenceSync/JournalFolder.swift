@@ -8,9 +8,10 @@
 public enum OwnJournalState: Equatable, Sendable {
     /// The file ends where this device's last write left it.
     case intact
-    /// The file holds those bytes and these complete lines after them: this device's own write
-    /// whose record a crash cut, or another machine's, which only the device can tell.
-    case extended([JournalEntry])
+    /// The file holds those bytes and these complete lines after them, up to `end`: this
+    /// device's own write whose record a crash cut, or another machine's, which only the device
+    /// can tell.
+    case extended([JournalEntry], end: JournalCursor)
     /// The file is gone, or shorter than what this device wrote with no line stamped after its
     /// latest reading: an older version a sync tool, a backup or a checkout put back.
     case older
@@ -102,7 +103,8 @@ public struct JournalFolder: Sendable {
             // A last line without its newline is this device's write a crash cut: the append closes it.
             if lines == 0 { return .intact }
             return batch.problems.isEmpty
-                ? .extended(batch.entries.map(\.entry)) : .foreign("\(lines) line(s) after the last one this device wrote")
+                ? .extended(batch.entries.map(\.entry), end: batch.cursor)
+                : .foreign("\(lines) line(s) after the last one this device wrote")
         }
         if size >= written.offset { return .foreign("other bytes than the ones this device wrote before the end of its lines") }
         if let late = batch.entries.first(where: { $0.entry.hlc > issued }) {
