@@ -40,6 +40,9 @@ final class SyncMerge {
     private var unsaved = HistoryChanges()
     /// Journal lines read since the daemon started (logged at each follow).
     private var linesRead = 0
+    /// Where this merge read the line that last set each session it changed (journal, line
+    /// number): a session the store then refuses is logged with its line, as an unreadable one is.
+    private var lineOf: [String: (journal: String, line: Int)] = [:]
     private var watch: ZoneWatch?
     /// Own changes still wait for the journal: merging now could undo them (logged once).
     private var heldBack = false
@@ -154,6 +157,8 @@ final class SyncMerge {
             }
             heldBack = false
             let reached = cursors
+            lineOf = [:]
+            defer { lineOf = [:] }
             let touched = try readJournals(folder, now: now)
             guard touched != nil || cursors != reached else { return }
             folded = [:]
@@ -213,12 +218,15 @@ final class SyncMerge {
                 // register again (8 % of a 100 000-session merge's perf samples, 4 % for the set).
                 history.reserveCapacity(sessions: batch.entries.count)
                 touched.sessions.reserveCapacity(touched.sessions.count + batch.entries.count)
-                for (_, entry) in batch.entries {
+                let path = place.path(of: device)
+                for (line, entry) in batch.entries {
                     if device != journal.device { journal.observe(entry.hlc, now: now) }
                     if history.apply(entry) {
                         changed = true
                         touched.note(entry.change)
                         unsaved.note(entry, in: history)
+                        if case .sessionRecorded(let s) = entry.change { lineOf[s.id] = (path, line) }
+                        if case .sessionEdited(let s) = entry.change { lineOf[s.id] = (path, line) }
                     }
                 }
             }
@@ -293,16 +301,19 @@ extension SyncMerge {
         let (tasks, identity) = history.liveTasks()
         let liveIDs = Set(tasks.map(\.id))
         let rowOf = touched.everything ? try projectTasks(tasks) : try rows(of: tasks)
+        // For what the recorder says of a session it refuses.
+        let names = Dictionary(tasks.map { ($0.id, $0.config.name) }, uniquingKeysWith: { a, _ in a })
         let absent: Set<String>
         if touched.everything {
             absent = try projectSessions(
                 history.liveSessions(identity: identity, liveTaskIDs: liveIDs), rowOf: rowOf,
-                existing: try store.syncedSessionRows(device: journal.device), known: history.knownSessionIDs, changed: touched.sessions)
+                existing: try store.syncedSessionRows(device: journal.device), known: history.knownSessionIDs, changed: touched.sessions,
+                names: names)
         } else {
             absent = try projectSessions(
                 touched.sessions.compactMap { history.liveSession($0, identity: identity, liveTaskIDs: liveIDs) }, rowOf: rowOf,
                 existing: try store.syncedSessionRows(device: journal.device, uuids: touched.sessions), known: touched.sessions,
-                changed: touched.sessions)
+                changed: touched.sessions, names: names)
         }
         let plans = Dictionary(
             history.livePlans(identity: identity, liveTaskIDs: liveIDs).map { ($0.day, $0.task) }, uniquingKeysWith: { a, _ in a })
@@ -387,13 +398,13 @@ extension SyncMerge {
     /// not show (not live, their task not here, or refused) that were in it or are `changed`.
     private func projectSessions(
         _ live: [History.Session], rowOf: [String: Int64], existing: [String: (id: Int64, taskRow: Int64, session: SyncedSession)],
-        known: Set<String>, changed: Set<String>
+        known: Set<String>, changed: Set<String>, names: [String: String]
     ) throws(DiligenceError) -> Set<String> {
         let own = journal.device
         var liveIDs: Set<String> = []
         liveIDs.reserveCapacity(live.count)
         var absent: Set<String> = []
-        var new: [(WorkSession, device: String)] = []
+        var new: [WorkSession] = []
         for item in live {
             let s = item.session
             guard let row = rowOf[item.task] else { continue }
@@ -405,7 +416,9 @@ extension SyncMerge {
             } else {
                 var session = s.work
                 session.taskID = row
-                new.append((session, s.device))
+                session.taskName = names[item.task] ?? ""
+                session.device = s.device
+                new.append(session)
             }
         }
         for id in known where !liveIDs.contains(id) {
@@ -416,14 +429,15 @@ extension SyncMerge {
                 absent.insert(id)
             }
         }
-        // One batch per device, each then marked with its device.
-        for (device, sessions) in Dictionary(grouping: new, by: \.device) {
-            let admission = try recorder.admit(sessions.map(\.0), source: .sync, mode: .whatPasses)
-            for (index, error) in admission.refused {
-                absent.insert(sessions[index].0.uuid)
-                Log.warning("Sync: a session of another device is refused here: \(error.message)", fields: [("EVENT", "sync_line_skipped")])
-            }
-            try store.setSessionDevice(device)
+        // One batch, each session written with its device.
+        let admission = try recorder.admit(new, source: .sync, mode: .whatPasses)
+        for (index, error) in admission.refused {
+            let id = new[index].uuid
+            absent.insert(id)
+            // Logged when its line is read; not again each time the tasks are projected anew.
+            guard changed.contains(id) else { continue }
+            let place = lineOf[id].map { "\($0.journal):\($0.line): " } ?? "device \(new[index].device ?? ""): "
+            Log.warning("Sync: \(place)the session \(id) is refused here: \(error.message)", fields: [("EVENT", "sync_line_skipped")])
         }
         return absent
     }

@@ -217,16 +217,18 @@ extension Store {
     static let largeBatch = 1_000
 
     static let insertTarget =
-        "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source, uuid, note, away_seconds, reason)"
-    static let insertColumns = 12
+        "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source, uuid, note, away_seconds, reason, device)"
+    static let insertColumns = 13
 
-    /// A session's values in `insertTarget`'s columns.
+    /// A session's values in `insertTarget`'s columns. The device is written with the row (another
+    /// device's session merged from its journal): a later UPDATE of 100 000 merged rows cost a
+    /// tenth of the merge's time (docs/performance.md).
     static func row(_ session: WorkSession, source: SessionSource, uuid: String) -> [SQLite.Value] {
         [
             .integer(session.taskID), .real(session.start), .real(session.end),
             .int(session.plannedSeconds), .int(session.focusedSeconds), .int(session.pauses),
             .text(session.outcome.rawValue), .text(source.rawValue), .text(uuid), .optional(session.note),
-            .int(session.awaySeconds), .optional(session.reason?.rawValue),
+            .int(session.awaySeconds), .optional(session.reason?.rawValue), .optional(session.device),
         ]
     }
 
@@ -252,6 +254,8 @@ extension Store {
             try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(id)])
             var replacement = edited
             replacement.uuid = old.uuid
+            // The device that recorded it stays the one (docs/sync.md).
+            replacement.device = old.device
             // Another device's session (`sync`) stays one: it may overlap this device's.
             let origin = SessionSource(rawValue: source) ?? .timer
             let admission = try admit(
@@ -265,8 +269,6 @@ extension Store {
                 "INSERT INTO sessions (id, \(Self.insertTarget.dropFirst("sessions (".count))"
                     + " VALUES (\(Array(repeating: "?", count: Self.insertColumns + 1).joined(separator: ", ")))",
                 [.integer(id)] + Self.row(replacement, source: origin, uuid: old.uuid))
-            // The device that recorded it stays the one (docs/sync.md).
-            if let device = old.device { try connection.run("UPDATE sessions SET device = ? WHERE id = ?", [.text(device), .integer(id)]) }
             return try session(id: id)
         }
     }

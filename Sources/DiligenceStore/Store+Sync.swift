@@ -318,12 +318,6 @@ extension Store {
             ])
     }
 
-    /// Says which device recorded the sessions `admit` just wrote from the journals (source
-    /// `sync`, no device yet).
-    public func setSessionDevice(_ device: String) throws(DiligenceError) {
-        try connection.run("UPDATE sessions SET device = ? WHERE source = 'sync' AND device IS NULL", [.text(device)])
-    }
-
     public func deleteSession(id: Int64) throws(DiligenceError) {
         try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(id)])
     }

@@ -33,7 +33,10 @@ public struct JournalFolder: Sendable {
     }
 
     /// This device's journal.
-    public var ownPath: String { "\(directory)/\(device).jsonl" }
+    public var ownPath: String { path(of: device) }
+
+    /// The journal of `device` in this folder.
+    public func path(of device: String) -> String { "\(directory)/\(device).jsonl" }
 
     /// The other devices' journals in the folder now, by device id: files named
     /// `<device id>.jsonl` (a sync tool's conflict copies and temporary files have other names).

@@ -17,9 +17,9 @@ import Testing
 
     /// A session of the other device merged into `store` (a row of `sessions`), as journals name it.
     func merged(_ store: Store, start: Double) throws -> SyncedSession {
-        let admission = try store.admit(
-            [session(try store.findTask("Study"), start: start)], source: .sync, window: 0...4e9, mode: .whatPasses)
-        try store.setSessionDevice(Self.other)
+        var there = session(try store.findTask("Study"), start: start)
+        there.device = Self.other
+        let admission = try store.admit([there], source: .sync, window: 0...4e9, mode: .whatPasses)
         let uuid = try #require(admission.uuids.values.first)
         var synced = try #require(try store.syncedSessionRows(device: Self.own, uuids: [uuid])[uuid]).session
         synced.task = Self.otherStudy
@@ -35,6 +35,29 @@ import Testing
         var sessions: [String: (SyncedSession, Version)] = [:]
         let state = try store.restoreMergeState(folder: folder, device: Self.own) { sessions[$0.id] = ($0, $1) }
         return (state, sessions)
+    }
+
+    /// Sessions merged from the journals are written with the device that recorded them, in one
+    /// batch of several devices; a merged session of no other device (this one's) says none, and
+    /// sessions written before keep what they say.
+    @Test func mergedSessionsAreWrittenWithTheirDevice() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try Store(location: .path(dir.database))
+        let study = try store.findTask("Study")
+        let mine = try store.admit([session(study, start: 1_000)], source: .sync, window: 0...4e9, mode: .whatPasses)
+        var batch = [session(study, start: 2_000), session(study, start: 2_500), session(study, start: 9_000)]
+        batch[0].device = Self.other
+        batch[1].device = Self.third // overlapping the other device's: both kept
+        batch[2].device = Self.other
+        let merged = try store.admit(batch, source: .sync, window: 0...4e9, mode: .whatPasses)
+        #expect(merged.recorded.count == 3 && merged.refused.isEmpty)
+        func device(_ id: Int64?) throws -> String? { try store.session(id: try #require(id)).device }
+        #expect(try device(mine.recorded[0]) == nil, "this device's session stays this device's")
+        #expect(try device(merged.recorded[0]) == Self.other)
+        #expect(try device(merged.recorded[1]) == Self.third)
+        #expect(try device(merged.recorded[2]) == Self.other)
+        #expect(try store.sessionsByDevice() == [nil: 1, Self.other: 2, Self.third: 1])
     }
 
     @Test func keptStateComesBackAfterReopening() throws {

@@ -34,10 +34,10 @@ import Testing
         let s = try store()
         _ = try s.record(session(try s.findTask("Work"), start: 36_000)) // 10:00–10:25 here
         // 10:10–10:40 on another device, merged from its journal.
-        let admitted = try s.admit(
-            [session(try s.findTask("Study"), start: 36_600, length: 1800)], source: .sync, window: 0...4e9, mode: .whatPasses)
+        var there = session(try s.findTask("Study"), start: 36_600, length: 1800)
+        there.device = "0c4a2d5e-3f4b-4c6d-8e9f-0a1b2c3d4e5f"
+        let admitted = try s.admit([there], source: .sync, window: 0...4e9, mode: .whatPasses)
         #expect(admitted.recorded.count == 1)
-        try s.setSessionDevice("0c4a2d5e-3f4b-4c6d-8e9f-0a1b2c3d4e5f")
         #expect(try s.totals(from: 0, to: 86_400) == Tally(completed: 2, focusedSeconds: 2_400))
         // A period that begins inside the shared time: the part of each inside it, counted once.
         #expect(try s.totals(from: 37_200, to: 86_400) == Tally(completed: 2, focusedSeconds: 1_200))
@@ -53,9 +53,9 @@ import Testing
         _ = try s.record(here)
         var there = session(try s.findTask("Study"), start: 36_600, length: 1800) // 10:10–10:40 on another device
         there.awaySeconds = 600 // 10 minutes away: half of its time is its own, so 5 count
+        there.device = "0c4a2d5e-3f4b-4c6d-8e9f-0a1b2c3d4e5f"
         let admitted = try s.admit([there], source: .sync, window: 0...4e9, mode: .whatPasses)
         #expect(admitted.recorded.count == 1)
-        try s.setSessionDevice("0c4a2d5e-3f4b-4c6d-8e9f-0a1b2c3d4e5f")
         #expect(try s.awaySeconds(from: 0, to: 86_400) == 600)
         // Only the later session began in the period; the earlier one still covers its start.
         #expect(try s.awaySeconds(from: 36_300, to: 86_400) == 300)

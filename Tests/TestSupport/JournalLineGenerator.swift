@@ -196,7 +196,7 @@ extension JournalLineGenerator {
     /// also formats above this build's (a reader stops at such a line and waits).
     public mutating func hostileLine(newer: Bool = false) -> [UInt8] {
         var members = hostileBase()
-        for _ in 0...int(2) { mutate(&members, newer: newer) }
+        for _ in 0..<int(4) { mutate(&members, newer: newer) } // none: a line at the very edge of right
         var bytes = Array(Self.render(members).utf8)
         if chance(15) { damage(&bytes) }
         // One line: a newline inside would make two.
@@ -217,7 +217,7 @@ extension JournalLineGenerator {
     /// A sound-shaped line of any change kind about hostile ids (and now and then a sound task),
     /// its session at an edge of the date window: the starting point of a hostile line.
     private mutating func hostileBase() -> [Member] {
-        let task = chance(20) && !tasks.isEmpty ? pick(tasks).id : freshID(lead: "f")
+        let task = chance(50) && !tasks.isEmpty ? pick(tasks).id : freshID(lead: "f")
         let change: JournalChange
         switch int(10) {
         case 0: change = .sessionRecorded(hostileSession(task: task))
@@ -236,9 +236,10 @@ extension JournalLineGenerator {
         return Self.members(of: (try? JSON.parse(Array(line.utf8))) ?? .null)
     }
 
-    /// A session at the edges of the date window, or in 2025 (never a sound session's hour).
+    /// A session at the edges of the date window, in 2099, or in 2025 (never a sound session's hour).
     private mutating func hostileSession(task: String) -> SyncedSession {
-        let start = pick([Self.windowStart, Self.windowEnd - 1500, 1_735_689_600 + Double(int(5000)) * 3600])
+        // 2099: a line may say it, the store takes a session ending at most a day from now.
+        let start = pick([Self.windowStart, Self.windowEnd - 1500, 4_070_908_800, 1_735_689_600 + Double(int(5000)) * 3600])
         return SyncedSession(
             id: freshID(lead: "f"), task: task, device: device, start: start, end: start + 1500, plannedSeconds: 1500,
             focusedSeconds: 1500, pauses: 0, outcome: .completed)
