@@ -243,12 +243,10 @@ final class SyncJournal {
         guard !changes.isEmpty else { return nil }
         var stamped = clock
         let entries = changes.map { JournalEntry(device: device, hlc: stamped.stamp(now: now), change: $0) }
-        let place = JournalFolder(directory: folder, device: device)
-        do { try place.append(entries) } catch {
+        // What this daemon wrote, known at once (kept in the database with the append's record).
+        do { written = try JournalFolder(directory: folder, device: device).append(entries) } catch {
             throw DiligenceError("sync_journal_unwritable", "\(error)")
         }
-        // What this daemon wrote, known at once (kept in the database with the append's record).
-        written = try? JournalReader.end(of: place.ownPath)
         clock = stamped
         return clock.last
     }

@@ -54,9 +54,12 @@ public struct JournalFolder: Sendable {
 
     /// Appends `entries` to this device's journal, one line each, and flushes them to disk.
     /// A last line a crash left without its newline is closed first (readers report it as
-    /// garbled and skip it) so that it cannot swallow the first line written now.
-    public func append(_ entries: [JournalEntry]) throws(JournalReadError) {
-        guard !entries.isEmpty else { return }
+    /// garbled and skip it) so that it cannot swallow the first line written now. Returns the
+    /// end of the file written, read through its descriptor: the file this device wrote even
+    /// when a sync tool renamed another over its name meanwhile (nil: nothing to write).
+    @discardableResult
+    public func append(_ entries: [JournalEntry]) throws(JournalReadError) -> JournalCursor? {
+        guard !entries.isEmpty else { return nil }
         let path = ownPath
         let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw JournalReadError(path: path, errno: errno) }
@@ -81,6 +84,7 @@ public struct JournalFolder: Sendable {
             done += n
         }
         guard fdatasync(fd) == 0 else { throw JournalReadError(path: path, errno: errno) }
+        return try JournalReader.end(of: fd, path: path)
     }
 
     /// This device's journal compared with `written`, the end of what this device wrote there,
