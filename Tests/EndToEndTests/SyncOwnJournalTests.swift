@@ -215,5 +215,30 @@ extension EndToEnd {
             #expect(lines.contains("session_recorded \(id) task=\(try Self.workID(d))"), "the older version's line: \(lines)")
             #expect(lines.contains("session_removed \(id)"), "a device reading this journal removes it too: \(lines)\n\(d.diagnostics)")
         }
+
+        @Test("a database restored from an older copy: the journal holds its later changes; --new-device brings them back by the merge")
+        func restoredDatabase() throws {
+            let (d, folder, id) = try Merge.device("laptop")
+            let backup = d.root + "/backup.sqlite3"
+            try d.restart { _ = try d.sqliteRun(d.databasePath, "VACUUM INTO '\(backup)';") }
+            let later = try d.call(
+                "history_add", [("task", .string("Work")), ("start", .string("2026-11-30 09:00")), ("end", .string("2026-11-30 09:25"))])
+            _ = try d.addTask("Later")
+            try d.restart {
+                for suffix in ["-wal", "-shm"] { unlink(d.databasePath + suffix) }
+                unlink(d.databasePath)
+                try FileManager.default.copyItem(atPath: backup, toPath: d.databasePath)
+                unlink(backup)
+            }
+            #expect(try Merge.taskNames(d).contains("Later") == false, "the database is the older copy")
+            let status = try d.call("sync_status")
+            #expect(status["shared_device"] == .bool(true), "its journal holds lines it does not know: \(status.serialized)")
+            #expect(status["problem"]?.stringValue?.contains("restored") == true, "\(status.serialized)")
+            #expect(try d.ctl("sync", "enable", folder, "--new-device").exitCode == 0)
+            try Merge.eventually("the later changes are merged back from the former id's journal") {
+                try Merge.taskNames(d).contains("Later") && Merge.history(d).contains { $0.hasPrefix(later["uuid"]?.serialized ?? "?") }
+            }
+            #expect(try d.call("sync_status")["device"]?["id"]?.stringValue != id)
+        }
     }
 }
