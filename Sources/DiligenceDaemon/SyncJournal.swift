@@ -183,7 +183,7 @@ final class SyncJournal {
         case .foreign(let why):
             let error = DiligenceError(
                 "sync_device_shared",
-                "The journal \(place.ownPath) holds lines this device did not write (\(why)): another machine uses this device's id, as a database copied from one machine to another does. Nothing is written to it; the changes wait in the database. To make this database a device of its own: diligencectl sync enable \(folder) --new-device"
+                "The journal \(place.ownPath) holds lines this device did not write (\(why)): another machine uses this device's id, as a database copied from one machine to another does, or this database was restored from an older copy. Nothing is written to it; the changes wait in the database. To make this database a device of its own (which merges that journal as another device's, the later changes of a restored database with it): diligencectl sync enable \(folder) --new-device"
             )
             // Logged once, however the other machine's lines grow meanwhile.
             if shared == nil { Log.error(error.message, fields: [("EVENT", "sync_device_shared"), ("CODE", error.code)]) }
