@@ -127,6 +127,11 @@ public enum JournalReader {
             throw JournalReadError(path: path, errno: errno)
         }
         defer { close(fd) }
+        return try end(of: fd, path: path)
+    }
+
+    /// The cursor at the end of the open file `fd` (`path` names it in errors).
+    static func end(of fd: Int32, path: String) throws(JournalReadError) -> JournalCursor {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw JournalReadError(path: path, errno: errno) }
         let size = Int64(info.st_size)

@@ -58,6 +58,23 @@ import Testing
         print("journal fuzz: seed \(Self.seed), \(lines.count) lines, \(taken.count) taken, \(refused.count) refused: \(summary)")
     }
 
+    @Test("a line of a newer format stops the read before it: the lines before it read, none after, the cursor at its start")
+    func newerFormatWaits() throws {
+        var generator = JournalLineGenerator(seed: Self.seed, device: deviceA)
+        var lines = (0..<300).map { _ in generator.next(soundPercent: 60) }
+        let at = 100 + generator.int(100)
+        let sound = generator.soundLine().line
+        let newer = #"{"v":2,"# + sound.dropFirst(#"{"v":1,"#.count)
+        lines.insert((Array(newer.utf8), false), at: at)
+        let bytes = lines.flatMap { $0.bytes + [UInt8(ascii: "\n")] }
+        let batch = JournalReader.scan(bytes, before: [], from: .start, file: "fuzz.jsonl", device: deviceA)
+        #expect(batch.waitsForNewer && batch.cursor.line == at, "seed \(Self.seed): stopped at line \(batch.cursor.line), not \(at)")
+        #expect(batch.cursor.offset == Int64(lines[..<at].reduce(0) { $0 + $1.bytes.count + 1 }))
+        #expect(batch.entries.allSatisfy { $0.line <= at } && batch.problems.allSatisfy { $0.line <= at + 1 })
+        let before = Set(lines[..<at].indices.filter { lines[$0].sound }.map { $0 + 1 })
+        #expect(before.isSubset(of: Set(batch.entries.map(\.line))), "seed \(Self.seed)")
+    }
+
     @Test("every line the reader takes writes back as a line that reads as the same entry")
     func acceptedLinesRoundTrip() throws {
         let batch = Self.fuzzed.batch

@@ -52,9 +52,14 @@ extension EndToEnd {
                 try Self.unlogged(d, read.problems).isEmpty && Set(soundSessions.keys).isSubset(of: Self.sessionsOfOther(d).keys)
             }
             try Self.expectSame(d, sound: sound, soundSessions: soundSessions, accepted: accepted)
-            print()
             let unplaced = d.stderr.split(separator: "\n").filter { $0.contains("sync_line_skipped") && !$0.contains(".jsonl:") }
             #expect(unplaced.isEmpty, "seed \(Self.seed): refusals logged without their file and line: \(unplaced.prefix(5))")
+            // What the merge reached, kept in the database, comes back whole at a restart.
+            func reports() throws -> [String] { [try d.ctl("history", "--json").stdout, try d.ctl("stats", "all", "--json").stdout] }
+            let before = try reports()
+            try d.restart()
+            #expect(try reports() == before, "seed \(Self.seed): the same history after a restart")
+            #expect(!d.stderr.contains("cannot be restored"), "seed \(Self.seed): \(d.stderr.suffix(2000))")
             try Self.expectSound(d)
         }
 
