@@ -121,6 +121,7 @@ public final class Daemon {
         journal.configuredName = loaded.config.deviceName
         self.merge = SyncMerge(store: store, recorder: recorder, journal: journal, clocks: clocks, queue: queue)
         self.lastReading = clocks.reading
+        journal.removals = { [unowned self] in self.merge.history.removals }
     }
 
     // MARK: Start and stop

@@ -54,6 +54,9 @@ final class SyncJournal {
     private var written: JournalCursor?
     /// Why the journal holds lines this device did not write; nil while it holds only its own.
     private(set) var shared: String?
+    /// The removals the merged history holds (SyncMerge's): a journal written again after an
+    /// older version repeats them, as the database keeps nothing of a removed thing.
+    var removals: () -> [JournalChange] = { [] }
     /// A write is scheduled on the queue after a commit.
     private var scheduled = false
     /// Writing now: the write's own commit schedules nothing more.
@@ -150,27 +153,37 @@ final class SyncJournal {
         let place = JournalFolder(directory: folder, device: device)
         let issued = try store.journalClock()
         var state = place.ownState(written: written, issued: issued)
-        if case .extended(let lines) = state {
-            state =
-                try isOwnUnrecorded(lines, after: issued)
-                ? .intact : .foreign("\(lines.count) line(s) after the last one this device wrote")
+        if case .extended(let lines, let end) = state {
+            if try isOwnUnrecorded(lines, after: issued) {
+                // The end moves past them as the reader found it (not read again: a sync tool
+                // may replace the file meanwhile).
+                self.written = end
+                state = .intact
+            } else {
+                state = .foreign("\(lines.count) line(s) after the last one this device wrote")
+            }
         }
+        return try act(on: state, place: place, now: now)
+    }
+
+    /// What `state` of the journal at `place` asks for: go on, write it again whole, or stop.
+    private func act(on state: OwnJournalState, place: JournalFolder, now: Double) throws(DiligenceError) -> Bool {
+        let folder = place.directory
         switch state {
         case .intact, .extended:
             shared = nil
-            self.written = try? JournalReader.end(of: place.ownPath)
             return true
         case .older:
             shared = nil
             Log.warning(
                 "Sync: the journal \(place.ownPath) is gone or an older version than this device wrote (a sync tool, a backup or a checkout put it back); it is written again whole from the database.",
                 fields: [("EVENT", "sync_journal_rewritten")])
-            try start(in: folder, now: now)
+            try start(in: folder, now: now, removals: removals())
             return false
         case .foreign(let why):
             let error = DiligenceError(
                 "sync_device_shared",
-                "The journal \(place.ownPath) holds lines this device did not write (\(why)): another machine uses this device's id, as a database copied from one machine to another does. Nothing is written to it; the changes wait in the database. To make this database a device of its own: diligencectl sync enable \(folder) --new-device"
+                "The journal \(place.ownPath) holds lines this device did not write (\(why)): another machine uses this device's id, as a database copied from one machine to another does, or this database was restored from an older copy. Nothing is written to it; the changes wait in the database. To make this database a device of its own (which merges that journal as another device's, the later changes of a restored database with it): diligencectl sync enable \(folder) --new-device"
             )
             // Logged once, however the other machine's lines grow meanwhile.
             if shared == nil { Log.error(error.message, fields: [("EVENT", "sync_device_shared"), ("CODE", error.code)]) }
@@ -200,11 +213,12 @@ final class SyncJournal {
         }
     }
 
-    /// Starts the journal in `folder` with the device's name and the whole history.
-    private func start(in folder: String, now: Double) throws(DiligenceError) {
+    /// Starts the journal in `folder` with the device's name and the whole history (and
+    /// `removals` known besides).
+    private func start(in folder: String, now: Double, removals: [JournalChange] = []) throws(DiligenceError) {
         try Files.makeDirectories(folder, mode: 0o755)
         let name = name()
-        let changes = [.deviceNamed(name: name)] + (try store.journalSnapshot(device: device))
+        let changes = [.deviceNamed(name: name)] + (try store.journalSnapshot(device: device)) + removals
         let last = try append(changes, in: folder, now: now)
         try keepingEnd { () throws(DiligenceError) in try store.startJournal(directory: folder, clock: last ?? clock.last, name: name) }
         journaled = folder
@@ -229,12 +243,10 @@ final class SyncJournal {
         guard !changes.isEmpty else { return nil }
         var stamped = clock
         let entries = changes.map { JournalEntry(device: device, hlc: stamped.stamp(now: now), change: $0) }
-        let place = JournalFolder(directory: folder, device: device)
-        do { try place.append(entries) } catch {
+        // What this daemon wrote, known at once (kept in the database with the append's record).
+        do { written = try JournalFolder(directory: folder, device: device).append(entries) } catch {
             throw DiligenceError("sync_journal_unwritable", "\(error)")
         }
-        // What this daemon wrote, known at once (kept in the database with the append's record).
-        written = try? JournalReader.end(of: place.ownPath)
         clock = stamped
         return clock.last
     }

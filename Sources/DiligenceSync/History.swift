@@ -110,6 +110,10 @@ public struct History: Sendable {
     public var plannedDays: [CalendarDay] { Array(plans.keys) }
     /// The name each device last gave itself, by device id.
     public var deviceNames: [String: String] { names.mapValues(\.value) }
+    /// Every removal held (tombstones), as lines' changes: sessions, then tasks, each by id.
+    public var removals: [JournalChange] {
+        removedSessions.keys.sorted().map { .sessionRemoved(id: $0) } + removedTasks.keys.sorted().map { .taskRemoved(id: $0) }
+    }
 
     /// The clock reading of the latest line of each device that the history holds (a line
     /// another line superseded is not held): when the device was last heard of.

@@ -8,9 +8,10 @@
 public enum OwnJournalState: Equatable, Sendable {
     /// The file ends where this device's last write left it.
     case intact
-    /// The file holds those bytes and these complete lines after them: this device's own write
-    /// whose record a crash cut, or another machine's, which only the device can tell.
-    case extended([JournalEntry])
+    /// The file holds those bytes and these complete lines after them, up to `end`: this
+    /// device's own write whose record a crash cut, or another machine's, which only the device
+    /// can tell.
+    case extended([JournalEntry], end: JournalCursor)
     /// The file is gone, or shorter than what this device wrote with no line stamped after its
     /// latest reading: an older version a sync tool, a backup or a checkout put back.
     case older
@@ -53,9 +54,12 @@ public struct JournalFolder: Sendable {
 
     /// Appends `entries` to this device's journal, one line each, and flushes them to disk.
     /// A last line a crash left without its newline is closed first (readers report it as
-    /// garbled and skip it) so that it cannot swallow the first line written now.
-    public func append(_ entries: [JournalEntry]) throws(JournalReadError) {
-        guard !entries.isEmpty else { return }
+    /// garbled and skip it) so that it cannot swallow the first line written now. Returns the
+    /// end of the file written, read through its descriptor: the file this device wrote even
+    /// when a sync tool renamed another over its name meanwhile (nil: nothing to write).
+    @discardableResult
+    public func append(_ entries: [JournalEntry]) throws(JournalReadError) -> JournalCursor? {
+        guard !entries.isEmpty else { return nil }
         let path = ownPath
         let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw JournalReadError(path: path, errno: errno) }
@@ -80,6 +84,7 @@ public struct JournalFolder: Sendable {
             done += n
         }
         guard fdatasync(fd) == 0 else { throw JournalReadError(path: path, errno: errno) }
+        return try JournalReader.end(of: fd, path: path)
     }
 
     /// This device's journal compared with `written`, the end of what this device wrote there,
@@ -105,7 +110,8 @@ public struct JournalFolder: Sendable {
             // A last line without its newline is this device's write a crash cut: the append closes it.
             if lines == 0 { return .intact }
             return batch.problems.isEmpty
-                ? .extended(batch.entries.map(\.entry)) : .foreign("\(lines) line(s) after the last one this device wrote")
+                ? .extended(batch.entries.map(\.entry), end: batch.cursor)
+                : .foreign("\(lines) line(s) after the last one this device wrote")
         }
         if size >= written.offset { return .foreign("other bytes than the ones this device wrote before the end of its lines") }
         if let late = batch.entries.first(where: { $0.entry.hlc > issued }) {

@@ -59,7 +59,8 @@ func syncReport(_ r: JSON) -> String {
     if let problem = r["problem"]?.stringValue { lines.append("Problem:     \(problem)") }
     if r["shared_device"]?.boolValue == true {
         lines.append(
-            "Shared:      another machine writes this device's journal (a copied database); nothing is written until "
+            "Shared:      this device's journal holds lines it did not write (a database copied to another machine, or restored "
+                + "from an older copy); nothing is written until "
                 + "`diligencectl sync enable \(directory) --new-device` gives this database a device id of its own")
     }
     return lines.joined(separator: "\n") + "\n" + devicesTable(r["devices"]?.arrayValue ?? [])

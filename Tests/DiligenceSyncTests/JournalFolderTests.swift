@@ -154,9 +154,9 @@ func deliver(_ bytes: [UInt8], to path: String) {
         let place = JournalFolder(directory: dir.path, device: deviceA)
         try place.append(Self.lines(deviceA, 3))
         let older = fileBytes(place.ownPath)
-        try place.append(Self.lines(deviceA, 3, from: 2000))
+        let written = try #require(try place.append(Self.lines(deviceA, 3, from: 2000)), "the end of the file written")
         let mine = fileBytes(place.ownPath)
-        let written = try #require(try JournalReader.end(of: place.ownPath))
+        #expect(try JournalReader.end(of: place.ownPath) == written)
         let issued = HLC(millis: 2002, counter: 0)
         #expect(written.offset == Int64(mine.count))
         #expect(place.ownState(written: written, issued: issued) == .intact)
@@ -170,7 +170,11 @@ func deliver(_ bytes: [UInt8], to path: String) {
         // machine's under this id (the device tells); a garbled one is not this device's.
         let appended = Self.lines(deviceA, 1, from: 1500)
         deliver(mine + Array((appended[0].line + "\n").utf8), to: place.ownPath)
-        #expect(place.ownState(written: written, issued: issued) == .extended(appended))
+        guard case .extended(let lines, let end) = place.ownState(written: written, issued: issued) else {
+            Issue.record("a line appended after this device's is for the device to tell")
+            return
+        }
+        #expect(lines == appended && end.offset == Int64(fileBytes(place.ownPath).count), "\(lines) \(end)")
         deliver(mine + Array("{\"v\":1,garbled\n".utf8), to: place.ownPath)
         guard case .foreign = place.ownState(written: written, issued: issued) else {
             Issue.record("a garbled line appended after this device's is another writer's")

@@ -29,6 +29,10 @@ extension EndToEnd {
             [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         }
 
+        static func workID(_ d: DaemonUnderTest) throws -> String {
+            try d.call("task_list")["tasks"]?.arrayValue?.first { $0["name"]?.stringValue == "Work" }?["uuid"]?.stringValue ?? "?"
+        }
+
         static func events(_ d: DaemonUnderTest, _ event: String) -> Int {
             d.stderr.split(separator: "\n").filter { $0.contains(event) }.count
         }
@@ -189,6 +193,52 @@ extension EndToEnd {
             _ = try b.status()
             #expect(try Self.lines(journal, device: id).last == "task_added \(next["uuid"]?.stringValue ?? "?") NextOnB")
             #expect(try b.call("sync_status")["shared_device"] == .bool(false))
+        }
+
+        @Test("the journal written again after an older version holds the removals the merge knows, which the older version lost")
+        func rewriteKeepsRemovals() throws {
+            let (d, folder, device) = try Merge.device("laptop")
+            let journal = "\(folder)/\(device).jsonl"
+            let session = try d.call(
+                "history_add", [("task", .string("Work")), ("start", .string("2026-11-30 09:00")), ("end", .string("2026-11-30 09:25"))])
+            let id = session["uuid"]?.stringValue ?? "?"
+            _ = try d.status()
+            let older = try Self.bytes(journal) // the session recorded, not removed
+            try d.call("history_remove", [("id", session["id"] ?? .null)])
+            _ = try d.status()
+            try d.restart()
+            try Merge.eventually("the merge at start read the journal, the removal with it") { Self.events(d, "sync_merge_started") == 2 }
+            try Merge.deliver(older, to: journal)
+            _ = try d.addTask("After")
+            _ = try d.status()
+            let lines = try Self.lines(journal, device: device)
+            #expect(lines.contains("session_recorded \(id) task=\(try Self.workID(d))"), "the older version's line: \(lines)")
+            #expect(lines.contains("session_removed \(id)"), "a device reading this journal removes it too: \(lines)\n\(d.diagnostics)")
+        }
+
+        @Test("a database restored from an older copy: the journal holds its later changes; --new-device brings them back by the merge")
+        func restoredDatabase() throws {
+            let (d, folder, id) = try Merge.device("laptop")
+            let backup = d.root + "/backup.sqlite3"
+            try d.restart { _ = try d.sqliteRun(d.databasePath, "VACUUM INTO '\(backup)';") }
+            let later = try d.call(
+                "history_add", [("task", .string("Work")), ("start", .string("2026-11-30 09:00")), ("end", .string("2026-11-30 09:25"))])
+            _ = try d.addTask("Later")
+            try d.restart {
+                for suffix in ["-wal", "-shm"] { unlink(d.databasePath + suffix) }
+                unlink(d.databasePath)
+                try FileManager.default.copyItem(atPath: backup, toPath: d.databasePath)
+                unlink(backup)
+            }
+            #expect(try Merge.taskNames(d).contains("Later") == false, "the database is the older copy")
+            let status = try d.call("sync_status")
+            #expect(status["shared_device"] == .bool(true), "its journal holds lines it does not know: \(status.serialized)")
+            #expect(status["problem"]?.stringValue?.contains("restored") == true, "\(status.serialized)")
+            #expect(try d.ctl("sync", "enable", folder, "--new-device").exitCode == 0)
+            try Merge.eventually("the later changes are merged back from the former id's journal") {
+                try Merge.taskNames(d).contains("Later") && Merge.history(d).contains { $0.hasPrefix(later["uuid"]?.serialized ?? "?") }
+            }
+            #expect(try d.call("sync_status")["device"]?["id"]?.stringValue != id)
         }
     }
 }
