@@ -101,8 +101,10 @@ extension Store {
     ) throws(DiligenceError) -> (accepted: [Int], twins: [Int: Int]) {
         let recorded = try recordedNeighbours(of: candidates.map { batch[$0] })
         let recordedUUIDs = try sessionIDs(withUUIDs: candidates.map { batch[$0].uuid })
-        /// The UUIDs of the sessions accepted so far, and their indexes.
+        /// The UUIDs of the sessions accepted so far, and their indexes (room made once: growing
+        /// by doubling rehashed every UUID again).
         var acceptedUUIDs: [String: Int] = [:]
+        acceptedUUIDs.reserveCapacity(candidates.count)
         // The candidate accepted last: accepted ones never overlap, so sorted by start their
         // ends grow too, and only the last one can reach into the next.
         var last: Int?
@@ -111,7 +113,7 @@ extension Store {
         for index in candidates {
             let s = batch[index]
             // The same UUID is the same session, wherever and whenever it lies now.
-            if !s.uuid.isEmpty, let id = recordedUUIDs[s.uuid] {
+            if !s.uuid.isEmpty, !recordedUUIDs.isEmpty, let id = recordedUUIDs[s.uuid] {
                 result.alreadyRecorded[index] = id
             } else if !s.uuid.isEmpty, let first = acceptedUUIDs[s.uuid] {
                 twins[index] = first
@@ -198,10 +200,16 @@ extension Store {
     }
 
     /// The ids of the recorded sessions with these UUIDs ("" ones are skipped), by UUID: SQLite
-    /// looks each up in the UUID index, in lists of a few thousand.
+    /// looks each up in the UUID index, in lists of a few thousand. When fewer sessions are
+    /// recorded than UUIDs asked for, every recorded one is read instead (the lookups cost more).
     private func sessionIDs(withUUIDs uuids: [String]) throws(DiligenceError) -> [String: Int64] {
         var found: [String: Int64] = [:]
         let wanted = uuids.filter { !$0.isEmpty }
+        if try connection.query("SELECT count(*) FROM sessions").first?.int(0) ?? 0 < wanted.count {
+            try connection.cached("SELECT uuid, id FROM sessions WHERE uuid IS NOT NULL")
+                .forEachRow([]) { row throws(DiligenceError) in found[row.string(0)] = row.int64(1) }
+            return found
+        }
         var start = 0
         while start < wanted.count {
             let part = wanted[start..<min(start + 4096, wanted.count)]
