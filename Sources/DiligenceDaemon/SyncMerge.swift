@@ -354,6 +354,14 @@ extension SyncMerge {
     /// Each live task on one row (the row of one of its members, else a new one), rows of
     /// removed tasks deleted; returns the row of each live task's id.
     private func projectTasks(_ tasks: [History.Task]) throws(DiligenceError) -> [String: Int64] {
+        // Rows of removed tasks go first, and rows whose name changes step aside: a name a task
+        // takes may be held by a row that is deleted or renamed later in this pass.
+        let live = Set(tasks.flatMap(\.members))
+        let known = history.knownTaskIDs
+        for row in try store.tasks() where known.contains(row.uuid) && !live.contains(row.uuid) {
+            try store.deleteSyncedTask(id: row.id)
+        }
+        try stepAside(tasks)
         let rows = try store.tasks()
         let byUUID = Dictionary(rows.map { ($0.uuid, $0) }, uniquingKeysWith: { a, _ in a })
         var rowOf: [String: Int64] = [:]
@@ -381,12 +389,21 @@ extension SyncMerge {
                 Log.error("Sync: the task \(keep.name) cannot take another device's edit here: \(error.message)")
             }
         }
-        let live = Set(tasks.flatMap(\.members))
-        let known = history.knownTaskIDs
-        for row in rows where known.contains(row.uuid) && !live.contains(row.uuid) {
-            try store.deleteSyncedTask(id: row.id)
-        }
         return rowOf
+    }
+
+    /// Each row whose task the history shows under another name takes a name no task has (its
+    /// id) until `projectTasks` gives it its own: numbered names shift between rows when a
+    /// task of lesser id takes a shared name, and no rename may meet a name a row still holds.
+    private func stepAside(_ tasks: [History.Task]) throws(DiligenceError) {
+        let byUUID = Dictionary(try store.tasks().map { ($0.uuid, $0) }, uniquingKeysWith: { a, _ in a })
+        for task in tasks {
+            for member in task.members {
+                guard var row = byUUID[member], row.name != task.config.name, row.name != row.uuid else { continue }
+                row.name = row.uuid
+                _ = try store.updateTask(row)
+            }
+        }
     }
 
     /// The row of each live task, as `projectTasks` left them.

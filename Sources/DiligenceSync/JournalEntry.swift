@@ -242,6 +242,11 @@ public struct JournalEntry: Equatable, Sendable {
             id: try id(json, "id"), task: try id(json, "task"), device: try id(json, "device"), start: start, end: end,
             plannedSeconds: numbers[0], focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome)
         try readExtras(json, into: &s)
+        // A line is read the same on every device, whatever its now: its last moment is the
+        // end of 9999, not a day after now (the store says that when it records the session).
+        if max(start, end) > sessionBounds.upperBound {
+            throw JournalLineError("the session is refused: it ends after 9999-12-31, the last day a line may name")
+        }
         if let problem = SessionRules.problem(with: s.work, window: sessionBounds) {
             throw JournalLineError("the session is refused: \(problem)")
         }

@@ -14,7 +14,8 @@ import Testing
 /// another run; a failure names the seed and the line.
 @Suite("Journal lines generated from the line format") struct JournalFuzzTests {
     static var seed: UInt64 { getenv("DILIGENCE_FUZZ_SEED").flatMap { UInt64(String(cString: $0)) } ?? 0x5EED_D111_6E4C_E001 }
-    static let lines = 2_000
+    /// `DILIGENCE_JOURNAL_FUZZ_LINES` runs more.
+    static let lines = getenv("DILIGENCE_JOURNAL_FUZZ_LINES").flatMap { Int(String(cString: $0)) } ?? 2_000
 
     /// The journal of `seed` and what the reader makes of it, made once for the tests that share it.
     static let fuzzed: (lines: [(bytes: [UInt8], sound: Bool)], bytes: [UInt8], batch: JournalBatch) = {
@@ -73,6 +74,18 @@ import Testing
         #expect(batch.entries.allSatisfy { $0.line <= at } && batch.problems.allSatisfy { $0.line <= at + 1 })
         let before = Set(lines[..<at].indices.filter { lines[$0].sound }.map { $0 + 1 })
         #expect(before.isSubset(of: Set(batch.entries.map(\.line))), "seed \(Self.seed)")
+    }
+
+    @Test("a session past the end of 9999 is refused in words that say so (a line is not read against this device's now)")
+    func sessionPastTheLastDay() throws {
+        let end = Double(HLC.millisRange.upperBound / 1000) + 1
+        let line = entry(deviceA, 1, 0, .sessionRecorded(session(uuid(1), task: uuid(9), device: deviceA, start: end - 1500))).line
+        #expect {
+            try JournalEntry.parse(Array(line.utf8))
+        } throws: { error in
+            let message = (error as? JournalLineError)?.message ?? ""
+            return message.contains("9999-12-31") && !message.contains("from now")
+        }
     }
 
     @Test("every line the reader takes writes back as a line that reads as the same entry")

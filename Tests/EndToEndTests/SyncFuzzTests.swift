@@ -19,7 +19,10 @@ extension EndToEnd {
         static var seed: UInt64 {
             ProcessInfo.processInfo.environment["DILIGENCE_FUZZ_SEED"].flatMap { UInt64($0) } ?? 0x5EED_D111_6E4C_E001
         }
-        static let lines = 600
+        /// `DILIGENCE_JOURNAL_FUZZ_LINES` runs more.
+        static var lines: Int {
+            ProcessInfo.processInfo.environment["DILIGENCE_JOURNAL_FUZZ_LINES"].flatMap { Int($0) }.map { $0 / 3 } ?? 600
+        }
         static let other = "5eed0000-0000-4000-8000-00000000f022"
 
         @Test(
@@ -54,6 +57,10 @@ extension EndToEnd {
             try Self.expectSame(d, sound: sound, soundSessions: soundSessions, accepted: accepted)
             let unplaced = d.stderr.split(separator: "\n").filter { $0.contains("sync_line_skipped") && !$0.contains(".jsonl:") }
             #expect(unplaced.isEmpty, "seed \(Self.seed): refusals logged without their file and line: \(unplaced.prefix(5))")
+            let failed = d.stderr.split(separator: "\n").filter {
+                $0.contains("cannot take another device's edit") || $0.contains("cannot be added here")
+            }
+            #expect(failed.isEmpty, "seed \(Self.seed): tasks the database did not take: \(failed.prefix(5))")
             // What the merge reached, kept in the database, comes back whole at a restart.
             func reports() throws -> [String] { [try d.ctl("history", "--json").stdout, try d.ctl("stats", "all", "--json").stdout] }
             let before = try reports()
@@ -141,5 +148,38 @@ extension EndToEnd {
             }
             #expect(d.process?.isRunning == true)
         }
+    }
+}
+
+extension EndToEnd.SyncFuzz {
+    static func line(_ millis: Int64, _ change: JournalChange) -> String {
+        JournalEntry(device: other, hlc: HLC(millis: millis, counter: 0), change: change).line + "\n"
+    }
+
+    static func task(_ n: Int, _ name: String) -> SyncedTask {
+        SyncedTask(id: "00000000-0000-4000-8000-00000000000\(n)", config: TaskConfig(name: name))
+    }
+
+    @Test("numbered names that shift (a task of lesser id takes a name two others share) reach the database, whatever row held which")
+    func numberedNamesShift() throws {
+        let (d, folder, _) = try EndToEnd.SyncMerge.device("laptop")
+        let path = "\(folder)/\(Self.other).jsonl"
+        // Two tasks named Same: the first keeps the name, the second is "Same (2)".
+        var journal = Self.line(1, .taskAdded(Self.task(3, "Same"))) + Self.line(2, .taskAdded(Self.task(5, "Same")))
+        journal += Self.line(3, .taskAdded(Self.task(1, "Other")))
+        try EndToEnd.SyncMerge.deliver(Array(journal.utf8), to: path)
+        try EndToEnd.SyncMerge.eventually("both Same tasks there") { try EndToEnd.SyncMerge.taskNames(d).contains("Same (2)") }
+        // A task of lesser id renamed Same: it takes the name, the others move up one.
+        journal += Self.line(4, .taskEdited(Self.task(1, "Same")))
+        try EndToEnd.SyncMerge.deliver(Array(journal.utf8), to: path)
+        try EndToEnd.SyncMerge.eventually("three Same tasks there") { try EndToEnd.SyncMerge.taskNames(d).contains("Same (3)") }
+        let names = try EndToEnd.SyncMerge.taskNames(d)
+        #expect(names.filter { $0.hasPrefix("Same") } == ["Same", "Same (2)", "Same (3)"], "\(names)")
+        #expect(!d.stderr.contains("cannot take another device's edit"), "\(d.stderr.suffix(1500))")
+        // Each row is the task the history says: the least id keeps the name.
+        let tasks = try d.call("task_list")["tasks"]?.arrayValue ?? []
+        let byName = Dictionary(
+            tasks.map { ($0["name"]?.stringValue ?? "", $0["uuid"]?.stringValue ?? "") }, uniquingKeysWith: { a, _ in a })
+        #expect(byName["Same"] == Self.task(1, "").id && byName["Same (2)"] == Self.task(3, "").id, "\(byName)")
     }
 }

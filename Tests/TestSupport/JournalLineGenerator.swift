@@ -31,12 +31,13 @@ public enum BoundaryValues {
 /// Sound lines keep to ids, names, days and times of their own, so that no hostile line, even
 /// one the reader accepts, changes what they say: hostile ids start with "f", sound ones with
 /// "5"; sound sessions start at `soundStart` an hour apart, hostile ones at the date window's
-/// edges; sound plans are in November 2026.
+/// edges, in 2099 or in 2022; sound plans are in November 2026.
 public struct JournalLineGenerator {
     public var random: SeededRandom
     /// The device whose journal this is (every line's `device`).
     public let device: String
-    public static let soundStart = 1_790_000_000.0 // 2026-09-21T13:33:20Z
+    /// Sound sessions start here, one an hour: 20 000 of them are still in the past in 2026.
+    public static let soundStart = 1_700_000_000.0 // 2023-11-14T22:13:20Z
     /// 9999-12-31T23:59:59.999Z, the latest clock reading a line may carry.
     public static let maxMillis = HLC.millisRange.upperBound
 
@@ -236,10 +237,10 @@ extension JournalLineGenerator {
         return Self.members(of: (try? JSON.parse(Array(line.utf8))) ?? .null)
     }
 
-    /// A session at the edges of the date window, in 2099, or in 2025 (never a sound session's hour).
+    /// A session at the edges of the date window, in 2099, or in 2022 (never a sound session's hour).
     private mutating func hostileSession(task: String) -> SyncedSession {
         // 2099: a line may say it, the store takes a session ending at most a day from now.
-        let start = pick([Self.windowStart, Self.windowEnd - 1500, 4_070_908_800, 1_735_689_600 + Double(int(5000)) * 3600])
+        let start = pick([Self.windowStart, Self.windowEnd - 1500, 4_070_908_800, 1_650_000_000 + Double(int(5000)) * 3600])
         return SyncedSession(
             id: freshID(lead: "f"), task: task, device: device, start: start, end: start + 1500, plannedSeconds: 1500,
             focusedSeconds: 1500, pauses: 0, outcome: .completed)
