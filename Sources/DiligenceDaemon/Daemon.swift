@@ -225,6 +225,7 @@ public final class Daemon {
         reminders.cancel()
         zoneWatch?.close()
         merge.close()
+        journal.close()
         clockJumpWatch?.close()
         sound.stopAll()
         notifier.close()

@@ -57,6 +57,9 @@ final class SyncJournal {
     /// The removals the merged history holds (SyncMerge's): a journal written again after an
     /// older version repeats them, as the database keeps nothing of a removed thing.
     var removals: () -> [JournalChange] = { [] }
+    /// The journal watched (inotify on its folder, for its name): another version put there, or
+    /// its removal, is checked at once, not at the next change. Nil while none is kept.
+    private var watch: (path: String, watch: ZoneWatch)?
     /// A write is scheduled on the queue after a commit.
     private var scheduled = false
     /// Writing now: the write's own commit schedules nothing more.
@@ -120,6 +123,7 @@ final class SyncJournal {
                 if journaled != nil { try stopJournal() }
                 return
             }
+            defer { if journaled == folder { watchOwn(JournalFolder(directory: folder, device: device)) } }
             if journaled != folder {
                 try start(in: folder, now: now)
             } else if try ownJournalChecked(in: folder, now: now) {
@@ -203,6 +207,29 @@ final class SyncJournal {
             guard try store.isNoted(line.change) else { return false }
         }
         return true
+    }
+
+    /// Watches the journal at `place` (once per file): a change of it — this daemon's own
+    /// appends too, then checked as intact at the cost of two small reads — calls `write`.
+    private func watchOwn(_ place: JournalFolder) {
+        guard watch?.path != place.ownPath else { return }
+        close()
+        let name = Array("\(place.device).jsonl".utf8)
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE)
+        do {
+            let own = try ZoneWatch(
+                directory: place.directory, mask: mask, queue: queue, matching: { $0.elementsEqual(name) },
+                changed: { [unowned self] in write(now: clocks.wall) })
+            watch = (place.ownPath, own)
+        } catch {
+            Log.warning("Sync: cannot watch \(place.ownPath) (\(error)); another version put there is seen at the next change.")
+        }
+    }
+
+    /// Stops watching the journal.
+    func close() {
+        watch?.watch.close()
+        watch = nil
     }
 
     /// Runs `body` (the database's record of an append) in one transaction with the journal's end.
@@ -318,6 +345,7 @@ final class SyncJournal {
         journaled = nil
         written = nil
         shared = nil
+        close()
     }
 
     /// A new random device id; the journal starts anew under it (the changes waiting for the
@@ -325,6 +353,7 @@ final class SyncJournal {
     private func renewDevice() throws(DiligenceError) {
         let former = device
         device = try store.renewDeviceID()
+        close()
         journaled = nil
         written = nil
         shared = nil

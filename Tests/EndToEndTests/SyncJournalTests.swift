@@ -193,15 +193,16 @@ extension EndToEnd {
             let journal = "\(folder)/\(device).jsonl"
             var cursor = JournalCursor.start
             _ = try Self.read(journal, device: device, from: &cursor)
-            // The journal replaced by a directory: every write of it fails.
-            try FileManager.default.moveItem(atPath: journal, toPath: journal + ".kept")
-            mkdir(journal, 0o755)
+            // The journal replaced (at once: the daemon watches it, and a journal gone it writes
+            // again) by a link into a folder that is not there: every write of it fails.
+            try FileManager.default.copyItem(atPath: journal, toPath: journal + ".kept")
+            symlink(d.root + "/no-such-folder/journal", journal + ".link")
+            rename(journal + ".link", journal)
             let first = try d.addTask("First")
             #expect(first["name"]?.stringValue == "First", "the change is made: \(first.serialized)")
             _ = try d.status()
             #expect(try d.ctl("task", "show", "First").exitCode == 0)
-            rmdir(journal)
-            try FileManager.default.moveItem(atPath: journal + ".kept", toPath: journal)
+            rename(journal + ".kept", journal)
             let second = try d.addTask("Second")
             _ = try d.status()
             let lines = Self.summary(try Self.read(journal, device: device, from: &cursor))

@@ -240,5 +240,18 @@ extension EndToEnd {
             }
             #expect(try d.call("sync_status")["device"]?["id"]?.stringValue != id)
         }
+
+        @Test("an older version put back is noticed at once, with no change made here: the journal is watched")
+        func olderVersionNoticedAtOnce() throws {
+            let (d, folder, device) = try Merge.device("laptop")
+            let journal = "\(folder)/\(device).jsonl"
+            let older = try Self.bytes(journal)
+            let later = try d.addTask("Later")
+            _ = try d.status()
+            try Merge.deliver(older, to: journal)
+            let line = "task_added \(later["uuid"]?.stringValue ?? "?") Later"
+            try Merge.eventually("the journal is written again") { try Self.lines(journal, device: device).contains(line) }
+            #expect(Self.events(d, "sync_journal_rewritten") == 1, "\(d.diagnostics)")
+        }
     }
 }
