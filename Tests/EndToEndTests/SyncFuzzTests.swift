@@ -38,6 +38,8 @@ extension EndToEnd {
             lines.append((Array(generator.soundLineAtCounterEdge().line.utf8), true))
             let bytes = lines.flatMap { $0.bytes + [UInt8(ascii: "\n")] } + Array(generator.soundLine().line.utf8.prefix(40))
             let path = "\(folder)/\(Self.other).jsonl"
+            // The timer runs on Work, a task the fuzzed lines name too (same name, same task).
+            try d.call("start", [("task", .string("Work"))])
             var random = SeededRandom(seed: Self.seed)
             var delivered = 0
             while delivered < bytes.count {
@@ -45,6 +47,7 @@ extension EndToEnd {
                 try SyncMerge.deliver(Array(bytes[..<delivered]), to: path)
                 #expect(try d.status()["state"] != nil, "seed \(Self.seed): the daemon answers after \(delivered) bytes")
             }
+            try Self.expectTimerOnATask(d)
             let sound = Self.history(lines.filter(\.sound).compactMap { try? JournalEntry.parse($0.bytes) })
             let read = JournalReader.scan(bytes, before: [], from: .start, file: path, device: Self.other)
             let accepted = Self.history(read.entries.map(\.entry))
@@ -116,6 +119,16 @@ extension EndToEnd {
             let soundNames = sound.liveTasks().tasks.map(\.config.name)
             #expect(Set(soundNames).isSubset(of: names), "seed \(seed): sound tasks missing: \(Set(soundNames).subtracting(names))")
             #expect(soundSessions.count > 20 && soundNames.count > 5, "the sound lines hold sessions and tasks")
+        }
+
+        /// The running timer's task (if it runs) is one the task list shows, by its name.
+        static func expectTimerOnATask(_ d: DaemonUnderTest) throws {
+            let status = try d.status()
+            guard let task = status["task"]?.stringValue else { return }
+            let tasks = try d.call("task_list", [("archived", .string("included"))])["tasks"]?.arrayValue ?? []
+            #expect(
+                tasks.contains { $0["name"]?.stringValue == task },
+                "seed \(seed): the timer's task \(task) is not listed: \(status.serialized)")
         }
 
         /// The lines of `problems` the daemon has not logged (with their file and line) as refused.
