@@ -200,6 +200,10 @@ extension JournalLineGenerator {
         for _ in 0..<int(4) { mutate(&members, newer: newer) } // none: a line at the very edge of right
         var bytes = Array(Self.render(members).utf8)
         if chance(15) { damage(&bytes) }
+        // A flipped byte can make `"v":1` a newer format, which stops a read: only when asked.
+        if !newer {
+            do { _ = try JournalEntry.parse(bytes) } catch { if error.newer { return hostileLine(newer: false) } }
+        }
         // One line: a newline inside would make two.
         return bytes.map { $0 == UInt8(ascii: "\n") ? UInt8(ascii: " ") : $0 }
     }
