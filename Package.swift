@@ -88,7 +88,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "DiligencectlTests",
-            dependencies: ["diligencectl", "DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTestSupport"]),
+            dependencies: ["diligencectl", "DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTestSupport"],
+            // Golden files, read from the source tree (PictureTests), not bundled.
+            exclude: ["Pictures"]),
     ],
     swiftLanguageModes: [.v6]
 )

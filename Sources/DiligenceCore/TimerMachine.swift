@@ -418,7 +418,7 @@ public struct TimerMachine: Sendable, Equatable {
         let sleptAt = began ?? Now(steady: now.steady - seconds, wall: now.wall - seconds)
         // A phase whose deadline passed before the machine went to sleep ended then, whatever
         // the policy says about the slept time.
-        var events = tick(at: sleptAt)
+        let events = tick(at: sleptAt)
         guard state == .running, let phase else { return events }
         if policy == .abandon || (phase == .work && task?.focusMode == true) {
             return events + giveUpWork(reason: nil, at: sleptAt)

@@ -213,7 +213,7 @@ extension Store {
     /// plan whose task is gone (the task's removal says it).
     private func journalChange(_ notes: [String], _ ref: String, device: String) throws(DiligenceError) -> JournalChange? {
         guard let first = notes.first else { return nil }
-        switch first.prefix { $0 != "_" } {
+        switch first.prefix(while: { $0 != "_" }) {
         case "session":
             guard let row = try connection.query("\(Self.syncedSessionQuery) WHERE s.uuid = ?", [.text(ref)]).first else {
                 return .sessionRemoved(id: ref)

@@ -29,7 +29,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let out = dir + "/output-\(UUID().uuidString)"
-        FileManager.default.createFile(atPath: out, contents: nil)
+        guard FileManager.default.createFile(atPath: out, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
         process.standardOutput = handle
         process.standardError = handle

@@ -21,7 +21,7 @@ struct CheckedArithmeticTests {
     static let extremeWalls: [Double] = [
         0, -1, 1e9, 1.8e9, -1e9, 1e12, -1e12, 2.5e11, -6.3e10, 1e15, -1e15, 1e17, -1e17, 9.2e18, -9.2e18,
         9.3e18, -9.3e18, 1e300, -1e300, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
-        .infinity, -.infinity, .nan, 5e-324, -0.0,
+        .infinity, -.infinity, .nan, .leastNonzeroMagnitude, -0.0,
     ]
 
     static let zones = ["UTC", "Europe/Berlin", "America/Sao_Paulo", "Australia/Lord_Howe", "Pacific/Kiritimati", "America/St_Johns"]

@@ -294,7 +294,7 @@ extension EndToEnd {
             let answer = try d.send(Request(command: "sync_enable", arguments: [("directory", .string("relative/dir"))]))
             #expect(answer.errorCode == "invalid_directory", "\(answer.serialized)")
             let file = d.root + "/a-file"
-            FileManager.default.createFile(atPath: file, contents: Data())
+            #expect(FileManager.default.createFile(atPath: file, contents: Data()))
             let onFile = try d.send(Request(command: "sync_enable", arguments: [("directory", .string(file))]))
             #expect(onFile.errorCode == "invalid_directory", "\(onFile.serialized)")
             #expect(try d.ctl("sync", "status", "--json").json()["enabled"]?.boolValue == false, "nothing enabled")

@@ -130,7 +130,7 @@ final class Syncthing {
         func converged() -> Bool {
             a.merge()
             b.merge()
-            return a.history.canonicalDump == b.history.canonicalDump && a.replica.sessions.count == 6
+            return a.history.canonicalDump == b.history.canonicalDump && a.sessions.count == 6
         }
         try waitUntil("both copies hold all six sessions", timeout: 60, diagnostics: syncthing.logs, converged)
         var renamed = TaskConfig.defaults[0]
