@@ -122,7 +122,9 @@ extension Store {
         let scope = Self.scope(taskID: taskID, device: device)
         sql += scope.sql
         let values: [SQLite.Value] = [.real(from - Self.longestSessionSpan), .real(to)] + scope.values
-        try connection.cached(sql + " ORDER BY start").forEachRow(values) { row throws(DiligenceError) in
+        // Two sessions of one start: the one of lesser uuid first, on every device (`SharedTime`
+        // gives the time they share to the first; a row's order would differ between devices).
+        try connection.cached(sql + " ORDER BY start, uuid").forEachRow(values) { row throws(DiligenceError) in
             let start = row.double(1)
             let end = row.double(2)
             // Only a session of no length may start at `to`: it ends there, on the last day.
@@ -189,7 +191,7 @@ extension Store {
         var shared = SharedTime()
         var away = 0.0
         try connection.cached(
-            "SELECT start, end, away_seconds FROM sessions WHERE start >= ? AND start < ?" + scope.sql + " ORDER BY start"
+            "SELECT start, end, away_seconds FROM sessions WHERE start >= ? AND start < ?" + scope.sql + " ORDER BY start, uuid"
         )
         .forEachRow([.real(from - Self.longestSessionSpan), .real(to)] + scope.values) { row throws(DiligenceError) in
             let start = row.double(0)

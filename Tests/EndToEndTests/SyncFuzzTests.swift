@@ -196,3 +196,76 @@ extension EndToEnd.SyncFuzz {
         #expect(byName["Same"] == Self.task(1, "").id && byName["Same (2)"] == Self.task(3, "").id, "\(byName)")
     }
 }
+
+extension EndToEnd.SyncFuzz {
+    @Test("two daemons read the same fuzzed journal, one in chunks and one whole: the same sessions, tasks and statistics")
+    func sameJournalSameHistory() throws {
+        let (a, folderA, _) = try EndToEnd.SyncMerge.device("laptop")
+        let (b, folderB, _) = try EndToEnd.SyncMerge.device("desktop")
+        var generator = JournalLineGenerator(seed: Self.seed &+ 1, device: Self.other)
+        let bytes = (0..<Self.lines).flatMap { _ in generator.next(soundPercent: 50).bytes + [UInt8(ascii: "\n")] }
+        var random = SeededRandom(seed: Self.seed &+ 1)
+        var delivered = 0
+        while delivered < bytes.count {
+            delivered = min(bytes.count, delivered + 1 + Int(random.next() % UInt64(bytes.count / 5)))
+            try EndToEnd.SyncMerge.deliver(Array(bytes[..<delivered]), to: "\(folderA)/\(Self.other).jsonl")
+            _ = try a.status()
+        }
+        try EndToEnd.SyncMerge.deliver(bytes, to: "\(folderB)/\(Self.other).jsonl")
+        func view(_ d: DaemonUnderTest) throws -> [String] {
+            let sessions = try Self.sessionsOfOther(d).values.map { s in
+                ["uuid", "task", "start", "end", "focused_seconds", "note"].map { s[$0]?.serialized ?? "-" }.joined(separator: " ")
+            }
+            // The tasks in a report come in the order their rows were made, which differs.
+            let stats = try d.call("stats", [("period", .string("all"))])
+            let figures = ["completed", "focused_seconds", "recorded", "active_days"].map { stats[$0]?.serialized ?? "-" }
+            let perTask = (stats["tasks"]?.arrayValue ?? []).map(\.serialized).sorted()
+            return sessions.sorted() + [try EndToEnd.SyncMerge.taskNames(d).joined(separator: ",")] + figures + perTask
+        }
+        try EndToEnd.SyncMerge.eventually("both read the whole journal") {
+            let (viewA, viewB) = (try view(a), try view(b))
+            return viewA == viewB && viewA.count > 20
+        }
+        let (viewA, viewB) = (try view(a), try view(b))
+        #expect(
+            viewA == viewB,
+            "seed \(Self.seed): only A: \(Set(viewA).subtracting(viewB).sorted().prefix(4)) only B: \(Set(viewB).subtracting(viewA).sorted().prefix(4))"
+        )
+    }
+}
+
+extension EndToEnd.SyncFuzz {
+    @Test("two sessions of one start on two tasks: each task keeps the same time on every device, whatever order their rows were made in")
+    func sameStartSameShares() throws {
+        let (a, folderA, _) = try EndToEnd.SyncMerge.device("laptop")
+        let (b, folderB, _) = try EndToEnd.SyncMerge.device("desktop")
+        let start = 1_764_000_000.0
+        func recorded(_ n: Int, task: Int, minutes: Int, at millis: Int64) -> String {
+            let s = SyncedSession(
+                id: "00000000-0000-4000-8000-0000000000a\(n)", task: Self.task(task, "").id, device: Self.other, start: start,
+                end: start + Double(minutes * 60), plannedSeconds: minutes * 60, focusedSeconds: minutes * 60, pauses: 0,
+                outcome: .completed)
+            return Self.line(millis, .sessionRecorded(s))
+        }
+        let tasks = Self.line(1, .taskAdded(Self.task(1, "Early"))) + Self.line(2, .taskAdded(Self.task(2, "Late")))
+        // The session of greater id first on A (its row made first), both at once on B.
+        let second = recorded(2, task: 2, minutes: 20, at: 3)
+        let first = recorded(1, task: 1, minutes: 30, at: 4)
+        try EndToEnd.SyncMerge.deliver(Array((tasks + second).utf8), to: "\(folderA)/\(Self.other).jsonl")
+        try EndToEnd.SyncMerge.eventually("A has the first session") { try Self.sessionsOfOther(a).count == 1 }
+        try EndToEnd.SyncMerge.deliver(Array((tasks + second + first).utf8), to: "\(folderA)/\(Self.other).jsonl")
+        try EndToEnd.SyncMerge.deliver(Array((tasks + second + first).utf8), to: "\(folderB)/\(Self.other).jsonl")
+        func perTask(_ d: DaemonUnderTest) throws -> [String: Int] {
+            let tasks = try d.call("stats", [("period", .string("all"))])["tasks"]?.arrayValue ?? []
+            return Dictionary(
+                tasks.map { ($0["task"]?.stringValue ?? "?", Int($0["focused_seconds"]?.intValue ?? -1)) }, uniquingKeysWith: { x, _ in x })
+        }
+        try EndToEnd.SyncMerge.eventually("both have both sessions") {
+            try Self.sessionsOfOther(a).count == 2 && Self.sessionsOfOther(b).count == 2
+        }
+        let (onA, onB) = (try perTask(a), try perTask(b))
+        #expect(onA["Early"] == onB["Early"] && onA["Late"] == onB["Late"], "A \(onA) B \(onB)")
+        // The tie goes to the session of lesser id (a0…01, Early's): it keeps the shared 20 minutes.
+        #expect(onA["Early"] == 1800 && onA["Late"] == 0, "\(onA)")
+    }
+}
