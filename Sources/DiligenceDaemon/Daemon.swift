@@ -119,7 +119,8 @@ public final class Daemon {
         self.journal = try SyncJournal(store: store, clocks: clocks, queue: queue)
         journal.configured = loaded.config.syncDirectory
         journal.configuredName = loaded.config.deviceName
-        self.merge = SyncMerge(store: store, recorder: recorder, journal: journal, clocks: clocks, queue: queue)
+        self.merge = SyncMerge(
+            store: store, recorder: recorder, journal: journal, clocks: clocks, queue: queue, today: { [stats] in stats.todayDate })
         self.lastReading = clocks.reading
         journal.removals = { [unowned self] in self.merge.history.removals }
     }

@@ -27,6 +27,9 @@ final class SyncMerge {
     private let journal: SyncJournal
     private let clocks: Clocks
     private let queue: DispatchQueue
+    /// Today's date as reports count it (`StatsService.todayDate`): plans outside the dates
+    /// diligence keeps around it are refused, as the plan command refuses them.
+    private let today: () -> CalendarDay
     /// Called after a merge changed the database, with the task rows it merged into another (by
     /// the row kept): the timer follows its task, the daemon pushes the status.
     var merged: (_ folded: [Int64: Int64]) -> Void = { _ in }
@@ -47,7 +50,11 @@ final class SyncMerge {
     /// Own changes still wait for the journal: merging now could undo them (logged once).
     private var heldBack = false
 
-    init(store: Store, recorder: SessionRecorder, journal: SyncJournal, clocks: Clocks, queue: DispatchQueue) {
+    init(
+        store: Store, recorder: SessionRecorder, journal: SyncJournal, clocks: Clocks, queue: DispatchQueue,
+        today: @escaping () -> CalendarDay
+    ) {
+        self.today = today
         self.store = store
         self.recorder = recorder
         self.journal = journal
@@ -227,6 +234,7 @@ final class SyncMerge {
                         unsaved.note(entry, in: history)
                         if case .sessionRecorded(let s) = entry.change { lineOf.note(s.id, journal: path, line: line) }
                         if case .sessionEdited(let s) = entry.change { lineOf.note(s.id, journal: path, line: line) }
+                        if case .planSet(let day, _) = entry.change { lineOf.note(LinePlaces.plan(day), journal: path, line: line) }
                     }
                 }
             }
@@ -270,27 +278,35 @@ extension SyncMerge {
     }
 }
 
-/// Where a merge read the line that last set each session it changed (journal, line number).
-/// Noted in order, and looked up by session only once one is refused: a dictionary of 100 000
-/// places filled as the lines were read took 5 % of a merge's perf samples.
+/// Where a merge read the line that last set each session (by its id) or day's plan (`plan(_:)`)
+/// it changed (journal, line number). Noted in order, and looked up only once one is refused: a
+/// dictionary of 100 000 places filled as the lines were read took 5 % of a merge's perf samples.
 struct LinePlaces {
-    private var noted: [(session: String, journal: String, line: Int)] = []
-    private var bySession: [String: (journal: String, line: Int)]?
+    private var noted: [(key: String, journal: String, line: Int)] = []
+    private var byKey: [String: (journal: String, line: Int)]?
 
-    mutating func note(_ session: String, journal: String, line: Int) {
-        noted.append((session, journal, line))
-        bySession = nil
+    /// The key of a day's plan.
+    static func plan(_ day: CalendarDay) -> String { "plan \(day)" }
+
+    mutating func note(_ key: String, journal: String, line: Int) {
+        noted.append((key, journal, line))
+        byKey = nil
     }
 
-    /// Where the line that last set `session` was read; nil when no line of this merge did.
-    mutating func place(of session: String) -> (journal: String, line: Int)? {
-        if bySession == nil {
+    /// Where the line that last set `key` was read; nil when no line of this merge did.
+    mutating func place(of key: String) -> (journal: String, line: Int)? {
+        if byKey == nil {
             var places: [String: (journal: String, line: Int)] = [:]
             // In reading order: the line read last is the one that set it.
-            for place in noted { places[place.session] = (place.journal, place.line) }
-            bySession = places
+            for place in noted { places[place.key] = (place.journal, place.line) }
+            byKey = places
         }
-        return bySession?[session]
+        return byKey?[key]
+    }
+
+    /// `journal:line: ` of `key`'s line, else `otherwise`.
+    mutating func prefix(of key: String, otherwise: String) -> String {
+        place(of: key).map { "\($0.journal):\($0.line): " } ?? otherwise
     }
 }
 
@@ -343,6 +359,15 @@ extension SyncMerge {
             history.livePlans(identity: identity, liveTaskIDs: liveIDs).map { ($0.day, $0.task) }, uniquingKeysWith: { a, _ in a })
         for day in touched.everything ? history.plannedDays : Array(touched.days) {
             if let task = plans[day], let row = rowOf[task] {
+                // The plan command's rule: a day outside the dates diligence keeps is refused.
+                let today = today()
+                guard DateWindow.contains(day, today: today) else {
+                    let place = lineOf.prefix(of: LinePlaces.plan(day), otherwise: "")
+                    Log.warning(
+                        "Sync: \(place)the plan of \(day) is refused here: it is outside the dates diligence keeps, "
+                            + "\(DateWindow.description(today: today)).", fields: [("EVENT", "sync_line_skipped")])
+                    continue
+                }
                 try store.setPlan(day: day, taskID: row)
             } else {
                 try store.clearPlan(day: day)
@@ -477,7 +502,7 @@ extension SyncMerge {
             absent.insert(id)
             // Logged when its line is read; not again each time the tasks are projected anew.
             guard changed.contains(id) else { continue }
-            let place = lineOf.place(of: id).map { "\($0.journal):\($0.line): " } ?? "device \(new[index].device ?? ""): "
+            let place = lineOf.prefix(of: id, otherwise: "device \(new[index].device ?? ""): ")
             Log.warning("Sync: \(place)the session \(id) is refused here: \(error.message)", fields: [("EVENT", "sync_line_skipped")])
         }
         return absent

@@ -56,6 +56,29 @@ extension EndToEnd {
             }
         }
 
+        @Test(
+            "a plan of another device for a day outside the dates diligence keeps is refused as the plan command refuses it, saying where")
+        func planOutsideTheWindowRefused() throws {
+            let (a, folderA, _) = try Self.device("laptop")
+            let other = "0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012"
+            let task = "1b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012"
+            let head = #"{"v":1,"device":"\#(other)","hlc":[1764569662123,"#
+            let taskObject =
+                #"{"id":"\#(task)","name":"Far","description":"","color":"blue","work_seconds":1500,"short_break_seconds":300,"#
+                + #""long_break_seconds":900,"long_break_every":4,"breaks":true,"autostart":"none","focus_mode":false,"goal":0,"#
+                + #""reminder":null,"sound":null,"archived":false}"#
+            let lines = [
+                head + #"0],"change":"task_added","task":"# + taskObject + "}",
+                head + #"1],"change":"plan_set","day":"9999-12-31","task":"\#(task)"}"#,
+                head + #"2],"change":"plan_set","day":"2026-11-30","task":"\#(task)"}"#,
+            ]
+            try Self.deliver(Array((lines.joined(separator: "\n") + "\n").utf8), to: "\(folderA)/\(other).jsonl")
+            try Self.eventually("A has the other device's task") { try Self.taskNames(a).contains("Far") }
+            try Self.eventually("the far plan is logged as refused") { a.stderr.contains("\(other).jsonl:2: the plan of 9999-12-31") }
+            let days = try a.sqliteRun(a.databasePath, "SELECT day FROM plans ORDER BY day").map { $0.joined() }
+            #expect(days == ["2026-11-30"], "\(a.stderr)")
+        }
+
         /// `--device` (docs/sync.md, "Reports by device") on `d`, which recorded a session of
         /// `own` and merged one of `other` from the device `other.id`: `this`, the other's id
         /// or a beginning of it in another case, through the protocol and diligencectl.
