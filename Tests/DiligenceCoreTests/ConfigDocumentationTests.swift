@@ -7,16 +7,7 @@ import Testing
 /// must know every setting the parser knows (`DaemonConfig.knownSettings`).
 @Suite("The settings file's documentation against the parser")
 struct ConfigDocumentationTests {
-    /// `<package>` (this file is `<package>/Tests/DiligenceCoreTests/...`).
-    static let root: String = {
-        var path = #filePath
-        for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }
-        return path
-    }()
-
-    static func read(_ relative: String) -> String {
-        String(decoding: readFileBytes(root + "/" + relative), as: UTF8.self)
-    }
+    static func read(_ relative: String) -> String { PackageFiles.read(relative) }
 
     static let example = read("contrib/diligenced.conf.example")
 

@@ -7,8 +7,7 @@ import Testing
 /// build of the package. The driver's `escape` run is the control: a pointer kept past its
 /// `with…` scope while the array moves must be reported, or the check proves nothing.
 @Suite struct LogSanitizerTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .path
+    static let root = PackageFiles.root
 
     /// The toolchain's swiftc, when it ships the AddressSanitizer runtime.
     static let swiftc: String? = {

@@ -1,3 +1,4 @@
+import DiligenceTestSupport
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 ///    neither returns its pointer nor stores it (`append`, an assignment to something outside).
 /// Each rule is a scanner tested on the mistakes it exists for, then run over Sources.
 @Suite struct SourceRulesTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: PackageFiles.root)
 
     static func swiftFiles(under directory: String) -> [(path: String, text: String)] {
         let base = root.appendingPathComponent(directory).path

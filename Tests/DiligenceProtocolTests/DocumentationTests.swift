@@ -12,16 +12,9 @@ import Testing
 /// what the schema enforces, and its error table must list every code the sources can send.
 @Suite("docs/protocol.md against the schema and the sources")
 struct DocumentationTests {
-    /// `<package>/docs/protocol.md` (this file is `<package>/Tests/DiligenceProtocolTests/...`).
-    static let root: String = {
-        var path = #filePath
-        for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }
-        return path
-    }()
+    static let root = PackageFiles.root
 
-    static func read(_ relative: String) -> String {
-        String(decoding: readFileBytes(root + "/" + relative), as: UTF8.self)
-    }
+    static func read(_ relative: String) -> String { PackageFiles.read(relative) }
 
     static var protocolDoc: String { read("docs/protocol.md") }
 

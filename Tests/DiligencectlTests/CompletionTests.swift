@@ -1,3 +1,4 @@
+import DiligenceTestSupport
 import Foundation
 import Testing
 
@@ -6,9 +7,7 @@ import Testing
 /// The shell completions in contrib/completions are written by hand: these checks keep them in
 /// step with the command table, so a new command or option cannot silently go missing.
 @Suite struct CompletionTests {
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("contrib/completions").path
+    static let directory = PackageFiles.path("contrib/completions")
     static let files = ["diligencectl.bash", "_diligencectl", "diligencectl.fish"]
 
     static func text(_ file: String) -> String {

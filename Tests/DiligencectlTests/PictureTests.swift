@@ -1,5 +1,6 @@
 import DiligenceJSON
 import DiligenceProtocol
+import DiligenceTestSupport
 import Foundation
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
 /// task among them. After a deliberate change to a picture, rewrite the golden files with
 /// `make golden` (DILIGENCE_UPDATE_GOLDEN=1) and review the diff.
 @Suite struct PictureTests {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Pictures").path
+    static let directory = PackageFiles.path("Tests/DiligencectlTests/Pictures")
     static let updating = ProcessInfo.processInfo.environment["DILIGENCE_UPDATE_GOLDEN"] == "1"
 
     static func fixture(_ name: String) throws -> JSON {

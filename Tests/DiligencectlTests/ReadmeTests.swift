@@ -1,3 +1,4 @@
+import DiligenceTestSupport
 import Foundation
 import Testing
 
@@ -7,11 +8,7 @@ import Testing
 /// to the client's own table (what `diligencectl --help` and `COMMAND --help` print): every
 /// command has a line, and every option of a command is named on the lines of that command.
 @Suite struct ReadmeTests {
-    static let readme =
-        (try? String(
-            contentsOfFile: URL(fileURLWithPath: #filePath)
-                .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("README.md").path, encoding: .utf8)) ?? ""
+    static let readme = PackageFiles.read("README.md")
 
     /// The code block under "## The client".
     static var commandList: [String] {

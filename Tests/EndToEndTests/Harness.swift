@@ -60,12 +60,7 @@ enum Binaries {
         return packageRoot + "/.build/debug"
     }
 
-    /// This file is `<root>/Tests/EndToEndTests/Harness.swift`.
-    static var packageRoot: String {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }
+    static var packageRoot: String { PackageFiles.root }
 
     static func path(_ name: String) throws -> String {
         let path = directory + "/" + name

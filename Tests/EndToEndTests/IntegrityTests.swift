@@ -376,12 +376,12 @@ extension EndToEnd {
             let file = d.root + "/import.jsonl"
             // A raw NUL byte on line 2.
             var bytes = Array((good + "\n").utf8) + Array("{\"task\":\"Work\"".utf8) + [0] + Array("}\n".utf8)
-            FileManager.default.createFile(atPath: file, contents: Data(bytes))
+            #expect(FileManager.default.createFile(atPath: file, contents: Data(bytes)))
             let nul = try d.ctl("import", file)
             #expect(nul.exitCode == 1 && nul.stderr.contains("line 2"), "\(nul)")
             // A line that is not UTF-8 (line 3).
             bytes = Array((good + "\n" + good + "\n").utf8) + [0xFF, 0xFE, 0x0A]
-            FileManager.default.createFile(atPath: file, contents: Data(bytes))
+            #expect(FileManager.default.createFile(atPath: file, contents: Data(bytes)))
             let latin = try d.ctl("import", file)
             #expect(latin.exitCode != 0 && latin.stderr.contains("line 3"), "\(latin)")
             #expect(try d.call("history")["sessions"]?.arrayValue?.isEmpty == true)

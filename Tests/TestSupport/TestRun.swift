@@ -100,3 +100,19 @@ public func writeTextFile(_ text: String, to path: String) {
     let bytes = Array(text.utf8)
     precondition(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count, "short write to \(path)")
 }
+
+/// The package's own files, for tests that hold the sources, docs and contrib files against
+/// the code: found from this file's place, `<package>/Tests/TestSupport/TestRun.swift`.
+public enum PackageFiles {
+    public static let root: String = {
+        var path = #filePath
+        for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }
+        return path
+    }()
+
+    /// `root/relative`.
+    public static func path(_ relative: String) -> String { root + "/" + relative }
+
+    /// The text of `root/relative` (empty when it cannot be read).
+    public static func read(_ relative: String) -> String { String(decoding: readFileBytes(path(relative)), as: UTF8.self) }
+}
