@@ -198,15 +198,22 @@ extension EndToEnd {
             return Array(repeating: UInt8(ascii: "#"), count: firstNewline) + journal[firstNewline...]
         }
 
+        /// Devices "laptop" (A) and "desktop" (B), B with `count` sessions on the 27th; B's
+        /// journal and where A's folder takes it.
+        static func twoDevicesBWithSessions(_ count: Int) throws -> (
+            a: DaemonUnderTest, b: DaemonUnderTest, pathB: String, copyOnA: String
+        ) {
+            let (a, folderA, _) = try device("laptop")
+            let (b, folderB, idB) = try device("desktop")
+            try addSessions(b, day: 27, count: count)
+            _ = try b.status()
+            return (a, b, "\(folderB)/\(idB).jsonl", "\(folderA)/\(idB).jsonl")
+        }
+
         @Test("a restart reads only what the journals gained: read positions and merge state are kept in the database")
         func restartReadsOnlyNewLines() throws {
-            let (a, folderA, _) = try Self.device("laptop")
-            let (b, folderB, idB) = try Self.device("desktop")
             // Enough lines that B's first line lies before the 4 KiB the read position's checksum covers.
-            try Self.addSessions(b, day: 27, count: 16)
-            _ = try b.status()
-            let pathB = "\(folderB)/\(idB).jsonl"
-            let copyOnA = "\(folderA)/\(idB).jsonl"
+            let (a, b, pathB, copyOnA) = try Self.twoDevicesBWithSessions(16)
             let journalB = try [UInt8](Data(contentsOf: URL(fileURLWithPath: pathB)))
             let firstLine = journalB.firstIndex(of: UInt8(ascii: "\n")) ?? 0
             try #require(journalB.count - firstLine > 2 * 4096, "B's journal is long enough: \(journalB.count) bytes")
@@ -265,12 +272,7 @@ extension EndToEnd {
 
         @Test("a journal rewritten while the daemon was stopped (other bytes before the kept position) is read again from its start")
         func restartRereadsARewrittenJournal() throws {
-            let (a, folderA, _) = try Self.device("laptop")
-            let (b, folderB, idB) = try Self.device("desktop")
-            try Self.addSessions(b, day: 27, count: 16)
-            _ = try b.status()
-            let pathB = "\(folderB)/\(idB).jsonl"
-            let copyOnA = "\(folderA)/\(idB).jsonl"
+            let (a, b, pathB, copyOnA) = try Self.twoDevicesBWithSessions(16)
             let journal = try [UInt8](Data(contentsOf: URL(fileURLWithPath: pathB)))
             try Self.deliver(journal, to: copyOnA)
             try Self.eventually("A has B's sessions") { try Self.history(a).count == 16 }

@@ -37,6 +37,23 @@ extension EndToEnd {
             d.stderr.split(separator: "\n").filter { $0.contains(event) }.count
         }
 
+        /// A second daemon whose database is a copy of `a`'s, made while both were stopped: one
+        /// device id on two machines.
+        static func daemonWithACopy(of a: DaemonUnderTest) throws -> DaemonUnderTest {
+            let b = try DaemonUnderTest()
+            try b.restart {
+                try a.restart {
+                    for suffix in ["", "-wal", "-shm"] {
+                        unlink(b.databasePath + suffix)
+                        if FileManager.default.fileExists(atPath: a.databasePath + suffix) {
+                            try FileManager.default.copyItem(atPath: a.databasePath + suffix, toPath: b.databasePath + suffix)
+                        }
+                    }
+                }
+            }
+            return b
+        }
+
         @Test("an older version of the journal put back, or the journal gone: it is written again whole from the database")
         func olderVersionRewritten() throws {
             let (d, folder, device) = try Merge.device("laptop")
@@ -82,18 +99,7 @@ extension EndToEnd {
         func copiedDatabase() throws {
             let (a, folderA, id) = try Merge.device("laptop")
             _ = try a.addTask("Before")
-            let b = try DaemonUnderTest()
-            // The copy: both stopped, A's database becomes B's.
-            try b.restart {
-                try a.restart {
-                    for suffix in ["", "-wal", "-shm"] {
-                        unlink(b.databasePath + suffix)
-                        if FileManager.default.fileExists(atPath: a.databasePath + suffix) {
-                            try FileManager.default.copyItem(atPath: a.databasePath + suffix, toPath: b.databasePath + suffix)
-                        }
-                    }
-                }
-            }
+            let b = try Self.daemonWithACopy(of: a)
             #expect(try b.call("sync_status")["device"]?["id"]?.stringValue == id, "one device id on two machines")
             let folderB = b.root + "/sync"
             #expect(try b.ctl("sync", "enable", folderB, "--name", "desktop").exitCode == 0)
@@ -165,17 +171,7 @@ extension EndToEnd {
         @Test("a database copied to a second machine that writes the same folder: its lines after this device's stop the writing here")
         func copiedDatabaseOneFolder() throws {
             let (a, folder, id) = try Merge.device("laptop")
-            let b = try DaemonUnderTest()
-            try b.restart {
-                try a.restart {
-                    for suffix in ["", "-wal", "-shm"] {
-                        unlink(b.databasePath + suffix)
-                        if FileManager.default.fileExists(atPath: a.databasePath + suffix) {
-                            try FileManager.default.copyItem(atPath: a.databasePath + suffix, toPath: b.databasePath + suffix)
-                        }
-                    }
-                }
-            }
+            let b = try Self.daemonWithACopy(of: a)
             // B, with A's database and so A's folder, appends to A's journal: a folder both mount.
             let journal = "\(folder)/\(id).jsonl"
             let onB = try b.addTask("OnB")
