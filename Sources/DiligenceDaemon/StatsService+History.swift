@@ -14,7 +14,7 @@ extension StatsService {
     /// beginning of its id, among the devices known here (`DeviceFilter.resolve`).
     func deviceFilter(_ text: String?) throws(DiligenceError) -> DeviceFilter? {
         guard let text else { return nil }
-        return try DeviceFilter.resolve(text, among: devices(Set(try store.otherDevices())))
+        return try DeviceFilter.resolve(text) { () throws(DiligenceError) in devices(Set(try store.otherDevices())) }
     }
 
     /// The name of the device that recorded each of `sessions` (`history`, exports), by the

@@ -232,9 +232,11 @@ final class SyncMerge {
                         changed = true
                         touched.note(entry.change)
                         unsaved.note(entry, in: history)
-                        if case .sessionRecorded(let s) = entry.change { lineOf.note(s.id, journal: path, line: line) }
-                        if case .sessionEdited(let s) = entry.change { lineOf.note(s.id, journal: path, line: line) }
-                        if case .planSet(let day, _) = entry.change { lineOf.note(LinePlaces.plan(day), journal: path, line: line) }
+                        switch entry.change {
+                        case .sessionRecorded(let s), .sessionEdited(let s): lineOf.note(s.id, journal: path, line: line)
+                        case .planSet(let day, _): lineOf.note(LinePlaces.plan(day), journal: path, line: line)
+                        default: break
+                        }
                     }
                 }
             }
@@ -357,10 +359,10 @@ extension SyncMerge {
         }
         let plans = Dictionary(
             history.livePlans(identity: identity, liveTaskIDs: liveIDs).map { ($0.day, $0.task) }, uniquingKeysWith: { a, _ in a })
+        let today = today()
         for day in touched.everything ? history.plannedDays : Array(touched.days) {
             if let task = plans[day], let row = rowOf[task] {
                 // The plan command's rule: a day outside the dates diligence keeps is refused.
-                let today = today()
                 guard DateWindow.contains(day, today: today) else {
                     let place = lineOf.prefix(of: LinePlaces.plan(day), otherwise: "")
                     Log.warning(

@@ -34,10 +34,14 @@ extension DeviceFilter {
     /// else a device's name, in any case (`DeviceName.key`), which one device alone must have;
     /// else the beginning of an id, in any case. Throws `ambiguous_device` for a name or a
     /// beginning several devices share, `unknown_device` for nothing; both list the devices, in
-    /// the order given (this device first: the daemon's `SyncMerge.knownDevices`).
-    public static func resolve(_ text: String, among devices: [KnownDevice]) throws(DiligenceError) -> DeviceFilter {
+    /// the order given (this device first: the daemon's `SyncMerge.knownDevices`). `known` is
+    /// asked only past `this` (listing the recorded devices reads the sessions table).
+    public static func resolve(_ text: String, among known: () throws(DiligenceError) -> [KnownDevice]) throws(DiligenceError)
+        -> DeviceFilter
+    {
         let wanted = text.lowercased()
         if wanted == "this" { return .this }
+        let devices = try known()
         var matches = devices.filter { $0.name.map { DeviceName.key($0) == DeviceName.key(text) } ?? false }
         let byName = !matches.isEmpty
         if !byName, !wanted.isEmpty, wanted.allSatisfy({ $0.isHexDigit || $0 == "-" }) {

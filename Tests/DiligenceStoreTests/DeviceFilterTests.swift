@@ -11,16 +11,24 @@ import Testing
     static let devices = [own, desk, cafe, unnamed]
 
     func resolve(_ text: String, _ devices: [KnownDevice] = devices) throws -> DeviceFilter {
-        try DeviceFilter.resolve(text, among: devices)
+        try DeviceFilter.resolve(text, among: { devices })
     }
 
     func failure(_ text: String, _ devices: [KnownDevice] = devices) -> DiligenceError? {
         do {
-            _ = try DeviceFilter.resolve(text, among: devices)
+            _ = try DeviceFilter.resolve(text, among: { devices })
             return nil
         } catch {
             return error
         }
+    }
+
+    @Test("this needs no list of the devices (reading it costs a pass over the sessions)")
+    func thisAsksForNoList() throws {
+        let filter = try DeviceFilter.resolve("This") { () throws(DiligenceError) -> [KnownDevice] in
+            throw DiligenceError("storage_error", "the device list was read")
+        }
+        #expect(filter == .this)
     }
 
     @Test("this, this device's name or id: this device's own sessions")
