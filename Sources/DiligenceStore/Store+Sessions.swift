@@ -202,10 +202,12 @@ extension Store {
     /// The ids of the recorded sessions with these UUIDs ("" ones are skipped), by UUID: SQLite
     /// looks each up in the UUID index, in lists of a few thousand. When fewer sessions are
     /// recorded than UUIDs asked for, every recorded one is read instead (the lookups cost more).
+    /// That is asked only for a large batch: counting the sessions is a pass over an index, which
+    /// a phase's one session must not pay.
     private func sessionIDs(withUUIDs uuids: [String]) throws(DiligenceError) -> [String: Int64] {
         var found: [String: Int64] = [:]
         let wanted = uuids.filter { !$0.isEmpty }
-        if try connection.query("SELECT count(*) FROM sessions").first?.int(0) ?? 0 < wanted.count {
+        if wanted.count > Self.largeBatch, try connection.query("SELECT count(*) FROM sessions").first?.int(0) ?? 0 < wanted.count {
             try connection.cached("SELECT uuid, id FROM sessions WHERE uuid IS NOT NULL")
                 .forEachRow([]) { row throws(DiligenceError) in found[row.string(0)] = row.int64(1) }
             return found

@@ -55,14 +55,18 @@ struct StoreUUIDTests {
         let again = try s.admit([moved], source: .import, window: Self.window, mode: .allOrNothing)
         #expect(again.recorded.isEmpty)
         #expect(again.alreadyRecorded[0] == (try s.sessions()[0].id))
-        // In a batch larger than what is recorded (the recorded UUIDs are then read at once, not
-        // looked up one by one): the same.
-        let larger = try s.admit(
-            [session(work, start: 40_000), moved, session(work, start: 50_000)], source: .import, window: Self.window,
-            mode: .allOrNothing)
-        #expect(larger.alreadyRecorded[1] == (try s.sessions()[0].id))
-        #expect(larger.recorded.keys.sorted() == [0, 2])
-        #expect(try s.sessions().count == 3)
+        // In a large batch, larger than what is recorded (the recorded UUIDs are then read at
+        // once, not looked up one by one): the same.
+        var random = SystemRandomNumberGenerator()
+        let fresh = (0...Store.largeBatch).map { n in
+            var s = session(work, start: 1_000_000 + Double(n) * 10_000)
+            s.uuid = UUIDText.random(using: &random)
+            return s
+        }
+        let larger = try s.admit([moved] + fresh, source: .import, window: Self.window, mode: .allOrNothing)
+        #expect(larger.alreadyRecorded[0] == (try s.sessions()[0].id))
+        #expect(larger.recorded.keys.sorted() == Array(1...fresh.count))
+        #expect(try s.sessions().count == 1 + fresh.count)
         // Twice in one batch: written once.
         var other = session(work, start: 20_000)
         other.uuid = "1b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012"
@@ -72,7 +76,7 @@ struct StoreUUIDTests {
         let batch = try s.admit([other, twin], source: .import, window: Self.window, mode: .allOrNothing)
         #expect(batch.recorded.keys.sorted() == [0])
         #expect(batch.alreadyRecorded[1] == batch.recorded[0])
-        #expect(try s.sessions().count == 4)
+        #expect(try s.sessions().count == 2 + fresh.count)
     }
 
     @Test func aDatabaseOfSchema2GivesEveryExistingRowItsOwnUUID() throws {
