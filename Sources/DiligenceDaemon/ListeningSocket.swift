@@ -50,7 +50,9 @@ struct ListeningSocket {
         // chmod nobody else can reach the socket anyway: its directory is ours and 0700.
         do {
             try Sys.chmod(path, 0o600)
-            try Sys.listen(fd, backlog: 128)
+            // The kernel's limit, as systemd's socket units ask: a burst of non-blocking
+            // connects (asyncio, Node) past a short backlog fails at once with EAGAIN.
+            try Sys.listen(fd, backlog: SOMAXCONN)
         } catch {
             Sys.close(fd)
             Sys.unlink(path)
