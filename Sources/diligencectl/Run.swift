@@ -254,11 +254,8 @@ func unreachableMessage(path: String, reason: String, environment: [String: Stri
         return head + "The service's socket is \(service), where this shell (without XDG_RUNTIME_DIR) does not look: "
             + "use --socket \(service), or export XDG_RUNTIME_DIR=/run/user/\(getuid()).\n"
     }
-    return head + """
-        Is diligenced running? Start it with `diligenced` in a terminal, `make run` from the source tree,
-        or `systemctl --user start diligenced.socket`; or point --socket / $DILIGENCE_SOCKET at its socket.
-
-        """
+    return head + "Is diligenced running? \(StartHint.current(environment: environment).text)\n"
+        + "Or point --socket / $DILIGENCE_SOCKET at its socket.\n"
 }
 
 /// The text for a person (or the JSON for a script) of a command's result.

@@ -47,7 +47,7 @@ func waybarLine(_ status: JSON) -> String {
     let s = StatusView(status)
     var tooltip =
         s.state == offlineState
-        ? "diligenced is not running; start it with `systemctl --user start diligenced.socket`"
+        ? "diligenced is not running. \(StartHint.current().text)"
         : statusLine(status)
     if s.state != offlineState, s.state != "idle" {
         tooltip += "\n\(s.today)\(s.goal > 0 ? " of \(s.goal)" : "") completed today"

@@ -13,8 +13,7 @@ import Testing
             #expect(out.stdout.isEmpty)
             #expect(out.stderr.contains(path))
             #expect(out.stderr.contains("diligenced"))
-            #expect(out.stderr.contains("make run"))
-            #expect(out.stderr.contains("systemctl --user start diligenced.socket"))
+            #expect(out.stderr.contains(StartHint.current().text))
         }
     }
 
