@@ -369,6 +369,21 @@ final class DaemonUnderTest: ControlledDaemon {
     /// A program the daemon is started through, its arguments before the daemon's path
     /// (`unshare ... sh -c '...; exec "$0" "$@"'`): it must exec the daemon, keeping its pid.
     var launcher: [String] = []
+    /// The user the daemon runs as when not root (a test user's own systemd --user): the
+    /// client and sqlite3 run as that user too, and files the test writes are handed to it.
+    var owner: (uid: uid_t, gid: gid_t)?
+
+    /// `command` as `owner` (setpriv, no other groups), or as it is.
+    func asOwner(_ command: [String]) -> [String] {
+        guard let owner else { return command }
+        return ["/usr/bin/setpriv", "--reuid=\(owner.uid)", "--regid=\(owner.gid)", "--clear-groups", "--"] + command
+    }
+
+    /// Gives `path` (and what is under it) to `owner`, as the user's own files would be.
+    func handOver(_ path: String) {
+        guard let owner else { return }
+        _ = try? runProgram(["/bin/chown", "-R", "\(owner.uid):\(owner.gid)", path], environment: [:], directory: root)
+    }
 
     /// Makes the directories under `base` and (unless `launch` is false) starts the daemon and
     /// waits for READY=1. A systemd service with PrivateTmp= cannot see /tmp: those tests pass
@@ -538,8 +553,9 @@ final class DaemonUnderTest: ControlledDaemon {
         let out = root + "/ctl-\(ctlRuns).stdout"
         let err = root + "/ctl-\(ctlRuns).stderr"
         let full = (socketFlag ? ["--socket", socketPath] : []) + arguments
+        let command = asOwner([try Binaries.client] + full)
         let child = try ChildProcess(
-            executable: try Binaries.client, arguments: full, environment: environment ?? self.environment,
+            executable: command[0], arguments: Array(command.dropFirst()), environment: environment ?? self.environment,
             stdoutPath: out, stderrPath: err)
         guard let status = child.wait(timeout: timeout) else {
             child.killAndReap()
@@ -583,9 +599,9 @@ final class DaemonUnderTest: ControlledDaemon {
         ctlRuns += 1
         let out = root + "/sqlite-\(ctlRuns).stdout"
         let err = root + "/sqlite-\(ctlRuns).stderr"
+        let command = asOwner([try sqliteTool(), "-batch", "-noheader", "-separator", "\t", "-cmd", ".timeout 3000", path, sql])
         let child = try ChildProcess(
-            executable: try sqliteTool(), arguments: ["-batch", "-noheader", "-separator", "\t", "-cmd", ".timeout 3000", path, sql],
-            environment: environment, stdoutPath: out, stderrPath: err)
+            executable: command[0], arguments: Array(command.dropFirst()), environment: environment, stdoutPath: out, stderrPath: err)
         guard let status = child.wait(timeout: 10), status == .exited(0) else {
             child.killAndReap()
             throw HarnessError("sqlite3 \(path) \"\(sql)\" failed: \(readTextFile(err))\n\(diagnostics)")

@@ -55,6 +55,14 @@ struct Leftovers {
         for process in alive { kill(process.pid, SIGKILL) }
     }
 
+    @Test("no test user or cgroup of the run is left")
+    func noUserOrCgroup() {
+        let users = TestUser.users(of: Self.run)
+        #expect(users.isEmpty, "test users left: \(users)")
+        let cgroups = DelegatedCgroup.cgroups(of: Self.run)
+        #expect(cgroups.isEmpty, "cgroups left: \(cgroups)")
+    }
+
     @Test("its temporary directory is empty, and nothing of it is left in /var/lib or /dev/shm")
     func noFiles() throws {
         let tmp = try #require(ProcessInfo.processInfo.environment["DILIGENCE_TEST_TMP"])

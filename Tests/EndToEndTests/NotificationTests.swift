@@ -12,6 +12,7 @@ extension DaemonUnderTest {
     func writeConfig(_ text: String) throws {
         mkdir(configHome + "/diligence", 0o700)
         try text.write(toFile: configHome + "/diligence/diligenced.conf", atomically: true, encoding: .utf8)
+        handOver(configHome + "/diligence")
     }
 
     /// Writes an executable script at `root/<name>` and returns its path.
@@ -19,6 +20,7 @@ extension DaemonUnderTest {
         let path = root + "/" + name
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         chmod(path, 0o755)
+        handOver(path)
         return path
     }
 }

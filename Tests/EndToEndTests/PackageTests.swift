@@ -150,16 +150,18 @@ extension EndToEnd {
             let m = try UserManager(systemWide: false, throwaway: ["/usr", "/var/lib/dpkg", "/var/log", "/var/cache", "/var/lib/man-db"])
             // Without man-db's auto-update flag its dpkg trigger does not rebuild the whole index
             // (16 s per dpkg run here), as in Debian's container images; `man -w` does not need it.
-            #expect(try m.inNamespace(["/bin/rm", "-f", "/var/lib/man-db/auto-update"]).succeeded)
+            #expect(try m.inNamespace(["/bin/rm", "-f", "/var/lib/man-db/auto-update"], asRoot: true).succeeded)
             #expect(try Self.packageStatus(m, "diligence").hasPrefix("not known"), "diligence is installed before the test installed it")
             let existedBefore = try existing(everyPath, in: m)
             var installed = false
             defer {
                 // A failed test must not leave the package either (the namespace goes too, and its layer).
-                if installed { _ = try? m.inNamespace(["/usr/bin/dpkg", "--purge", "diligence-dbgsym", "diligence"], timeout: 120) }
+                if installed {
+                    _ = try? m.inNamespace(["/usr/bin/dpkg", "--purge", "diligence-dbgsym", "diligence"], asRoot: true, timeout: 120)
+                }
             }
             installed = true
-            let install = try m.inNamespace(["/usr/bin/dpkg", "-i"] + packages, timeout: 180)
+            let install = try m.inNamespace(["/usr/bin/dpkg", "-i"] + packages, asRoot: true, timeout: 180)
             #expect(install.succeeded, "dpkg -i: \(install)")
             #expect(try Self.packageStatus(m, "diligence") == "install ok installed \(projectVersion)")
             #expect(try Self.packageStatus(m, "diligence-dbgsym") == "install ok installed \(projectVersion)")
@@ -223,7 +225,7 @@ extension EndToEnd {
 
             // Purged: off first (what README.Debian asks of each user), then nothing of the package is left.
             try m.mustSystemctl("disable", "--now", "diligenced.socket", "diligenced.service")
-            let purge = try m.inNamespace(["/usr/bin/dpkg", "--purge", "diligence-dbgsym", "diligence"], timeout: 120)
+            let purge = try m.inNamespace(["/usr/bin/dpkg", "--purge", "diligence-dbgsym", "diligence"], asRoot: true, timeout: 120)
             installed = !purge.succeeded
             #expect(purge.succeeded, "dpkg --purge: \(purge)")
             #expect(try Self.packageStatus(m, "diligence").hasPrefix("not known"), "dpkg still knows diligence")

@@ -85,17 +85,141 @@ let mountNamespaceUnavailable: String? = {
     return nil
 }()
 
+// MARK: - A test user, as a login makes one
+
+/// An ordinary user of its own (uid and group, no home, no login shell) for a test's own
+/// `systemd --user`: the sandbox a user manager can build differs from root's (PrivateIPC= once
+/// failed every start there and passed as root). Removed with the test, failing or not.
+final class TestUser {
+    let name: String
+    let uid: uid_t
+    let gid: gid_t
+    private var removed = false
+
+    init() throws {
+        // useradd's names: lower case, at most 32 characters; the run id is `<pid>-<epoch>`.
+        name = "dlg-\(TestRun.id)-\(String(UInt32.random(in: 0...0xFF_FFFF), radix: 16))"
+        let useradd = try runProgram(
+            [
+                "/usr/sbin/useradd", "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
+                "--shell", "/usr/sbin/nologin", "--comment", "diligence test run \(TestRun.id)", name,
+            ], environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], directory: TestRun.temporaryBase, timeout: 30)
+        guard useradd.succeeded, let entry = getpwnam(name) else { throw HarnessError("useradd \(name) failed: \(useradd)") }
+        uid = entry.pointee.pw_uid
+        gid = entry.pointee.pw_gid
+    }
+
+    /// Removes the user and its group once none of its processes is left (the cgroup's end).
+    func remove() {
+        guard !removed else { return }
+        removed = true
+        _ = try? runProgram(
+            ["/usr/sbin/userdel", name], environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], directory: TestRun.temporaryBase,
+            timeout: 30)
+    }
+
+    deinit { remove() }
+
+    /// The users this run made (the leftovers check looks for them).
+    static func users(of run: String) -> [String] {
+        readTextFile("/etc/passwd").split(separator: "\n").compactMap { $0.split(separator: ":").first.map(String.init) }
+            .filter { $0.hasPrefix("dlg-\(run)-") }
+    }
+}
+
+/// A cgroup given to a test user as logind's user@.service delegates one: the user manager puts
+/// each unit in a child of it. Made in each hierarchy systemd uses (cgroup2, or the named
+/// `systemd` one and the unified one of a hybrid machine), under this process's own cgroups;
+/// every process in it is killed and it is removed with the test.
+final class DelegatedCgroup {
+    /// The cgroup's directory in each hierarchy.
+    let paths: [String]
+    private var removed = false
+
+    init(name: String, owner: TestUser) throws {
+        paths = Self.hierarchies().map { $0 + "/" + name }
+        for path in paths {
+            guard mkdir(path, 0o755) == 0 else { throw HarnessError("mkdir \(path): \(String(cString: strerror(errno)))") }
+        }
+        for path in paths {
+            let chown = try runProgram(
+                ["/bin/chown", "-R", "\(owner.uid):\(owner.gid)", path], environment: [:], directory: TestRun.temporaryBase)
+            guard chown.succeeded else { throw HarnessError("delegating \(path): \(chown)") }
+        }
+    }
+
+    /// The directories this process's cgroups are in, for each hierarchy systemd uses.
+    static func hierarchies() -> [String] {
+        let own = readTextFile("/proc/self/cgroup").split(separator: "\n").compactMap { line -> (String, String)? in
+            let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            return fields.count == 3 ? (String(fields[1]), String(fields[2])) : nil
+        }
+        let unified = own.first { $0.0.isEmpty }?.1 ?? "/"
+        if access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0 { return ["/sys/fs/cgroup" + unified] }
+        let named = own.first { $0.0 == "name=systemd" }?.1 ?? "/"
+        return ["/sys/fs/cgroup/systemd" + named, "/sys/fs/cgroup/unified" + unified].map { $0.replacingOccurrences(of: "//", with: "/") }
+    }
+
+    /// Shell words that move the shell running them into the cgroup, in every hierarchy.
+    var enterCommand: String { paths.map { "echo $$ > '\($0)/cgroup.procs'" }.joined(separator: " && ") }
+
+    /// Every process in the cgroup or below it.
+    func processes() -> [pid_t] {
+        paths.flatMap { path -> [pid_t] in
+            let find = try? runProgram(
+                ["/usr/bin/find", path, "-name", "cgroup.procs"], environment: [:], directory: TestRun.temporaryBase)
+            return (find?.stdout ?? "").split(separator: "\n").flatMap {
+                readTextFile(String($0)).split(separator: "\n").compactMap { pid_t($0) }
+            }
+        }
+    }
+
+    /// Kills whatever is still in it, then removes it and the children the manager made.
+    func remove() {
+        guard !removed else { return }
+        removed = true
+        let deadline = monotonicNow() + 10
+        while case let left = processes(), !left.isEmpty, monotonicNow() < deadline {
+            for pid in left { kill(pid, SIGKILL) }
+            sleepFor(0.05)
+        }
+        for path in paths {
+            let directories =
+                (try? runProgram(["/usr/bin/find", path, "-depth", "-type", "d"], environment: [:], directory: TestRun.temporaryBase))?
+                .stdout ?? ""
+            for directory in directories.split(separator: "\n") { rmdir(String(directory)) }
+        }
+    }
+
+    deinit { remove() }
+
+    /// The cgroups this run made (the leftovers check looks for them).
+    static func cgroups(of run: String) -> [String] {
+        hierarchies().flatMap { hierarchy in
+            ((try? FileManager.default.contentsOfDirectory(atPath: hierarchy)) ?? []).filter { $0.hasPrefix("diligence-test-\(run)-") }
+                .map { hierarchy + "/" + $0 }
+        }
+    }
+}
+
 // MARK: - A private systemd user manager
 
-/// A `systemd --user` in a private mount namespace, serving this test's XDG directories, with the
-/// diligence units installed by `make install-files` (and a test drop-in: a 5 s watchdog, the
-/// service's stderr to a file because no journald runs in the namespace). `daemon` gives the
-/// directories, `ctl`, `sqlite` and the control socket (the same path the socket unit listens on).
+/// A `systemd --user` of an ordinary test user, as a login starts one: its own uid, a delegated
+/// cgroup, `setpriv` into the user, in a private mount namespace (a tmpfs on /run/systemd, so
+/// the host's is untouched), with the diligence units installed by `make install-files` and a
+/// test drop-in (a 5 s watchdog, the service's stderr to a file because no journald runs in the
+/// namespace). `daemon` gives the directories (the user's), `ctl` and `sqlite` (run as the
+/// user) and the control socket (the same path the socket unit listens on).
 final class UserManager {
     /// Why these tests cannot run here, or nil.
     static let unavailable: String? = {
         if let why = mountNamespaceUnavailable { return why + " for a private systemd --user" }
-        guard access(systemdBinary, X_OK) == 0 else { return "\(systemdBinary) is missing" }
+        for program in [systemdBinary, "/usr/bin/setpriv", "/usr/sbin/useradd", "/usr/sbin/userdel"] where access(program, X_OK) != 0 {
+            return "\(program) is missing"
+        }
+        if DelegatedCgroup.hierarchies().contains(where: { access($0, W_OK) != 0 }) {
+            return "cannot make a cgroup to delegate to a test user in \(DelegatedCgroup.hierarchies())"
+        }
         return nil
     }()
 
@@ -105,18 +229,20 @@ final class UserManager {
     static let watchdogSeconds = 5.0
 
     let daemon: DaemonUnderTest
+    let user: TestUser
     let destdir: String
     /// The service's stdout and stderr (StandardError=append: in the test drop-in).
     let serviceLog: String
     /// The manager's stdout and stderr.
     let managerLog: String
-    private let manager: ChildProcess
+    private let cgroup: DelegatedCgroup
+    let manager: ChildProcess
 
     /// `systemWide`: install the units and programs as `sudo make install` would (over
     /// /usr/local); without it the test installs what it needs itself. `throwaway`: directories
     /// of the machine that the namespace covers with a writable layer of its own (overlayfs on a
-    /// tmpfs): what the test installs there (`dpkg -i`) is seen by the manager and gone with the
-    /// namespace, whatever happens to the test.
+    /// tmpfs): what the test installs there (`dpkg -i`, as root) is seen by the manager and gone
+    /// with the namespace, whatever happens to the test.
     init(systemWide: Bool = true, throwaway: [String] = []) throws {
         // Not under /tmp or /var/tmp: the service runs with PrivateTmp=yes and would not see
         // them. Not under the package either: a checkout may itself live in /tmp (CI's does).
@@ -126,18 +252,18 @@ final class UserManager {
         destdir = root + "/dest"
         serviceLog = root + "/service.log"
         managerLog = root + "/manager.log"
+        user = try TestUser()
+        cgroup = try DelegatedCgroup(name: String(root.split(separator: "/").last!), owner: user)
+        daemon.owner = (user.uid, user.gid)
 
-        if systemWide {
-            // The install under test: the same Makefile rule as `make install`, minus the build.
-            let make = try requireProgram("make", "/usr/bin/make", "/bin/make")
-            let install = try runProgram(
-                [
-                    make, "-s", "-C", Binaries.packageRoot, "install-files", "DESTDIR=\(destdir)", "PREFIX=/usr/local",
-                    "BIN_DIR=\(Binaries.directory)",
-                ],
-                environment: daemon.environment, directory: root, timeout: 120)
-            guard install.succeeded else { throw HarnessError("make install-files failed: \(install)") }
-        }
+        // The install under test: the same Makefile rule as `make install`, minus the build, as
+        // root installs it. The man pages are made here too: a user cannot write the checkout.
+        let make = try requireProgram("make", "/usr/bin/make", "/bin/make")
+        let install = try runProgram(
+            [make, "-s", "-C", Binaries.packageRoot]
+                + (systemWide ? ["install-files", "DESTDIR=\(destdir)", "PREFIX=/usr/local", "BIN_DIR=\(Binaries.directory)"] : ["man"]),
+            environment: daemon.environment, directory: root, timeout: 120)
+        guard install.succeeded else { throw HarnessError("make install-files failed: \(install)") }
 
         let dropIn = daemon.configHome + "/systemd/user/diligenced.service.d"
         try FileManager.default.createDirectory(atPath: dropIn, withIntermediateDirectories: true)
@@ -149,6 +275,9 @@ final class UserManager {
         LimitCORE=0
 
         """.write(toFile: dropIn + "/test.conf", atomically: true, encoding: .utf8)
+        // The user's own directories, and the test's root for the service log; the install stays root's.
+        chown(root, user.uid, user.gid)
+        for directory in [daemon.runtimeDir, daemon.dataHome, daemon.configHome, daemon.home] { daemon.handOver(directory) }
 
         let layers = root + "/layers"
         let overlays = throwaway.enumerated().map { index, directory in
@@ -160,12 +289,12 @@ final class UserManager {
             mkdir -p /run/systemd && mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/system \
             \(systemWide ? "&& mount --bind '\(destdir)/usr/local' /usr/local" : "") \
             \(throwaway.isEmpty ? "" : "&& mount -t tmpfs tmpfs \(layers) " + overlays.joined(separator: " ")) \
-            && exec \(Self.systemdBinary) --user
+            && \(cgroup.enterCommand) && exec \(daemon.asOwner([Self.systemdBinary, "--user"]).joined(separator: " "))
             """
         manager = try ChildProcess(
             executable: try requireProgram("util-linux", "/usr/bin/unshare", "/bin/unshare"),
             arguments: ["--mount", "--propagation", "private", "/bin/sh", "-c", script],
-            environment: daemon.environment, stdoutPath: managerLog, stderrPath: managerLog)
+            environment: Self.loginEnvironment(daemon, user), stdoutPath: managerLog, stderrPath: managerLog)
 
         // The manager answers once its private socket exists and start-up is done.
         try waitUntil("systemd --user ready", timeout: 20, diagnostics: diagnostics) {
@@ -175,18 +304,24 @@ final class UserManager {
         }
     }
 
+    /// What a login gives the user's manager and the programs the user runs.
+    private static func loginEnvironment(_ daemon: DaemonUnderTest, _ user: TestUser) -> [String: String] {
+        daemon.environment.merging(["USER": user.name, "LOGNAME": user.name]) { $1 }
+    }
+
     /// The environment systemctl needs to find this manager.
     private var clientEnvironment: [String: String] {
-        var env = daemon.environment
+        var env = Self.loginEnvironment(daemon, user)
         env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(daemon.runtimeDir)/bus"
         return env
     }
 
-    /// Runs `program ARGS` inside the manager's mount namespace.
-    func inNamespace(_ command: [String], timeout: Double = 30) throws -> ProgramRun {
+    /// Runs `command` inside the manager's mount namespace, as the user; `asRoot` for what only
+    /// root does there (dpkg).
+    func inNamespace(_ command: [String], asRoot: Bool = false, timeout: Double = 30) throws -> ProgramRun {
         let nsenter = try requireProgram("util-linux", "/usr/bin/nsenter", "/bin/nsenter")
         return try runProgram(
-            [nsenter, "--mount", "--target", "\(manager.pid)"] + command,
+            [nsenter, "--mount", "--target", "\(manager.pid)"] + (asRoot ? command : daemon.asOwner(command)),
             environment: clientEnvironment, directory: daemon.root, timeout: timeout)
     }
 
@@ -240,9 +375,13 @@ final class UserManager {
     }
 
     deinit {
-        // SIGTERM makes a user manager stop its units (diligenced saves and exits) and exit.
+        // SIGTERM makes a user manager stop its units (diligenced saves and exits) and exit;
+        // then nothing of the user may be left before the user goes.
         manager.signal(SIGTERM)
         if manager.wait(timeout: 20) == nil { manager.killAndReap() }
+        manager.killAndReap()
+        cgroup.remove()
+        user.remove()
     }
 }
 
@@ -349,7 +488,8 @@ extension EndToEnd {
             try m.mustSystemctl("daemon-reload")
             try m.mustSystemctl("enable", "--now", "diligenced.socket")
             #expect(try m.property("FragmentPath") == units + "/diligenced.service")
-            let started = try runProgram([prefix + "/bin/diligencectl", "start", "Work"], environment: d.environment, directory: d.root)
+            let started = try runProgram(
+                d.asOwner([prefix + "/bin/diligencectl", "start", "Work"]), environment: d.environment, directory: d.root)
             #expect(started.succeeded, "the installed client through the socket unit: \(started)\n\(m.diagnostics)")
             #expect(try m.property("ActiveState") == "active")
             let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(try m.mainPID())/exe")) ?? "?"
@@ -418,8 +558,7 @@ extension EndToEnd {
 
             // A changed config, applied by `systemctl --user reload`, the phase untouched.
             let config = m.daemon.configHome + "/diligence/diligenced.conf"
-            try FileManager.default.createDirectory(atPath: m.daemon.configHome + "/diligence", withIntermediateDirectories: true)
-            try "[timer]\nsuspend = continue\n".write(toFile: config, atomically: true, encoding: .utf8)
+            try m.daemon.writeConfig("[timer]\nsuspend = continue\n")
             let pid = try m.mainPID()
             try m.mustSystemctl("reload", "diligenced.service")
             try waitUntil("the reloaded settings logged", timeout: 5, diagnostics: m.diagnostics) {
@@ -433,7 +572,7 @@ extension EndToEnd {
 
             // A bad config: `systemctl --user reload` fails, the reason shows in `systemctl status`,
             // the daemon keeps running on the previous settings.
-            try "[timer]\n\nsuspend = sometimes\n".write(toFile: config, atomically: true, encoding: .utf8)
+            try m.daemon.writeConfig("[timer]\n\nsuspend = sometimes\n")
             let refused = try m.systemctl("reload", "diligenced.service")
             #expect(!refused.succeeded, "systemctl --user reload of a refused file should fail: \(refused)")
             try waitUntil("the refused config logged", timeout: 5, diagnostics: m.diagnostics) {
@@ -451,13 +590,45 @@ extension EndToEnd {
             #expect(
                 viaCtl.exitCode == 1 && viaCtl.stderr.contains("line 3") && viaCtl.stderr.contains("sometimes"),
                 "diligencectl reload with a bad config: \(viaCtl)")
-            try "[timer]\nsuspend = abandon\n".write(toFile: config, atomically: true, encoding: .utf8)
+            try m.daemon.writeConfig("[timer]\nsuspend = abandon\n")
             let good = try m.daemon.ctl(arguments: ["reload"], socketFlag: false)
             #expect(good.exitCode == 0 && good.stdout == "Reloaded the configuration from \(config).\n", "\(good)")
             #expect(readTextFile(m.serviceLog).contains("suspend=abandon"), "\(m.diagnostics)")
             #expect(try !m.property("StatusText").contains("⚠"), "the warning should go with a good file\n\(m.diagnostics)")
             #expect(try m.property("ActiveState") == "active")
             try expectStillRunning(m, startedAt: startedAt, "after the reloads")
+        }
+
+        /// Under an ordinary user's manager, PrivateIPC= made every start fail (226/NAMESPACE) and
+        /// every other reload; as root all passed.
+        @Test("twenty reloads in a row under an ordinary user's manager: each applies the file, then a refused one fails")
+        func reloadsInARow() throws {
+            let m = try UserManager()
+            try m.mustSystemctl("start", "diligenced.socket", "diligenced.service")
+            let serviceUser = try runProgram(
+                ["/bin/ps", "-o", "user=", "-p", "\(try m.mainPID())"], environment: [:], directory: m.daemon.root)
+            #expect(serviceUser.output == m.user.name, "the service should run as the test user: \(serviceUser)")
+            let config = m.daemon.configHome + "/diligence/diligenced.conf"
+            let pid = try m.mainPID()
+            var failed: [String] = []
+            for round in 1...20 {
+                try m.daemon.writeConfig("[timer]\nmin_session = \(round)s\n")
+                let reload = try m.systemctl("reload", "diligenced.service")
+                if !reload.succeeded { failed.append("reload \(round): \(reload.stderr.trimmingWhitespace())") }
+                let logged = "<6>Configuration reloaded from \(config): "
+                let count = readTextFile(m.serviceLog).components(separatedBy: logged).count - 1
+                if count != round { failed.append("reload \(round): \(count) reloads logged") }
+            }
+            #expect(failed.isEmpty, "\(failed.count) of 20 reloads failed:\n\(failed.joined(separator: "\n"))\n\(m.diagnostics)")
+            #expect(try m.mainPID() == pid, "a reload must not restart the daemon")
+            try m.daemon.writeConfig("[timer]\nmin_session = often\n")
+            let refused = try m.systemctl("reload", "diligenced.service")
+            #expect(!refused.succeeded, "a refused file should fail the reload: \(refused)")
+            try waitUntil("the refused config logged with its reason", timeout: 5, diagnostics: m.diagnostics) {
+                readTextFile(m.serviceLog).contains("<3>Configuration not reloaded, keeping the previous one")
+                    && readTextFile(m.serviceLog).contains("line 2")
+            }
+            #expect(try m.property("ActiveState") == "active" && (try m.mainPID()) == pid, "\(m.diagnostics)")
         }
 
         @Test("restart, SIGKILL (Restart=on-failure) and a wedged daemon (watchdog): the phase runs on with the right time")
@@ -493,9 +664,7 @@ extension EndToEnd {
         @Test("started with a refused config file: the service stays up on the defaults and says why")
         func badConfigAtStart() throws {
             let m = try UserManager()
-            try FileManager.default.createDirectory(atPath: m.daemon.configHome + "/diligence", withIntermediateDirectories: true)
-            try "[timer]\nsuspend = sometimes\n".write(
-                toFile: m.daemon.configHome + "/diligence/diligenced.conf", atomically: true, encoding: .utf8)
+            try m.daemon.writeConfig("[timer]\nsuspend = sometimes\n")
             try m.mustSystemctl("enable", "--now", "diligenced.socket")
             let status = try m.daemon.ctl(arguments: ["status"], socketFlag: false)
             #expect(status.exitCode == 0 && status.stdout.hasPrefix("Idle"), "\(status)\n\(m.diagnostics)")
