@@ -74,6 +74,8 @@ extension Daemon {
             return statusJSON(at: observeClocks())
         case .version:
             return .object([("protocol", .int(ProtocolInfo.version)), ("version", .string(ProtocolInfo.release))])
+        case .doctor:
+            return doctorReport()
         case .start, .note, .toggle, .pause, .resume, .stop, .skip, .away, .back, .discardAway, .extend:
             return try performTimerCommand(command)
         case .reload:

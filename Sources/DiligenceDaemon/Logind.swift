@@ -65,6 +65,9 @@ final class Logind {
         session?.start()
     }
 
+    /// The user's session that logind's lock and idle hints come from, once found (`doctor`).
+    var sessionPath: String? { session?.path }
+
     /// Logs why logind is not heard and closes the connection for good.
     private func unavailable(_ why: String) {
         Log.info(

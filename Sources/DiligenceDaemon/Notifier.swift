@@ -239,6 +239,50 @@ final class Notifier {
         }
     }
 
+    // MARK: Asking the server
+
+    enum ProbeFailure: Error {
+        case noBus(String)
+        case noServer(String)
+    }
+
+    /// The server's "name version (vendor)", asked on a connection of its own (`doctor`); waits
+    /// at most `timeoutMicroseconds`, the only call here that blocks: a person asked for it.
+    static func serverInformation(timeoutMicroseconds: UInt64 = 1_000_000) -> Result<String, ProbeFailure> {
+        var bus: OpaquePointer?
+        let opened = sd_bus_open_user(&bus)
+        guard opened >= 0, let bus else {
+            return .failure(.noBus(BusConnection.OpenFailure(bus: .session, rc: opened).reason))
+        }
+        defer { sd_bus_flush_close_unref(bus) }
+        var error = sd_bus_error()
+        var call: OpaquePointer?
+        var reply: OpaquePointer?
+        defer {
+            sd_bus_error_free(&error)
+            sd_bus_message_unref(call)
+            sd_bus_message_unref(reply)
+        }
+        var rc = sd_bus_message_new_method_call(bus, &call, service, objectPath, service, "GetServerInformation")
+        if rc >= 0 { rc = sd_bus_call(bus, call, timeoutMicroseconds, &error, &reply) }
+        guard rc >= 0, let reply else {
+            let name = error.name.map { String(cString: $0) } ?? String(cString: strerror(-rc))
+            return .failure(.noServer(name))
+        }
+        var fields: [String] = []
+        for _ in 0..<3 {
+            var text: UnsafePointer<CChar>?
+            guard sd_bus_message_read_basic(reply, type("s"), &text) > 0, let text else { break }
+            fields.append(String(cString: text))
+        }
+        guard fields.count == 3 else { return .failure(.noServer("GetServerInformation answered no name, vendor and version")) }
+        // Another program's words: kept to one short line.
+        let clean = fields.map { field in
+            String(String.UnicodeScalarView(field.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(64)))
+        }
+        return .success("\(clean[0]) \(clean[2]) (\(clean[1]))")
+    }
+
     // MARK: The bus
 
     /// The open bus, opening it (and subscribing to the signals) the first time.

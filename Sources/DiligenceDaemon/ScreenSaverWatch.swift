@@ -18,6 +18,9 @@ final class ScreenSaverWatch {
     private let onActive: (Bool) -> Void
     private var connection: BusConnection?
 
+    /// Whether a screen saver answered on the session bus (`doctor`).
+    private(set) var following = false
+
     /// `onActive` runs on `queue` with the screen saver's new state.
     init(queue: DispatchQueue, onActive: @escaping (Bool) -> Void) {
         self.queue = queue
@@ -47,6 +50,7 @@ final class ScreenSaverWatch {
             case .success(let m):
                 var active: Int32 = 0
                 guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "b")), &active) > 0 else { return }
+                self?.following = true
                 Log.info(
                     "Following the screen saver on the session bus.", fields: [("EVENT", "presence_source"), ("SOURCE", "screensaver")])
                 self?.connection?.afterProcessing { self?.onActive(active != 0) }

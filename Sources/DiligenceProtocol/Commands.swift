@@ -253,6 +253,7 @@ public enum ControlCommand: Sendable, Equatable {
     case skip
     case extend(seconds: Int)
     case version
+    case doctor
     case reload
     case watch
     case taskList(recentDays: Int, archived: ArchivedTasks)
@@ -339,6 +340,10 @@ extension CommandSpec {
             result: "the status object", fields: [Fields.note], writes: true
         ) { .note(text: $0[Fields.note]) },
         CommandSpec("version", "the protocol and release", result: "{\"protocol\": 1, \"version\": RELEASE}") { _ in .version },
+        CommandSpec(
+            "doctor", "what works for this daemon: notifications, sound, presence, sync and hooks, and what to install where one does not",
+            result: "{\"checks\": [check, ...]}"
+        ) { _ in .doctor },
         CommandSpec(
             "reload", "re-read the config file, as SIGHUP does; a bad file is refused and the old settings stay",
             result: "{\"reloaded\": true, \"config\": PATH}"

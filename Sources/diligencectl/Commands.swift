@@ -421,7 +421,13 @@ extension Command {
         ] + statsCommands + syncCommands + [
             Command(
                 words: ["version"], wire: "version", output: .version,
-                summary: "print the client's and the daemon's versions")
+                summary: "print the client's and the daemon's versions"),
+            Command(
+                words: ["doctor"], wire: "doctor", output: .report,
+                summary: "say what works for the running daemon: notifications, sound, presence, sync, hooks",
+                notes:
+                    "Each part as the daemon sees it (its environment, config and PATH), and what to install or change where one does not work."
+            ),
         ]
 
     /// The command whose words begin `arguments`, with how many words it took.

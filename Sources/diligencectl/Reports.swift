@@ -219,6 +219,7 @@ func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
     case "export": return str(r, "content")
     case "sync_status" where parsed.has("names"): return deviceNames(r)
     case "sync_enable", "sync_status", "sync_disable": return syncReport(r)
+    case "doctor": return doctorReport(r, paint)
     case "import":
         let skipped = num(r, "skipped")
         var setup: [String] = []
@@ -229,6 +230,16 @@ func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
             + (setup.isEmpty ? "" : "; " + setup.joined(separator: ", ")) + ".\n"
     default: return r.serialized + "\n"
     }
+}
+
+/// One line a part: its name, ok / off / problem, what the daemon found; the fix beneath a problem.
+func doctorReport(_ r: JSON, _ paint: Paint) -> String {
+    (r["checks"]?.arrayValue ?? []).map { check in
+        let state = str(check, "state")
+        let shown = state == "problem" ? paint.bold(state.padded(toWidth: 8)) : state.padded(toWidth: 8)
+        let line = str(check, "name").padded(toWidth: 14) + shown + " " + str(check, "detail") + "\n"
+        return line + (check["fix"]?.stringValue.map { String(repeating: " ", count: 14) + "→ " + $0 + "\n" } ?? "")
+    }.joined()
 }
 
 func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }

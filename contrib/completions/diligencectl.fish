@@ -1,7 +1,7 @@
 # fish completion for diligencectl. Install to /usr/share/fish/vendor_completions.d/
 # (make install does). Task and device names come from the running daemon.
 
-set -l commands start note pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync reload version help
+set -l commands start note pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync reload version doctor help
 set -l task_commands list show add edit archive unarchive remove
 set -l days today tomorrow monday tuesday wednesday thursday friday saturday sunday
 
@@ -99,6 +99,7 @@ complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a expor
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a import -d 'add the sessions of a JSON-lines file'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a sync -d "keep this device's journal in a sync folder, show or stop it"
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a version -d 'print the versions'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a doctor -d 'say what works: notifications, sound, presence, sync, hooks'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a reload -d 're-read the daemon configuration'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'show help for a command'
 

@@ -1,0 +1,120 @@
+import CSystemd
+import DiligenceCore
+import DiligenceJSON
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One line of `doctor`: whether a part that reaches outside the daemon works, and what to
+/// install or change when it does not. On a minimal system these fail with nothing said.
+struct DoctorCheck {
+    enum State: String { case ok, off, problem }
+
+    var name: String
+    var state: State
+    var detail: String
+    var fix: String?
+
+    var json: JSON {
+        .object(
+            [("name", .string(name)), ("state", .string(state.rawValue)), ("detail", .string(detail))]
+                + (fix.map { [("fix", .string($0))] } ?? []))
+    }
+}
+
+extension Daemon {
+    /// The `doctor` answer: each part as this daemon sees it (its environment, config and PATH).
+    func doctorReport() -> JSON {
+        let checks = [notificationCheck(), soundCheck(), presenceCheck(), syncCheck(), hooksCheck()]
+        return .object([("checks", .array(checks.map(\.json)))])
+    }
+
+    private func notificationCheck() -> DoctorCheck {
+        guard config.notifications.enabled else {
+            return DoctorCheck(name: "notifications", state: .off, detail: "off in the config ([notifications] enabled)")
+        }
+        switch Notifier.serverInformation() {
+        case .success(let server):
+            return DoctorCheck(name: "notifications", state: .ok, detail: "\(server) answers on the session bus")
+        case .failure(.noBus(let reason)):
+            return DoctorCheck(
+                name: "notifications", state: .problem, detail: reason,
+                fix: "install dbus-user-session and log in again, so that the session has a bus at $XDG_RUNTIME_DIR/bus")
+        case .failure(.noServer(let reason)):
+            return DoctorCheck(
+                name: "notifications", state: .problem, detail: "no notification server answers on the session bus (\(reason))",
+                fix: "install and start a notification server: dunst, mako-notifier or xfce4-notifyd (GNOME and Plasma have their own)")
+        }
+    }
+
+    private func soundCheck() -> DoctorCheck {
+        let settings = config.sound
+        guard settings.endOfPhase || settings.ambient else {
+            return DoctorCheck(name: "sound", state: .off, detail: "off in the config ([sound] end_of_phase and ambient)")
+        }
+        guard let player = sound.player(settings) else {
+            return DoctorCheck(
+                name: "sound", state: .problem,
+                detail: "no sound player: none of \(Sound.candidates.joined(separator: ", ")) is on the PATH",
+                fix: "install pipewire-bin (pw-play), pulseaudio-utils (paplay) or alsa-utils (aplay), or set [sound] player")
+        }
+        let command = player.joined(separator: " ")
+        guard settings.endOfPhase else { return DoctorCheck(name: "sound", state: .ok, detail: "ambient sounds play with \(command)") }
+        if let file = settings.endOfPhaseFile {
+            guard Sys.isReadable(file) else {
+                return DoctorCheck(
+                    name: "sound", state: .problem, detail: "the end-of-phase sound \(file) cannot be read",
+                    fix: "set [sound] end_of_phase to a sound file that exists")
+            }
+            return DoctorCheck(name: "sound", state: .ok, detail: "\(command) \(file) at each phase end")
+        }
+        guard let theme = Sound.themeFiles.first(where: Sys.isReadable) else {
+            return DoctorCheck(
+                name: "sound", state: .problem, detail: "no end-of-phase sound: \(Sound.themeFiles[0]) is missing",
+                fix: "install sound-theme-freedesktop, or set [sound] end_of_phase to a sound file")
+        }
+        return DoctorCheck(name: "sound", state: .ok, detail: "\(command) \(theme) at each phase end")
+    }
+
+    private func presenceCheck() -> DoctorCheck {
+        var sources: [String] = []
+        if let session = logind.sessionPath { sources.append("logind's lock and idle hints of \(session)") }
+        if screenSaver.following { sources.append("the screen saver on the session bus") }
+        guard !sources.isEmpty else {
+            return DoctorCheck(
+                name: "presence", state: .problem,
+                detail: "no logind session and no screen saver heard: only `diligencectl away`/`back` tell",
+                fix: "run `diligencectl away` and `back` from swayidle or xss-lock (diligencectl(1), PRESENCE)")
+        }
+        return DoctorCheck(name: "presence", state: .ok, detail: "following " + sources.joined(separator: " and "))
+    }
+
+    private func syncCheck() -> DoctorCheck {
+        guard let folder = journal.directory() else {
+            return DoctorCheck(name: "sync", state: .off, detail: "off (diligencectl sync enable DIR turns it on)")
+        }
+        if let problem = journal.problem {
+            return DoctorCheck(name: "sync", state: .problem, detail: problem, fix: "see diligencectl sync status")
+        }
+        return DoctorCheck(name: "sync", state: .ok, detail: "this device's journal is in \(folder)")
+    }
+
+    private func hooksCheck() -> DoctorCheck {
+        let hooks = config.hooks.commands.sorted { $0.key < $1.key }
+        guard !hooks.isEmpty else { return DoctorCheck(name: "hooks", state: .off, detail: "none set ([hooks])") }
+        let missing = hooks.filter { _, argv in
+            guard let program = argv.first else { return true }
+            return program.contains("/") ? !Sys.isExecutable(program) : Sound.findOnPath([program]) == nil
+        }
+        guard missing.isEmpty else {
+            let names = missing.map { "on_\($0.key) (\($0.value.first ?? ""))" }.joined(separator: ", ")
+            return DoctorCheck(
+                name: "hooks", state: .problem, detail: "not found or not executable: \(names)",
+                fix: "install the program, or give its full path in [hooks]")
+        }
+        return DoctorCheck(
+            name: "hooks", state: .ok,
+            detail: "\(hooks.count) set, each program found: " + hooks.map { "on_\($0.key)" }.joined(separator: ", "))
+    }
+}
