@@ -23,7 +23,9 @@ FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
 APPDIR = $(PREFIX)/share/applications
 # Debug info of the stripped programs, by build id, as Debian keeps it (/usr/lib/debug/.build-id/).
 DEBUGDIR = $(PREFIX)/lib/debug
-PROGRAMS = diligenced diligencectl
+# Installed, diligencectl is a link to diligenced (one program, two names): the Swift runtime both
+# link statically ships once.
+INSTALLED_PROGRAM = diligenced
 UNITS = diligenced.service diligenced.socket
 # Directories a real install (no DESTDIR) made, for `make uninstall` to remove when empty.
 MADE_DIRS = $(DOCDIR)/installed-directories
@@ -204,7 +206,7 @@ install-files: check-prefix man
 		$(MANDIR)/man8 $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR) $(APPDIR); do \
 		while [ "$$dir" != / ] && [ ! -d "$(DESTDIR)$$dir" ]; do made="$$made $$dir"; dir=$$(dirname "$$dir"); done; \
 	done; \
-	for program in $(PROGRAMS); do \
+	for program in $(INSTALLED_PROGRAM); do \
 		install -Dm755 $(BIN_DIR)/$$program $(DESTDIR)$(BINDIR)/$$program || exit 1; \
 		id=$$(readelf -n $(DESTDIR)$(BINDIR)/$$program | sed -n 's/^ *Build ID: *//p'); \
 		[ -n "$$id" ] || { echo "install-files: $$program has no build id"; exit 2; }; \
@@ -215,6 +217,7 @@ install-files: check-prefix man
 		strip --remove-section=.comment --remove-section=.note $(DESTDIR)$(BINDIR)/$$program && \
 		objcopy --add-gnu-debuglink=$$debug $(DESTDIR)$(BINDIR)/$$program || exit 1; \
 	done; \
+	ln -sf $(INSTALLED_PROGRAM) $(DESTDIR)$(BINDIR)/diligencectl || exit 1; \
 	install -d $(DESTDIR)$(USERUNITDIR) && \
 	for unit in $(UNITS); do \
 		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit && \
@@ -271,7 +274,8 @@ uninstall: check-prefix
 			echo "Note: each user who enabled diligence should run: systemctl --user disable --now $(UNITS)"; \
 		fi; \
 	fi; \
-	for program in $(PROGRAMS); do \
+	rm -f $(DESTDIR)$(BINDIR)/diligencectl; \
+	for program in $(INSTALLED_PROGRAM); do \
 		[ -f $(DESTDIR)$(BINDIR)/$$program ] || continue; \
 		id=$$(readelf -n $(DESTDIR)$(BINDIR)/$$program | sed -n 's/^ *Build ID: *//p'); \
 		[ -z "$$id" ] || rm -f $(DESTDIR)$(DEBUGDIR)/.build-id/$$(echo $$id | cut -c1-2)/$$(echo $$id | cut -c3-).debug; \

@@ -10,8 +10,9 @@ import PackageDescription
 //   DiligenceStore     SQLite: schema, tasks, sessions, the saved timer (kept as JSON).
 //   DiligenceSync      per-device journals in a sync folder: line format, clock, merge rule, reader.
 //   DiligenceDaemon    the I/O shell: control server, timer driver, systemd glue.
-//   diligenced         the daemon's executable: Daemon.main.
-//   diligencectl       the command-line client: arguments, requests, reports and pictures.
+//   DiligenceClient    the command-line client: arguments, requests, reports and pictures.
+//   diligenced         the one program: Daemon.main, or the client when run as diligencectl.
+//   diligencectl       the client's executable for the build tree (installed, a link to diligenced).
 let package = Package(
     name: "diligence",
     products: [
@@ -54,8 +55,9 @@ let package = Package(
                 "CLinux",
             ]
         ),
-        .executableTarget(name: "diligenced", dependencies: ["DiligenceDaemon"]),
-        .executableTarget(name: "diligencectl", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime"]),
+        .target(name: "DiligenceClient", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime"]),
+        .executableTarget(name: "diligenced", dependencies: ["DiligenceClient", "DiligenceDaemon"]),
+        .executableTarget(name: "diligencectl", dependencies: ["DiligenceClient"]),
         // One test kit (TestSupport): time zones, temporary directories, waiting, and one API for
         // the in-process and the live daemon (ControlledDaemon).
         .target(
@@ -88,7 +90,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "DiligencectlTests",
-            dependencies: ["diligencectl", "DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTestSupport"],
+            dependencies: ["DiligenceClient", "DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTestSupport"],
             // Golden files, read from the source tree (PictureTests), not bundled.
             exclude: ["Pictures"]),
     ],

@@ -189,7 +189,7 @@ struct DocumentationTests {
             let text = Self.read(String(file.dropFirst(Self.root.count + 1)))
             referred.formUnion(Self.literals(after: "error.code == ", in: Substring(text)))
         }
-        let run = Self.read("Sources/diligencectl/Run.swift")
+        let run = Self.read("Sources/DiligenceClient/Run.swift")
         let list = run.firstRange(of: "mistakesInWhatWasTyped").map { run[$0.upperBound...].prefix { $0 != "]" } } ?? ""
         let typed = Self.literals(after: "\"", in: "\"" + list)
         #expect(typed.count > 10, "the scan found only \(typed) in Run.swift's mistakesInWhatWasTyped")

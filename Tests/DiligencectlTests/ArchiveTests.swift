@@ -2,7 +2,7 @@ import DiligenceJSON
 import DiligenceProtocol
 import Testing
 
-@testable import diligencectl
+@testable import DiligenceClient
 
 /// Issue 13, finding 2, on the client: `task archive`/`unarchive`, `task list --all/--archived`,
 /// and a removal prompt that says what it erases and offers archive instead.

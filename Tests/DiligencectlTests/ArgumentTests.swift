@@ -2,7 +2,7 @@ import DiligenceCore
 import DiligenceProtocol
 import Testing
 
-@testable import diligencectl
+@testable import DiligenceClient
 
 @Suite struct ArgumentTests {
     @Test(arguments: [

@@ -2,7 +2,7 @@ import DiligenceTestSupport
 import Foundation
 import Testing
 
-@testable import diligencectl
+@testable import DiligenceClient
 
 /// The shell completions in contrib/completions are written by hand: these checks keep them in
 /// step with the command table, so a new command or option cannot silently go missing.

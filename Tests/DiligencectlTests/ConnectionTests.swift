@@ -1,7 +1,7 @@
 import DiligenceProtocol
 import Testing
 
-@testable import diligencectl
+@testable import DiligenceClient
 
 /// The client against a socket: nobody there, or a fake daemon with canned answers.
 @Suite struct ConnectionTests {

@@ -2,7 +2,7 @@ import DiligenceCore
 import DiligenceProtocol
 import Testing
 
-@testable import diligencectl
+@testable import DiligenceClient
 
 /// Issue 13, "forgiving input" and "errors are inconsistent": what a newcomer's mistakes get.
 @Suite struct ForgivingInputTests {

@@ -2,7 +2,7 @@ import DiligenceJSON
 import DiligenceProtocol
 import Testing
 
-@testable import diligencectl
+@testable import DiligenceClient
 
 @Suite struct OutputTests {
     // MARK: Status line

@@ -4,7 +4,7 @@ import DiligenceTestSupport
 import Foundation
 import Testing
 
-@testable import diligencectl
+@testable import DiligenceClient
 
 /// The terminal pictures as text, at 40, 80 and 120 columns without colours (what NO_COLOR, a
 /// dumb terminal or a pipe gets), against golden files in Tests/DiligencectlTests/Pictures/.

@@ -2,7 +2,7 @@ import DiligenceTestSupport
 import Foundation
 import Testing
 
-@testable import diligencectl
+@testable import DiligenceClient
 
 /// The README's command list is written for people, so it is not generated; this keeps it true
 /// to the client's own table (what `diligencectl --help` and `COMMAND --help` print): every

@@ -2,7 +2,7 @@ import DiligenceJSON
 import Foundation
 import Testing
 
-@testable import diligencectl
+@testable import DiligenceClient
 
 /// Issue 13, finding 9: report titles and headings say what they show; per-task rows are
 /// sorted by time; a report of one task names no "best task".

@@ -1,7 +1,7 @@
 import DiligenceProtocol
 import Testing
 
-@testable import diligencectl
+@testable import DiligenceClient
 
 @Suite struct RequestTests {
     @Test(arguments: [

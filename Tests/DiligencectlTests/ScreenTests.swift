@@ -1,6 +1,6 @@
 import Testing
 
-@testable import diligencectl
+@testable import DiligenceClient
 
 @Suite struct DisplayWidthTests {
     @Test(arguments: [

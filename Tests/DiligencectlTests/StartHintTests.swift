@@ -1,6 +1,6 @@
 import Testing
 
-@testable import diligencectl
+@testable import DiligenceClient
 
 /// Exit 3's hint says how to start the daemon the way this client was installed: a package
 /// user has no source tree, a developer's build has no units.

@@ -3,9 +3,9 @@ import DiligenceProtocol
 import DiligenceTestSupport
 import Testing
 
-@testable import diligencectl
+@testable import DiligenceClient
 
-/// `--waybar`, the offline line, and the `watch` loop (Sources/diligencectl/StatusBar.swift).
+/// `--waybar`, the offline line, and the `watch` loop (StatusBar.swift).
 @Suite struct StatusBarTests {
     // MARK: waybar
 

@@ -3,7 +3,7 @@ import DiligenceProtocol
 import DiligenceTestSupport
 import Synchronization
 
-@testable import diligencectl
+@testable import DiligenceClient
 
 #if canImport(Glibc)
     import Glibc

@@ -127,6 +127,11 @@ extension EndToEnd {
                 ["/bin/sh", "-c", "dpkg-deb --ctrl-tarfile '\(packages[0])' | tar -t | sort"],
                 environment: ["PATH": "/usr/bin:/bin"], directory: work.path)
             #expect(control.stdout == "./\n./control\n./md5sums\n", "control members: \(control)")
+            // One program under two names: the Swift runtime, linked statically, ships once (it
+            // was 18.4 MiB with two programs).
+            let size = try runProgram(["/usr/bin/dpkg-deb", "-f", packages[0], "Installed-Size"], environment: [:], directory: work.path)
+            let kib = try #require(Int(size.output), "Installed-Size: \(size)")
+            #expect(kib <= 11 * 1024, "Installed-Size \(kib) KiB, more than 11 MiB")
 
             guard let secondStatus = secondBuild.wait(timeout: 300), secondStatus == .exited(0) else {
                 secondBuild.killAndReap()
@@ -192,8 +197,10 @@ extension EndToEnd {
             #expect(zsh.output == "_diligencectl", "zsh's compinit does not find it: \(zsh)")
             let fish = try m.inNamespace(["/usr/bin/fish", "-c", "complete -C 'diligencectl sta'"])
             #expect(fish.stdout.split(separator: "\n").contains { $0.hasPrefix("start") }, "fish does not find it: \(fish)")
-            // The debug info of each program, found by its build id (gdb, coredumpctl).
-            for program in ["diligenced", "diligencectl"] {
+            // One program under two names; its debug info found by its build id (gdb, coredumpctl).
+            let link = try m.inNamespace(["/usr/bin/readlink", "/usr/bin/diligencectl"])
+            #expect(link.output == "diligenced", "/usr/bin/diligencectl should be a link to diligenced: \(link)")
+            for program in ["diligenced"] {
                 let notes = try m.inNamespace(["/usr/bin/readelf", "-n", "/usr/bin/" + program]).stdout
                 let id = try #require(
                     notes.split(separator: "\n").first { $0.contains("Build ID:") }?.split(separator: " ").last.map(String.init))
