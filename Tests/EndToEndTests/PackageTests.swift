@@ -268,3 +268,40 @@ private func existing(_ paths: [String], in m: UserManager) throws -> Set<String
     guard run.succeeded else { throw HarnessError("\(run)") }
     return Set(run.stdout.split(separator: "\n").map(String.init))
 }
+
+extension EndToEnd {
+    /// What the package's sources promise, checked without building it (no root, no release).
+    @Suite("Debian source: licence, copyright")
+    struct DebianSource {
+        /// The paragraphs of a deb822 file (debian/copyright, debian/control), blank-line separated.
+        static func paragraphs(_ text: String) -> [String] {
+            text.components(separatedBy: "\n\n").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
+        }
+
+        @Test("LICENSE is the Apache License 2.0 word for word; debian/copyright is DEP-5 and says Apache-2.0; README names it")
+        func licence() throws {
+            let common = "/usr/share/common-licenses/Apache-2.0"
+            let text = readFileBytes(common)
+            try #require(!text.isEmpty, "\(common) is missing (base-files ships it)")
+            #expect(readFileBytes(PackageFiles.path("LICENSE")) == text, "LICENSE is not the text of \(common)")
+
+            let copyright = Self.paragraphs(PackageFiles.read("debian/copyright"))
+            let header = try #require(copyright.first)
+            #expect(
+                header.hasPrefix("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"),
+                "debian/copyright does not start with DEP-5's Format: line: \(header)")
+            let files = try #require(copyright.first { $0.hasPrefix("Files: *\n") }, "no Files: * paragraph: \(copyright)")
+            #expect(files.contains("\nCopyright: "), "\(files)")
+            #expect(files.hasSuffix("\nLicense: Apache-2.0"), "Files: * is not under Apache-2.0: \(files)")
+            let licence = try #require(copyright.first { $0.hasPrefix("License: Apache-2.0\n") }, "no stand-alone License: Apache-2.0 paragraph")
+            #expect(licence.contains(common), "the License paragraph does not point at \(common): \(licence)")
+            #expect(licence.contains("http://www.apache.org/licenses/LICENSE-2.0"), "\(licence)")
+            #expect(!PackageFiles.read("debian/copyright").contains("passed on"), "the old no-licence paragraph is still there")
+
+            let readme = PackageFiles.read("README.md")
+            let section = try #require(readme.range(of: "\n## Licence\n"), "README.md has no Licence section")
+            let body = readme[section.upperBound...].prefix { $0 != "#" }
+            #expect(body.contains("Apache License 2.0") && body.contains("[LICENSE](LICENSE)"), "README's Licence section: \(body)")
+        }
+    }
+}
