@@ -75,7 +75,7 @@ let package = Package(
             dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceStore", "DiligenceSync", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(
             name: "DiligenceSyncTests",
-            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceSync", "DiligenceTime", "DiligenceTestSupport"]),
+            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceSync", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(
             name: "DiligenceDaemonTests",
             dependencies: [

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceProtocol
 import Dispatch
 
 #if canImport(Glibc)
@@ -63,7 +64,7 @@ public struct Clocks: Sendable {
 
     /// This boot's id, so a saved timer can tell a daemon restart from a reboot.
     public static let bootID: String = {
-        guard let bytes = try? Sys.readFile("/proc/sys/kernel/random/boot_id", limit: 64) else { return "" }
+        guard let bytes = try? RegularFile.read("/proc/sys/kernel/random/boot_id", limit: 64) else { return "" }
         return String(decoding: bytes.prefix { $0 != 0 && $0 != 10 }, as: UTF8.self)
     }()
 }

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceProtocol
 
 #if canImport(Glibc)
     import Glibc
@@ -29,7 +30,7 @@ extension Daemon {
 
     /// Reads and checks the config file; throws the reason (with the file and line) when it is refused.
     static func readConfig(_ paths: DaemonPaths) throws(DiligenceError) -> (config: DaemonConfig, text: String?) {
-        guard let text = try Files.read(paths.config) else {
+        guard let text = try Files.read(paths.config, followingLinks: true) else {
             if paths.configRequired {
                 throw DiligenceError("missing_config", "The config file \(paths.config) does not exist.")
             }

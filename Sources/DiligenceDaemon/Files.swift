@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceProtocol
 
 #if canImport(Glibc)
     import Glibc
@@ -43,22 +44,29 @@ enum Files {
     }
 
     private static func writeFile(_ text: String, to path: String, flags: Int32, synced: Bool) throws(Errno) {
-        let fd = try Sys.open(path, O_WRONLY | O_CREAT | flags, mode: 0o600)
+        let fd: Int32
+        do { fd = try RegularFile.open(path, O_WRONLY | O_CREAT | flags, mode: 0o600) } catch {
+            throw Errno(fileError: error, call: "open \(path)")
+        }
         defer { Sys.close(fd) }
         try Sys.writeAll(fd, Array(text.utf8), call: "write \(path)")
         if synced { try Sys.fsync(fd, call: "fsync \(path)") }
     }
 
-    /// The whole file as text, nil when it does not exist.
-    static func read(_ path: String) throws(DiligenceError) -> String? {
+    /// The whole file as text, nil when it does not exist. `followingLinks`: the config file,
+    /// which dotfile managers (stow, home-manager) link; the link's target must still be a
+    /// regular file. A FIFO, a device or a directory is refused, never waited on.
+    static func read(_ path: String, followingLinks: Bool = false) throws(DiligenceError) -> String? {
         let bytes: [UInt8]
         do {
-            guard let contents = try Sys.readFile(path, limit: 1 << 20) else { return nil }
+            guard let contents = try RegularFile.read(path, limit: 1 << 20, followingLinks: followingLinks) else { return nil }
             bytes = contents
-        } catch  where error.code == EFBIG {
-            throw DiligenceError("cannot_read", "\(path) is larger than 1 MiB; is it the right file?")
         } catch {
-            throw DiligenceError("cannot_read", "Cannot read \(path): \(error.reason).")
+            switch error.problem {
+            case .tooLarge: throw DiligenceError("cannot_read", "\(path) is larger than 1 MiB; is it the right file?")
+            case .notRegular: throw DiligenceError(FileError.notRegularCode, "\(error.description); it is not read.")
+            case .system: throw DiligenceError("cannot_read", "Cannot read \(path): \(error.reason).")
+            }
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw DiligenceError("invalid_config", "\(path) is not UTF-8 text.")

@@ -243,7 +243,7 @@ final class SyncJournal {
     /// Starts the journal in `folder` with the device's name and the whole history (and
     /// `removals` known besides).
     private func start(in folder: String, now: Double, removals: [JournalChange] = []) throws(DiligenceError) {
-        try Files.makeDirectories(folder, mode: 0o755)
+        try Files.makeDirectories(folder, mode: 0o700)
         let name = name()
         let changes = [.deviceNamed(name: name)] + (try store.journalSnapshot(device: device)) + removals
         let last = try append(changes, in: folder, now: now)
@@ -272,6 +272,8 @@ final class SyncJournal {
         let entries = changes.map { JournalEntry(device: device, hlc: stamped.stamp(now: now), change: $0) }
         // What this daemon wrote, known at once (kept in the database with the append's record).
         do { written = try JournalFolder(directory: folder, device: device).append(entries) } catch {
+            // A FIFO or a link in its place is not written to (nor through): said as such.
+            if case .notRegular = error.problem { throw DiligenceError(FileError.notRegularCode, "\(error)") }
             throw DiligenceError("sync_journal_unwritable", "\(error)")
         }
         clock = stamped
@@ -299,7 +301,7 @@ final class SyncJournal {
         }
         if let problem = SyncFolder.problem(with: text) { throw DiligenceError("invalid_directory", "Refused: \(problem).") }
         let folder = Self.expand(text)
-        do { try Files.makeDirectories(folder, mode: 0o755) } catch {
+        do { try Files.makeDirectories(folder, mode: 0o700) } catch {
             throw DiligenceError("invalid_directory", error.message)
         }
         if newDevice { try renewDevice() }

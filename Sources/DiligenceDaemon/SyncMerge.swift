@@ -1,5 +1,6 @@
 import DiligenceCore
 import DiligenceJSON
+import DiligenceProtocol
 import DiligenceStore
 import DiligenceSync
 import DiligenceTime
@@ -47,6 +48,9 @@ final class SyncMerge {
     /// store then refuses is logged with its line, as an unreadable one is.
     private var lineOf = LinePlaces()
     private var watch: ZoneWatch?
+    /// The journals' names that are not regular files (what each is), logged once each while
+    /// they stay so.
+    private var skippedFiles: [String: FileKind] = [:]
     /// Own changes still wait for the journal: merging now could undo them (logged once).
     private var heldBack = false
 
@@ -216,6 +220,7 @@ final class SyncMerge {
             cursors = others
             batches += read.batches
             problems += read.problems
+            noteSkipped(read.skipped)
             more = false
             for (device, batch) in batches {
                 problems += batch.problems
@@ -245,6 +250,22 @@ final class SyncMerge {
             Log.warning("Sync: \(problem); skipped.", fields: [("EVENT", "sync_line_skipped")])
         }
         return changed ? touched : nil
+    }
+
+    /// Logs each journal name that is not a regular file once (again only once it was one in
+    /// between, or became something else).
+    private func noteSkipped(_ skipped: [FileError]) {
+        var now: [String: FileKind] = [:]
+        for file in skipped {
+            guard case .notRegular(let kind) = file.problem else { continue }
+            now[file.path] = kind
+            if skippedFiles[file.path] != kind {
+                Log.warning(
+                    "Sync: \(file.description); it is skipped (not read, not waited on, not followed) until a journal is there.",
+                    fields: [("EVENT", "sync_file_skipped"), ("CODE", FileError.notRegularCode)])
+            }
+        }
+        skippedFiles = now
     }
 }
 

@@ -1,4 +1,5 @@
 import CLinux
+import DiligenceProtocol
 
 #if canImport(Glibc)
     import Glibc
@@ -8,9 +9,25 @@ import CLinux
 public struct Errno: Error, Equatable, CustomStringConvertible {
     public var code: Int32
     public var call: String
+    /// Words that say more than `code` (a file that is not a regular file).
+    public var detail: String?
+
+    public init(code: Int32, call: String, detail: String? = nil) {
+        self.code = code
+        self.call = call
+        self.detail = detail
+    }
+
+    /// A refused `RegularFile.open`: its errno, or EINVAL with what the file is.
+    init(fileError: FileError, call: String) {
+        switch fileError.problem {
+        case .system(let code): self.init(code: code, call: call)
+        case .notRegular, .tooLarge: self.init(code: EINVAL, call: call, detail: fileError.reason)
+        }
+    }
 
     /// The system's words for `code` ("Too many open files").
-    public var reason: String { String(cString: strerror(code)) }
+    public var reason: String { detail ?? String(cString: strerror(code)) }
     public var description: String { "\(call): \(reason)" }
 }
 
@@ -187,20 +204,6 @@ enum Sys {
         case .done: return .done(())
         case .wouldBlock: return .wouldBlock
         }
-    }
-
-    /// The whole file, nil when it does not exist; at most `limit` bytes (more throws EFBIG).
-    static func readFile(_ path: String, limit: Int = 1 << 20) throws(Errno) -> [UInt8]? {
-        let fd: Int32
-        do { fd = try open(path, O_RDONLY) } catch  where error.code == ENOENT { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while case .done(let n) = try read(fd, into: &chunk), n > 0 {
-            bytes += chunk[..<n]
-            if bytes.count > limit { throw Errno(code: EFBIG, call: "read \(path)") }
-        }
-        return bytes
     }
 }
 

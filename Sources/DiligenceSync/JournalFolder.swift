@@ -1,3 +1,5 @@
+import DiligenceProtocol
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -58,12 +60,15 @@ public struct JournalFolder: Sendable {
     /// end of the file written, read through its descriptor: the file this device wrote even
     /// when a sync tool renamed another over its name meanwhile (nil: nothing to write).
     @discardableResult
-    public func append(_ entries: [JournalEntry]) throws(JournalReadError) -> JournalCursor? {
+    public func append(_ entries: [JournalEntry]) throws(FileError) -> JournalCursor? {
         guard !entries.isEmpty else { return nil }
         let path = ownPath
-        let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw JournalReadError(path: path, errno: errno) }
+        let fd = try RegularFile.open(path, O_RDWR | O_APPEND | O_CREAT, mode: 0o600)
         defer { close(fd) }
+        // Private whatever the umask, as the database is; a journal an older version made 0644
+        // is narrowed too. Best effort: a FAT stick's modes cannot change, which stops nothing.
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_mode & 0o7777 != 0o600 { _ = fchmod(fd, 0o600) }
         var bytes: [UInt8] = []
         let end = lseek(fd, 0, SEEK_END)
         if end > 0 {
@@ -79,11 +84,11 @@ public struct JournalFolder: Sendable {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw JournalReadError(path: path, errno: errno)
+                throw FileError(path: path, problem: .system(errno))
             }
             done += n
         }
-        guard fdatasync(fd) == 0 else { throw JournalReadError(path: path, errno: errno) }
+        guard fdatasync(fd) == 0 else { throw FileError(path: path, problem: .system(errno)) }
         return try JournalReader.end(of: fd, path: path)
     }
 
@@ -122,21 +127,27 @@ public struct JournalFolder: Sendable {
 
     /// Reads every other device's journal past its cursor in `cursors` (a journal not in it
     /// from its start) and moves the cursors on. A journal that cannot be read (gone between
-    /// the listing and the read) is left for the next time, as a problem.
+    /// the listing and the read) is left for the next time, as a problem; a name that is not a
+    /// regular file (a FIFO, a link, a directory) is never waited on nor followed: `skipped`.
     public func readOthers(cursors: inout [String: JournalCursor]) -> (
-        batches: [(device: String, batch: JournalBatch)], problems: [JournalProblem]
+        batches: [(device: String, batch: JournalBatch)], problems: [JournalProblem], skipped: [FileError]
     ) {
         var batches: [(device: String, batch: JournalBatch)] = []
         var problems: [JournalProblem] = []
+        var skipped: [FileError] = []
         for (other, path) in otherJournals() {
             do {
                 let batch = try JournalReader.read(path: path, device: other, from: cursors[other] ?? .start)
                 cursors[other] = batch.cursor
                 batches.append((other, batch))
             } catch {
-                problems.append(JournalProblem(file: path, line: cursors[other]?.line ?? 0, message: "\(error)"))
+                if case .notRegular = error.problem {
+                    skipped.append(error)
+                } else {
+                    problems.append(JournalProblem(file: path, line: cursors[other]?.line ?? 0, message: error.reason))
+                }
             }
         }
-        return (batches, problems)
+        return (batches, problems, skipped)
     }
 }

@@ -1,3 +1,5 @@
+import DiligenceProtocol
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -89,14 +91,14 @@ public enum JournalReader {
     }
 
     /// Reads the complete lines of `path` (the journal of `device`) past `cursor`. Throws
-    /// `JournalReadError` when the file cannot be opened or read (it may have gone: a sync
-    /// tool replacing it); the cursor then stays where it was.
-    public static func read(path: String, device: String, from cursor: JournalCursor) throws(JournalReadError) -> JournalBatch {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw JournalReadError(path: path, errno: errno) }
+    /// `FileError` when the file cannot be opened or read (it may have gone: a sync tool
+    /// replacing it) or is not a regular file (a FIFO, a link: never waited on nor followed);
+    /// the cursor then stays where it was.
+    public static func read(path: String, device: String, from cursor: JournalCursor) throws(FileError) -> JournalBatch {
+        let fd = try RegularFile.open(path, O_RDONLY)
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw JournalReadError(path: path, errno: errno) }
+        guard fstat(fd, &info) == 0 else { throw FileError(path: path, problem: .system(errno)) }
         let size = Int64(info.st_size)
         var start = cursor
         var restarted = false
@@ -120,20 +122,17 @@ public enum JournalReader {
 
     /// The cursor at the end of `path` (its size and the checksum of its last `window` bytes;
     /// no line count); nil when there is no such file.
-    public static func end(of path: String) throws(JournalReadError) -> JournalCursor? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ENOENT { return nil }
-            throw JournalReadError(path: path, errno: errno)
-        }
+    public static func end(of path: String) throws(FileError) -> JournalCursor? {
+        let fd: Int32
+        do { fd = try RegularFile.open(path, O_RDONLY) } catch  where error.isMissing { return nil }
         defer { close(fd) }
         return try end(of: fd, path: path)
     }
 
     /// The cursor at the end of the open file `fd` (`path` names it in errors).
-    static func end(of fd: Int32, path: String) throws(JournalReadError) -> JournalCursor {
+    static func end(of fd: Int32, path: String) throws(FileError) -> JournalCursor {
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw JournalReadError(path: path, errno: errno) }
+        guard fstat(fd, &info) == 0 else { throw FileError(path: path, problem: .system(errno)) }
         let size = Int64(info.st_size)
         let start = max(0, size - Int64(window))
         let tail = try pread(fd, path: path, at: start, count: Int(size - start))
@@ -192,7 +191,7 @@ public enum JournalReader {
         }
     }
 
-    private static func pread(_ fd: Int32, path: String, at offset: Int64, count: Int) throws(JournalReadError) -> [UInt8] {
+    private static func pread(_ fd: Int32, path: String, at offset: Int64, count: Int) throws(FileError) -> [UInt8] {
         guard count > 0 else { return [] }
         var buffer = [UInt8](repeating: 0, count: count)
         var done = 0
@@ -202,7 +201,7 @@ public enum JournalReader {
             }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw JournalReadError(path: path, errno: errno)
+                throw FileError(path: path, problem: .system(errno))
             }
             if n == 0 { break }
             done += n
@@ -211,17 +210,4 @@ public enum JournalReader {
         buffer.removeLast(count - done)
         return buffer
     }
-}
-
-/// A journal file that could not be opened, read or written.
-public struct JournalReadError: Error, Sendable, CustomStringConvertible {
-    public init(path: String, errno: Int32) {
-        self.path = path
-        self.errno = errno
-    }
-
-    public var path: String
-    public var errno: Int32
-
-    public var description: String { "\(path): \(String(cString: strerror(errno)))" }
 }

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceProtocol
 import DiligenceSync
 import DiligenceTestSupport
 import DiligenceTime
@@ -199,5 +200,84 @@ import Testing
             let own = JournalEntry(device: deviceB, hlc: clock.stamp(now: now), change: .sessionRemoved(id: uuid(1)))
             #expect(throws: Never.self, "seed \(Self.seed): after \(entry.hlc)") { try JournalEntry.parse(Array(own.line.utf8)) }
         }
+    }
+}
+
+/// The journals' fuzzer's special files (docs/reliability.md, "Files that are not files"): the
+/// names a journal can have, taken by what another hand or a sync tool can put there.
+@Suite("Journal names that are not regular files") struct SpecialJournalFileTests {
+    /// Every kind of non-regular file at another device's journal name, beside a fuzzed regular
+    /// journal: the regular one read whole, each other skipped saying what it is, none waited on
+    /// (a FIFO without a writer held the open for ever) nor followed (a link to a journal outside).
+    @Test("another device's journal name held by a FIFO, a link, a directory, a device: skipped saying what it is, never waited on")
+    func othersSkipped() throws {
+        let dir = TemporaryDirectory("diligence-sync-test")
+        defer { dir.remove() }
+        let outside = TemporaryDirectory("diligence-sync-test")
+        defer { outside.remove() }
+        let (lines, bytes) = JournalFuzzTests.journal(seed: JournalFuzzTests.seed, count: 200)
+        // The fuzzed journal is device A's; this device is B.
+        let folder = JournalFolder(directory: dir.path, device: deviceB)
+        deliver(bytes, to: folder.path(of: deviceA))
+        // A journal of its own outside the folder, reachable only through the link.
+        var generator = JournalLineGenerator(seed: JournalFuzzTests.seed, device: deviceC)
+        deliver(Array((generator.soundLine().line + "\n").utf8), to: outside.path + "/secret.jsonl")
+        let kinds: [(id: String, kind: FileKind)] = [
+            (uuid(0xC, "c"), .symlink), (uuid(0xD, "d"), .fifo), (uuid(0xE, "e"), .directory), (uuid(0xF, "f"), .characterDevice),
+        ]
+        #expect(symlink(outside.path + "/secret.jsonl", folder.path(of: kinds[0].id)) == 0)
+        #expect(mkfifo(folder.path(of: kinds[1].id), 0o600) == 0)
+        #expect(mkdir(folder.path(of: kinds[2].id), 0o700) == 0)
+        // /dev/null's numbers (1, 3): the test runs as root, as `make test` does.
+        try #require(mknod(folder.path(of: kinds[3].id), S_IFCHR | 0o600, dev_t(1 << 8 | 3)) == 0, "mknod needs root")
+
+        var cursors: [String: JournalCursor] = [:]
+        let read = folder.readOthers(cursors: &cursors)
+        #expect(read.batches.map(\.device) == [deviceA])
+        let taken = Set(read.batches.first?.batch.entries.map(\.line) ?? [])
+        let sound = Set(lines.indices.filter { lines[$0].sound }.map { $0 + 1 })
+        #expect(!sound.isEmpty && sound.isSubset(of: taken), "the regular journal read whole: \(sound.subtracting(taken).sorted())")
+        #expect(read.problems.isEmpty, "\(read.problems)")
+        #expect(read.skipped.map(\.path) == kinds.map { folder.path(of: $0.id) }, "\(read.skipped)")
+        for (file, expected) in zip(read.skipped, kinds) {
+            #expect(file.problem == .notRegular(expected.kind))
+            #expect(file.description == "\(folder.path(of: expected.id)): it is \(expected.kind.rawValue), not a regular file")
+        }
+        #expect(cursors[kinds[0].id] == nil, "nothing was read through the link")
+    }
+
+    /// This device's own journal replaced by a link to a file outside (`~/.bashrc` in the
+    /// review) or by a FIFO: the append refuses it, the target unchanged.
+    @Test(
+        "this device's journal replaced by a link or a FIFO: not written through, the append says what it is",
+        arguments: [FileKind.symlink, .fifo])
+    func ownRefused(kind: FileKind) throws {
+        let dir = TemporaryDirectory("diligence-sync-test")
+        defer { dir.remove() }
+        let a = SyncDevice(id: deviceA, directory: dir.path)
+        let target = dir.path + "/bashrc"
+        deliver(Array("export PS1='$ '\n".utf8), to: target)
+        if kind == .symlink { #expect(symlink(target, a.folder.ownPath) == 0) } else { #expect(mkfifo(a.folder.ownPath, 0o600) == 0) }
+        #expect(throws: FileError(path: a.folder.ownPath, problem: .notRegular(kind))) {
+            try a.change(.taskAdded(task(uuid(1), "Work")))
+        }
+        #expect(fileBytes(target) == Array("export PS1='$ '\n".utf8), "the link's target unchanged")
+        #expect(throws: FileError(path: a.folder.ownPath, problem: .notRegular(kind))) { try JournalReader.end(of: a.folder.ownPath) }
+    }
+
+    @Test("this device's journal is created 0600 under umask 022, and a 0644 one narrowed at the next append")
+    func ownJournalPrivate() throws {
+        let dir = TemporaryDirectory("diligence-sync-test")
+        defer { dir.remove() }
+        let a = SyncDevice(id: deviceA, directory: dir.path)
+        // umask is the process's: the other tests running meanwhile create nothing that matters.
+        let before = umask(0o022)
+        defer { umask(before) }
+        try a.change(.taskAdded(task(uuid(1), "Work")))
+        var st = stat()
+        #expect(stat(a.folder.ownPath, &st) == 0 && st.st_mode & 0o7777 == 0o600, "mode \(String(st.st_mode & 0o7777, radix: 8))")
+        #expect(chmod(a.folder.ownPath, 0o644) == 0)
+        try a.change(.taskAdded(task(uuid(2), "Study")))
+        #expect(stat(a.folder.ownPath, &st) == 0 && st.st_mode & 0o7777 == 0o600, "mode \(String(st.st_mode & 0o7777, radix: 8))")
     }
 }

@@ -1,4 +1,5 @@
 import DiligenceCore
+import DiligenceProtocol
 import DiligenceSync
 import DiligenceTestSupport
 import Testing
@@ -111,7 +112,7 @@ private func lines(_ entries: [JournalEntry]) -> [UInt8] {
 
     @Test("a missing file is an error that names it")
     func missing() {
-        #expect(throws: JournalReadError.self) { try JournalReader.read(path: "/nonexistent/x.jsonl", device: deviceA, from: .start) }
+        #expect(throws: FileError.self) { try JournalReader.read(path: "/nonexistent/x.jsonl", device: deviceA, from: .start) }
     }
 
     @Test("a journal longer than one read is read in several, and every line once")
