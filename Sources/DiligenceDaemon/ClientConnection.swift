@@ -43,6 +43,9 @@ final class ClientConnection {
     private var waitingForRoom = false
     /// Set while request lines are handled: a handler's own `send` must not handle more.
     private var handlingLines = false
+    /// The client closed its writing half (`printf … | socat`): the lines it sent are still
+    /// answered and the answers flushed, then the connection closes.
+    private var inputEnded = false
     private var onLine: ((ClientConnection, ArraySlice<UInt8>) -> Void)?
     private var readLoop: ReadLoop?
     var onClose: ((ClientConnection) -> Void)?
@@ -94,8 +97,8 @@ final class ClientConnection {
         guard let readLoop, !closed else { return }
         var wanted: Readiness = waitingForRoom ? .writable : []
         switch state {
-        case .reading(let held): if !held && output.takesRequests { wanted.insert(.readable) }
-        case .watching, .closing: wanted.insert(.readable)
+        case .reading(let held): if !held && output.takesRequests && !inputEnded { wanted.insert(.readable) }
+        case .watching, .closing: if !inputEnded { wanted.insert(.readable) }
         case .closed: return
         }
         guard wanted != interest else { return }
@@ -118,10 +121,13 @@ final class ClientConnection {
         } catch {
             return close()
         }
-        if n == 0 { return close() }
         // A watch stream takes no further requests; a closing connection's input is dropped.
-        guard case .reading = state else { return }
-        framer.append(readBuffer.bytes[..<n])
+        guard case .reading = state else { return n == 0 ? close() : () }
+        if n == 0 {
+            inputEnded = true
+        } else {
+            framer.append(readBuffer.bytes[..<n])
+        }
         handleLines()
     }
 
@@ -136,6 +142,7 @@ final class ClientConnection {
             case .line(let line): onLine(self, line)
             case .tooLong: return refuseLongLine()
             case .needMore:
+                if inputEnded { return finishAfterInputEnded() }
                 if framer.hasPartialLine { armPartialLineTimer() } else { disarmPartialLineTimer() }
                 return updateInterest()
             }
@@ -144,6 +151,15 @@ final class ClientConnection {
         // (`flush`) or the request is answered (`resume`).
         disarmPartialLineTimer()
         updateInterest()
+    }
+
+    /// Every complete line the client sent is answered (a partial last line, with no newline,
+    /// is no request): close once the answers are out.
+    private func finishAfterInputEnded() {
+        framer.reset()
+        disarmPartialLineTimer()
+        state = .closing
+        if output.isEmpty { close() } else { updateInterest() }
     }
 
     // MARK: Partial lines
@@ -212,23 +228,19 @@ final class ClientConnection {
             case .done(let n): output.sent(n)
             case .wouldBlock:
                 waitingForRoom = true
-                return caughtUp()
+                return continueAfterFlush()
             case nil: return close()
             }
         }
         waitingForRoom = false
         if state == .closing { return close() }
-        caughtUp()
+        continueAfterFlush()
     }
 
-    /// After a flush: reads again (and handles the lines waiting) once back-pressure allows.
-    private func caughtUp() {
-        let wasReading = interest.contains(.readable)
-        if case .reading(held: false) = state, !wasReading, output.caughtUp {
-            handleLines()
-        } else {
-            updateInterest()
-        }
+    /// After a flush back-pressure may have ended: the lines already received are handled now,
+    /// since no further input may ever come to trigger them (issue 26).
+    private func continueAfterFlush() {
+        if state == .reading(held: false) && !handlingLines { handleLines() } else { updateInterest() }
     }
 
     /// Holds the connection while its current request waits (see `State.reading`).
@@ -240,7 +252,7 @@ final class ClientConnection {
     func resume() {
         guard isHeld else { return }
         state = .reading(held: false)
-        if output.caughtUp || interest.contains(.readable) { handleLines() } else { updateInterest() }
+        handleLines()
     }
 
     /// Closes the descriptor now (out of the read loop first), so its number is free at once.

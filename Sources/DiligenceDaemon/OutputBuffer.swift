@@ -20,6 +20,7 @@ struct OutputBuffer {
 
     mutating func append(_ text: String) {
         bytes += text.utf8
+        if pending > Self.maxBacklog { holdsRequests = true }
     }
 
     /// The client took `count` more bytes.
@@ -33,20 +34,23 @@ struct OutputBuffer {
             bytes.removeFirst(start)
             start = 0
         }
+        if pending <= Self.maxBacklog / 2 { holdsRequests = false }
     }
 
     mutating func removeAll() {
         bytes = []
         start = 0
+        holdsRequests = false
     }
 
     // MARK: Back-pressure
 
-    /// Whether more requests may be read and handled: the client takes its answers.
-    var takesRequests: Bool { pending <= Self.maxBacklog }
-    /// Whether reading, stopped by back-pressure, may start again: the client caught up to
-    /// half the backlog (so reading does not flap at the edge).
-    var caughtUp: Bool { pending <= Self.maxBacklog / 2 }
+    /// Set once the client left more than the backlog unread, cleared once it caught up to half
+    /// of it (so reading does not flap at the edge). One rule for reading and for handling the
+    /// lines already read: two rules once let lines wait with reading on and nothing to come.
+    private(set) var holdsRequests = false
+    /// Whether more requests may be read and handled.
+    var takesRequests: Bool { !holdsRequests }
 
     /// Whether the client left so much unread that it is dropped: a watcher past the backlog,
     /// anyone past the largest answer.

@@ -102,6 +102,54 @@ extension EndToEnd {
             let summary = codes.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             print("grammar fuzz: seed \(Self.seed), \(Self.count) requests, \(ok) ok; refused: \(summary); RSS growth \(growth / 1024) KiB")
         }
+
+        /// The daemon's output backlog (docs/reliability.md): past it a client is read no more.
+        static let outputBacklog = 256 * 1024
+
+        /// The socket itself takes a good part of an answer at once (its buffer), so the answers
+        /// go well past the backlog too: only there does back-pressure start and end.
+        @Test("Generated requests pipelined after answers of 0.9 to 3 times the output backlog: each answered once, in order")
+        func generatedRequestsAfterLargeAnswers() throws {
+            let d = try DaemonUnderTest()
+            let sessions = 3_000
+            let utc = ISO8601DateFormatter()
+            let lines = (0..<sessions).map { i in
+                let start = Date(timeIntervalSince1970: 1_700_000_000 + Double(i) * 3_600)
+                return
+                    #"{"task":"Work","start":"\#(utc.string(from: start))","end":"\#(utc.string(from: start + 1_500))","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}"#
+            }
+            for chunk in stride(from: 0, to: sessions, by: 200) {
+                try d.call("import", [("content", .string(lines[chunk..<min(chunk + 200, sessions)].joined(separator: "\n")))])
+            }
+            // Sessions per answer of the backlog's size: one history line is about the same for each.
+            let whole = try d.call("history").serialized.utf8.count
+            let perSession = Double(whole) / Double(sessions)
+            var generator = SchemaRequestGenerator(seed: Self.seed ^ 0x26)
+            let connection = try PipelinedConnection(path: d.socketPath)
+            let documented = try documentedErrorCodes()
+            let fractions = [0.9, 1.0, 1.1, 1.5, 2.0, 3.0]
+            for round in 0..<(3 * fractions.count) {
+                let fraction = fractions[round % fractions.count]
+                let limit = Int(Double(Self.outputBacklog) * fraction / perSession)
+                var batch = (0..<20).map { _ in generator.next() }
+                let large = #"{"command":"history","limit":\#(limit),"id":"large \#(round)"}"#
+                batch.insert(large, at: generator.int(4))
+                batch.append(#"{"command":"status","id":"last \#(round)"}"#)
+                let answers = try connection.exchange(batch, timeout: 30)
+                for (line, bytes) in zip(batch, answers) {
+                    let answer = try JSON.parse(bytes)
+                    if line == large {
+                        #expect(answer["id"] == .string("large \(round)"), "seed \(Self.seed): \(answer.serialized.prefix(200))")
+                        #expect((answer["result"]?["sessions"]?.arrayValue?.count ?? 0) > limit / 2)
+                    } else if !answer.isOK {
+                        let code = answer.errorCode ?? "(none)"
+                        #expect(documented.contains(code), "seed \(Self.seed): undocumented \(code) for \(line.prefix(300))")
+                    }
+                }
+                // The last line's answer is the last answer: nothing was answered twice or skipped.
+                #expect(try JSON.parse(#require(answers.last))["id"] == .string("last \(round)"))
+            }
+        }
     }
 }
 
