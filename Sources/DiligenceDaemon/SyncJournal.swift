@@ -54,8 +54,8 @@ final class SyncJournal {
     private var written: JournalCursor?
     /// Why the journal holds lines this device did not write; nil while it holds only its own.
     private(set) var shared: String?
-    /// The removals the merged history holds (SyncMerge's): a journal written again after an
-    /// older version repeats them, as the database keeps nothing of a removed thing.
+    /// The removals the merged history holds (SyncMerge's): a journal's start repeats them with
+    /// this device's own (`Store.keptRemovals`), as the database keeps no row of a removed thing.
     var removals: () -> [JournalChange] = { [] }
     /// The journal watched (inotify on its folder, for its name): another version put there, or
     /// its removal, is checked at once, not at the next change. Nil while none is kept.
@@ -182,7 +182,7 @@ final class SyncJournal {
             Log.warning(
                 "Sync: the journal \(place.ownPath) is gone or an older version than this device wrote (a sync tool, a backup or a checkout put it back); it is written again whole from the database.",
                 fields: [("EVENT", "sync_journal_rewritten")])
-            try start(in: folder, now: now, removals: removals())
+            try start(in: folder, now: now)
             return false
         case .foreign(let why):
             let error = DiligenceError(
@@ -240,11 +240,20 @@ final class SyncJournal {
         }
     }
 
-    /// Starts the journal in `folder` with the device's name and the whole history (and
-    /// `removals` known besides).
-    private func start(in folder: String, now: Double, removals: [JournalChange] = []) throws(DiligenceError) {
+    /// Starts the journal in `folder` with the device's name and the whole history, its
+    /// removals included: an older line of this device's (in this folder's journal, or its former
+    /// id's) must not bring a removed thing back.
+    private func start(in folder: String, now: Double) throws(DiligenceError) {
         try Files.makeDirectories(folder, mode: 0o700)
         let name = name()
+        var removed: Set<String> = []
+        let removals = (try store.keptRemovals() + removals()).filter { change in
+            guard case .sessionRemoved(let id) = change else {
+                guard case .taskRemoved(let id) = change else { return true }
+                return removed.insert("task \(id)").inserted
+            }
+            return removed.insert("session \(id)").inserted
+        }
         let changes = [.deviceNamed(name: name)] + (try store.journalSnapshot(device: device)) + removals
         let last = try append(changes, in: folder, now: now)
         try keepingEnd { () throws(DiligenceError) in try store.startJournal(directory: folder, clock: last ?? clock.last, name: name) }

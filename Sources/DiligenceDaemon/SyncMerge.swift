@@ -506,7 +506,8 @@ extension SyncMerge {
                 var session = s.work
                 session.taskID = row
                 session.taskName = names[item.task] ?? ""
-                session.device = s.device
+                // This device's own sessions have no device (`sessions.device`), whatever journal held them.
+                session.device = s.device == own ? nil : s.device
                 new.append(session)
             }
         }

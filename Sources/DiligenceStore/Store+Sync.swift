@@ -32,6 +32,8 @@ public enum SyncSetting: String, Sendable {
     /// and the checksum of its last 4 KiB): a file that does not end so was changed by another
     /// hand (docs/sync.md, "Another hand in this device's journal").
     case journalEnd = "sync_journal_end"
+    /// Set only inside a merge's transaction: what it deletes is not this device's removal.
+    case merging = "sync_merging"
 }
 
 extension Store {
@@ -59,6 +61,30 @@ extension Store {
             ALTER TABLE sessions ADD COLUMN device TEXT;
             CREATE TABLE sync_outbox (seq INTEGER PRIMARY KEY, change TEXT NOT NULL, ref TEXT NOT NULL);
             """ + triggers.joined(separator: "\n")
+    }()
+
+    /// The migration to schema 9: `sync_removed`, every session and task this device removed
+    /// since its first journal (`sync_hlc` is set once one was written), kept whether or not a
+    /// journal is kept now, by triggers. A journal started again (sync enabled again, another
+    /// folder, a new device id) writes their removals, so the older lines of a journal that
+    /// recorded them never bring them back. A row written again under its UUID (`history edit`,
+    /// an import) is no longer removed. A merge's deletions are the other devices' removals
+    /// (or a session whose task is not here), which the merged history holds.
+    static let removalMigration: String = {
+        let kept = """
+            EXISTS (SELECT 1 FROM database_info WHERE name = '\(SyncSetting.clock.rawValue)')
+                AND NOT EXISTS (SELECT 1 FROM database_info WHERE name = '\(SyncSetting.merging.rawValue)')
+            """
+        let triggers = [("session", "sessions"), ("task", "tasks")].map { kind, table in
+            """
+            CREATE TRIGGER sync_removed_\(kind) AFTER DELETE ON \(table) WHEN OLD.uuid IS NOT NULL AND \(kept)
+            BEGIN INSERT OR IGNORE INTO sync_removed (uuid, kind) VALUES (OLD.uuid, '\(kind)'); END;
+            CREATE TRIGGER sync_restored_\(kind) AFTER INSERT ON \(table) WHEN NEW.uuid IS NOT NULL
+            BEGIN DELETE FROM sync_removed WHERE uuid = NEW.uuid; END;
+            """
+        }
+        return "CREATE TABLE sync_removed (uuid TEXT PRIMARY KEY, kind TEXT NOT NULL) WITHOUT ROWID;\n"
+            + triggers.joined(separator: "\n")
     }()
 
     // MARK: Settings
@@ -194,6 +220,13 @@ extension Store {
         }
     }
 
+    /// The removals `sync_removed` keeps, as journal changes: sessions, then tasks, each by id.
+    public func keptRemovals() throws(DiligenceError) -> [JournalChange] {
+        try connection.query("SELECT kind, uuid FROM sync_removed ORDER BY kind, uuid").map {
+            $0.string(0) == "task" ? .taskRemoved(id: $0.string(1)) : .sessionRemoved(id: $0.string(1))
+        }
+    }
+
     /// The whole history as journal changes: every task, session and plan (a journal's start).
     public func journalSnapshot(device: String) throws(DiligenceError) -> [JournalChange] {
         var changes: [JournalChange] = try connection.query("SELECT \(Self.taskReadColumns) FROM tasks ORDER BY id").map {
@@ -256,7 +289,9 @@ extension Store {
         try transaction { () throws(DiligenceError) -> T in
             let journal = try syncSetting(.journal)
             try setSyncSetting(.journal, nil)
+            try setSyncSetting(.merging, "1")
             let result = try body()
+            try setSyncSetting(.merging, nil)
             try setSyncSetting(.journal, journal)
             return result
         }

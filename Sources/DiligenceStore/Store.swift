@@ -10,7 +10,7 @@ import DiligenceTime
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 8
+    public static let schemaVersion = 9
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), with the `writeCount` they were read at.
@@ -162,6 +162,8 @@ public final class Store {
         syncMigration,
         // 8: what the merge of the journals reached (docs/sync.md, "Merging"; Store+MergeState.swift).
         mergeStateMigration,
+        // 9: the removals a journal may still contradict (docs/sync.md, "Removals"; Store+Sync.swift).
+        removalMigration,
     ]
 
     /// Indexes that only speed reads up: created when missing on every open, outside the schema

@@ -37,6 +37,38 @@ import Testing
         return (state, sessions)
     }
 
+    /// `sync_removed` (schema 9): once a journal was started, every session and task this device
+    /// removes is kept, journal or not (sync disabled since); written again under its UUID it is
+    /// not removed; what a merge deletes is the other devices' removal, not this one's.
+    @Test func removalsAreKeptOnceAJournalWasStarted() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try Store(location: .path(dir.database))
+        let study = try store.findTask("Study")
+        let before = try store.record(session(study, start: 1_000))
+        _ = try store.removeSession(id: before.id)
+        #expect(try store.keptRemovals().isEmpty, "no journal was ever started: nothing a journal could bring back")
+        try store.startJournal(directory: dir.path + "/sync", clock: HLC(millis: 1, counter: 0), name: "laptop")
+        try store.stopJournal()
+        let removed = try store.record(session(study, start: 2_000))
+        let uuid = removed.uuid
+        _ = try store.removeSession(id: removed.id)
+        let errands = try store.findTask("Errands")
+        _ = try store.removeTask(id: errands.id)
+        #expect(try store.keptRemovals() == [.sessionRemoved(id: uuid), .taskRemoved(id: errands.uuid)], "with sync off too")
+        // The same UUID recorded again (an import of it): no longer removed.
+        var again = session(study, start: 2_000)
+        again.uuid = uuid
+        _ = try store.record(again)
+        #expect(try store.keptRemovals() == [.taskRemoved(id: errands.uuid)])
+        // A merge's deletion is not this device's removal.
+        let merged = try store.record(session(study, start: 3_000))
+        let mergedID = merged.id
+        try store.mergeTransaction { () throws(DiligenceError) in try store.deleteSession(id: mergedID) }
+        #expect(try store.keptRemovals() == [.taskRemoved(id: errands.uuid)])
+        #expect(try store.syncSetting(.merging) == nil, "the merge's mark goes with its transaction")
+    }
+
     /// Sessions merged from the journals are written with the device that recorded them, in one
     /// batch of several devices; a merged session of no other device (this one's) says none, and
     /// sessions written before keep what they say.

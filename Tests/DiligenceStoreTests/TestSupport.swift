@@ -80,7 +80,9 @@ func savedTimer(
 /// SQL taking a database of this schema back to schema 6 (before sync), for migration tests
 /// that make an older database out of a new one.
 let backToSchema6 =
-    ["sessions", "tasks", "plans"].flatMap { table in
+    "DROP TRIGGER sync_removed_session; DROP TRIGGER sync_restored_session; DROP TRIGGER sync_removed_task;"
+    + " DROP TRIGGER sync_restored_task; DROP TABLE sync_removed; "
+    + ["sessions", "tasks", "plans"].flatMap { table in
         ["insert", "update", "delete"].map { "DROP TRIGGER sync_\(table)_\($0);" }
     }.joined(separator: " ")
     + " DROP TABLE sync_outbox; DROP TABLE sync_cursors; DROP TABLE sync_sessions; DROP TABLE sync_registers;"
