@@ -81,8 +81,9 @@ TEST_PACKAGES += dunst xvfb
 # The report page in a real browser, and its HTML and SVG checked as XML (ReportPageTests.swift).
 TEST_PACKAGES += chromium libxml2-utils
 # The package test (Tests/EndToEndTests/PackageTests.swift) builds the package with debhelper,
-# checks it with Debian's lintian and validates its AppStream file with appstream's appstreamcli.
-TEST_PACKAGES += lintian debhelper appstream
+# checks it with Debian's lintian, validates its AppStream file with appstream's appstreamcli,
+# installs it into a clean bookworm root that mmdebstrap makes, and runs piuparts on it.
+TEST_PACKAGES += lintian debhelper appstream mmdebstrap piuparts
 # Two real Syncthing instances sync a folder of journals in a private network namespace, whose
 # loopback iproute2's `ip` brings up (Tests/EndToEndTests/SyncthingTests.swift).
 TEST_PACKAGES += syncthing iproute2

@@ -311,6 +311,101 @@ extension EndToEnd {
     }
 }
 
+/// Why the clean-root test cannot run here, or nil: it needs what the package test needs, and
+/// mmdebstrap, piuparts and Debian's mirror (as this machine's apt is configured).
+private let cleanRootUnavailable: String? = {
+    if let reason = packageTestUnavailable { return reason }
+    for program in ["/usr/bin/mmdebstrap", "/usr/sbin/piuparts", "/usr/bin/unshare"] where access(program, X_OK) != 0 {
+        return "\(program) is missing: make test-deps installs it"
+    }
+    return aptSources.isEmpty ? "no apt sources in /etc/apt/sources.list or /etc/apt/sources.list.d" : nil
+}()
+
+/// This machine's apt sources, which mmdebstrap gives the clean root.
+private let aptSources: [String] = {
+    let dir = "/etc/apt/sources.list.d"
+    let parts = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+        .filter { $0.hasSuffix(".list") || $0.hasSuffix(".sources") }.map { dir + "/" + $0 }
+    return (["/etc/apt/sources.list"] + parts).filter { (fileStatus($0)?.st_size ?? 0) > 0 }
+}()
+
+extension EndToEnd {
+    @Suite("Debian package in a clean bookworm root: apt install, use, remove, purge; piuparts")
+    struct CleanRoot {
+        @Test(
+            "a root mmdebstrap made (no Swift toolchain): apt installs the .deb, diligencectl version, man and completions work, remove and purge leave nothing; piuparts passes",
+            .enabled(if: cleanRootUnavailable == nil, "\(cleanRootUnavailable ?? "")"))
+        func installUseRemovePurge() throws {
+            let work = TemporaryDirectory("diligence-clean-root")
+            defer { work.remove() }
+            let build = try EndToEnd.DebianPackage.makePackage(
+                into: work.path + "/deb", shell: "", environment: [:], log: work.path + "/build.log")
+            guard build.wait(timeout: 300) == .exited(0) else {
+                build.killAndReap()
+                throw HarnessError("make package failed:\n\(tail(readTextFile(work.path + "/build.log")))")
+            }
+            let deb = EndToEnd.DebianPackage.packages(in: work.path + "/deb")[0]
+
+            // The heavy part, once: a minimal bookworm (apt and what is essential), as a tarball
+            // piuparts takes too.
+            let base = work.path + "/bookworm.tar.gz"
+            let mmdebstrap = try runProgram(
+                ["/usr/bin/mmdebstrap", "--variant=apt", "--mode=root", "--quiet", "bookworm", base] + aptSources,
+                environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "TMPDIR": work.path], directory: work.path, timeout: 300)
+            try #require(mmdebstrap.succeeded, "mmdebstrap: \(mmdebstrap)")
+
+            let steps = work.path + "/steps"
+            mkdir(steps, 0o700)
+            let check = try runProgram(
+                [
+                    "/usr/bin/unshare", "--mount", "--propagation", "private", Binaries.packageRoot + "/.ci/clean-root-check", base, deb,
+                    steps,
+                ],
+                environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], directory: work.path, timeout: 300)
+            #expect(check.succeeded, "\(check)")
+            func step(_ name: String) -> (rc: Int?, out: String) {
+                (Int(readTextFile("\(steps)/\(name).rc").trimmingWhitespace()), readTextFile("\(steps)/\(name).out"))
+            }
+            #expect(step("toolchain").out.contains("No such file"), "a Swift toolchain in the clean root: \(step("toolchain"))")
+            #expect(step("recommends").rc == 0, "the Recommends cannot be installed: \(step("recommends"))")
+            #expect(step("install").rc == 0, "apt install ./\(deb): \(step("install"))")
+            // No daemon runs: the client's version, exit 3 and the hint for a package install.
+            let version = step("version")
+            #expect(version.rc == 3 && version.out.hasPrefix("diligencectl \(projectVersion) (protocol 1)\n"), "\(version)")
+            #expect(version.out.contains("systemctl --user enable --now diligenced.socket"), "\(version)")
+            let man = step("man")
+            #expect(
+                man.rc == 0
+                    && man.out == """
+                        /usr/share/man/man1/diligencectl.1.gz
+                        /usr/share/man/man1/diligenced.1.gz
+                        /usr/share/man/man5/diligenced.conf.5.gz
+                        /usr/share/man/man1/diligence-lock.1.gz
+
+                        """,
+                "\(man)")
+            #expect(step("manrender").out.contains("diligenced"), "\(step("manrender"))")
+            #expect(step("bash").rc == 0 && step("bash").out.contains("diligencectl"), "\(step("bash"))")
+            #expect(step("remove").rc == 0, "\(step("remove"))")
+            let removed = step("removed").out
+            #expect(removed.contains("No such file") && removed.contains("config-files"), "after remove: \(removed)")
+            #expect(step("purge").rc == 0, "\(step("purge"))")
+            let purged = step("purged").out
+            #expect(!purged.contains("installed") && !purged.contains("config-files"), "after purge: \(purged)")
+            #expect(purged.contains("No such file"), "/usr/share/doc/diligence is left: \(purged)")
+
+            // Debian's own check of install, remove and purge in a root of the same base.
+            let piuparts = try runProgram(
+                [
+                    "/usr/sbin/piuparts", "--basetgz=" + base, "--keep-sources-list", "--distribution=bookworm",
+                    "--tmpdir=" + work.path, "--log-file=" + work.path + "/piuparts.log", deb,
+                ],
+                environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "TMPDIR": work.path], directory: work.path, timeout: 600)
+            #expect(piuparts.succeeded, "piuparts: \(tail(readTextFile(work.path + "/piuparts.log")))")
+        }
+    }
+}
+
 /// The entries of a package (`dpkg-deb --contents`): mode and absolute path; every one owned by root.
 private func packageEntries(_ package: String, directory: String) throws -> [(mode: String, path: String)] {
     let contents = try runProgram(["/usr/bin/dpkg-deb", "--contents", package], environment: [:], directory: directory)
