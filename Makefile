@@ -16,13 +16,25 @@ ifeq ($(PREFIX),$(HOME)/.local)
 USERUNITDIR = $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/systemd/user
 endif
 DOCDIR = $(PREFIX)/share/doc/diligence
+# README.md and docs/ keep their places under DOCDIR, so that their links between them hold.
+DOCS = $(wildcard docs/*.md) docs/report-page.png
+# Configurations to copy from (status bars, presence lines, the settings), under DOCDIR/examples.
+EXAMPLEDIR = $(DOCDIR)/examples
+EXAMPLES = diligenced.conf.example waybar/config.jsonc waybar/style.css polybar/config.ini i3blocks/config \
+	i3status-rust/config.toml tmux/diligence.tmux.conf swayidle/config
 MANDIR = $(PREFIX)/share/man
 BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR = $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
 APPDIR = $(PREFIX)/share/applications
+# The icon the desktop file and the notifications name (Icon=diligence), and the AppStream record.
+ICONDIR = $(PREFIX)/share/icons/hicolor/scalable/apps
+METAINFODIR = $(PREFIX)/share/metainfo
+METAINFO = example.a_seed_6a7d5431.diligence.metainfo.xml
 # Debug info of the stripped programs, by build id, as Debian keeps it (/usr/lib/debug/.build-id/).
 DEBUGDIR = $(PREFIX)/lib/debug
+# STRIP_PROGRAMS=no installs the program as built: debian/rules leaves stripping to dh_strip.
+STRIP_PROGRAMS ?= yes
 # Installed, diligencectl is a link to diligenced (one program, two names): the Swift runtime both
 # link statically ships once.
 INSTALLED_PROGRAM = diligenced
@@ -30,7 +42,7 @@ UNITS = diligenced.service diligenced.socket
 # Directories a real install (no DESTDIR) made, for `make uninstall` to remove when empty.
 MADE_DIRS = $(DOCDIR)/installed-directories
 # Man pages, written in scdoc (docs/*.scd), built into .build/man/.
-MANPAGES = .build/man/diligencectl.1 .build/man/diligenced.8 .build/man/diligenced.conf.5
+MANPAGES = .build/man/diligencectl.1 .build/man/diligenced.1 .build/man/diligenced.conf.5 .build/man/diligence-lock.1
 
 SWIFT ?= swift
 SWIFT_FLAGS ?=
@@ -41,6 +53,14 @@ SWIFT_FLAGS ?=
 # serves incremental LLVM builds, which covers the object's absolute path, is left zero.
 RELEASE_FLAGS = --static-swift-stdlib -Xswiftc -file-prefix-map -Xswiftc $(CURDIR)=. -Xcc -ffile-prefix-map=$(CURDIR)=. \
 	-Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs -Xswiftc -Xfrontend -Xswiftc -disable-incremental-llvm-codegen
+# Debian's hardening (dpkg-buildflags with hardening=+all: fortify, stack protector, relro, bind
+# now) in every release build, so that `make test` tests what `make deb` packs: the C flags go to
+# clang, which compiles the C modules' headers (-Xcc), the linker's -Wl,a,b as -Xlinker a -Xlinker b.
+comma := ,
+BUILDFLAGS = DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get
+HARDENING_FLAGS = $(foreach flag,$(shell $(BUILDFLAGS) CPPFLAGS) $(shell $(BUILDFLAGS) CFLAGS),-Xcc $(flag)) \
+	$(foreach flag,$(subst $(comma), ,$(patsubst -Wl$(comma)%,%,$(filter -Wl$(comma)%,$(shell $(BUILDFLAGS) LDFLAGS)))),-Xlinker $(flag))
+RELEASE_FLAGS += $(HARDENING_FLAGS)
 # Where `make deb` writes the packages.
 DEB_DIR ?= .build/deb
 # Debian packages the build needs (headers found through pkg-config).
@@ -60,14 +80,16 @@ TEST_PACKAGES += gcc libc6-dev
 TEST_PACKAGES += dunst xvfb
 # The report page in a real browser, and its HTML and SVG checked as XML (ReportPageTests.swift).
 TEST_PACKAGES += chromium libxml2-utils
-# The package test (Tests/EndToEndTests/PackageTests.swift) checks the .deb with Debian's lintian.
-TEST_PACKAGES += lintian
+# The package test (Tests/EndToEndTests/PackageTests.swift) builds the package with debhelper,
+# checks it with Debian's lintian, validates its AppStream file with appstream's appstreamcli,
+# installs it into a clean bookworm root that mmdebstrap makes, and runs piuparts on it.
+TEST_PACKAGES += lintian debhelper appstream mmdebstrap piuparts
 # Two real Syncthing instances sync a folder of journals in a private network namespace, whose
 # loopback iproute2's `ip` brings up (Tests/EndToEndTests/SyncthingTests.swift).
 TEST_PACKAGES += syncthing iproute2
-# Debian packages `make deb` uses: dpkg-shlibdeps, dpkg-gencontrol, dpkg-parsechangelog; readelf,
+# Debian packages `make deb` uses: dpkg-buildpackage and debhelper (debian/rules); readelf,
 # objcopy and strip (also `make install`).
-DEB_PACKAGES = dpkg-dev binutils
+DEB_PACKAGES = dpkg-dev debhelper binutils
 # Debian packages `make bench` uses (the references and the runner).
 BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
@@ -203,11 +225,12 @@ install-files: check-prefix man
 	@test -x "$(BIN_DIR)/diligenced" -a -x "$(BIN_DIR)/diligencectl" || \
 		{ echo "install-files: BIN_DIR=$(BIN_DIR) holds no diligenced and diligencectl"; exit 2; }
 	@made=""; for dir in $(BINDIR) $(DEBUGDIR)/.build-id $(USERUNITDIR) $(DOCDIR) $(MANDIR)/man1 $(MANDIR)/man5 \
-		$(MANDIR)/man8 $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR) $(APPDIR); do \
+		$(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR) $(APPDIR) $(ICONDIR) $(METAINFODIR); do \
 		while [ "$$dir" != / ] && [ ! -d "$(DESTDIR)$$dir" ]; do made="$$made $$dir"; dir=$$(dirname "$$dir"); done; \
 	done; \
 	for program in $(INSTALLED_PROGRAM); do \
 		install -Dm755 $(BIN_DIR)/$$program $(DESTDIR)$(BINDIR)/$$program || exit 1; \
+		[ "$(STRIP_PROGRAMS)" = yes ] || continue; \
 		id=$$(readelf -n $(DESTDIR)$(BINDIR)/$$program | sed -n 's/^ *Build ID: *//p'); \
 		[ -n "$$id" ] || { echo "install-files: $$program has no build id"; exit 2; }; \
 		idprefix=$$(echo $$id | cut -c1-2); debug=$(DESTDIR)$(DEBUGDIR)/.build-id/$$idprefix/$$(echo $$id | cut -c3-).debug; \
@@ -223,20 +246,21 @@ install-files: check-prefix man
 		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit && \
 		chmod 644 $(DESTDIR)$(USERUNITDIR)/$$unit || exit 1; \
 	done; \
-	install -Dm644 contrib/diligenced.conf.example $(DESTDIR)$(DOCDIR)/diligenced.conf.example && \
-	install -Dm644 docs/protocol.md $(DESTDIR)$(DOCDIR)/protocol.md && \
-	install -Dm644 docs/systemd.md $(DESTDIR)$(DOCDIR)/systemd.md && \
-	install -Dm644 docs/status-bars.md $(DESTDIR)$(DOCDIR)/status-bars.md && \
-	cp -r contrib/waybar contrib/polybar contrib/i3blocks contrib/i3status-rust contrib/tmux $(DESTDIR)$(DOCDIR)/ && \
-	install -Dm644 contrib/swayidle/config $(DESTDIR)$(DOCDIR)/swayidle/config && \
-	install -Dm644 contrib/xss-lock/diligence-lock $(DESTDIR)$(DOCDIR)/xss-lock/diligence-lock && \
-	install -Dm644 .build/man/diligencectl.1 $(DESTDIR)$(MANDIR)/man1/diligencectl.1 && \
-	install -Dm644 .build/man/diligenced.8 $(DESTDIR)$(MANDIR)/man8/diligenced.8 && \
-	install -Dm644 .build/man/diligenced.conf.5 $(DESTDIR)$(MANDIR)/man5/diligenced.conf.5 && \
+	install -Dm644 README.md $(DESTDIR)$(DOCDIR)/README.md && \
+	for doc in $(DOCS); do install -Dm644 $$doc $(DESTDIR)$(DOCDIR)/$$doc || exit 1; done && \
+	for example in $(EXAMPLES); do install -Dm644 contrib/$$example $(DESTDIR)$(EXAMPLEDIR)/$$example || exit 1; done && \
+	install -Dm755 contrib/xss-lock/diligence-lock $(DESTDIR)$(BINDIR)/diligence-lock && \
+	for page in $(MANPAGES); do \
+		name=$$(basename $$page); section=$${name##*.}; install -d $(DESTDIR)$(MANDIR)/man$$section && \
+		sed 's|@DOCDIR@|$(DOCDIR)|g' $$page > $(DESTDIR)$(MANDIR)/man$$section/$$name && \
+		chmod 644 $(DESTDIR)$(MANDIR)/man$$section/$$name || exit 1; \
+	done && \
 	install -Dm644 contrib/completions/diligencectl.bash $(DESTDIR)$(BASHCOMPDIR)/diligencectl && \
 	install -Dm644 contrib/completions/_diligencectl $(DESTDIR)$(ZSHCOMPDIR)/_diligencectl && \
 	install -Dm644 contrib/completions/diligencectl.fish $(DESTDIR)$(FISHCOMPDIR)/diligencectl.fish && \
-	install -Dm644 contrib/diligence.desktop $(DESTDIR)$(APPDIR)/diligence.desktop || exit 1; \
+	install -Dm644 contrib/diligence.desktop $(DESTDIR)$(APPDIR)/diligence.desktop && \
+	install -Dm644 contrib/icons/diligence.svg $(DESTDIR)$(ICONDIR)/diligence.svg && \
+	install -Dm644 contrib/appstream/$(METAINFO) $(DESTDIR)$(METAINFODIR)/$(METAINFO) || exit 1; \
 	if [ -z "$(DESTDIR)" ]; then \
 		{ cat $(MADE_DIRS) 2>/dev/null; for dir in $$made; do echo $$dir; done; } | sort -u > $(MADE_DIRS).new && \
 		mv $(MADE_DIRS).new $(MADE_DIRS); \
@@ -247,19 +271,33 @@ install-files: check-prefix man
 		   echo "  systemctl --user link $(USERUNITDIR)/diligenced.service $(USERUNITDIR)/diligenced.socket" ;; \
 	esac
 
-# The Debian package: diligence_<version>_<arch>.deb and diligence-dbgsym_<version>_<arch>.ddeb
-# (the debug info) in $(DEB_DIR), from the release programs, laid out by install-files
-# (debian/build-deb says what it adds). The version is the file VERSION, which the programs embed;
-# SOURCE_DATE_EPOCH (default: the date of the latest debian/changelog entry) fixes every time
-# stamp, so two builds of the same sources give the same bytes.
-deb: release deb-deps
-	$(MAKE) -s package BIN_DIR="$$($(SWIFT) build -c release --show-bin-path)"
+# The Debian package, built as Debian builds it: `dpkg-buildpackage -b -us -uc -d` runs
+# debian/rules (debhelper; -d: the Swift toolchain is no Debian package), which builds the
+# release and lays it out with install-files. dpkg-buildpackage writes into the checkout's parent
+# directory; the files are moved from there into $(DEB_DIR): diligence_<version>_<arch>.deb,
+# diligence-dbgsym_<version>_<arch>.deb (the debug info), .buildinfo and .changes. The version
+# is the file VERSION (debian/changelog needs an entry for it); SOURCE_DATE_EPOCH (dpkg takes
+# the date of the latest debian/changelog entry) fixes every time stamp: two checkouts of the
+# same sources give the same bytes.
+DEB_ARCH = $(shell dpkg --print-architecture)
+DEB_VERSION = $(shell cat VERSION)
+DEB_FILES = diligence_$(DEB_VERSION)_$(DEB_ARCH).deb diligence-dbgsym_$(DEB_VERSION)_$(DEB_ARCH).deb \
+	diligence_$(DEB_VERSION)_$(DEB_ARCH).buildinfo diligence_$(DEB_VERSION)_$(DEB_ARCH).changes
+define build-deb
+	$(1) dpkg-buildpackage -b -us -uc -d
+	@mkdir -p $(DEB_DIR) && mv $(addprefix ../,$(DEB_FILES)) $(DEB_DIR)/ && \
+		for file in $(DEB_FILES); do echo $(DEB_DIR)/$$file; done
+endef
 
-# Packages what `deb` built, without building: BIN_DIR holds diligenced and diligencectl.
+deb: deb-deps
+	$(call build-deb,)
+
+# Packs programs already built, without building (the package test: `swift test` holds the
+# build directory): BIN_DIR holds diligenced and diligencectl.
 package:
 	@test -x "$(BIN_DIR)/diligenced" -a -x "$(BIN_DIR)/diligencectl" || \
 		{ echo "package: BIN_DIR=$(BIN_DIR) holds no diligenced and diligencectl"; exit 2; }
-	debian/build-deb "$(BIN_DIR)" "$(DEB_DIR)"
+	$(call build-deb,DILIGENCE_PREBUILT_BIN_DIR=$(BIN_DIR))
 
 # Removes what install-files put there. A real install (no DESTDIR) first turns the user units
 # off when this user's manager runs these very files (disable --now: the socket and the
@@ -274,7 +312,7 @@ uninstall: check-prefix
 			echo "Note: each user who enabled diligence should run: systemctl --user disable --now $(UNITS)"; \
 		fi; \
 	fi; \
-	rm -f $(DESTDIR)$(BINDIR)/diligencectl; \
+	rm -f $(DESTDIR)$(BINDIR)/diligencectl $(DESTDIR)$(BINDIR)/diligence-lock; \
 	for program in $(INSTALLED_PROGRAM); do \
 		[ -f $(DESTDIR)$(BINDIR)/$$program ] || continue; \
 		id=$$(readelf -n $(DESTDIR)$(BINDIR)/$$program | sed -n 's/^ *Build ID: *//p'); \
@@ -282,9 +320,10 @@ uninstall: check-prefix
 		rm -f $(DESTDIR)$(BINDIR)/$$program; \
 	done; \
 	for unit in $(UNITS); do rm -f $(DESTDIR)$(USERUNITDIR)/$$unit; done; \
-	rm -f $(DESTDIR)$(MANDIR)/man1/diligencectl.1 $(DESTDIR)$(MANDIR)/man8/diligenced.8 $(DESTDIR)$(MANDIR)/man5/diligenced.conf.5; \
+	rm -f $(DESTDIR)$(MANDIR)/man1/diligencectl.1 $(DESTDIR)$(MANDIR)/man1/diligenced.1 $(DESTDIR)$(MANDIR)/man1/diligence-lock.1 \
+		$(DESTDIR)$(MANDIR)/man5/diligenced.conf.5; \
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/diligencectl $(DESTDIR)$(ZSHCOMPDIR)/_diligencectl $(DESTDIR)$(FISHCOMPDIR)/diligencectl.fish; \
-	rm -f $(DESTDIR)$(APPDIR)/diligence.desktop; \
+	rm -f $(DESTDIR)$(APPDIR)/diligence.desktop $(DESTDIR)$(ICONDIR)/diligence.svg $(DESTDIR)$(METAINFODIR)/$(METAINFO); \
 	made=$$(cat $(DESTDIR)$(MADE_DIRS) 2>/dev/null); \
 	rm -rf $(DESTDIR)$(DOCDIR); \
 	for dir in $$(printf '%s\n' $$made | sort -r); do rmdir "$(DESTDIR)$$dir" 2>/dev/null || true; done; \

@@ -511,13 +511,13 @@ def ready_times(daemon_binary, root, database, runs):
 
 
 def package_sizes(deb_dir):
-    """The size of the .deb `make deb` wrote, of its -dbgsym .ddeb, the Installed-Size dpkg
+    """The size of the .deb `make deb` wrote, of its -dbgsym .deb, the Installed-Size dpkg
     records, and the programs in it."""
     debs = sorted(f for f in os.listdir(deb_dir) if f.startswith("diligence_") and f.endswith(".deb"))
     if not debs:
         raise SystemExit(f"bench: no diligence_*.deb in {deb_dir} (make deb)")
     deb = debs[-1]
-    ddeb = deb.replace("diligence_", "diligence-dbgsym_", 1)[:-len(".deb")] + ".ddeb"
+    ddeb = deb.replace("diligence_", "diligence-dbgsym_", 1)[:-len(".deb")] + ".deb"
     field = subprocess.run(["dpkg-deb", "--field", os.path.join(deb_dir, deb), "Installed-Size"],
                            check=True, capture_output=True, text=True).stdout
     listing = subprocess.run(["dpkg-deb", "--contents", os.path.join(deb_dir, deb)],

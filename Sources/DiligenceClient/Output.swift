@@ -119,7 +119,7 @@ let templatePlaceholders: [(name: String, help: String, value: @Sendable (Status
     ("color", "the task's colour (empty when idle)", { $0.color ?? "" }),
     ("icon", "a glyph for the state (table below)", { $0.icon }),
     ("note", "the work phase's note (empty when none)", { $0.note ?? "" }),
-    ("presence", "here, away or unknown (docs/presence.md)", { $0.presence }),
+    ("presence", "here, away or unknown (diligenced(1), PRESENCE)", { $0.presence }),
 ]
 
 /// Fills `template`'s `{placeholder}`s from a status object; `{{` and `}}` print braces.

@@ -481,7 +481,10 @@ public final class Daemon {
         case .extended(let p, let seconds): text = "Extended \(p.label) of \(task) by \(DurationText.format(seconds))."
         case .sessionEnded(let s):
             let why = s.reason == .left ? " (you left)" : ""
-            text = "Recorded a \(s.outcome.rawValue) session of \(s.taskName)\(why): \(DurationText.format(s.focusedSeconds)) focused."
+            // "an abandoned", "a completed", "a skipped": the article follows the outcome's first sound.
+            let article = s.outcome.rawValue.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+            text =
+                "Recorded \(article) \(s.outcome.rawValue) session of \(s.taskName)\(why): \(DurationText.format(s.focusedSeconds)) focused."
             fields[1] = ("TASK", s.taskName)
         case .away:
             text = "Away: the person left the computer."

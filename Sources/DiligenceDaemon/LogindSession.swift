@@ -112,7 +112,7 @@ final class LogindSession {
 
     private func unavailable(_ why: String) {
         Log.info(
-            "Not following logind's lock and idle hints: \(why); `diligencectl away`/`back` still work (docs/presence.md).",
+            "Not following logind's lock and idle hints: \(why); `diligencectl away`/`back` still work (diligenced(1), PRESENCE).",
             fields: [("EVENT", "presence_unavailable"), ("SOURCE", "logind")])
     }
 

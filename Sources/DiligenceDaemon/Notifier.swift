@@ -186,7 +186,7 @@ final class Notifier {
         var rc = string("Diligence")
         var replaces = replacesID
         if rc >= 0 { rc = sd_bus_message_append_basic(m, type("u"), &replaces) }
-        if rc >= 0 { rc = string("alarm-symbolic") }
+        if rc >= 0 { rc = string("diligence") }
         if rc >= 0 { rc = string(message.summary) }
         if rc >= 0 { rc = string(message.body) }
         if rc >= 0 { rc = sd_bus_message_open_container(m, type("a"), "s") }

@@ -66,7 +66,7 @@ final class ScreenSaverWatch {
     /// Logs why the screen saver is not heard and closes the connection for good.
     private func unavailable(_ why: String) {
         Log.info(
-            "Not following the screen saver: \(why); `diligencectl away`/`back` still work (docs/presence.md).",
+            "Not following the screen saver: \(why); `diligencectl away`/`back` still work (diligenced(1), PRESENCE).",
             fields: [("EVENT", "presence_unavailable"), ("SOURCE", "screensaver")])
         close()
     }

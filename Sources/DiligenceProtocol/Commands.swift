@@ -131,7 +131,7 @@ public enum Fields {
         "name", "this device's name, shown with its sessions on the others and taken by --device (default: the host name)")
     static let newDevice = Field<Bool>.boolean(
         "new_device", default: false,
-        "true: this database becomes a new device (a new random id) whose journal starts with the whole history (docs/sync.md)")
+        "true: this database becomes a new device (a new random id) whose journal starts with the whole history (diligencectl(1), sync)")
 }
 
 /// The periods of `stats`.
@@ -324,7 +324,7 @@ extension CommandSpec {
             result: "the status object", fields: [Fields.extendBy], writes: true
         ) { .extend(seconds: $0[Fields.extendBy]) },
         CommandSpec(
-            "away", "the person left the computer: the [presence] policy applies (docs/presence.md)", result: "the status object",
+            "away", "the person left the computer: the [presence] policy applies (diligenced.conf(5))", result: "the status object",
             writes: true
         ) { _ in .away },
         CommandSpec(
@@ -382,7 +382,7 @@ extension CommandSpec {
             .taskArchive(task: $0[Fields.task], archived: false)
         },
         CommandSpec(
-            "stats", "statistics of a day, week, month, year or everything (docs/statistics.md)",
+            "stats", "statistics of a day, week, month, year or everything (diligencectl(1), stats)",
             result: "the statistics object",
             fields: [Fields.period, Fields.statsOffset, Fields.taskFilter, Fields.statsDate, Fields.deviceFilter]
         ) {
@@ -455,7 +455,7 @@ extension CommandSpec {
                 content: $0[Fields.content], importID: $0[Fields.importID], more: $0[Fields.more], replaceTasks: $0[Fields.replaceTasks])
         },
         CommandSpec(
-            "sync_enable", "keep this device's journal in a sync folder and write the history there (docs/sync.md)",
+            "sync_enable", "keep this device's journal in a sync folder and write the history there (diligencectl(1), sync)",
             result: "the sync status", fields: [Fields.syncDirectory, Fields.deviceName, Fields.newDevice], writes: true
         ) {
             .syncEnable(directory: $0[Fields.syncDirectory], name: $0[Fields.deviceName], newDevice: $0[Fields.newDevice])

@@ -41,6 +41,20 @@ extension EndToEnd {
             ]
         }
 
+        @Test("a recorded session's log line has the right article: an abandoned session")
+        func sessionLineWording() throws {
+            let d = try DaemonUnderTest(launch: false)
+            try d.writeConfig("[timer]\nmin_session = 0\n")
+            try d.start()
+            try d.addTask("Deep", [("work", .string("1h"))])
+            try d.call("start", [("task", .string("Deep"))])
+            sleepFor(1.1)
+            try d.call("stop", [])
+            try waitUntil("the session's log line", timeout: 5, diagnostics: d.diagnostics) { d.stderr.contains(" session of Deep") }
+            #expect(d.stderr.contains("Recorded an abandoned session of Deep: "), "\(d.diagnostics)")
+            #expect(!d.stderr.contains("Recorded a abandoned"), "\(d.diagnostics)")
+        }
+
         @Test(
             "no journal socket: every line goes to stderr with its <N> prefix",
             .enabled(

@@ -24,14 +24,17 @@ private var projectVersion: String { readTextFile(Binaries.packageRoot + "/VERSI
 
 /// What the package must hold, where Debian and systemd look (besides more docs in /usr/share/doc/diligence/).
 private let packagedFiles = [
-    "/usr/bin/diligenced", "/usr/bin/diligencectl",
+    "/usr/bin/diligenced", "/usr/bin/diligencectl", "/usr/bin/diligence-lock",
     "/usr/lib/systemd/user/diligenced.service", "/usr/lib/systemd/user/diligenced.socket",
-    "/usr/share/man/man1/diligencectl.1.gz", "/usr/share/man/man5/diligenced.conf.5.gz", "/usr/share/man/man8/diligenced.8.gz",
+    "/usr/share/man/man1/diligencectl.1.gz", "/usr/share/man/man1/diligenced.1.gz", "/usr/share/man/man1/diligence-lock.1.gz",
+    "/usr/share/man/man5/diligenced.conf.5.gz",
     "/usr/share/bash-completion/completions/diligencectl", "/usr/share/zsh/vendor-completions/_diligencectl",
     "/usr/share/fish/vendor_completions.d/diligencectl.fish",
-    "/usr/share/applications/diligence.desktop",
+    "/usr/share/applications/diligence.desktop", "/usr/share/icons/hicolor/scalable/apps/diligence.svg",
+    "/usr/share/metainfo/example.a_seed_6a7d5431.diligence.metainfo.xml",
     "/usr/share/doc/diligence/copyright", "/usr/share/doc/diligence/changelog.gz", "/usr/share/doc/diligence/README.Debian",
-    "/usr/share/doc/diligence/diligenced.conf.example",
+    "/usr/share/doc/diligence/README.md", "/usr/share/doc/diligence/docs/presence.md", "/usr/share/doc/diligence/docs/systemd.md",
+    "/usr/share/doc/diligence/examples/diligenced.conf.example",
 ]
 
 /// Why the package test cannot run here, or nil.
@@ -41,7 +44,7 @@ private let packageTestUnavailable: String? = {
     if releaseBinDir.isEmpty || access(releaseBinDir + "/diligenced", X_OK) != 0 {
         return "no release programs: make test builds them and sets DILIGENCE_RELEASE_BIN_DIR (as root)"
     }
-    for program in ["/usr/bin/lintian", "/usr/bin/dpkg-shlibdeps", "/usr/bin/dpkg-gencontrol"] where access(program, X_OK) != 0 {
+    for program in ["/usr/bin/lintian", "/usr/bin/dpkg-buildpackage", "/usr/bin/dh", "/usr/bin/git"] where access(program, X_OK) != 0 {
         return "\(program) is missing: make test-deps installs it"
     }
     let installed = try? runProgram(
@@ -58,19 +61,46 @@ extension EndToEnd {
         "Debian package: make deb, lintian, dpkg -i, the socket unit under systemd --user, dpkg --purge",
         .enabled(if: packageTestUnavailable == nil, "\(packageTestUnavailable ?? "")"))
     struct DebianPackage {
-        /// The packages in `directory`: .deb first, then the -dbgsym .ddeb.
+        /// dpkg's name of this machine's architecture (amd64).
+        static func architecture() throws -> String {
+            try runProgram(["/usr/bin/dpkg", "--print-architecture"], environment: [:], directory: TestRun.temporaryBase).output
+        }
+
+        /// The source package (`dpkg-source --build`) of the files git knows, in `directory`: its .dsc.
+        static func sourcePackage(into directory: String) throws -> String {
+            let tree = directory + "/diligence-\(projectVersion)"
+            let run = try runProgram(
+                [
+                    "/bin/sh", "-c",
+                    """
+                    mkdir -p '\(tree)' && cd '\(Binaries.packageRoot)' \
+                    && git -c safe.directory='*' ls-files -z --cached --others --exclude-standard | xargs -0 cp -d --parents -t '\(tree)' \
+                    && cd '\(directory)' && dpkg-source --build 'diligence-\(projectVersion)'
+                    """,
+                ], environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"], directory: TestRun.temporaryBase, timeout: 120)
+            guard run.succeeded else { throw HarnessError("dpkg-source --build: \(run)") }
+            return directory + "/diligence_\(projectVersion).dsc"
+        }
+
+        /// The packages in `directory`: the .deb first, then the -dbgsym .deb.
         static func packages(in directory: String) -> [String] {
-            let arch = (try? runProgram(["/usr/bin/dpkg", "--print-architecture"], environment: [:], directory: directory).output) ?? "?"
-            return ["diligence_\(projectVersion)_\(arch).deb", "diligence-dbgsym_\(projectVersion)_\(arch).ddeb"]
+            let arch = (try? architecture()) ?? "?"
+            return ["diligence_\(projectVersion)_\(arch).deb", "diligence-dbgsym_\(projectVersion)_\(arch).deb"]
                 .map { directory + "/" + $0 }
         }
 
-        /// `make package` (what `make deb` runs once the release is built) into `directory`;
-        /// `shell` prefixes the command (a umask), `environment` varies the build's surroundings.
+        /// `make package` (dpkg-buildpackage -b -us -uc -d, packing the release `make test` built) in a
+        /// checkout of its own under `directory` (the files git knows, copied), the packages left in
+        /// `directory`; `shell` prefixes the command (a umask), `environment` varies the build's surroundings.
         static func makePackage(into directory: String, shell prefix: String, environment: [String: String], log: String) throws
             -> ChildProcess
         {
-            let command = "\(prefix) exec make -s -C '\(Binaries.packageRoot)' package BIN_DIR='\(releaseBinDir)' DEB_DIR='\(directory)'"
+            let checkout = directory + "/checkout/diligence"
+            let command = """
+                \(prefix) mkdir -p '\(checkout)' && cd '\(Binaries.packageRoot)' \
+                && git -c safe.directory='*' ls-files -z --cached --others --exclude-standard | xargs -0 cp -d --parents -t '\(checkout)' \
+                && exec make -s -C '\(checkout)' package BIN_DIR='\(releaseBinDir)' DEB_DIR='\(directory)'
+                """
             return try ChildProcess(
                 executable: "/bin/sh", arguments: ["-c", command],
                 environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 },
@@ -110,23 +140,39 @@ extension EndToEnd {
                     "make package made no \(package): \(try? FileManager.default.contentsOfDirectory(atPath: first))")
             }
 
+            // lintian --pedantic on what dpkg-buildpackage made (the .changes names the two
+            // packages) and on the source package of the same files.
+            let changes = first + "/diligence_\(projectVersion)_\(try Self.architecture()).changes"
+            let source = try Self.sourcePackage(into: work.path + "/source")
             let lintian = try runProgram(
                 [
-                    "/usr/bin/lintian", "--allow-root", "--fail-on", "error,warning", "--display-level", ">=info",
-                    "--show-overrides",
-                ] + packages,
+                    "/usr/bin/lintian", "--allow-root", "--fail-on", "error,warning", "--display-level", ">=pedantic",
+                    "--pedantic", "--show-overrides", changes, source,
+                ],
                 // TMPDIR: lintian's own scratch files (mldbm-*) go with the test's directory.
                 environment: ["PATH": "/usr/bin:/bin", "HOME": work.path, "TMPDIR": work.path, "LANG": "C.UTF-8"], directory: work.path,
                 timeout: 300)
             let complaints = lintian.stdout.split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
             #expect(lintian.succeeded && complaints.isEmpty, "lintian: \(lintian)")
+            // dpkg-buildflags' hardening reached the link (bind now) and the C parts.
+            for tag in ["hardening-no-bindnow", "hardening-no-relro", "hardening-no-pie"] {
+                #expect(!lintian.stdout.contains(tag), "lintian: \(tag)\n\(lintian.stdout)")
+            }
             // Every override (debian/diligence.lintian-overrides, none today) is still needed.
             #expect(!lintian.stdout.contains("unused-override") && !lintian.stdout.contains("mismatched-override"), "\(lintian.stdout)")
-            // No maintainer scripts: the package starts nothing, as root or otherwise.
+            // The maintainer scripts enable nothing (dh_installsystemduser --no-enable): each user
+            // turns the units on; removal turns them off in the running managers.
             let control = try runProgram(
                 ["/bin/sh", "-c", "dpkg-deb --ctrl-tarfile '\(packages[0])' | tar -t | sort"],
                 environment: ["PATH": "/usr/bin:/bin"], directory: work.path)
-            #expect(control.stdout == "./\n./control\n./md5sums\n", "control members: \(control)")
+            #expect(
+                control.stdout == "./\n./control\n./md5sums\n./postinst\n./postrm\n./prerm\n", "control members: \(control)")
+            let postinst = try runProgram(
+                ["/usr/bin/dpkg-deb", "--info", packages[0], "postinst"], environment: ["PATH": "/usr/bin:/bin"], directory: work.path)
+            #expect(
+                !postinst.stdout.contains("deb-systemd-helper --user enable 'diligenced.socket' >/dev/null || true\n\t\telse")
+                    && postinst.stdout.contains("debian-installed"),
+                "postinst enables the units for every user: \(postinst.stdout)")
             // One program under two names: the Swift runtime, linked statically, ships once (it
             // was 18.4 MiB with two programs).
             let size = try runProgram(["/usr/bin/dpkg-deb", "-f", packages[0], "Installed-Size"], environment: [:], directory: work.path)
@@ -181,7 +227,7 @@ extension EndToEnd {
                 unitPaths.split(separator: "\n").contains("/usr/lib/systemd/user"),
                 "systemd --user does not look in /usr/lib/systemd/user: \(unitPaths)")
             // man finds each page; each shell finds the completion in its vendor directory.
-            for (section, page) in [("1", "diligencectl"), ("5", "diligenced.conf"), ("8", "diligenced")] {
+            for (section, page) in [("1", "diligencectl"), ("5", "diligenced.conf"), ("1", "diligenced")] {
                 let manPath = try m.inNamespace(["/usr/bin/man", "-w", section, page])
                 #expect(manPath.output == "/usr/share/man/man\(section)/\(page).\(section).gz", "man -w \(section) \(page): \(manPath)")
             }
@@ -230,18 +276,132 @@ extension EndToEnd {
             let history = try ctl(["history", "--task", "Packaged", "--json"])
             #expect(history.succeeded && history.stdout.contains("\"completed\""), "the session was not recorded: \(history)")
 
-            // Purged: off first (what README.Debian asks of each user), then nothing of the package is left.
-            try m.mustSystemctl("disable", "--now", "diligenced.socket", "diligenced.service")
+            // Purged while the daemon runs: the package's prerm finds the user's manager by its
+            // socket in /run/user/UID (no logind here to list the users), stops and disables the
+            // units there, and says so. /run/user of the namespace is a tmpfs of its own.
+            let uid = m.user.uid
+            let runUser = try m.inNamespace(
+                [
+                    "/bin/sh", "-c",
+                    "mount -t tmpfs tmpfs /run/user && mkdir -m 700 /run/user/\(uid) && mount --bind '\(m.daemon.runtimeDir)' /run/user/\(uid)",
+                ], asRoot: true)
+            try #require(runUser.succeeded, "/run/user/\(uid) for the manager: \(runUser)")
+            let daemonPID = try m.mainPID()
+            #expect(daemonPID > 0)
             let purge = try m.inNamespace(["/usr/bin/dpkg", "--purge", "diligence-dbgsym", "diligence"], asRoot: true, timeout: 120)
             installed = !purge.succeeded
             #expect(purge.succeeded, "dpkg --purge: \(purge)")
+            #expect(
+                purge.stdout.contains("diligence: stopped and disabled diligenced.socket diligenced.service for uid \(uid)\n"),
+                "the removal does not say it stopped the user's units: \(purge)")
+            #expect(
+                purge.stdout.contains("systemctl --user disable --now diligenced.socket diligenced.service"),
+                "the removal does not print the command for other users: \(purge)")
+            #expect(kill(daemonPID, 0) != 0, "the daemon (pid \(daemonPID)) still runs from the deleted program")
+            let links = try m.inNamespace(["/bin/sh", "-c", "find '\(m.daemon.configHome)/systemd/user' -name 'diligenced.*' -type l"])
+            #expect(links.succeeded && links.output.isEmpty, "links left in ~/.config/systemd/user: \(links)")
             #expect(try Self.packageStatus(m, "diligence").hasPrefix("not known"), "dpkg still knows diligence")
             let left = try existing(everyPath, in: m).subtracting(existedBefore)
             #expect(left.isEmpty, "left after dpkg --purge: \(left.sorted())")
             let info = try m.inNamespace(["/bin/sh", "-c", "ls /var/lib/dpkg/info/ | grep '^diligence' || true"])
             #expect(info.output.isEmpty, "dpkg's records left: \(info.output)")
-            try m.mustSystemctl("daemon-reload")
+            // The postrm's daemon-reload: the manager has forgotten the units without being asked.
             #expect(try m.property("LoadState", of: "diligenced.socket") == "not-found", "\(m.diagnostics)")
+        }
+    }
+}
+
+/// Why the clean-root test cannot run here, or nil: it needs what the package test needs, and
+/// mmdebstrap, piuparts and Debian's mirror (as this machine's apt is configured).
+private let cleanRootUnavailable: String? = {
+    if let reason = packageTestUnavailable { return reason }
+    for program in ["/usr/bin/mmdebstrap", "/usr/sbin/piuparts", "/usr/bin/unshare"] where access(program, X_OK) != 0 {
+        return "\(program) is missing: make test-deps installs it"
+    }
+    return aptSources.isEmpty ? "no apt sources in /etc/apt/sources.list or /etc/apt/sources.list.d" : nil
+}()
+
+/// This machine's apt sources, which mmdebstrap gives the clean root.
+private let aptSources: [String] = {
+    let dir = "/etc/apt/sources.list.d"
+    let parts = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+        .filter { $0.hasSuffix(".list") || $0.hasSuffix(".sources") }.map { dir + "/" + $0 }
+    return (["/etc/apt/sources.list"] + parts).filter { (fileStatus($0)?.st_size ?? 0) > 0 }
+}()
+
+extension EndToEnd {
+    @Suite("Debian package in a clean bookworm root: apt install, use, remove, purge; piuparts")
+    struct CleanRoot {
+        @Test(
+            "a root mmdebstrap made (no Swift toolchain): apt installs the .deb, diligencectl version, man and completions work, remove and purge leave nothing; piuparts passes",
+            .enabled(if: cleanRootUnavailable == nil, "\(cleanRootUnavailable ?? "")"))
+        func installUseRemovePurge() throws {
+            let work = TemporaryDirectory("diligence-clean-root")
+            defer { work.remove() }
+            let build = try EndToEnd.DebianPackage.makePackage(
+                into: work.path + "/deb", shell: "", environment: [:], log: work.path + "/build.log")
+            guard build.wait(timeout: 300) == .exited(0) else {
+                build.killAndReap()
+                throw HarnessError("make package failed:\n\(tail(readTextFile(work.path + "/build.log")))")
+            }
+            let deb = EndToEnd.DebianPackage.packages(in: work.path + "/deb")[0]
+
+            // The heavy part, once: a minimal bookworm (apt and what is essential), as a tarball
+            // piuparts takes too.
+            let base = work.path + "/bookworm.tar.gz"
+            let mmdebstrap = try runProgram(
+                ["/usr/bin/mmdebstrap", "--variant=apt", "--mode=root", "--quiet", "bookworm", base] + aptSources,
+                environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "TMPDIR": work.path], directory: work.path, timeout: 300)
+            try #require(mmdebstrap.succeeded, "mmdebstrap: \(mmdebstrap)")
+
+            let steps = work.path + "/steps"
+            mkdir(steps, 0o700)
+            let check = try runProgram(
+                [
+                    "/usr/bin/unshare", "--mount", "--propagation", "private", Binaries.packageRoot + "/.ci/clean-root-check", base, deb,
+                    steps,
+                ],
+                environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], directory: work.path, timeout: 300)
+            #expect(check.succeeded, "\(check)")
+            func step(_ name: String) -> (rc: Int?, out: String) {
+                (Int(readTextFile("\(steps)/\(name).rc").trimmingWhitespace()), readTextFile("\(steps)/\(name).out"))
+            }
+            #expect(step("toolchain").out.contains("No such file"), "a Swift toolchain in the clean root: \(step("toolchain"))")
+            #expect(step("recommends").rc == 0, "the Recommends cannot be installed: \(step("recommends"))")
+            #expect(step("install").rc == 0, "apt install ./\(deb): \(step("install"))")
+            // No daemon runs: the client's version, exit 3 and the hint for a package install.
+            let version = step("version")
+            #expect(version.rc == 3 && version.out.hasPrefix("diligencectl \(projectVersion) (protocol 1)\n"), "\(version)")
+            #expect(version.out.contains("systemctl --user enable --now diligenced.socket"), "\(version)")
+            let man = step("man")
+            #expect(
+                man.rc == 0
+                    && man.out == """
+                        /usr/share/man/man1/diligencectl.1.gz
+                        /usr/share/man/man1/diligenced.1.gz
+                        /usr/share/man/man5/diligenced.conf.5.gz
+                        /usr/share/man/man1/diligence-lock.1.gz
+
+                        """,
+                "\(man)")
+            #expect(step("manrender").out.contains("diligenced"), "\(step("manrender"))")
+            #expect(step("bash").rc == 0 && step("bash").out.contains("diligencectl"), "\(step("bash"))")
+            #expect(step("remove").rc == 0, "\(step("remove"))")
+            let removed = step("removed").out
+            #expect(removed.contains("No such file") && removed.contains("config-files"), "after remove: \(removed)")
+            #expect(step("purge").rc == 0, "\(step("purge"))")
+            let purged = step("purged").out
+            #expect(!purged.contains("installed") && !purged.contains("config-files"), "after purge: \(purged)")
+            #expect(purged.contains("No such file"), "/usr/share/doc/diligence is left: \(purged)")
+
+            // Debian's own check of install, remove and purge in a root of the same base.
+            let piuparts = try runProgram(
+                [
+                    "/usr/sbin/piuparts", "--basetgz=" + base, "--keep-sources-list", "--distribution=bookworm",
+                    "--tmpdir=" + work.path, "--log-file=" + work.path + "/piuparts.log", deb,
+                ],
+                environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "TMPDIR": work.path], directory: work.path, timeout: 600)
+            #expect(piuparts.succeeded, "piuparts: \(tail(readTextFile(work.path + "/piuparts.log")))")
         }
     }
 }
@@ -293,7 +453,8 @@ extension EndToEnd {
             let files = try #require(copyright.first { $0.hasPrefix("Files: *\n") }, "no Files: * paragraph: \(copyright)")
             #expect(files.contains("\nCopyright: "), "\(files)")
             #expect(files.hasSuffix("\nLicense: Apache-2.0"), "Files: * is not under Apache-2.0: \(files)")
-            let licence = try #require(copyright.first { $0.hasPrefix("License: Apache-2.0\n") }, "no stand-alone License: Apache-2.0 paragraph")
+            let licence = try #require(
+                copyright.first { $0.hasPrefix("License: Apache-2.0\n") }, "no stand-alone License: Apache-2.0 paragraph")
             #expect(licence.contains(common), "the License paragraph does not point at \(common): \(licence)")
             #expect(licence.contains("http://www.apache.org/licenses/LICENSE-2.0"), "\(licence)")
             #expect(!PackageFiles.read("debian/copyright").contains("passed on"), "the old no-licence paragraph is still there")
@@ -302,6 +463,130 @@ extension EndToEnd {
             let section = try #require(readme.range(of: "\n## Licence\n"), "README.md has no Licence section")
             let body = readme[section.upperBound...].prefix { $0 != "#" }
             #expect(body.contains("Apache License 2.0") && body.contains("[LICENSE](LICENSE)"), "README's Licence section: \(body)")
+        }
+
+        /// The package names of one relation field of debian/control's binary paragraph, by alternative.
+        static func relation(_ field: String) throws -> [[String]] {
+            let binary = try #require(paragraphs(PackageFiles.read("debian/control")).first { $0.hasPrefix("Package: diligence\n") })
+            let lines = binary.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
+            let start = try #require(lines.firstIndex { $0.hasPrefix(field + ":") }, "debian/control has no \(field)")
+            let value = ([String(lines[start].dropFirst(field.count + 1))] + lines[(start + 1)...].prefix { $0.hasPrefix(" ") })
+                .joined(separator: " ")
+            return value.split(separator: ",").map { $0.split(separator: "|").map { String($0).trimmingWhitespace() } }
+        }
+
+        /// The string literals of the program's sources (messages and log lines), comments left out.
+        static var sourceStrings: [(file: String, text: String)] {
+            let enumerator = FileManager.default.enumerator(atPath: PackageFiles.path("Sources"))
+            var strings: [(String, String)] = []
+            let literal = try! NSRegularExpression(pattern: #""(?:[^"\\]|\\.)*""#)
+            while let file = enumerator?.nextObject() as? String {
+                guard file.hasSuffix(".swift") else { continue }
+                for line in PackageFiles.read("Sources/" + file).split(separator: "\n").map(String.init)
+                where !line.trimmingWhitespace().hasPrefix("//") {
+                    for match in literal.matches(in: line, range: NSRange(line.startIndex..., in: line)) {
+                        strings.append((file, String(line[Range(match.range, in: line)!])))
+                    }
+                }
+            }
+            return strings
+        }
+
+        /// Matches of `pattern` in `text` (the whole match).
+        static func matches(_ pattern: String, in text: String) -> [String] {
+            let regex = try! NSRegularExpression(pattern: pattern)
+            return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range, in: text)!]) }
+        }
+
+        @Test(
+            "every file a man page, unit, example or message of the program names is one the package installs; the desktop file's icon, the AppStream file, the locker, the examples"
+        )
+        func documentationPointers() throws {
+            let work = TemporaryDirectory("diligence-layout")
+            defer { work.remove() }
+            // The package's layout, as debian/rules makes it (the debug programs stand in).
+            let stage = work.path + "/root"
+            let install = try runProgram(
+                [
+                    "/usr/bin/make", "-s", "-C", Binaries.packageRoot, "install-files", "DESTDIR=" + stage, "PREFIX=/usr",
+                    "ZSHCOMPDIR=/usr/share/zsh/vendor-completions", "BIN_DIR=" + Binaries.directory, "STRIP_PROGRAMS=no",
+                ], environment: ["PATH": "/usr/bin:/bin", "HOME": work.path], directory: work.path, timeout: 120)
+            try #require(install.succeeded, "make install-files: \(install)")
+            let shipped = ["/usr/share/man/man1", "/usr/share/man/man5", "/usr/lib/systemd/user", "/usr/share/doc/diligence/examples"]
+                .flatMap { dir in
+                    (FileManager.default.enumerator(atPath: stage + dir)?.allObjects as? [String] ?? [])
+                        .map { dir + "/" + $0 }.filter { fileStatus(stage + $0).map { $0.st_mode & S_IFMT == S_IFREG } ?? false }
+                }
+            #expect(shipped.count >= 10, "\(shipped)")
+            // The man pages as a reader sees them: roff's font changes and zero-width escapes out.
+            var texts = shipped.map { path in
+                let text = readTextFile(stage + path)
+                guard path.hasPrefix("/usr/share/man/") else { return (path, text) }
+                return (
+                    path,
+                    text.replacingOccurrences(of: "\\&", with: "")
+                        .replacingOccurrences(of: #"\\f[BIRP]"#, with: "", options: .regularExpression)
+                )
+            }
+            texts += Self.sourceStrings.map { ("Sources/" + $0.file, $0.text) }
+            for (file, text) in texts {
+                for path in Self.matches(#"/usr/share/doc/diligence/[A-Za-z0-9_./-]*[A-Za-z0-9_]"#, in: text) {
+                    #expect(fileStatus(stage + path) != nil, "\(file) names \(path), which the package does not install")
+                }
+                // A pointer into the source tree ("docs/presence.md") that is not an installed path.
+                for pointer in Self.matches(#"(?<![A-Za-z0-9_/.-])docs/[a-z-]+\.md"#, in: text) {
+                    Issue.record("\(file) points at \(pointer), a file of the source tree")
+                }
+                for page in Self.matches(#"diligence[a-z.-]*\([158]\)"#, in: text) {
+                    let name = page.prefix { $0 != "(" }
+                    let section = page.dropFirst(name.count + 1).prefix(1)
+                    #expect(
+                        fileStatus(stage + "/usr/share/man/man\(section)/\(name).\(section)") != nil,
+                        "\(file) names the man page \(page), which the package does not install")
+                }
+            }
+
+            // Polish: the icon the desktop file names is shipped; the AppStream file passes Debian's
+            // appstreamcli and names programs that are there; the xss-lock locker runs from PATH.
+            let desktop = readTextFile(stage + "/usr/share/applications/diligence.desktop")
+            let icon = try #require(desktop.split(separator: "\n").first { $0.hasPrefix("Icon=") }?.dropFirst(5))
+            #expect(fileStatus(stage + "/usr/share/icons/hicolor/scalable/apps/\(icon).svg") != nil, "no icon \(icon) in the package")
+            let metainfo = (try? FileManager.default.contentsOfDirectory(atPath: stage + "/usr/share/metainfo")) ?? []
+            let record = try #require(metainfo.first { $0.hasSuffix(".metainfo.xml") }, "no AppStream file in /usr/share/metainfo")
+            let validate = try runProgram(
+                ["/usr/bin/appstreamcli", "validate", "--no-net", "--no-color", stage + "/usr/share/metainfo/" + record],
+                environment: ["PATH": "/usr/bin:/bin", "HOME": work.path, "LANG": "C.UTF-8"], directory: work.path, timeout: 60)
+            #expect(validate.succeeded, "appstreamcli validate: \(validate)")
+            let xml = readTextFile(stage + "/usr/share/metainfo/" + record)
+            #expect(xml.contains(#"<component type="console-application">"#), "\(xml)")
+            for binary in Self.matches(#"(?<=<binary>)[a-z-]+(?=</binary>)"#, in: xml) {
+                #expect(fileStatus(stage + "/usr/bin/" + binary) != nil, "the AppStream file names /usr/bin/\(binary), not in the package")
+            }
+            let locker = try #require(fileStatus(stage + "/usr/bin/diligence-lock"), "no /usr/bin/diligence-lock")
+            #expect(locker.st_mode & 0o777 == 0o755)
+            #expect(fileStatus(stage + "/usr/share/man/man1/diligence-lock.1") != nil)
+            for example in ["diligenced.conf.example", "swayidle/config", "waybar/config.jsonc", "tmux/diligence.tmux.conf"] {
+                #expect(fileStatus(stage + "/usr/share/doc/diligence/examples/" + example) != nil, "no example \(example)")
+            }
+        }
+
+        @Test("Recommends holds what notifications and sound need, each package diligencectl doctor tells to install")
+        func recommends() throws {
+            let recommends = try Self.relation("Recommends")
+            let doctor = PackageFiles.read("Sources/DiligenceDaemon/Doctor.swift")
+            // Each group: one Recommends entry, whose alternatives are the packages doctor names.
+            let needs = [
+                ["dbus-user-session"], ["dunst", "mako-notifier", "xfce4-notifyd", "notification-daemon"],
+                ["sound-theme-freedesktop"], ["pipewire-bin", "pulseaudio-utils", "alsa-utils"],
+            ]
+            for alternatives in needs {
+                #expect(recommends.contains(alternatives), "Recommends has no \(alternatives.joined(separator: " | ")): \(recommends)")
+                for package in alternatives where package != "notification-daemon" {
+                    #expect(doctor.contains(package), "diligencectl doctor does not name \(package)")
+                }
+            }
+            let suggests = try Self.relation("Suggests").flatMap { $0 }
+            #expect(suggests.contains("syncthing"), "Suggests: \(suggests)")
         }
     }
 }

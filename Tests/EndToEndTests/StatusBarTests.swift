@@ -212,7 +212,7 @@ extension EndToEnd {
         /// terminal under LC_ALL=C, linted by mandoc, and shown by man.
         @Test(
             "each man page renders without a warning in groff -ww and mandoc -T lint, also under LC_ALL=C",
-            arguments: ["diligencectl.1", "diligenced.8", "diligenced.conf.5"])
+            arguments: ["diligencectl.1", "diligenced.1", "diligenced.conf.5", "diligence-lock.1"])
         func manPage(page: String) throws {
             let bar = BarHarness(d: try DaemonUnderTest(launch: false))
             let out = bar.d.root + "/" + page

@@ -436,9 +436,10 @@ extension EndToEnd {
             for (name, mode) in [
                 ("bin/diligenced", 0o755),
                 ("lib/systemd/user/diligenced.socket", 0o644),
-                ("share/doc/diligence/diligenced.conf.example", 0o644),
-                // The presence lines (docs/presence.md): copied from here, not run from here.
-                ("share/doc/diligence/swayidle/config", 0o644), ("share/doc/diligence/xss-lock/diligence-lock", 0o644),
+                ("share/doc/diligence/examples/diligenced.conf.example", 0o644),
+                // The swayidle lines (docs/presence.md) are copied from here; the xss-lock locker runs from PATH.
+                ("share/doc/diligence/examples/swayidle/config", 0o644), ("bin/diligence-lock", 0o755),
+                ("share/doc/diligence/README.md", 0o644), ("share/doc/diligence/docs/presence.md", 0o644),
             ] {
                 let st = try #require(fileStatus(m.destdir + "/usr/local/" + name), "make install left out \(name)")
                 #expect(Int(st.st_mode & 0o777) == mode, "\(name) has mode \(String(st.st_mode & 0o777, radix: 8))")
@@ -527,6 +528,12 @@ extension EndToEnd {
             let score = line.range(of: #"service: [0-9.]+"#, options: .regularExpression)
                 .flatMap { Double(line[$0].dropFirst("service: ".count)) }
             #expect(score != nil && score! <= 3.0, "\(line.isEmpty ? "\(analysis)" : line)")
+            // The unit's comment gives the score a reader gets: the one measured here.
+            let comment = try #require(
+                readTextFile(unit).range(of: #"--offline=true` scores\n?# this unit [0-9.]+"#, options: .regularExpression)
+                    .map { readTextFile(unit)[$0].split(separator: " ").last.map(String.init) ?? "" },
+                "the unit's comment gives no score")
+            #expect(Double(comment) == score, "the unit's comment says \(comment), systemd-analyze \(line)")
             let dropIn = readTextFile(m.daemon.configHome + "/systemd/user/diligenced.service.d/test.conf")
             let keys = dropIn.split(separator: "\n").compactMap { $0.split(separator: "=").first.map(String.init) }.filter {
                 $0 != "[Service]"
