@@ -95,7 +95,7 @@ BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all build release run test lint format fuzz golden deps test-deps deb-deps bench bench-deps install install-files uninstall check-prefix verify-units deb package clean man
+.PHONY: FORCE all build release run test lint format fuzz golden deps test-deps deb-deps bench bench-deps install install-files uninstall check-prefix verify-units deb package clean man
 
 all: build
 
@@ -176,14 +176,20 @@ golden:
 # paragraph follows, and one at the end of each indented block: the first are dropped, the
 # last becomes a blank line after the block, so that `mandoc -T lint` has nothing to say.
 # Tests/EndToEndTests/StatusBarTests.swift renders each page with groff -ww and mandoc.
-.build/man/%: docs/%.scd
+# A page's date is the latest debian/changelog entry's (scdoc takes SOURCE_DATE_EPOCH), not the
+# day it was made, and the pages are made anew each time (scdoc takes milliseconds): a tree whose
+# pages were made earlier packs the same bytes as a fresh checkout.
+MAN_DATE_EPOCH = $(shell dpkg-parsechangelog -l debian/changelog -S Timestamp 2>/dev/null)
+.build/man/%: docs/%.scd FORCE
 	@mkdir -p .build/man
-	scdoc < $< | awk '{ line[NR] = $$0 } END { \
+	SOURCE_DATE_EPOCH=$(or $(MAN_DATE_EPOCH),$$(date +%s)) scdoc < $< | awk '{ line[NR] = $$0 } END { \
 		for (i = 1; i <= NR; i++) { \
 			if (line[i] == ".P" && (last ~ /^\.(SH|SS|TH|P)( |$$)/ || line[i + 1] ~ /^\.(SH|SS)( |$$)/ || i == NR)) continue; \
 			if (line[i] == ".P" && line[i + 1] ~ /^\.RE( |$$)/) { print line[i + 1]; line[i + 1] = ".sp" } \
 			else print line[i]; \
-			last = line[i] } }' > $@
+			last = line[i] } }' > $@.new && mv $@.new $@
+
+FORCE:
 
 # 100 000 random and mutated requests against a daemon (docs/reliability.md); `make test` runs
 # 5 000 at the same fixed seed. FUZZ_SEED=<n> tries another seed.
