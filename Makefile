@@ -95,7 +95,7 @@ BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: FORCE all build release run test lint format fuzz golden deps test-deps deb-deps bench bench-deps install install-files uninstall check-prefix verify-units deb package clean man
+.PHONY: all build release run test lint format fuzz golden deps test-deps deb-deps bench bench-deps install install-files uninstall check-prefix verify-units deb package clean man
 
 all: build
 
@@ -177,19 +177,22 @@ golden:
 # last becomes a blank line after the block, so that `mandoc -T lint` has nothing to say.
 # Tests/EndToEndTests/StatusBarTests.swift renders each page with groff -ww and mandoc.
 # A page's date is the latest debian/changelog entry's (scdoc takes SOURCE_DATE_EPOCH), not the
-# day it was made, and the pages are made anew each time (scdoc takes milliseconds): a tree whose
-# pages were made earlier packs the same bytes as a fresh checkout.
-MAN_DATE_EPOCH = $(shell dpkg-parsechangelog -l debian/changelog -S Timestamp 2>/dev/null)
-.build/man/%: docs/%.scd FORCE
+# day it was made: a tree whose pages were made earlier packs the same bytes as a fresh checkout.
+# The pages depend on a stamp named after that date, so a new entry (or pages made before the
+# date was fixed) makes them anew; up-to-date pages are not rewritten (a user may install from
+# a tree only root can write).
+MAN_DATE_EPOCH := $(or $(shell dpkg-parsechangelog -l debian/changelog -S Timestamp 2>/dev/null),unknown)
+MAN_DATE_STAMP = .build/man/.date-$(MAN_DATE_EPOCH)
+$(MAN_DATE_STAMP):
+	@mkdir -p .build/man && rm -f .build/man/.date-* && touch $@
+.build/man/%: docs/%.scd $(MAN_DATE_STAMP)
 	@mkdir -p .build/man
-	SOURCE_DATE_EPOCH=$(or $(MAN_DATE_EPOCH),$$(date +%s)) scdoc < $< | awk '{ line[NR] = $$0 } END { \
+	SOURCE_DATE_EPOCH=$(if $(filter unknown,$(MAN_DATE_EPOCH)),$$(date +%s),$(MAN_DATE_EPOCH)) scdoc < $< | awk '{ line[NR] = $$0 } END { \
 		for (i = 1; i <= NR; i++) { \
 			if (line[i] == ".P" && (last ~ /^\.(SH|SS|TH|P)( |$$)/ || line[i + 1] ~ /^\.(SH|SS)( |$$)/ || i == NR)) continue; \
 			if (line[i] == ".P" && line[i + 1] ~ /^\.RE( |$$)/) { print line[i + 1]; line[i + 1] = ".sp" } \
 			else print line[i]; \
 			last = line[i] } }' > $@.new && mv $@.new $@
-
-FORCE:
 
 # 100 000 random and mutated requests against a daemon (docs/reliability.md); `make test` runs
 # 5 000 at the same fixed seed. FUZZ_SEED=<n> tries another seed.
