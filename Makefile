@@ -84,6 +84,8 @@ TEST_PACKAGES += chromium libxml2-utils
 # checks it with Debian's lintian, validates its AppStream file with appstream's appstreamcli,
 # installs it into a clean bookworm root that mmdebstrap makes, and runs piuparts on it.
 TEST_PACKAGES += lintian debhelper appstream mmdebstrap piuparts
+# git lists the files the package test copies into checkouts of their own (PackageTests.swift).
+TEST_PACKAGES += git
 # Two real Syncthing instances sync a folder of journals in a private network namespace, whose
 # loopback iproute2's `ip` brings up (Tests/EndToEndTests/SyncthingTests.swift).
 TEST_PACKAGES += syncthing iproute2
