@@ -84,6 +84,8 @@ TEST_PACKAGES += chromium libxml2-utils
 # checks it with Debian's lintian, validates its AppStream file with appstream's appstreamcli,
 # installs it into a clean bookworm root that mmdebstrap makes, and runs piuparts on it.
 TEST_PACKAGES += lintian debhelper appstream mmdebstrap piuparts
+# git lists the files the package test copies into checkouts of their own (PackageTests.swift).
+TEST_PACKAGES += git
 # Two real Syncthing instances sync a folder of journals in a private network namespace, whose
 # loopback iproute2's `ip` brings up (Tests/EndToEndTests/SyncthingTests.swift).
 TEST_PACKAGES += syncthing iproute2
@@ -176,14 +178,23 @@ golden:
 # paragraph follows, and one at the end of each indented block: the first are dropped, the
 # last becomes a blank line after the block, so that `mandoc -T lint` has nothing to say.
 # Tests/EndToEndTests/StatusBarTests.swift renders each page with groff -ww and mandoc.
-.build/man/%: docs/%.scd
+# A page's date is the latest debian/changelog entry's (scdoc takes SOURCE_DATE_EPOCH), not the
+# day it was made: a tree whose pages were made earlier packs the same bytes as a fresh checkout.
+# The pages depend on a stamp named after that date, so a new entry (or pages made before the
+# date was fixed) makes them anew; up-to-date pages are not rewritten (a user may install from
+# a tree only root can write).
+MAN_DATE_EPOCH := $(or $(shell dpkg-parsechangelog -l debian/changelog -S Timestamp 2>/dev/null),unknown)
+MAN_DATE_STAMP = .build/man/.date-$(MAN_DATE_EPOCH)
+$(MAN_DATE_STAMP):
+	@mkdir -p .build/man && rm -f .build/man/.date-* && touch $@
+.build/man/%: docs/%.scd $(MAN_DATE_STAMP)
 	@mkdir -p .build/man
-	scdoc < $< | awk '{ line[NR] = $$0 } END { \
+	SOURCE_DATE_EPOCH=$(if $(filter unknown,$(MAN_DATE_EPOCH)),$$(date +%s),$(MAN_DATE_EPOCH)) scdoc < $< | awk '{ line[NR] = $$0 } END { \
 		for (i = 1; i <= NR; i++) { \
 			if (line[i] == ".P" && (last ~ /^\.(SH|SS|TH|P)( |$$)/ || line[i + 1] ~ /^\.(SH|SS)( |$$)/ || i == NR)) continue; \
 			if (line[i] == ".P" && line[i + 1] ~ /^\.RE( |$$)/) { print line[i + 1]; line[i + 1] = ".sp" } \
 			else print line[i]; \
-			last = line[i] } }' > $@
+			last = line[i] } }' > $@.new && mv $@.new $@
 
 # 100 000 random and mutated requests against a daemon (docs/reliability.md); `make test` runs
 # 5 000 at the same fixed seed. FUZZ_SEED=<n> tries another seed.

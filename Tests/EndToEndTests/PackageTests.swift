@@ -475,6 +475,32 @@ extension EndToEnd {
             return value.split(separator: ",").map { $0.split(separator: "|").map { String($0).trimmingWhitespace() } }
         }
 
+        @Test("the man pages are dated by the latest debian/changelog entry, however .build/man was made before")
+        func manPageDates() throws {
+            let work = TemporaryDirectory("diligence-man-date")
+            defer { work.remove() }
+            let environment = ["PATH": "/usr/bin:/bin", "HOME": work.path, "LC_ALL": "C.UTF-8"]
+            let stamp = try runProgram(
+                ["/usr/bin/dpkg-parsechangelog", "-l", PackageFiles.path("debian/changelog"), "-S", "Timestamp"],
+                environment: environment, directory: work.path)
+            let epoch = try #require(Int(stamp.output), "\(stamp)")
+            let date = try runProgram(["/bin/date", "-u", "-d", "@\(epoch)", "+%Y-%m-%d"], environment: environment, directory: work.path)
+            // Built as a developer's tree has them (no SOURCE_DATE_EPOCH), then as dpkg-buildpackage
+            // asks for them (SOURCE_DATE_EPOCH set): the pages must say the changelog's date both times.
+            for extra in [[:], ["SOURCE_DATE_EPOCH": String(epoch)]] {
+                let man = try runProgram(
+                    ["/usr/bin/make", "-s", "-C", Binaries.packageRoot, "man"], environment: environment.merging(extra) { $1 },
+                    directory: work.path, timeout: 60)
+                try #require(man.succeeded, "make man: \(man)")
+                for page in ["diligencectl.1", "diligenced.1", "diligenced.conf.5", "diligence-lock.1"] {
+                    let heading = readTextFile(PackageFiles.path(".build/man/" + page)).split(separator: "\n").first {
+                        $0.hasPrefix(".TH ")
+                    }
+                    #expect(heading?.contains("\"\(date.output)\"") == true, "\(page): \(heading ?? "no .TH"), not dated \(date.output)")
+                }
+            }
+        }
+
         /// The string literals of the program's sources (messages and log lines), comments left out.
         static var sourceStrings: [(file: String, text: String)] {
             let enumerator = FileManager.default.enumerator(atPath: PackageFiles.path("Sources"))
