@@ -505,7 +505,8 @@ enum Help {
 
     static let exitCodes = """
         Exit status: 0 success, 1 the daemon could not do it (nothing running, a name taken, an overlap),
-        2 a mistake in what was typed (command, option, value, task name, date), 3 daemon unreachable.
+        2 a mistake in what was typed (command, option, value, task name, date), 3 daemon unreachable,
+        4 nothing sent: the socket's directory or its listener is another user's.
         """
 
     /// `diligencectl --help`.

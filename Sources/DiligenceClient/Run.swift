@@ -25,6 +25,9 @@ enum ExitCode {
     /// out of range, an unknown task, a malformed or impossible date.
     static let usage: Int32 = 2
     static let unreachable: Int32 = 3
+    /// Nothing was sent: the socket's fallback directory is not this user's private one, or
+    /// the process listening runs as another user.
+    static let untrusted: Int32 = 4
 
     /// The daemon's error codes that mean a mistake in what was typed (exit 2, like the client's
     /// own checks); every other code is exit 1.
@@ -172,6 +175,8 @@ extension RunResult {
             return RunResult(stderr: unreachableMessage(path: path, reason: reason, environment: environment), code: ExitCode.unreachable)
         case .connection(.broken(let reason)):
             return RunResult(stderr: "diligencectl: \(reason)\n", code: ExitCode.daemonError)
+        case .connection(.untrusted(let path, let reason)):
+            return .untrusted(path: path, reason: reason)
         case .daemon(let code, let message):
             let typed = code.map(ExitCode.mistakesInWhatWasTyped.contains) ?? false
             return RunResult(
@@ -256,6 +261,20 @@ func unreachableMessage(path: String, reason: String, environment: [String: Stri
     }
     return head + "Is diligenced running? \(StartHint.current(environment: environment).text)\n"
         + "Or point --socket / $DILIGENCE_SOCKET at its socket.\n"
+}
+
+extension RunResult {
+    /// Exit 4: why the socket was not trusted, that nothing was sent, what to do.
+    static func untrusted(path: String, reason: String) -> RunResult {
+        let head = "diligencectl: refused to talk to \(path): \(reason); nothing was sent.\n"
+        guard path == SocketPath.fallback else {
+            return RunResult(stderr: head + "Point --socket / $DILIGENCE_SOCKET at your own daemon's socket.\n", code: ExitCode.untrusted)
+        }
+        return RunResult(
+            stderr: head + "Another user may be listening in your daemon's place. Log in a session that sets XDG_RUNTIME_DIR "
+                + "(/run/user/\(getuid())), or pass --socket / $DILIGENCE_SOCKET; have \(SocketPath.fallbackDirectory) removed (or, "
+                + "if it is yours, chmod 700 it).\n", code: ExitCode.untrusted)
+    }
 }
 
 /// The text for a person (or the JSON for a script) of a command's result.

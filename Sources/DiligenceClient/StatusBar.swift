@@ -248,6 +248,8 @@ func watch(_ parsed: ParsedCommand, socket: String, io: WatchIO = .standard, dis
             }
             ended = .broken("the daemon closed the watch stream")
         } catch {
+            // Never retried: waiting would not make another user's socket ours.
+            if case .untrusted(let path, let reason) = error { return .untrusted(path: path, reason: reason) }
             ended = error
         }
         guard reconnect else {

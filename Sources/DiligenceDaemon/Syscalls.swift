@@ -250,19 +250,10 @@ extension Sys {
         try nonBlocking("accept") { clinux_accept_cloexec_nonblock(listenFD) }
     }
 
-    /// The peer of a Unix socket (SO_PEERCRED), as the kernel saw it at connect.
-    struct PeerCredentials {
-        var pid: pid_t = 0
-        var uid: uid_t = 0
-        var gid: gid_t = 0
-    }
+    typealias PeerCredentials = DiligenceProtocol.PeerCredentials
 
-    static func peerCredentials(_ fd: Int32) -> PeerCredentials? {
-        // The layout of `struct ucred`, which Glibc's Swift overlay does not export.
-        var credentials = PeerCredentials()
-        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
-        return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 ? credentials : nil
-    }
+    /// The peer of a Unix socket (SO_PEERCRED), as the kernel saw it at connect.
+    static func peerCredentials(_ fd: Int32) -> PeerCredentials? { PeerCredentials.of(fd) }
 }
 
 // MARK: - Limits, identity, processes

@@ -10,6 +10,9 @@ public enum ConnectionError: Error, Equatable, Sendable {
     case unreachable(path: String, reason: String)
     /// The connection broke or the daemon answered something that is not a line of JSON.
     case broken(String)
+    /// Not sent: the fallback directory is not this user's own private one, or the process
+    /// listening runs as another user (SO_PEERCRED), who would read the request (why).
+    case untrusted(path: String, reason: String)
 }
 
 /// A blocking client connection to the control socket: one line out, one line back.
@@ -19,13 +22,15 @@ public final class ControlConnection {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    /// Connects to the socket at `path`.
+    /// Connects to the socket at `path`, and checks who listens there before anything is sent
+    /// (docs/protocol.md, "The socket").
     public init(path: String) throws(ConnectionError) {
         self.path = path
         let bytes = Array(path.utf8)
         guard bytes.count <= SocketPath.maxLength else {
             throw .unreachable(path: path, reason: "the socket path is longer than \(SocketPath.maxLength) bytes")
         }
+        if let problem = SocketPath.fallbackDirectoryProblem(socket: path) { throw .untrusted(path: path, reason: problem) }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .unreachable(path: path, reason: String(cString: strerror(errno))) }
         var address = sockaddr_un()
@@ -43,7 +48,23 @@ public final class ControlConnection {
             close(fd)
             throw .unreachable(path: path, reason: reason)
         }
+        if let problem = Self.peerProblem(fd) {
+            close(fd)
+            throw .untrusted(path: path, reason: problem)
+        }
         self.fd = fd
+    }
+
+    /// Why the process at the other end of `fd` is not to be told anything: it runs as another
+    /// user than this client (root excepted: it can read everything anyway). A root client
+    /// talks to whom it points at (`allow_root`, a user's daemon).
+    static func peerProblem(_ fd: Int32) -> String? {
+        guard let peer = PeerCredentials.of(fd) else {
+            return "the kernel does not say who listens there (SO_PEERCRED: \(String(cString: strerror(errno))))"
+        }
+        let me = getuid()
+        guard me != 0, peer.uid != me, peer.uid != 0 else { return nil }
+        return "the process listening there (pid \(peer.pid)) runs as uid \(peer.uid), not as you (uid \(me)): it is not your daemon"
     }
 
     deinit { close(fd) }
@@ -114,5 +135,22 @@ public final class ControlConnection {
         } catch {
             throw .broken("the daemon sent a line that is not JSON: \(error.message)")
         }
+    }
+}
+
+/// The peer of a Unix socket (SO_PEERCRED), as the kernel saw it at connect; the layout of
+/// `struct ucred`, which Glibc's Swift overlay does not export.
+public struct PeerCredentials: Sendable {
+    public var pid: pid_t = 0
+    public var uid: uid_t = 0
+    public var gid: gid_t = 0
+
+    public init() {}
+
+    /// Who is at the other end of `fd`; nil when the kernel does not say (errno set).
+    public static func of(_ fd: Int32) -> PeerCredentials? {
+        var credentials = PeerCredentials()
+        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+        return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 ? credentials : nil
     }
 }

@@ -12,7 +12,28 @@ public enum SocketPath {
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             return runtime + "/diligence/diligenced.sock"
         }
-        return "/tmp/diligence-\(getuid())/diligenced.sock"
+        return fallback
+    }
+
+    /// The socket without `XDG_RUNTIME_DIR`, in a directory of a world-writable `/tmp` that
+    /// anyone may have made first.
+    public static var fallbackDirectory: String { "/tmp/diligence-\(getuid())" }
+    public static var fallback: String { fallbackDirectory + "/diligenced.sock" }
+
+    /// Why the fallback directory, when `socket` is in it, is not to be trusted: it must be a
+    /// directory (not a link) of this user's, mode 0700, as the daemon makes it. Another user's
+    /// could hold a socket of theirs in the daemon's place (issue 26). Nil: fine, or not there.
+    public static func fallbackDirectoryProblem(socket: String) -> String? {
+        let directory = fallbackDirectory
+        guard socket == fallback else { return nil }
+        var st = stat()
+        guard lstat(directory, &st) == 0 else { return nil }
+        let me = getuid()
+        if st.st_mode & S_IFMT != S_IFDIR { return "\(directory) is not a directory (a link, or a file)" }
+        if st.st_uid != me { return "\(directory) belongs to uid \(st.st_uid), not to you (uid \(me))" }
+        let mode = st.st_mode & 0o7777
+        if mode != 0o700 { return "\(directory) has mode \(String(mode, radix: 8)), not 700 (others could put a socket of theirs there)" }
+        return nil
     }
 
     /// `sun_path` holds 107 bytes and a NUL.
