@@ -50,5 +50,44 @@ extension EndToEnd {
             #expect(restored.sessions == 8, "the copied file held \(restored.sessions) of 8 sessions\n\(fresh.diagnostics)")
             #expect(restored.tasks.contains("Backed"), "\(restored.tasks)")
         }
+
+        @Test("diligencectl backup during a running phase: a whole, single-file copy sqlite3 reads and a daemon restores")
+        func backupDuringARunningPhase() throws {
+            let d = try DaemonUnderTest()
+            try Self.fill(d)
+            _ = try d.call("start", [("task", .string("Backed"))])
+            let before = try d.status()
+            let copy = d.root + "/copy.sqlite3"
+            let run = try d.ctl("backup", copy)
+            #expect(run.exitCode == 0, "\(run)")
+            #expect(run.stdout == "Backed up 8 sessions and 8 tasks to \(copy) (\(fileStatus(copy)?.st_size ?? -1) bytes).\n", "\(run)")
+            // The phase went on, and the copy is one file sqlite3 reads.
+            let after = try d.status()
+            #expect(after["state"] == before["state"] && after["task"] == before["task"], "\(after.serialized)")
+            #expect(try d.sqliteRun(copy, "PRAGMA journal_mode;") == [["delete"]])
+            #expect(try d.sqliteRun(copy, "SELECT count(*) FROM sessions;") == [["8"]])
+            #expect(try d.sqliteRun(copy, "SELECT count(*) FROM tasks WHERE name = 'Backed';") == [["1"]])
+            #expect(fileStatus(copy + "-wal") == nil && fileStatus(copy + "-journal") == nil)
+            #expect((fileStatus(copy)?.st_mode ?? 0) & 0o777 == 0o600)
+
+            // A file there already is never replaced; the refusal says why.
+            let again = try d.ctl("backup", copy)
+            #expect(again.exitCode != 0 && again.stderr.contains("exists already"), "\(again)")
+            #expect(try d.failure("backup", [("path", .string(copy))]).code == "backup_exists")
+            let relative = try d.failure("backup", [("path", .string("copy.sqlite3"))])
+            #expect(relative.code == "invalid_backup_path" && relative.message.contains("not absolute"), "\(relative)")
+            let nowhere = try d.failure("backup", [("path", .string(d.root + "/missing/copy.sqlite3"))])
+            #expect(nowhere.code == "invalid_backup_path" && nowhere.message.contains("does not exist"), "\(nowhere)")
+            let itself = try d.failure("backup", [("path", .string(d.databasePath))])
+            #expect(itself.code == "invalid_backup_path", "\(itself)")
+            #expect(d.stderr.contains("event=backup_written") || d.stderr.contains("Backed up the database to \(copy)"), "\(d.diagnostics)")
+
+            // The copy restores everything: a daemon started on it alone.
+            let fresh = try DaemonUnderTest(launch: false)
+            try Self.copyFile(copy, to: fresh.databasePath)
+            try fresh.start()
+            let restored = try Self.contents(fresh)
+            #expect(restored.sessions == 8 && restored.tasks.contains("Backed"), "\(restored)\n\(fresh.diagnostics)")
+        }
     }
 }
