@@ -2,6 +2,10 @@ import DiligenceCore
 import DiligenceJSON
 import DiligenceProtocol
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A mistake on the command line: shown as `diligencectl: MESSAGE` plus where to find help; exit 2.
 struct UsageError: Error, Equatable {
     var message: String
@@ -188,11 +192,20 @@ private func parsePositionals(_ positionals: [String], of command: Command, into
             break
         }
         do {
-            parsed.arguments.append(try argument.kind.parse(positionals[index], label: argument.name))
+            let raw = argument.isPath ? absolutePath(positionals[index]) : positionals[index]
+            parsed.arguments.append(try argument.kind.parse(raw, label: argument.name))
         } catch {
             throw fail(error.message)
         }
     }
+}
+
+/// `path` against this process's working directory: the daemon, which opens it, has its own.
+func absolutePath(_ path: String) -> String {
+    guard !path.hasPrefix("/"), !path.isEmpty, let cwd = getcwd(nil, 0) else { return path }
+    defer { free(cwd) }
+    let directory = String(cString: cwd)
+    return (directory == "/" ? "" : directory) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
 }
 
 /// Options that exclude each other, and a change command given nothing to change.

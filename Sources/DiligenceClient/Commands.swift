@@ -163,14 +163,17 @@ struct Argument: Sendable {
     var required: Bool
     /// nil: the field's doc line from the schema.
     var ownHelp: String?
+    /// A file the daemon opens: a relative path is made absolute here (`absolutePath`).
+    var isPath = false
 
     /// An argument that sets the wire command's field `key`; required when the field is.
-    init(_ name: String, key: String, help: String? = nil) {
+    init(_ name: String, key: String, help: String? = nil, isPath: Bool = false) {
         self.name = name
         self.key = key
         self.kind = .localText
         self.required = false
         self.ownHelp = help
+        self.isPath = isPath
     }
 
     /// An argument the client keeps for itself.
@@ -428,6 +431,17 @@ extension Command {
                 notes:
                     "Each part as the daemon sees it (its environment, config and PATH), and what to install or change where one does not work."
             ),
+            Command(
+                words: ["backup"], arguments: [Argument("FILE", key: "path", isPath: true)], options: [json],
+                wire: "backup", output: .report,
+                summary: "copy the database, whole and consistent, to FILE while the daemon runs",
+                notes: """
+                    FILE must not exist yet; a relative path is taken from the current directory. The copy is one
+                    SQLite file (no -wal), made with SQLite's online backup and checked before it is reported; a
+                    running phase goes on meanwhile. To restore it, stop the daemon and put it in place of the
+                    database (docs/backup.md).
+                    """,
+                example: "backup diligence-backup.sqlite3"),
         ]
 
     /// The command whose words begin `arguments`, with how many words it took.

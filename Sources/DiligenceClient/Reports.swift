@@ -220,6 +220,9 @@ func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
     case "sync_status" where parsed.has("names"): return deviceNames(r)
     case "sync_enable", "sync_status", "sync_disable": return syncReport(r)
     case "doctor": return doctorReport(r, paint)
+    case "backup":
+        return
+            "Backed up \(plural(num(r, "sessions"), "session")) and \(plural(num(r, "tasks"), "task")) to \(str(r, "path")) (\(num(r, "bytes")) bytes).\n"
     case "import":
         let skipped = num(r, "skipped")
         var setup: [String] = []

@@ -35,6 +35,8 @@ extension Daemon {
     /// Runs `command` and answers it; a write that finds the database locked by another process
     /// is tried again every `lockRetryInterval` until `deadline`.
     private func serve(_ command: ControlCommand, _ request: Request, on connection: ClientConnection, until deadline: DispatchTime) {
+        // A copy of the whole database is made off the queue (BackupCommand.swift).
+        if case .backup(let path) = command { return backup(to: path, request, on: connection) }
         do {
             let result = try perform(command, from: connection)
             connection.send(Response.ok(result, id: request.id))
@@ -101,6 +103,8 @@ extension Daemon {
             return try withDevices(status)
         case .stats, .week, .planSet, .planClear, .history, .historyAdd, .historyRemove, .historyEdit, .export, .importChunk:
             return try stats.perform(command)
+        case .backup:
+            preconditionFailure("serve runs backup itself, off the queue")
         }
     }
 

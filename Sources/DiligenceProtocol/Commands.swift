@@ -123,6 +123,11 @@ public enum Fields {
     static let replaceTasks = Field<Bool>.boolean(
         "replace_tasks", default: false, "an imported task definition replaces an existing task's settings (else it keeps its own)")
 
+    // MARK: Backup
+
+    static let backupPath = Field<String>.text(
+        "path", maxLength: 4096, "the file to write the copy to: an absolute path that does not exist yet, in a writable directory")
+
     // MARK: Sync
 
     static let syncDirectory = Field<String>.text(
@@ -275,6 +280,7 @@ public enum ControlCommand: Sendable, Equatable {
     case away
     case back
     case discardAway
+    case backup(path: String)
     case syncEnable(directory: String, name: String?, newDevice: Bool)
     case syncStatus
     case syncDisable
@@ -454,6 +460,10 @@ extension CommandSpec {
             .importChunk(
                 content: $0[Fields.content], importID: $0[Fields.importID], more: $0[Fields.more], replaceTasks: $0[Fields.replaceTasks])
         },
+        CommandSpec(
+            "backup", "copy the database, whole and consistent, to a new file while the daemon runs (SQLite's online backup)",
+            result: "{\"path\": PATH, \"bytes\": N, \"sessions\": N, \"tasks\": N}", fields: [Fields.backupPath]
+        ) { .backup(path: $0[Fields.backupPath]) },
         CommandSpec(
             "sync_enable", "keep this device's journal in a sync folder and write the history there (diligencectl(1), sync)",
             result: "the sync status", fields: [Fields.syncDirectory, Fields.deviceName, Fields.newDevice], writes: true

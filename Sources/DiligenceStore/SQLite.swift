@@ -15,6 +15,9 @@ public final class SQLite {
         case path(String)
         /// A private database in memory, gone when the connection closes (tests).
         case memory
+        /// A file's own pages, read only, without its -wal (SQLite's `immutable=1`): what the
+        /// file holds when its log is not its own.
+        case fileAlone(String)
     }
 
     /// A value bound to a statement parameter or read from a result column.
@@ -103,7 +106,7 @@ public final class SQLite {
     /// The file path, or ":memory:"; every error message names it.
     public var path: String {
         switch location {
-        case .path(let p): p
+        case .path(let p), .fileAlone(let p): p
         case .memory: ":memory:"
         }
     }
@@ -134,9 +137,13 @@ public final class SQLite {
         self.location = location
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         let filename: String
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX
         switch location {
         case .memory:
             filename = ":memory:"
+        case .fileAlone(let p):
+            filename = "file:" + Self.uriEscaped(p) + "?immutable=1"
+            flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX
         case .path(let p):
             guard !p.isEmpty else {
                 throw DiligenceError("storage_error", "The database path is empty; give a file path.")
@@ -147,7 +154,6 @@ public final class SQLite {
         var db: OpaquePointer?
         // NOMUTEX: a connection is used from one serial queue (see `Store`), so SQLite's own
         // per-call locking (a lock and an unlock for every column read) buys nothing.
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(filename, &db, flags, nil)
         handle = db
         guard rc == SQLITE_OK else {
@@ -162,6 +168,7 @@ public final class SQLite {
             // could write, so a file that is not a database is reported and never modified.
             try exec("SELECT count(*) FROM sqlite_master")
             try inspect(self)
+            if case .fileAlone = location { return }
             // SQLite opens a file it may not write read-only without a word (a read-only
             // directory holding the -wal and -shm files): every write would fail later instead.
             if case .path(let p) = location, sqlite3_db_readonly(handle, "main") == 1 {
@@ -391,6 +398,14 @@ public final class SQLite {
         }
     }
 
+    /// Copies every commit in the write-ahead log into the database file and empties the log
+    /// (`TRUNCATE`): the file alone then holds everything, as a backup tool that copies only it
+    /// expects. Waits up to the busy timeout for readers still using the log.
+    public func checkpointIntoFile() throws(DiligenceError) {
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+        guard rc == SQLITE_OK else { throw makeError(rc) }
+    }
+
     // MARK: Errors
 
     /// Turns an SQLite result code into a `DiligenceError` naming the database and SQLite's message.
@@ -434,6 +449,11 @@ public final class SQLite {
         default:
             return DiligenceError("storage_error", "The database \(path) failed (SQLite: \(detail), code \(rc)).")
         }
+    }
+
+    /// `path` as the path of a `file:` URI: `%`, `?` and `#` would end or escape it.
+    private static func uriEscaped(_ path: String) -> String {
+        path.replacing("%", with: "%25").replacing("?", with: "%3f").replacing("#", with: "%23")
     }
 
     /// Creates `path` with mode 0600 if it does not exist, independent of the umask. An

@@ -21,6 +21,12 @@ extension Store {
         try connection.flushJournal()
     }
 
+    /// Leaves every commit in the database file itself, the write-ahead log empty (see
+    /// `SQLite.checkpointIntoFile`): the daemon's last write at a clean exit.
+    public func checkpointIntoFile() throws(DiligenceError) {
+        try connection.checkpointIntoFile()
+    }
+
     /// Runs WAL checkpoints through `schedule` instead of inside a commit (see `SQLite.deferCheckpoints`).
     public func deferCheckpoints(to schedule: @escaping (@escaping () -> Void) -> Void) {
         connection.deferCheckpoints(to: schedule)

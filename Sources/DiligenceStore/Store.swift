@@ -1,6 +1,7 @@
 import DiligenceCore
 import DiligenceJSON
 import DiligenceTime
+import Glibc
 
 /// The daemon's database: tasks, recorded work sessions, day plans and the saved timer.
 ///
@@ -27,6 +28,7 @@ public final class Store {
     /// `database_corrupt` for a file that is not a database, `database_locked` when another
     /// process holds the write lock beyond the busy timeout.
     public init(location: SQLite.Location) throws(DiligenceError) {
+        if case .path(let path) = location { try Self.refuseForeignFileUnderItsLog(path) }
         db = try SQLite(location: location, inspect: Self.refuseForeign)
         try migrate()
         try db.exec(Self.readIndexes)
@@ -63,6 +65,27 @@ public final class Store {
             "foreign_database",
             "\(db.path) is an SQLite database of another program (application id \(applicationID), tables: \(listed.isEmpty ? "none" : listed)); "
                 + "diligence left it untouched. Point --database at a file of its own.")
+    }
+
+    /// SQLite replays a -wal over the file it lies beside, whoever wrote it: another program's
+    /// database renamed over diligence's, diligence's stale log left, reads as diligence's
+    /// through it, and the next checkpoint would overwrite the other's pages (issue 26). So with
+    /// a log there, the file's own pages must be diligence's (or hold nothing) too.
+    private static func refuseForeignFileUnderItsLog(_ path: String) throws(DiligenceError) {
+        var log = stat()
+        guard stat(path + "-wal", &log) == 0, log.st_size > 0, access(path, F_OK) == 0 else { return }
+        do {
+            _ = try SQLite(location: .fileAlone(path), inspect: refuseForeign)
+        } catch  where error.code == "foreign_database" {
+            throw DiligenceError(
+                "foreign_database",
+                error.message
+                    + " The \(path)-wal beside it is not that file's own (was another database renamed over diligence's?); it was left untouched too."
+            )
+        } catch {
+            // Only a clear verdict counts: a checkpoint cut short (a full disk) leaves the file
+            // alone inconsistent until its own log is replayed over it, which the open does.
+        }
     }
 
     /// The underlying connection, for tests and for later schema users (plans).

@@ -508,6 +508,39 @@ import Testing
     #expect(error { () throws(DiligenceError) in try Store(location: .path(second.database)) }?.code == "foreign_database")
 }
 
+/// Another program's database renamed over diligence's, diligence's stale -wal left beside it
+/// (issue 26): SQLite replays that log over the file, so the file read through it looked like
+/// diligence's, and the next checkpoint would have overwritten the other program's pages.
+@Test func anotherProgramsDatabaseWithAStaleWalBesideItIsRefusedAndBothLeftAsTheyWere() throws {
+    let dir = TemporaryDirectory()
+    defer { dir.remove() }
+    var staleLog: [UInt8] = []
+    do {
+        let store = try Store(location: .path(dir.database))
+        for i in 0..<8 { _ = try store.record(session(try store.findTask("Work"), start: 1000 + Double(i) * 3600)) }
+        // Taken while it is open: a clean close copies the log into the file and removes it.
+        staleLog = try #require(readBytes(dir.database + "-wal"))
+    }
+    #expect(staleLog.count > 4096)
+    let other = dir.file("photos.db")
+    do {
+        let photos = try SQLite(location: .path(other))
+        try photos.exec(
+            "PRAGMA journal_mode = DELETE; CREATE TABLE photos (id INTEGER PRIMARY KEY, path TEXT); INSERT INTO photos (path) VALUES ('a.jpg')"
+        )
+    }
+    #expect(rename(other, dir.database) == 0)
+    writeBytes(dir.database + "-wal", staleLog)
+    unlink(dir.database + "-shm")
+    let before = try #require(readBytes(dir.database))
+
+    let failure = error { () throws(DiligenceError) in try Store(location: .path(dir.database)) }
+    #expect(failure?.code == "foreign_database", "\(failure.map { "\($0)" } ?? "opened as diligence's")")
+    #expect(failure?.message.contains("photos") == true && failure?.message.contains("-wal") == true, "\(failure?.message ?? "")")
+    #expect(readBytes(dir.database) == before, "the other program's file was modified")
+    #expect(readBytes(dir.database + "-wal") == staleLog, "the stale log was modified")
+}
+
 @Test func aDatabaseHasAnIdentityThatLastsAndOlderOnesGetOne() throws {
     let dir = TemporaryDirectory()
     defer { dir.remove() }

@@ -36,7 +36,7 @@ extension EndToEnd {
             let onTmpfs = access("/dev/shm", W_OK) == 0
             let d = try onTmpfs ? DaemonUnderTest(base: "/dev/shm", prefix: "diligence-test-\(TestRun.id)") : DaemonUnderTest()
             let documented = try documentedErrorCodes()
-            var generator = SchemaRequestGenerator(seed: Self.seed)
+            var generator = SchemaRequestGenerator(seed: Self.seed, backupDirectory: d.root)
             let connection = try PipelinedConnection(path: d.socketPath)
             let warmUp = min(2_000, Self.count / 5)
             var rssAfterWarmUp = 0
@@ -248,7 +248,21 @@ struct SchemaRequestGenerator {
     /// `watch` turns the connection into an event stream; every other command is generated.
     let commands = CommandSpec.all.filter { $0.name != "watch" }
 
-    init(seed: UInt64) { random = SeededRandom(seed: seed) }
+    /// Where `backup` may write: a few names there are backed up to once, then exist.
+    let backupDirectory: String
+
+    init(seed: UInt64, backupDirectory: String = "/nonexistent") {
+        random = SeededRandom(seed: seed)
+        self.backupDirectory = backupDirectory
+    }
+
+    /// A `backup` path: new, existing, relative, a directory, in a missing or unwritable one.
+    mutating func backupPath() -> String {
+        pick([
+            backupDirectory + "/fuzz-backup-\(int(3)).sqlite3", backupDirectory, backupDirectory + "/missing/x.sqlite3",
+            "/proc/diligence-fuzz.sqlite3", "relative.sqlite3", "", "/dev/null", backupDirectory + "/data/diligence/diligence.sqlite3",
+        ])
+    }
 
     mutating func int(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
     mutating func chance(_ percent: Int) -> Bool { int(100) < percent }
@@ -312,6 +326,7 @@ struct SchemaRequestGenerator {
             return chance(20) ? "null" : quoted(pick(Self.strings))
         case .text, .taskName, .deviceName, .note:
             if field.name == "content" { return quoted(importContent()) }
+            if field.name == "path" && chance(80) { return quoted(backupPath()) }
             return chance(5) ? quoted(hugeString()) : quoted(pick(Self.strings))
         }
     }

@@ -56,7 +56,7 @@ _diligencectl() {
         cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
         words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
     }
-    local commands="start note pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync reload version doctor help"
+    local commands="start note pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync reload version doctor backup help"
     local task_commands="list show add edit archive unarchive remove"
     local plan_commands="set clear"
     local history_commands="add remove edit"
@@ -144,6 +144,10 @@ _diligencectl() {
                 status) COMPREPLY=($(compgen -W $'--json\n--names\n--help' -- "$cur")) ;;
                 *) COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")) ;;
             esac ;;
+        backup)
+            [[ $cur == -* ]] && { COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")); return; }
+            compopt -o filenames 2>/dev/null
+            COMPREPLY=($(compgen -f -- "$cur")) ;;
         import)
             [[ $cur == -* ]] && { COMPREPLY=($(compgen -W $'--help'$'\n'--replace-tasks -- "$cur")); return; }
             compopt -o filenames 2>/dev/null

@@ -1,7 +1,7 @@
 # fish completion for diligencectl. Install to /usr/share/fish/vendor_completions.d/
 # (make install does). Task and device names come from the running daemon.
 
-set -l commands start note pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync reload version doctor help
+set -l commands start note pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync reload version doctor backup help
 set -l task_commands list show add edit archive unarchive remove
 set -l days today tomorrow monday tuesday wednesday thursday friday saturday sunday
 
@@ -100,6 +100,7 @@ complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a impor
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a sync -d "keep this device's journal in a sync folder, show or stop it"
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a version -d 'print the versions'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a doctor -d 'say what works: notifications, sound, presence, sync, hooks'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a backup -d 'copy the database to a new file while the daemon runs'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a reload -d 're-read the daemon configuration'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'show help for a command'
 
@@ -174,6 +175,8 @@ complete -c diligencectl -n "__diligencectl_in export" -l format -x -a 'csv json
 complete -c diligencectl -n "__diligencectl_in export" -l with-tasks -d 'task definitions and the plan first'
 complete -c diligencectl -n "__diligencectl_is import" -l replace-tasks -d 'imported tasks replace existing settings'
 complete -c diligencectl -n "__diligencectl_is import" -F -d 'file (- for standard input)'
+complete -c diligencectl -n "__diligencectl_is backup" -l json -d 'print JSON'
+complete -c diligencectl -n "__diligencectl_is backup" -F -d 'new file for the copy'
 
 # The sync folder (docs/sync.md).
 complete -c diligencectl -n "__diligencectl_is sync" -a enable -d "keep this device's journal in DIR"
