@@ -1,3 +1,4 @@
+import DiligenceCore
 import DiligenceJSON
 import DiligenceProtocol
 import DiligenceTime
@@ -66,14 +67,16 @@ func syncReport(_ r: JSON) -> String {
     return lines.joined(separator: "\n") + "\n" + devicesTable(r["devices"]?.arrayValue ?? [])
 }
 
-/// The devices known here, one a row: id's first digits, name, sessions, latest line.
+/// The devices known here, one a row: id's first digits, name, sessions, latest line, a clock ahead.
 private func devicesTable(_ devices: [JSON]) -> String {
     guard !devices.isEmpty else { return "" }
     let rows = devices.map { d -> [String] in
         let id = String((d["id"]?.stringValue ?? "?").prefix(8)) + (d["this"]?.boolValue == true ? " (this)" : "")
         let sessions = plural(Int(d["sessions"]?.intValue ?? 0), "session")
         let last: String = d["last_line"]?.stringValue.map { "last line " + RFC3339.dateText($0) + " " + RFC3339.clockText($0) } ?? ""
-        return [id, d["name"]?.stringValue ?? "–", sessions, last]
+        // Minutes are enough to tell how wrong a clock is.
+        let ahead: String = d["clock_ahead_seconds"]?.intValue.map { "clock \(DurationText.format(max(60, Int($0) / 60 * 60))) ahead" } ?? ""
+        return [id, d["name"]?.stringValue ?? "–", sessions, last, ahead]
     }
     return "Devices:\n" + columns(rows)
 }

@@ -53,6 +53,19 @@ final class SyncMerge {
     private var skippedFiles: [String: FileKind] = [:]
     /// Own changes still wait for the journal: merging now could undo them (logged once).
     private var heldBack = false
+    /// Other devices' sessions refused only for ending more than a day after this device's now
+    /// (their device's clock is ahead): each with the wall time from which it may be taken.
+    private var notYet: [String: Double] = [:]
+    /// Fires at the earliest of `notYet`; a merge then takes what came due.
+    private var notYetTimer: DispatchSourceTimer?
+    /// The latest reading each other device stamped from its own wall clock (`HybridClock.aheadMillis`):
+    /// how far ahead of this device's its clock is, for `sync status` and the log.
+    private var ownStamps: [String: Int64] = [:]
+    /// The devices whose clock ahead was logged (once per device and run).
+    private var skewLogged: Set<String> = []
+    /// A clock ahead by more than this is reported (delivery is late, never early, and NTP keeps
+    /// clocks within far less).
+    static let reportedSkewMillis: Int64 = 5 * 60 * 1000
 
     init(
         store: Store, recorder: SessionRecorder, journal: SyncJournal, clocks: Clocks, queue: DispatchQueue,
@@ -106,14 +119,20 @@ final class SyncMerge {
         history = History()
         cursors = [:]
         unsaved = HistoryChanges()
+        notYet = [:]
+        ownStamps = [:]
+        defer { armNotYet() }
         guard let folder else { return 0 }
         let own = journal.device
         var restored = History()
         // The latest reading of another device: this device's clock stamps its next change later.
         var latest = HLC.zero
+        let now = clocks.wall
         func apply(_ entry: JournalEntry) {
             restored.apply(entry)
-            if entry.device != own, latest < entry.hlc { latest = entry.hlc }
+            guard entry.device != own else { return }
+            if latest < entry.hlc { latest = entry.hlc }
+            noteStamp(entry)
         }
         do {
             // Room made first: growing by doubling moved every register again (a quarter of a
@@ -126,7 +145,13 @@ final class SyncMerge {
                         apply(JournalEntry(device: version.device, hlc: version.hlc, change: .sessionRecorded(session)))
                     })
             else { return 0 }
-            for line in state.lines { apply(try JournalEntry.parse(Array(line.utf8))) }
+            for line in state.lines {
+                let entry = try JournalEntry.parse(Array(line.utf8))
+                apply(entry)
+                // A session kept by its line is not in the database: one the rules take, now or once
+                // its time comes (its device's clock ahead), is taken by the next merge from then.
+                if case .sessionRecorded(let s) = entry.change, let due = Self.takable(s.work, now: now) { notYet[s.id] = due }
+            }
             history = restored
             cursors = state.cursors
             journal.observe(latest, now: clocks.wall)
@@ -151,6 +176,8 @@ final class SyncMerge {
     func close() {
         watch?.close()
         watch = nil
+        notYetTimer?.cancel()
+        notYetTimer = nil
     }
 
     /// Reads what the journals hold past the cursors and, when it changed the history, makes
@@ -170,7 +197,15 @@ final class SyncMerge {
             let reached = cursors
             lineOf = LinePlaces()
             defer { lineOf = LinePlaces() }
-            let touched = try readJournals(folder, now: now)
+            var touched = try readJournals(folder, now: now)
+            // Sessions whose time came (`notYet`) are projected with what the lines touched.
+            let due = Set(notYet.filter { $0.value <= now }.keys)
+            if !due.isEmpty {
+                var more = touched ?? Touched(everything: false)
+                more.sessions.formUnion(due)
+                touched = more
+            }
+            defer { armNotYet() }
             guard touched != nil || cursors != reached else { return }
             folded = [:]
             try store.mergeTransaction { () throws(DiligenceError) in
@@ -232,7 +267,10 @@ final class SyncMerge {
                 touched.sessions.reserveCapacity(touched.sessions.count + batch.entries.count)
                 let path = place.path(of: device)
                 for (line, entry) in batch.entries {
-                    if device != journal.device { journal.observe(entry.hlc, now: now) }
+                    if device != journal.device {
+                        journal.observe(entry.hlc, now: now)
+                        noteStamp(entry)
+                    }
                     if history.apply(entry) {
                         changed = true
                         touched.note(entry.change)
@@ -249,6 +287,7 @@ final class SyncMerge {
         for problem in problems {
             Log.warning("Sync: \(problem); skipped.", fields: [("EVENT", "sync_line_skipped")])
         }
+        logSkew(now: now)
         return changed ? touched : nil
     }
 
@@ -266,6 +305,72 @@ final class SyncMerge {
             }
         }
         skippedFiles = now
+    }
+}
+
+// MARK: Clocks that are wrong (docs/sync.md)
+
+extension SyncMerge {
+    /// When another device's session `s` may be taken by the rules of a session, whose only
+    /// bound that moves is its end at most a day after now (`DateWindow.sessionLead`; a session
+    /// of a device whose clock is ahead ends later): the wall time a day before it ends, which
+    /// may have passed. Nil for a session another rule refuses.
+    static func takable(_ s: WorkSession, now: Double) -> Double? {
+        let window = DateWindow.sessions(now: now)
+        let latest = max(s.start, s.end, window.upperBound)
+        guard SessionRules.problem(with: s, window: window.lowerBound...latest) == nil else { return nil }
+        return max(s.start, s.end) - DateWindow.sessionLead
+    }
+
+    /// Keeps the reading of `entry` when its device stamped it from its own wall clock.
+    private func noteStamp(_ entry: JournalEntry) {
+        guard entry.hlc.counter == 0, ownStamps[entry.device].map({ $0 < entry.hlc.millis }) ?? true else { return }
+        ownStamps[entry.device] = entry.hlc.millis
+    }
+
+    /// How far ahead of this device's clock (at `now`) `device`'s clock is, by its latest own
+    /// stamp; nil within `reportedSkewMillis`.
+    func clockAhead(of device: String, now: Double) -> Int64? {
+        guard let stamp = ownStamps[device], let ahead = HybridClock.aheadMillis(of: HLC(millis: stamp, counter: 0), now: now),
+            ahead > Self.reportedSkewMillis
+        else { return nil }
+        return ahead
+    }
+
+    /// Logs, once per device and run, each device whose clock is ahead of this one's.
+    private func logSkew(now: Double) {
+        for device in ownStamps.keys.sorted() where !skewLogged.contains(device) {
+            guard let ahead = clockAhead(of: device, now: now) else { continue }
+            skewLogged.insert(device)
+            let name = history.deviceNames[device].map { "\($0) (\(device))" } ?? device
+            let aheadText = DurationText.format(Int(ahead / 1000))
+            let bound = DurationText.format(Int(HybridClock.maxDriftMillis / 1000))
+            let effect =
+                ahead <= HybridClock.maxDriftMillis
+                ? "a change made here after reading its changes still wins over them (clocks up to \(bound) ahead are followed)"
+                : "that is more than the \(bound) this device's clock follows: its changes win over changes made here until this clock reaches their time"
+            Log.warning(
+                "Sync: the clock of device \(name) is \(aheadText) ahead of this device's; \(effect); its sessions ending more than a day ahead are taken once they end less than a day ahead. Set that machine's clock right.",
+                fields: [("EVENT", "sync_clock_ahead"), ("DEVICE", device), ("AHEAD_SECONDS", "\(ahead / 1000)")])
+        }
+    }
+
+    /// Arms the timer at the earliest session of `notYet` (a wall-clock timer: a clock set
+    /// forward fires it at once); none while nothing waits.
+    private func armNotYet() {
+        guard let due = notYet.values.min() else {
+            notYetTimer?.cancel()
+            notYetTimer = nil
+            return
+        }
+        if notYetTimer == nil {
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.setEventHandler { [unowned self] in self.merge() }
+            timer.activate()
+            notYetTimer = timer
+        }
+        // A second past it: the rule compares with the clock read when the merge runs.
+        notYetTimer?.schedule(wallDeadline: .now() + max(0, due - clocks.wall) + 1, leeway: .seconds(1))
     }
 }
 
@@ -289,13 +394,16 @@ extension SyncMerge {
         let counts = try store.sessionsByDevice()
         let heard = history.latestReadings()
         let devices = knownDevices(recorded: counts.keys.compactMap { $0 }, heard: heard.keys)
+        let now = clocks.wall
         return .array(
             devices.map { device in
                 let key: String? = device.isThis ? nil : device.id
+                let ahead = device.isThis ? nil : clockAhead(of: device.id, now: now)
                 return .object([
                     ("id", .string(device.id)), ("name", .string(device.name)), ("this", .bool(device.isThis)),
                     ("sessions", .int(counts[key] ?? 0)),
                     ("last_line", .string(heard[device.id].map { RFC3339.format(Double($0.millis) / 1000) })),
+                    ("clock_ahead_seconds", ahead.map { .int(Int($0 / 1000)) } ?? .null),
                 ])
             })
     }
@@ -521,9 +629,21 @@ extension SyncMerge {
         }
         // One batch, each session written with its device.
         let admission = try recorder.admit(new, source: .sync, mode: .whatPasses)
+        for id in changed { notYet[id] = nil }
+        let now = clocks.wall
         for (index, error) in admission.refused {
             let id = new[index].uuid
             absent.insert(id)
+            if let due = Self.takable(new[index], now: now), due > now {
+                // Not refused for good: taken at the next merge from `due` on.
+                if notYet.updateValue(due, forKey: id) == nil, changed.contains(id) {
+                    let place = lineOf.prefix(of: id, otherwise: "device \(new[index].device ?? ""): ")
+                    Log.info(
+                        "Sync: \(place)the session \(id) ends more than a day after this device's clock (its device's clock is ahead); it is taken from \(RFC3339.format(due)).",
+                        fields: [("EVENT", "sync_session_waits")])
+                }
+                continue
+            }
             // Logged when its line is read; not again each time the tasks are projected anew.
             guard changed.contains(id) else { continue }
             let place = lineOf.prefix(of: id, otherwise: "device \(new[index].device ?? ""): ")

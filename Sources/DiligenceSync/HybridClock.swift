@@ -46,10 +46,21 @@ public struct HybridClock: Sendable {
     /// The latest reading stamped or observed.
     public private(set) var last: HLC
 
-    /// How far ahead of this device's wall clock an observed reading may pull the clock: a
-    /// device whose clock is years ahead must not make every later local change look older.
-    /// Its changes are still applied; only this clock ignores them.
-    public static let maxDriftMillis: Int64 = 24 * 3600 * 1000
+    /// How far ahead of this device's wall clock an observed reading may pull the clock
+    /// (docs/sync.md, "Clocks that are wrong"): within it, a change made after reading a change
+    /// of a device whose clock is fast wins over it; beyond it (a clock years ahead must not
+    /// make every later local change look older) its changes are still applied, only this clock
+    /// does not follow them, and the skew is reported (`aheadMillis`).
+    public static let maxDriftMillis: Int64 = 7 * 24 * 3600 * 1000
+
+    /// How far a clock reading is ahead of the wall clock `now` that read it, in milliseconds,
+    /// when it says its writer's wall clock was ahead (counter 0: a stamp from the writer's own
+    /// wall clock, not one carried along after another device's reading); nil otherwise.
+    public static func aheadMillis(of reading: HLC, now: Double) -> Int64? {
+        guard reading.counter == 0 else { return nil }
+        let ahead = reading.millis &- millis(now)
+        return ahead > 0 ? ahead : nil
+    }
 
     public init(last: HLC = .zero) {
         self.last = last

@@ -190,11 +190,22 @@ import Testing
         #expect(clock.stamp(now: 1000) == HLC(millis: 5_000_000, counter: 4))
     }
 
-    @Test("a device whose clock runs more than a day ahead does not drag this clock along")
+    @Test("a device whose clock runs more than a week ahead does not drag this clock along; 30 h ahead does")
     func drift() {
         var clock = HybridClock()
-        clock.observe(HLC(millis: (1000 + 86400 + 1) * 1000, counter: 0), now: 1000)
+        clock.observe(HLC(millis: (1000 + 7 * 86400 + 1) * 1000, counter: 0), now: 1000)
         #expect(clock.stamp(now: 1000) == HLC(millis: 1_000_000, counter: 0))
+        // Issue 26, finding 4: a change made after reading one of a clock 30 h fast wins over it.
+        let fast = HLC(millis: (1000 + 30 * 3600) * 1000, counter: 0)
+        clock.observe(fast, now: 1000)
+        #expect(clock.stamp(now: 1001) == HLC(millis: fast.millis, counter: 1))
+    }
+
+    @Test("a reading says its writer's clock was ahead only when stamped from that clock (counter 0)")
+    func ahead() {
+        #expect(HybridClock.aheadMillis(of: HLC(millis: 1_000_000 + 5_000, counter: 0), now: 1000) == 5_000)
+        #expect(HybridClock.aheadMillis(of: HLC(millis: 1_000_000 + 5_000, counter: 2), now: 1000) == nil, "carried along")
+        #expect(HybridClock.aheadMillis(of: HLC(millis: 999_000, counter: 0), now: 1000) == nil, "behind")
     }
 
     @Test("equal clocks are ordered by device id")

@@ -281,3 +281,53 @@ import Testing
         #expect(stat(a.folder.ownPath, &st) == 0 && st.st_mode & 0o7777 == 0o600, "mode \(String(st.st_mode & 0o7777, radix: 8))")
     }
 }
+
+/// Clocks that are wrong (docs/sync.md, "Clocks that are wrong"; issue 26, finding 4): three
+/// devices, C's wall clock off by `offset`, edit one task in a seeded random order, each after
+/// reading every journal. Within the bound (`HybridClock.maxDriftMillis`) the edit made last wins
+/// on every device; beyond it the fast device's lines are still applied (its last edit wins);
+/// either way the devices converge and write only lines every device reads.
+@Suite("Journals of devices whose clocks are wrong") struct SkewedClockFuzzTests {
+    /// C's clock: 30 h and 6 days fast, 30 h slow (within the bound), 8 and 400 days fast (beyond).
+    static let offsets: [Double] = [30 * 3600, 6 * 86400, -30 * 3600, 8 * 86400, 400 * 86400]
+
+    @Test(
+        "an edit made after reading the others' wins within the bound; beyond it the fast device's lines are still applied; all converge",
+        arguments: SkewedClockFuzzTests.offsets)
+    func skewedClocks(offset: Double) throws {
+        let dir = TemporaryDirectory("diligence-sync-test")
+        defer { dir.remove() }
+        let devices = [deviceA, deviceB, deviceC].map { SyncDevice(id: $0, directory: dir.path, step: 1) }
+        let offsets = [0.0, 0.0, offset]
+        var random = SeededRandom(seed: JournalFuzzTests.seed ^ UInt64(Int64(offset).magnitude))
+        var real = 1_764_000_000.0
+        let daily = uuid(0x51)
+        devices[0].wall = real
+        try devices[0].change(.taskAdded(task(daily, "Daily")))
+        var last = ""
+        var lastOfC: String?
+        for round in 0..<300 {
+            real += Double(random.next() % 600) + 1
+            let index = Int(random.next() % 3)
+            let device = devices[index]
+            device.wall = real + offsets[index] - device.step
+            device.merge()
+            var edited = task(daily, "Daily")
+            last = "edit \(round) on \(index)"
+            edited.config.description = last
+            try device.change(.taskEdited(edited))
+            if index == 2 { lastOfC = last }
+        }
+        for device in devices { device.merge() }
+        let seed = "seed \(JournalFuzzTests.seed), C off by \(offset) s"
+        #expect(devices.allSatisfy { $0.problems.isEmpty }, "\(seed): every line read: \(devices.flatMap(\.problems))")
+        #expect(Set(devices.map(\.history.canonicalDump)).count == 1, "\(seed): the devices converge")
+        let shown = devices[0].history.liveTasks().tasks.first { $0.id == daily }?.config.description
+        // The bound docs/sync.md documents: a week.
+        if abs(offset) <= 7 * 86400 {
+            #expect(shown == last, "\(seed): the edit made last wins")
+        } else {
+            #expect(shown == lastOfC, "\(seed): the fast device's lines are applied, its last edit the latest by its clock")
+        }
+    }
+}
