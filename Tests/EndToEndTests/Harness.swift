@@ -69,7 +69,34 @@ enum Binaries {
                 "\(name) not found or not executable at \(path): run `swift build` first "
                     + "(or set DILIGENCE_BIN_DIR to the directory holding diligenced and diligencectl)")
         }
+        // The test target does not depend on the programs: a bare `swift test` after an edit
+        // would test the last build's daemon. A build of this tree older than its sources is refused.
+        if path.hasPrefix(packageRoot + "/"), let source = newestSource, modificationTime(path) < source.time {
+            throw HarnessError(
+                "\(path) is older than \(source.path) (edited after the last build): run `swift build` "
+                    + "(or `make test`) first; `swift test` alone does not rebuild the programs the end-to-end tests start")
+        }
         return path
+    }
+
+    /// The most recently modified Swift source under Sources/ (what the programs are built from).
+    static let newestSource: (path: String, time: Int)? = {
+        let sources = packageRoot + "/Sources"
+        guard let walker = FileManager.default.enumerator(atPath: sources) else { return nil }
+        var newest: (path: String, time: Int)?
+        while let relative = walker.nextObject() as? String {
+            guard relative.hasSuffix(".swift") || relative.hasSuffix("VERSION") else { continue }
+            let time = modificationTime(sources + "/" + relative)
+            if newest.map({ $0.time < time }) ?? true { newest = ("Sources/" + relative, time) }
+        }
+        return newest
+    }()
+
+    /// The file's mtime in nanoseconds (following links), zero when it cannot be read.
+    static func modificationTime(_ path: String) -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return 0 }
+        return info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec
     }
 
     static var daemon: String { get throws { try path("diligenced") } }
