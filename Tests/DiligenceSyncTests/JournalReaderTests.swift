@@ -110,8 +110,12 @@ private func lines(_ entries: [JournalEntry]) -> [UInt8] {
     }
 
     @Test("a missing file is an error that names it")
-    func missing() {
-        #expect(throws: JournalReadError.self) { try JournalReader.read(path: "/nonexistent/x.jsonl", device: deviceA, from: .start) }
+    func missing() throws {
+        let error = try #require(throws: JournalReadError.self) {
+            try JournalReader.read(path: "/nonexistent/x.jsonl", device: deviceA, from: .start)
+        }
+        #expect(error.path == "/nonexistent/x.jsonl" && error.errno == ENOENT, "\(error)")
+        #expect(error.description == "/nonexistent/x.jsonl: No such file or directory")
     }
 
     @Test("a journal longer than one read is read in several, and every line once")
