@@ -40,7 +40,9 @@ import Testing
         #expect(config.problems.map { $0.hasPrefix("line 3:") } == [true])
     }
 
-    @Test func aBadPolicyValueIsItselfRefused() {
-        #expect(throws: DiligenceError.self) { _ = try DaemonConfig.parse("[daemon]\non_bad_config = maybe\n") }
+    @Test func aBadPolicyValueIsItselfRefused() throws {
+        let error = try #require(throws: DiligenceError.self) { _ = try DaemonConfig.parse("[daemon]\non_bad_config = maybe\n") }
+        #expect(error.code == "invalid_config", "\(error)")
+        #expect(error.message == "line 2 ([daemon] on_bad_config): on_bad_config is refuse or defaults; got \"maybe\".")
     }
 }

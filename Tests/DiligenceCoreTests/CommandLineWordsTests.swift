@@ -18,8 +18,13 @@ import Testing
         #expect(try CommandLineWords.split(line) == words)
     }
 
-    @Test(arguments: ["'open", "\"open", "trailing\\"])
-    func unbalancedQuotesAreErrors(line: String) {
-        #expect(throws: DiligenceError.self) { try CommandLineWords.split(line) }
+    @Test(arguments: [
+        ("'open", "a single quote is not closed in \("'open".debugDescription)."),
+        ("\"open", "a double quote is not closed in \("\"open".debugDescription)."),
+        ("trailing\\", "a command line cannot end with a backslash: \("trailing\\".debugDescription)."),
+    ])
+    func unbalancedQuotesAreErrors(line: String, message: String) throws {
+        let error = try #require(throws: DiligenceError.self) { try CommandLineWords.split(line) }
+        #expect(error.code == "invalid_config" && error.message == message, "\(error.code): \(error.message)")
     }
 }

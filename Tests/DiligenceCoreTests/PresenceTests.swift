@@ -82,7 +82,7 @@ struct PresenceTests {
         #expect(machine.status(at: clock.now).remainingSeconds == 880)
         #expect(machine.nextDeadline == origin.steady + 1500 + 300)
         #expect(!machine.status(at: clock.now).awayOffered)
-        #expect(throws: DiligenceError.self) { try machine.discardAway(at: clock.now) }
+        try expectNothingToDiscard { try machine.discardAway(at: clock.now) }
     }
 
     @Test func discardTrimsASessionThatEndedWhileAwayToTheMomentOfLeaving() throws {
@@ -105,7 +105,7 @@ struct PresenceTests {
     @Test func noOfferWithoutCountedWork() throws {
         var (machine, clock, _, _) = try leftAt600(Self.pause)
         _ = machine.back(at: clock.advance(300))
-        #expect(throws: DiligenceError.self) { try machine.discardAway(at: clock.now) }
+        try expectNothingToDiscard { try machine.discardAway(at: clock.now) }
     }
 
     // MARK: abandon
@@ -254,4 +254,11 @@ struct PresenceTests {
         #expect(sessions(restored.tick(at: clock.advance(4))).map(\.reason) == [.left])
         _ = machine
     }
+}
+
+/// `discard_away` with nothing counted: refused with its code and the words a user reads.
+func expectNothingToDiscard(_ body: () throws -> [TimerEvent], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let error = try #require(throws: DiligenceError.self, sourceLocation: sourceLocation) { _ = try body() }
+    #expect(error.code == "nothing_to_discard", sourceLocation: sourceLocation)
+    #expect(error.message == "No time away was counted as work since the last work phase began.", sourceLocation: sourceLocation)
 }

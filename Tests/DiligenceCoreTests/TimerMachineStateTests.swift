@@ -264,5 +264,7 @@ struct TimerMachineStateTests {
     let sessions = events.compactMap { if case .sessionEnded(let s) = $0 { s } else { nil } }
     #expect(sessions.map(\.note) == ["chapter 3"])
     #expect(copy.note == nil)
-    #expect(throws: DiligenceError.self) { try copy.setNote("no work") }
+    let refused = try #require(throws: DiligenceError.self) { try copy.setNote("no work") }
+    #expect(refused.code == "not_running", "\(refused)")
+    #expect(refused.message.hasPrefix("A note goes with a work session, and no work phase runs now"), "\(refused.message)")
 }

@@ -2,6 +2,7 @@ import DiligenceCore
 import DiligenceProtocol
 import DiligenceTestSupport
 import Dispatch
+import Synchronization
 import Testing
 
 @testable import DiligenceDaemon
@@ -81,8 +82,10 @@ import Testing
         let path = dir.path + "/not-a-socket"
         let fd = open(path, O_WRONLY | O_CREAT, 0o600)
         close(fd)
-        #expect(throws: DiligenceError.self) { _ = try ListeningSocket.open(path: path) }
-        #expect(Sys.fileStatus(path) != nil)
+        let error = try #require(throws: DiligenceError.self) { _ = try ListeningSocket.open(path: path) }
+        #expect(error.code == "not_a_socket", "\(error)")
+        #expect(error.message == "\(path) exists and is not a socket; remove it or choose another path with --socket.")
+        #expect(Sys.fileStatus(path).map { $0.st_mode & S_IFMT == S_IFREG } == true, "the plain file is still there")
     }
 
     @Test func socketIs0600InA0700Directory() throws {
@@ -100,7 +103,10 @@ import Testing
         let run = dir.path + "/run"
         mkdir(run, 0o700)
         chmod(run, 0o770)
-        #expect(throws: DiligenceError.self) { _ = try ListeningSocket.open(path: run + "/d.sock") }
+        let error = try #require(throws: DiligenceError.self) { _ = try ListeningSocket.open(path: run + "/d.sock") }
+        #expect(error.code == "unsafe_directory", "\(error)")
+        #expect(error.message == "\(run) is writable by other users; run `chmod 700 \(run)` or choose another socket path.")
+        #expect(Sys.fileStatus(run + "/d.sock") == nil, "no socket was made there")
     }
 
 }
@@ -119,15 +125,30 @@ import Testing
     let before = umaskNow()
     let done = DispatchSemaphore(value: 0)
     let path = directory.path + "/control.sock"
+    // Each open must succeed and make a 0600 socket: an open that failed would check nothing.
+    let attempts = 300
+    let results = Mutex<(opened: Int, problems: [String])>((0, []))
     DispatchQueue.global().async {
-        for _ in 0..<300 {
-            if let socket = try? ListeningSocket.open(path: path) { socket.close() }
+        for _ in 0..<attempts {
+            do {
+                let socket = try ListeningSocket.open(path: path)
+                let mode = Sys.fileStatus(path).map { $0.st_mode & 0o777 }
+                socket.close()
+                results.withLock {
+                    $0.opened += 1
+                    if mode != 0o600 { $0.problems.append("mode \(mode.map { String($0, radix: 8) } ?? "none")") }
+                }
+            } catch {
+                results.withLock { $0.problems.append("\(error)") }
+            }
         }
         done.signal()
     }
     var seen: Set<String> = []
     while done.wait(timeout: .now()) == .timedOut { seen.insert(umaskNow()) }
     #expect(seen.subtracting([before]).isEmpty, "umask seen: \(seen.sorted()), before: \(before)")
+    let (opened, problems) = results.withLock { $0 }
+    #expect(opened == attempts && problems.isEmpty, "\(opened) of \(attempts) opened; \(problems.prefix(5))")
     let socket = try ListeningSocket.open(path: path)
     defer { socket.close() }
     #expect(Sys.fileStatus(path).map { $0.st_mode & 0o777 } == 0o600)

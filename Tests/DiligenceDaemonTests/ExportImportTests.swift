@@ -100,15 +100,22 @@ import Testing
             #expect(starts.count == 3 && ends.count == 3)
             for (start, end) in zip(starts, ends) { #expect(end > start, "DTSTART \(start) DTEND \(end)") }
             #expect(ends[1] == "20250501T100500Z", "the focused time from its start")
-            for line in try export(d, "jsonl").split(separator: "\n") {
+            // Every format holds all three rows: a loop over an empty export checks nothing.
+            let jsonl = try export(d, "jsonl").split(separator: "\n")
+            let csvRows = try export(d, "csv").split(separator: "\r\n").dropFirst()
+            #expect(jsonl.count == 3 && csvRows.count == 3, "jsonl \(jsonl.count) lines, csv \(csvRows.count) rows")
+            for line in jsonl {
                 let session = try JSON.parse(String(line))
-                let start = RFC3339.parse(session["start"]?.stringValue ?? "") ?? 0
-                let end = RFC3339.parse(session["end"]?.stringValue ?? "") ?? 0
+                let start = try #require(RFC3339.parse(session["start"]?.stringValue ?? ""), "\(line)")
+                let end = try #require(RFC3339.parse(session["end"]?.stringValue ?? ""), "\(line)")
                 #expect(end > start, "\(line)")
             }
-            for row in try export(d, "csv").split(separator: "\r\n").dropFirst() {
-                let fields = row.split(separator: ",")
-                #expect((RFC3339.parse(String(fields[3])) ?? 0) > (RFC3339.parse(String(fields[2])) ?? 0), "\(row)")
+            for row in csvRows {
+                let fields = row.split(separator: ",", omittingEmptySubsequences: false)
+                try #require(fields.count > 3, "\(row)")
+                let start = try #require(RFC3339.parse(String(fields[2])), "\(row)")
+                let end = try #require(RFC3339.parse(String(fields[3])), "\(row)")
+                #expect(end > start, "\(row)")
             }
         }
     }

@@ -15,9 +15,13 @@ import Testing
         #expect(try DaemonOptions.parse([]) == DaemonOptions())
     }
 
-    @Test(arguments: [["--socket"], ["--bogus"], ["extra"], ["--database", ""]])
-    func refusesBadArguments(_ arguments: [String]) {
-        #expect(throws: DiligenceError.self) { try DaemonOptions.parse(arguments) }
+    @Test(arguments: [
+        (["--socket"], "--socket needs a value."), (["--bogus"], "unknown argument \"--bogus\"."),
+        (["extra"], "unknown argument \"extra\"."), (["--database", ""], "--database needs a value."),
+    ])
+    func refusesBadArguments(_ arguments: [String], message: String) throws {
+        let error = try #require(throws: DiligenceError.self) { try DaemonOptions.parse(arguments) }
+        #expect(error.code == "usage" && error.message == message, "\(error.code): \(error.message)")
     }
 
     @Test func defaultPathsFollowXDG() {

@@ -72,7 +72,15 @@ struct SocketPathTests {
     }
 
     @Test func processEnvironmentIsRead() {
+        // A variable of this test's own, with "=" in its value: read as the process has it now.
+        let name = "DILIGENCE_TEST_ENVIRONMENT_\(getpid())"
+        setenv(name, "a=b c", 1)
+        defer { unsetenv(name) }
         let env = ProcessEnvironment.current
-        #expect(env["PATH"] != nil)
+        #expect(env[name] == "a=b c")
+        #expect(env["PATH"] == getenv("PATH").map { String(cString: $0) })
+        var count = 0
+        while environ[count] != nil { count += 1 }
+        #expect(env.count == count, "\(env.count) variables read, the process has \(count)")
     }
 }

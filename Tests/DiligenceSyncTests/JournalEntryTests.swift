@@ -91,20 +91,31 @@ import Testing
 
     @Test("a session or task a diligence could not have recorded is refused by the same rules as any other door")
     func rules() throws {
+        // Each refusal is an ordinary bad line (not one of a newer diligence, which waits) and
+        // says which rule, in the words the sync status shows.
+        func refusal(_ entry: JournalEntry) throws -> JournalLineError {
+            try #require(throws: JournalLineError.self) { try JournalEntry.parse(Array(entry.line.utf8)) }
+        }
         var long = session(uuid(1), task: uuid(9), device: deviceA, start: 1_764_569_000)
         long.end = long.start + 2 * 86400
         var bad = JournalEntry(device: deviceA, hlc: HLC(millis: 1, counter: 0), change: .sessionRecorded(long))
-        #expect(throws: JournalLineError.self) { try JournalEntry.parse(Array(bad.line.utf8)) }
+        let tooLong = try refusal(bad)
+        #expect(tooLong.message == "the session is refused: it lasts 48h; a session lasts at most 24h" && !tooLong.newer, "\(tooLong)")
         var early = session(uuid(1), task: uuid(9), device: deviceA, start: 100)
         early.end = 200
         bad.change = .sessionRecorded(early)
-        #expect(throws: JournalLineError.self) { try JournalEntry.parse(Array(bad.line.utf8)) }
+        let tooEarly = try refusal(bad)
+        #expect(
+            tooEarly.message == "the session is refused: it lies before \(DateWindow.firstDay), the first day diligence keeps" && !tooEarly.newer,
+            "\(tooEarly)")
         var goal = task(uuid(9), "Write")
         goal.config.goal = 5000
         bad.change = .taskEdited(goal)
-        #expect(throws: JournalLineError.self) { try JournalEntry.parse(Array(bad.line.utf8)) }
+        let badGoal = try refusal(bad)
+        #expect(badGoal.message == "the task Write: goal must be between 0 (none) and 1000; got 5000." && !badGoal.newer, "\(badGoal)")
         bad.change = .taskAdded(task(uuid(9), "  "))
-        #expect(throws: JournalLineError.self) { try JournalEntry.parse(Array(bad.line.utf8)) }
+        let badName = try refusal(bad)
+        #expect(badName.message.contains("name") && !badName.newer, "\(badName)")
     }
 
     @Test("a session's note, time away and why it ended travel with it; a line without them (an older diligence) has none")

@@ -111,8 +111,12 @@ private func lines(_ entries: [JournalEntry]) -> [UInt8] {
     }
 
     @Test("a missing file is an error that names it")
-    func missing() {
-        #expect(throws: FileError.self) { try JournalReader.read(path: "/nonexistent/x.jsonl", device: deviceA, from: .start) }
+    func missing() throws {
+        let error = try #require(throws: FileError.self) {
+            try JournalReader.read(path: "/nonexistent/x.jsonl", device: deviceA, from: .start)
+        }
+        #expect(error == FileError(path: "/nonexistent/x.jsonl", problem: .system(ENOENT)), "\(error)")
+        #expect(error.description == "/nonexistent/x.jsonl: No such file or directory")
     }
 
     @Test("a journal longer than one read is read in several, and every line once")

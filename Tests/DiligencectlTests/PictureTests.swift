@@ -13,7 +13,10 @@ import Testing
 /// `make golden` (DILIGENCE_UPDATE_GOLDEN=1) and review the diff.
 @Suite struct PictureTests {
     static let directory = PackageFiles.path("Tests/DiligencectlTests/Pictures")
-    static let updating = ProcessInfo.processInfo.environment["DILIGENCE_UPDATE_GOLDEN"] == "1"
+    /// `make golden` only: never under CI, whatever leaks into its environment (make test clears it too).
+    static let updating =
+        ProcessInfo.processInfo.environment["DILIGENCE_UPDATE_GOLDEN"] == "1"
+        && ["", "0", "false"].contains(ProcessInfo.processInfo.environment["CI"] ?? "")
 
     static func fixture(_ name: String) throws -> JSON {
         let text = try String(contentsOfFile: directory + "/\(name).json", encoding: .utf8)

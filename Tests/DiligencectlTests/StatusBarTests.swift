@@ -32,7 +32,10 @@ import Testing
     func awayClass() throws {
         try withTimeZone("UTC0") { () throws -> Void in
             var away = status(state: "paused", phase: "work", task: "W", remaining: 600)
-            guard case .object(var members) = away else { return }
+            guard case .object(var members) = away else {
+                Issue.record("the status fixture is not an object: \(away.serialized)")
+                return
+            }
             members += [("presence", .string("away")), ("away_since", .string("2026-11-29T12:03:00+00:00"))]
             away = .object(members)
             #expect(waybarClass(StatusView(away)) == "away")

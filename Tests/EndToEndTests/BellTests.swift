@@ -10,14 +10,14 @@ extension EndToEnd {
     /// the terminal's bell on it.
     @Suite("Bell: the terminal fallback of notifications")
     struct BellTests {
-        /// Starts a 1-second work phase and says whether a `bell` event followed its end.
+        /// Starts a 1-second work phase and says whether a `bell` event followed its end. A
+        /// phase that never ends throws: "no bell" must mean the phase ended without one.
         static func bellAfterAPhaseEnd(_ d: DaemonUnderTest) throws -> (rang: Bool, transcript: String) {
             try d.addTask("Quick", [("work", .string("1s"))])
             let watcher = try d.watch()
             try d.call("start", [("task", .string("Quick"))])
-            guard let end = watcher.waitFor(timeout: 5, where: { $0.name == "phase_completed" }) else {
-                return (false, "no phase_completed\n" + watcher.transcript)
-            }
+            let end = try #require(
+                watcher.waitFor(timeout: 5, where: { $0.name == "phase_completed" }), "no phase_completed\n\(watcher.transcript)")
             let bell = watcher.waitFor(after: end.index, timeout: 1.5) { $0.name == "bell" }
             if let bell {
                 #expect(bell.event.json["summary"]?.stringValue == "Focus session complete", "\(bell.event)")
@@ -53,6 +53,9 @@ extension EndToEnd {
             defer { server.stop() }
             let result = try Self.bellAfterAPhaseEnd(d)
             #expect(!result.rang, "\(result.transcript)")
+            // No bell because the desktop showed it: the server got the notification.
+            let shown = try #require(server.waitForCall(1, timeout: 5), "no Notify call after the work phase ended\n\(d.diagnostics)")
+            #expect(shown.summary == "Focus session complete", "\(shown)")
             _ = bus
         }
 

@@ -60,6 +60,15 @@ import Testing
             clients.append(c)
         }
         usleep(500_000)
+        // It did run out: every descriptor number below the limit is taken, and the episode is
+        // logged in the words of the out-of-descriptors path (an idle daemon passes nothing below).
+        let open = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap { Int($0) })
+        let unused = Set(0..<limit).subtracting(open)
+        #expect(unused.isEmpty, "descriptors \(unused.sorted()) below the limit \(limit) are free: the daemon never ran out\n\(d.diagnostics)")
+        let episode = readTextFile(log).split(separator: "\n").dropFirst(linesBefore)
+        #expect(
+            episode.contains { $0.contains("The daemon is out of file descriptors (") && $0.contains("Logged once for this episode.") },
+            "no out-of-descriptors episode in the log:\n\(episode.joined(separator: "\n"))")
         let cpu0 = try Self.cpuSeconds(of: pid)
         let t0 = monotonicNow()
         usleep(3_000_000)

@@ -35,7 +35,7 @@ extension EndToEnd {
             // tmpfs: every write is fsynced, and 100 000 requests write thousands of times.
             let onTmpfs = access("/dev/shm", W_OK) == 0
             let d = try onTmpfs ? DaemonUnderTest(base: "/dev/shm", prefix: "diligence-test-\(TestRun.id)") : DaemonUnderTest()
-            let documented = try documentedErrorCodes()
+            let documented = try ProtocolDocs.answerCodes()
             var generator = SchemaRequestGenerator(seed: Self.seed, backupDirectory: d.root)
             let connection = try PipelinedConnection(path: d.socketPath)
             let warmUp = min(2_000, Self.count / 5)
@@ -44,9 +44,13 @@ extension EndToEnd {
             var ok = 0
             var codes: [String: Int] = [:]
             var undocumented = 0
+            // Requests the generator made invalid on purpose, and answers that broke the oracle.
+            var refusedByConstruction = 0
+            var mismatched = 0
             while sent < Self.count {
                 if sent >= warmUp && rssAfterWarmUp == 0 { rssAfterWarmUp = residentBytes(of: d.process?.pid) }
-                let lines = (0..<min(Self.batch, Self.count - sent)).map { _ in generator.next() }
+                let requests = (0..<min(Self.batch, Self.count - sent)).map { _ in generator.next() }
+                let lines = requests.map(\.line)
                 let answers: [[UInt8]]
                 do {
                     answers = try connection.exchange(lines)
@@ -57,11 +61,13 @@ extension EndToEnd {
                     )
                     return
                 }
-                for (line, bytes) in zip(lines, answers) {
+                for (request, bytes) in zip(requests, answers) {
+                    let line = request.line
                     // An answer is the daemon's own serialization: `{"ok":true,"result":...`
                     // needs no parsing to count (a large report parsed in a debug build costs
                     // more than the daemon took to write it); every 64th is parsed in full.
-                    if bytes.starts(with: Self.okPrefix) && (sent + ok) % 64 != 0 {
+                    // A request the schema must refuse, or one with an id, is always checked.
+                    if bytes.starts(with: Self.okPrefix) && (sent + ok) % 64 != 0 && request.expectedCode == nil && request.id == nil {
                         ok += 1
                         continue
                     }
@@ -70,6 +76,24 @@ extension EndToEnd {
                             "seed \(Self.seed): not JSON in answer to \(line.prefix(300)): \(String(decoding: bytes.prefix(300), as: UTF8.self))"
                         )
                         return
+                    }
+                    if let id = request.id, let sentID = try? JSON.parse(Array(id.utf8)), sentID != .null {
+                        if answer["id"] != sentID {
+                            mismatched += 1
+                            if mismatched <= 20 {
+                                Issue.record("seed \(Self.seed): id \(id) not echoed for \(line.prefix(300)): \(answer.serialized.prefix(300))")
+                            }
+                        }
+                    }
+                    if let expected = request.expectedCode {
+                        refusedByConstruction += 1
+                        if answer.errorCode != expected {
+                            mismatched += 1
+                            if mismatched <= 20 {
+                                Issue.record(
+                                    "seed \(Self.seed): \(line.prefix(300)) must be refused with \(expected): \(answer.serialized.prefix(300))")
+                            }
+                        }
                     }
                     if answer.isOK {
                         ok += 1
@@ -99,8 +123,12 @@ extension EndToEnd {
                 "seed \(Self.seed): the daemon's memory grew \(growth / 1024) KiB over \(Self.count) requests")
             // The generator reaches the handlers, not only the schema's refusals.
             #expect(ok > Self.count / 20, "only \(ok) of \(Self.count) requests were served")
+            #expect(refusedByConstruction > Self.count / 20, "only \(refusedByConstruction) requests invalid by construction")
+            #expect(mismatched == 0, "\(mismatched) answers broke the oracle (the first 20 are recorded above)")
             let summary = codes.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-            print("grammar fuzz: seed \(Self.seed), \(Self.count) requests, \(ok) ok; refused: \(summary); RSS growth \(growth / 1024) KiB")
+            print(
+                "grammar fuzz: seed \(Self.seed), \(Self.count) requests, \(ok) ok, \(refusedByConstruction) invalid by construction; refused: \(summary); RSS growth \(growth / 1024) KiB"
+            )
         }
 
         /// The daemon's output backlog (docs/reliability.md): past it a client is read no more.
@@ -126,12 +154,12 @@ extension EndToEnd {
             let perSession = Double(whole) / Double(sessions)
             var generator = SchemaRequestGenerator(seed: Self.seed ^ 0x26)
             let connection = try PipelinedConnection(path: d.socketPath)
-            let documented = try documentedErrorCodes()
+            let documented = try ProtocolDocs.answerCodes()
             let fractions = [0.9, 1.0, 1.1, 1.5, 2.0, 3.0]
             for round in 0..<(3 * fractions.count) {
                 let fraction = fractions[round % fractions.count]
                 let limit = Int(Double(Self.outputBacklog) * fraction / perSession)
-                var batch = (0..<20).map { _ in generator.next() }
+                var batch = (0..<20).map { _ in generator.next().line }
                 let large = #"{"command":"history","limit":\#(limit),"id":"large \#(round)"}"#
                 batch.insert(large, at: generator.int(4))
                 batch.append(#"{"command":"status","id":"last \#(round)"}"#)
@@ -151,20 +179,6 @@ extension EndToEnd {
             }
         }
     }
-}
-
-/// The codes of docs/protocol.md's table of errors a request can be answered with.
-func documentedErrorCodes() throws -> Set<String> {
-    let text = readTextFile(Binaries.packageRoot + "/docs/protocol.md")
-    guard let start = text.range(of: "## Error codes\n\n### Answers\n") else {
-        throw HarnessError("docs/protocol.md has no \"### Answers\" error table")
-    }
-    var codes: Set<String> = []
-    for line in text[start.upperBound...].split(separator: "\n").prefix(while: { !$0.hasPrefix("#") }) where line.hasPrefix("| `") {
-        let cell = line.dropFirst(3).prefix { $0 != "`" }
-        codes.insert(String(cell))
-    }
-    return codes
 }
 
 /// VmRSS of process `pid`, in bytes (0 when it cannot be read).
@@ -305,30 +319,71 @@ struct SchemaRequestGenerator {
 
     func quoted(_ escaped: String) -> String { "\"" + escaped + "\"" }
 
+    /// What the schema must answer for one member's value: it passes, it is refused with this
+    /// code, or the generator cannot say (a text the handler judges, a number at a boundary).
+    enum Verdict: Equatable {
+        case valid, refused(String), unknown, notGiven
+    }
+
     /// A value for `field`: mostly of its own type at a boundary, sometimes anything.
-    mutating func value(for field: FieldSpec) -> String {
-        if chance(15) { return anyValue() }
+    mutating func value(for field: FieldSpec) -> (text: String, verdict: Verdict) {
+        if chance(15) {
+            let value = anyValue()
+            return (value, Self.verdict(ofKind: value, for: field))
+        }
         switch field.type {
         case .integer(let range):
             switch int(4) {
-            case 0: return String(range.lowerBound)
-            case 1: return String(range.upperBound)
-            case 2: return pick([String(range.lowerBound &- 1), String(range.upperBound &+ 1)])
-            default: return pick(Self.numbers)
+            case 0: return (String(range.lowerBound), .valid)
+            case 1: return (String(range.upperBound), .valid)
+            case 2:
+                // One past an end, where one exists in 64 bits.
+                if chance(50) {
+                    return range.lowerBound == .min ? (String(range.lowerBound), .valid) : (String(range.lowerBound - 1), .refused("out_of_range"))
+                }
+                return range.upperBound == .max ? (String(range.upperBound), .valid) : (String(range.upperBound + 1), .refused("out_of_range"))
+            default: return (pick(Self.numbers), .unknown)
             }
         case .duration:
-            return chance(50) ? pick(Self.numbers) : quoted(pick(Self.strings))
+            return (chance(50) ? pick(Self.numbers) : quoted(pick(Self.strings)), .unknown)
         case .boolean:
-            return pick(["true", "false", "\"true\"", "1"])
-        case .choice(let words, _):
-            return chance(80) ? quoted(pick(words)) : quoted(pick(Self.strings))
+            let value = pick(["true", "false", "\"true\"", "1"])
+            return (value, value == "true" || value == "false" ? .valid : .refused("invalid_argument"))
+        case .choice(let words, let code):
+            let word = chance(80) ? pick(words) : pick(Self.strings)
+            return (quoted(word), words.contains(word) ? .valid : .refused(code))
         case .timeOfDay, .nameOrOff:
-            return chance(20) ? "null" : quoted(pick(Self.strings))
+            return chance(20) ? ("null", .valid) : (quoted(pick(Self.strings)), .unknown)
         case .text, .taskName, .deviceName, .note:
-            if field.name == "content" { return quoted(importContent()) }
-            if field.name == "path" && chance(80) { return quoted(backupPath()) }
-            return chance(5) ? quoted(hugeString()) : quoted(pick(Self.strings))
+            if field.name == "content" { return (quoted(importContent()), .unknown) }
+            if field.name == "path" && chance(80) { return (quoted(backupPath()), .unknown) }
+            return (chance(5) ? quoted(hugeString()) : quoted(pick(Self.strings)), .unknown)
         }
+    }
+
+    /// The verdict on a value of any kind (`anyValue`): refused when its JSON kind is not one
+    /// the field takes; null is "not given" but where it means "off".
+    static func verdict(ofKind value: String, for field: FieldSpec) -> Verdict {
+        let kind: String =
+            switch value.first {
+            case "n": "null"
+            case "t", "f": "boolean"
+            case "[": "array"
+            case "{": "object"
+            case "\"": "string"
+            default: "number"
+            }
+        let takes: Set<String>
+        switch field.type {
+        case .integer: takes = ["number"]
+        case .duration: takes = ["number", "string"]
+        case .boolean: takes = ["boolean"]
+        case .timeOfDay, .nameOrOff: takes = ["string", "null"]
+        case .text, .taskName, .deviceName, .note, .choice: takes = ["string"]
+        }
+        if kind == "null" && !takes.contains("null") { return .notGiven }
+        if !takes.contains(kind) { return .refused("invalid_argument") }
+        return kind == "boolean" || kind == "null" ? .valid : .unknown
     }
 
     /// A few lines of an import: sessions with fields at their edges, duplicates, garbage.
@@ -361,18 +416,59 @@ struct SchemaRequestGenerator {
         return lines.joined(separator: "\\n") + (chance(50) ? "\\n" : "")
     }
 
+    /// One request line, the code the schema must refuse it with when the generator knows it,
+    /// and the `id` it carries (the answer must echo it).
+    struct Request {
+        var line: String
+        var expectedCode: String?
+        var id: String?
+    }
+
     /// One request line.
-    mutating func next() -> String {
+    mutating func next() -> Request {
         let spec = pick(commands)
         var members: [String] = ["\"command\":\"\(spec.name)\""]
+        var verdicts: [String: Verdict] = [:]
         for field in spec.fields {
             if field.isRequired && chance(3) { continue }
             if !field.isRequired && chance(40) { continue }
-            members.append("\"\(field.name)\":" + (chance(5) ? "null" : value(for: field)))
+            let (text, verdict) = chance(5) ? ("null", Self.verdict(ofKind: "null", for: field)) : value(for: field)
+            members.append("\"\(field.name)\":" + text)
+            verdicts[field.name] = verdict
         }
-        if chance(3) { members.append("\"\(pick(["wrok", "offset", "task", "Task", ""]))\":\(anyValue())") }
-        if chance(10) && spec.field("id") == nil { members.append("\"id\":\(anyValue())") }
+        var known = true
+        var unknownMember = false
+        if chance(3) {
+            let name = pick(["wrok", "offset", "task", "Task", ""])
+            members.append("\"\(name)\":\(anyValue())")
+            // A field's name a second time: which of the two counts is the parser's business.
+            if spec.field(name) == nil { unknownMember = true } else { known = false }
+        }
+        var id: String?
+        if chance(10) && spec.field("id") == nil {
+            id = anyValue()
+            members.append("\"id\":\(id!)")
+        }
         if chance(5) { members.swapAt(0, members.count - 1) }
-        return "{" + members.joined(separator: ",") + "}"
+        let line = "{" + members.joined(separator: ",") + "}"
+        // A number no double holds (1e400) anywhere refuses the line as JSON, before any field
+        // (and before its id is read).
+        let overflows = members.contains { member in
+            guard let colon = member.lastIndex(of: ":") else { return false }
+            return Double(member[member.index(after: colon)...])?.isInfinite == true
+        }
+        if overflows { return Request(line: line, expectedCode: "number_out_of_range") }
+        guard known else { return Request(line: line, id: id) }
+        // As `CommandSpec.validate` checks: an unknown member first, then each field in order.
+        if unknownMember { return Request(line: line, expectedCode: "invalid_argument", id: id) }
+        for field in spec.fields {
+            switch verdicts[field.name] ?? .notGiven {
+            case .notGiven: if field.isRequired { return Request(line: line, expectedCode: "missing_argument", id: id) }
+            case .valid: continue
+            case .refused(let code): return Request(line: line, expectedCode: code, id: id)
+            case .unknown: return Request(line: line, id: id)
+            }
+        }
+        return Request(line: line, id: id)
     }
 }

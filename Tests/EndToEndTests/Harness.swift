@@ -69,7 +69,38 @@ enum Binaries {
                 "\(name) not found or not executable at \(path): run `swift build` first "
                     + "(or set DILIGENCE_BIN_DIR to the directory holding diligenced and diligencectl)")
         }
+        // `swift test --skip-build` (or a test run from an editor) after an edit would test the
+        // last build's daemon: a build of this tree older than its sources is refused.
+        if path.hasPrefix(packageRoot + "/"), let source = unbuiltSource(newerThan: modificationTime(path)) {
+            throw HarnessError(
+                "\(path) is older than \(source) (edited after the last build): run `swift build` "
+                    + "(or `make test`) first; the end-to-end tests start the built programs as they are")
+        }
         return path
+    }
+
+    /// A Swift source under Sources/ changed after `time` that no build has looked at since.
+    /// swift-driver skips a file whose content did not change (a `touch`, a stash and its pop)
+    /// and then relinks nothing; it still writes its module's build record
+    /// (`<Module>.build/primary.priors`), which therefore counts as a build after the change.
+    static func unbuiltSource(newerThan time: Int) -> String? {
+        let sources = packageRoot + "/Sources"
+        guard let walker = FileManager.default.enumerator(atPath: sources) else { return nil }
+        while let relative = walker.nextObject() as? String {
+            guard relative.hasSuffix(".swift") || relative.hasSuffix("/VERSION") else { continue }
+            let changed = modificationTime(sources + "/" + relative)
+            guard changed > time else { continue }
+            let module = relative.prefix { $0 != "/" }
+            if modificationTime(directory + "/\(module).build/primary.priors") < changed { return "Sources/" + relative }
+        }
+        return nil
+    }
+
+    /// The file's mtime in nanoseconds (following links), zero when it cannot be read.
+    static func modificationTime(_ path: String) -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return 0 }
+        return info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec
     }
 
     static var daemon: String { get throws { try path("diligenced") } }

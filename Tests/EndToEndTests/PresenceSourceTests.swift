@@ -226,7 +226,15 @@ extension EndToEnd {
             while !d.stderr.contains("source=screensaver") && monotonicNow() < deadline { sleepFor(0.05) }
             try d.call("away")
             try d.call("back")
-            sleepFor(0.3)
+            try d.call("away")
+            try d.call("back")
+            // The daemon logs in order: once a refusal sent after those is in the log, anything
+            // away and back logged is too. A second later, no source has been retried and logged.
+            #expect(try d.failure("start", [("task", .string("No such task"))]).code == "unknown_task")
+            let refusalDeadline = monotonicNow() + 5
+            while !d.stderr.contains("event=refused") && monotonicNow() < refusalDeadline { sleepFor(0.05) }
+            try #require(d.stderr.contains("event=refused"), "the refusal was never logged: \(d.stderr)")
+            sleepFor(1)
             #expect(d.stderr.components(separatedBy: "(event=presence_unavailable source=screensaver)").count == 2, "\(d.stderr)")
             #expect(d.stderr.components(separatedBy: "event=logind_unavailable").count == 2, "\(d.stderr)")
             #expect(try d.status()["presence"]?.stringValue == "here")

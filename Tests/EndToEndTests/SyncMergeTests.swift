@@ -3,6 +3,7 @@ import DiligenceJSON
 import DiligenceProtocol
 import DiligenceSync
 import DiligenceTestSupport
+import DiligenceTime
 import Foundation
 import Testing
 
@@ -166,11 +167,14 @@ extension EndToEnd {
                 (statsA["tasks"]?.arrayValue ?? []).map { ($0["task"]?.stringValue ?? "?", $0["focused_seconds"]?.intValue ?? -1) },
                 uniquingKeysWith: { a, _ in a })
             #expect(perTask["Study"] == 1500 && perTask["Work"] == 900, "\(perTask)")
-            // The week view counts the same way (while this week holds that day).
-            let week = try a.call("week", [("offset", .int(0))])
-            if let from = week["from"]?.stringValue, let to = week["to"]?.stringValue, from <= "2026-11-30", "2026-11-30" <= to {
-                #expect(week["focused_seconds"]?.intValue == 2400, "week: \(week.serialized)")
-            }
+            // The week view counts the same way: the week of Monday 2026-11-30, its offset from
+            // this week on the test's own clock (the daemons run in UTC).
+            let sessionsWeek = try #require(CalendarDay("2026-11-30"))
+            let today = CalendarDay(daysSince1970: Int(time(nil)) / 86400)
+            let offset = (sessionsWeek.monday.daysSince1970 - today.monday.daysSince1970) / 7
+            let week = try a.call("week", [("offset", .int(Int64(offset)))])
+            #expect(week["from"]?.stringValue == "2026-11-30" && week["to"]?.stringValue == "2026-12-06", "week: \(week.serialized)")
+            #expect(week["focused_seconds"]?.intValue == 2400, "week: \(week.serialized)")
 
             try Self.byDevice(a, own: "Study", other: ("Work", idB))
 

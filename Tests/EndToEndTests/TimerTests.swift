@@ -72,17 +72,17 @@ extension EndToEnd {
             _ = watcher.waitForCount(of: "session_recorded", count: 2, timeout: 1)
             let recorded = watcher.events.filter { $0.name == "session_recorded" }
             #expect(recorded.count == 2, "expected 2 session_recorded events by now\n\(watcher.transcript)")
-            if let session = recorded.first?.json["session"] {
-                #expect(session["task"]?.stringValue == "Fast", "\(session.serialized)")
-                #expect(session["outcome"]?.stringValue == "completed", "\(session.serialized)")
-                #expect(session["planned_seconds"]?.intValue == 2, "\(session.serialized)")
-                #expect(session["focused_seconds"]?.intValue == 2, "\(session.serialized)")
-                #expect(session["pauses"]?.intValue == 0, "\(session.serialized)")
-            }
+            let session = try #require(recorded.first?.json["session"], "\(watcher.transcript)")
+            #expect(session["task"]?.stringValue == "Fast", "\(session.serialized)")
+            #expect(session["outcome"]?.stringValue == "completed", "\(session.serialized)")
+            #expect(session["planned_seconds"]?.intValue == 2, "\(session.serialized)")
+            #expect(session["focused_seconds"]?.intValue == 2, "\(session.serialized)")
+            #expect(session["pauses"]?.intValue == 0, "\(session.serialized)")
             try d.call("stop") // gives up the long break: no work session is involved
             let rows = try Self.sessions(d)
             #expect(rows.count == 2, "sessions in the database: \(rows)\n\(d.diagnostics)")
-            for row in rows where row.count == 5 {
+            for row in rows {
+                try #require(row.count == 5, "a row of five columns: \(row)")
                 #expect(
                     row[0] == "Fast" && number(row[1]) == 2 && number(row[2]) == 2 && number(row[3]) == 0 && row[4] == "completed",
                     "expected Fast|2|2|0|completed, got \(row.joined(separator: "|"))")
@@ -179,10 +179,10 @@ extension EndToEnd {
             s = try ok("pause")
             #expect(s["state"]?.stringValue == "paused", "\(s.serialized)")
             #expect(s["pauses"]?.intValue == 1, "\(s.serialized)")
-            let frozen = s["remaining_seconds"]?.intValue
+            let frozen = try #require(s["remaining_seconds"]?.intValue, "a paused phase has remaining_seconds: \(s.serialized)")
             sleepFor(1.2)
             s = try d.ctlStatus()
-            #expect(s["remaining_seconds"]?.intValue == frozen, "remaining must not move while paused: \(frozen ?? -1) → \(s.serialized)")
+            #expect(s["remaining_seconds"]?.intValue == frozen, "remaining must not move while paused: \(frozen) → \(s.serialized)")
             #expect(s["ends_at"]?.isNull == true, "ends_at is null while paused: \(s.serialized)")
 
             s = try ok("resume")
