@@ -528,6 +528,10 @@ extension EndToEnd {
             let score = line.range(of: #"service: [0-9.]+"#, options: .regularExpression)
                 .flatMap { Double(line[$0].dropFirst("service: ".count)) }
             #expect(score != nil && score! <= 3.0, "\(line.isEmpty ? "\(analysis)" : line)")
+            // The user manager, asked about the unit it loaded, scores it the same.
+            let live = try m.inNamespace(["/usr/bin/systemd-analyze", "--user", "security", "--no-pager", "diligenced.service"])
+            let liveLine = live.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") }.map(String.init) ?? ""
+            #expect(liveLine.contains("service: \(score.map { String($0) } ?? "?") "), "systemd-analyze --user security: \(live)")
             // The unit's comment gives the score a reader gets: the one measured here.
             let comment = try #require(
                 readTextFile(unit).range(of: #"--offline=true` scores\n?# this unit [0-9.]+"#, options: .regularExpression)
