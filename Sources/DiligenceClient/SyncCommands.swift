@@ -75,7 +75,8 @@ private func devicesTable(_ devices: [JSON]) -> String {
         let sessions = plural(Int(d["sessions"]?.intValue ?? 0), "session")
         let last: String = d["last_line"]?.stringValue.map { "last line " + RFC3339.dateText($0) + " " + RFC3339.clockText($0) } ?? ""
         // Minutes are enough to tell how wrong a clock is.
-        let ahead: String = d["clock_ahead_seconds"]?.intValue.map { "clock \(DurationText.format(max(60, Int($0) / 60 * 60))) ahead" } ?? ""
+        let ahead: String =
+            d["clock_ahead_seconds"]?.intValue.map { "clock \(DurationText.format(max(60, Int($0) / 60 * 60))) ahead" } ?? ""
         return [id, d["name"]?.stringValue ?? "–", sessions, last, ahead]
     }
     return "Devices:\n" + columns(rows)

@@ -65,7 +65,9 @@ import Testing
         #expect(answered.ok > Self.count / 20 && answered.error > Self.count / 2 && answered.unmutated > Self.count / 5, "\(answered)")
         // Still serving, on a new connection.
         #expect(try d.request("{\"command\":\"status\"}")["ok"] == .bool(true), "seed \(Self.seed)")
-        print("fuzz: seed \(Self.seed), \(Self.count) requests, \(answered.ok) ok, \(answered.error) refused, \(answered.unmutated) unmutated")
+        print(
+            "fuzz: seed \(Self.seed), \(Self.count) requests, \(answered.ok) ok, \(answered.error) refused, \(answered.unmutated) unmutated"
+        )
     }
 }
 

@@ -85,9 +85,10 @@ import Testing
         }
 
         func fish(_ words: [String]) throws -> [String] {
-            let out = try run([
-                "/usr/bin/fish", "-c", "source '\(directory)/diligencectl.fish'; complete -C \"diligencectl $argv\"",
-            ] + words)
+            let out = try run(
+                [
+                    "/usr/bin/fish", "-c", "source '\(directory)/diligencectl.fish'; complete -C \"diligencectl $argv\"",
+                ] + words)
             return out.split(separator: "\n").map { String($0.split(separator: "\t", omittingEmptySubsequences: false)[0]) }
         }
 

@@ -64,7 +64,8 @@ import Testing
         // logged in the words of the out-of-descriptors path (an idle daemon passes nothing below).
         let open = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap { Int($0) })
         let unused = Set(0..<limit).subtracting(open)
-        #expect(unused.isEmpty, "descriptors \(unused.sorted()) below the limit \(limit) are free: the daemon never ran out\n\(d.diagnostics)")
+        #expect(
+            unused.isEmpty, "descriptors \(unused.sorted()) below the limit \(limit) are free: the daemon never ran out\n\(d.diagnostics)")
         let episode = readTextFile(log).split(separator: "\n").dropFirst(linesBefore)
         #expect(
             episode.contains { $0.contains("The daemon is out of file descriptors (") && $0.contains("Logged once for this episode.") },

@@ -49,7 +49,8 @@ import Testing
             logged = Self.loggedEvents(readTextFile(log))
         }
         for name in documented {
-            #expect(logged.contains(name), "docs/systemd.md lists EVENT \(name), which the daemon did not log (it logged \(logged.sorted()))")
+            #expect(
+                logged.contains(name), "docs/systemd.md lists EVENT \(name), which the daemon did not log (it logged \(logged.sorted()))")
         }
     }
 }

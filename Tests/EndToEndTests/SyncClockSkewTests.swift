@@ -61,7 +61,8 @@ extension EndToEnd {
             var parts = tm()
             gmtime_r(&time, &parts)
             return String(
-                format: "%04d-%02d-%02d %02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour),
+                format: "%04d-%02d-%02d %02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+                Int(parts.tm_hour),
                 Int(parts.tm_min))
         }
 
@@ -107,7 +108,8 @@ extension EndToEnd {
             // The late session: C records one ending 5 minutes before its own now, 30 h ahead of A's.
             let cNow = c.clock.daemonWall
             let session = try c.d.call(
-                "history_add", [("task", .string("Study")), ("start", .string(Self.moment(cNow - 1800))), ("end", .string(Self.moment(cNow - 300)))])
+                "history_add",
+                [("task", .string("Study")), ("start", .string(Self.moment(cNow - 1800))), ("end", .string(Self.moment(cNow - 300)))])
             let uuid = try #require(session["uuid"]?.stringValue)
             try Self.exchange(all)
             func has(_ device: Device) throws -> Bool {

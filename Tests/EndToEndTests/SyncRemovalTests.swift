@@ -30,7 +30,8 @@ extension EndToEnd {
                 "history_add", [("task", .string("Gone")), ("start", .string("2026-11-30 10:00")), ("end", .string("2026-11-30 10:25"))])
             _ = try d.status()
             return (
-                try #require(session["uuid"]?.stringValue), try #require(task["uuid"]?.stringValue), try #require(ofTask["uuid"]?.stringValue)
+                try #require(session["uuid"]?.stringValue), try #require(task["uuid"]?.stringValue),
+                try #require(ofTask["uuid"]?.stringValue)
             )
         }
 
@@ -54,7 +55,8 @@ extension EndToEnd {
             #expect(!uuids.contains(things.taskSession), "\(after): the removed task's session is back: \(uuids)")
             #expect(uuids.isEmpty, "\(after): nothing else was recorded: \(uuids)")
             let stats = try d.call("stats", [("period", .string("all"))])
-            #expect(stats["completed"] == .int(0) && stats["focused_seconds"] == .int(0), "\(after): stats all counts it: \(stats.serialized)")
+            #expect(
+                stats["completed"] == .int(0) && stats["focused_seconds"] == .int(0), "\(after): stats all counts it: \(stats.serialized)")
             let tasks = try Merge.taskNames(d)
             #expect(!tasks.contains("Gone"), "\(after): the removed task is back: \(tasks)")
             let devices = sessions.compactMap { $0["device"]?.stringValue }
