@@ -74,3 +74,14 @@ enum Files {
         return text
     }
 }
+
+// Syscalls.swift stays free of DiligenceProtocol: the sanitizer test compiles it alone.
+extension Errno {
+    /// A refused `RegularFile.open`: its errno, or EINVAL with what the file is.
+    init(fileError: FileError, call: String) {
+        switch fileError.problem {
+        case .system(let code): self.init(code: code, call: call)
+        case .notRegular, .tooLarge: self.init(code: EINVAL, call: call, detail: fileError.reason)
+        }
+    }
+}

@@ -29,7 +29,8 @@ import Testing
         #expect(documented.count >= 5, "\(documented)")
 
         // What the list names: a phase that starts and completes (its session recorded), a
-        // refused request, a reload of a good config file and of a bad one.
+        // refused request, a reload of a good config file and of a bad one, a sync folder's
+        // journal name that is not a regular file.
         let d = try DaemonUnderTest()
         try d.addTask("Quick", [("work", .string("1s"))])
         let watcher = try d.watch()
@@ -40,6 +41,12 @@ import Testing
         try d.call("reload")
         try d.writeConfig("[timer]\nno_such_setting = 1\n")
         #expect(try d.failure("reload").code == "invalid_config")
+        // A FIFO under another device's journal name in the sync folder, read at the next change.
+        let folder = d.root + "/sync"
+        let enable = try d.ctl("sync", "enable", folder, "--name", "docs")
+        try #require(enable.exitCode == 0, "sync enable: \(enable)")
+        try #require(mkfifo(folder + "/11111111-2222-4333-8444-555555555555.jsonl", 0o600) == 0)
+        _ = try d.addTask("After")
         let log = try #require(d.stderrPaths.last)
         // Lines are written as things happen; the last may lag the answer a little.
         let deadline = monotonicNow() + 5

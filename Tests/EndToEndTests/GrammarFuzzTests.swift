@@ -154,7 +154,7 @@ extension EndToEnd {
             // Sessions per answer of the backlog's size: one history line is about the same for each.
             let whole = try d.call("history").serialized.utf8.count
             let perSession = Double(whole) / Double(sessions)
-            var generator = SchemaRequestGenerator(seed: Self.seed ^ 0x26)
+            var generator = SchemaRequestGenerator(seed: Self.seed ^ 0x26, backupDirectory: d.root)
             let connection = try PipelinedConnection(path: d.socketPath)
             let documented = try ProtocolDocs.answerCodes()
             let fractions = [0.9, 1.0, 1.1, 1.5, 2.0, 3.0]
@@ -267,7 +267,7 @@ struct SchemaRequestGenerator {
     /// Where `backup` may write: a few names there are backed up to once, then exist.
     let backupDirectory: String
 
-    init(seed: UInt64, backupDirectory: String = "/nonexistent") {
+    init(seed: UInt64, backupDirectory: String) {
         random = SeededRandom(seed: seed)
         self.backupDirectory = backupDirectory
     }
