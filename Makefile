@@ -68,7 +68,7 @@ BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config scdoc
 # Debian packages the tests use (systemd: the private `systemd --user` of the service tests;
 # dbus: the private session bus of the notification tests).
 TEST_PACKAGES = sqlite3 tzdata systemd dbus
-# python3 runs .ci/function-length in `make lint`.
+# python3 runs .ci/function-length in `make lint`, and the other user's fake server in ClientTrustTests.
 TEST_PACKAGES += python3
 # Status bars and completions (Tests/EndToEndTests/StatusBarTests.swift, ShellCompletionTests.swift):
 # a real tmux, the shells that check the completions (bash with and without bash-completion),

@@ -136,11 +136,13 @@ let importChunkBytes = 32 * 1024
 /// Reads FILE and sends it in chunks of whole lines; the last chunk commits the import.
 func importFile(_ parsed: ParsedCommand, send: (Request) throws(Failure) -> JSON) throws(Failure) -> JSON {
     let path = parsed.arguments.first?.stringValue ?? "-"
-    let bytes: [UInt8]
+    var bytes: [UInt8]
     switch readFile(path) {
     case .success(let b): bytes = b
     case .failure(let error): throw .usage(error)
     }
+    // A UTF-8 byte order mark (Windows editors write one) is not part of the first line.
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
     var chunks: [ArraySlice<UInt8>] = []
     var chunkStart = 0
     var lineStart = 0

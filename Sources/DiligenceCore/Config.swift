@@ -59,7 +59,10 @@ public struct DaemonConfig: Equatable, Sendable {
     static func entries(of text: String, errors: inout [(line: Int, error: DiligenceError)]) -> [Entry] {
         var section = ""
         var result: [Entry] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // A file from a Windows editor: a UTF-8 byte order mark first, "\r\n" line ends (one
+        // Character in Swift, so a split on "\n" alone would not see them).
+        let body = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)
+        for (index, raw) in body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let line = String(raw).trimmingWhitespace()
             let number = index + 1
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }

@@ -46,6 +46,10 @@ public final class Daemon {
     private var signalSource: DispatchSourceRead?
     /// Watches /etc/localtime for a new time zone; nil when TZ names the zone (ZoneWatch.swift).
     var zoneWatch: ZoneWatch?
+    /// The database's name in its directory (`watchDatabaseFile`).
+    var databaseWatch: ZoneWatch?
+    /// The database file is gone (logged once; every write is refused meanwhile).
+    var databaseGone = false
     /// The clocks at the last look (observeClocks): BOOTTIME − MONOTONIC growing since says
     /// the machine slept, the wall clock moving against BOOTTIME that it was set.
     private var lastReading: Clocks.Reading
@@ -170,6 +174,7 @@ public final class Daemon {
         if getenv("TZ") == nil {
             zoneWatch = ZoneWatch(queue: queue) { [unowned self] in self.zoneChanged() }
         }
+        watchDatabaseFile()
         reminders.reload(from: store, now: clocks.wall)
         rearm()
         Log.info("diligenced \(ProtocolInfo.release) listening on \(paths.socket), database \(paths.database)")
@@ -225,6 +230,7 @@ public final class Daemon {
         watchdogTimer?.cancel()
         reminders.cancel()
         zoneWatch?.close()
+        databaseWatch?.close()
         merge.close()
         journal.close()
         clockJumpWatch?.close()
@@ -573,6 +579,31 @@ public final class Daemon {
         let saved = machine.saved(at: now)
         guard machine.phase == .work, machine.state == .running || machine.state == .paused, let task = saved.task else { return nil }
         return (saved.phaseStartWall, max(now.wall, saved.phaseStartWall), task.name)
+    }
+
+    /// Watches the database's name in its directory (inotify): the file removed, renamed away
+    /// or replaced — a cleanup script's `rm -rf ~/.local/share/diligence` — is said at once,
+    /// once, not at the next write. The writes themselves are refused by the store
+    /// (`SQLite.fileGone`) whether or not this watch could be made.
+    func watchDatabaseFile() {
+        let name = Array(paths.database.split(separator: "/").last.map(String.init)?.utf8 ?? "".utf8)
+        let mask = UInt32(IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF)
+        databaseWatch = try? ZoneWatch(
+            directory: Files.directory(of: paths.database), mask: mask, queue: queue,
+            matching: { $0.isEmpty || $0.elementsEqual(name) }, changed: { [unowned self] in self.checkDatabaseFile() })
+    }
+
+    /// Logs once that the database file is gone (`EVENT=database_gone`); again only after it
+    /// came back.
+    func checkDatabaseFile() {
+        guard let gone = store.fileGone else {
+            databaseGone = false
+            return
+        }
+        guard !databaseGone else { return }
+        databaseGone = true
+        Log.error(gone, fields: [("EVENT", "database_gone"), ("CODE", "storage_error")])
+        Systemd.notify("STATUS=\(statusLine(at: clocks.now))")
     }
 
     /// The time zone changed (ZoneWatch): local time, today and the reminders follow it.

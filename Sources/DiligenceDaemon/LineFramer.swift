@@ -1,6 +1,6 @@
 /// Splits a client's byte stream into request lines, as a value: bytes go in with `append`,
-/// lines come out of `next()`. A line ends at "\n" (a "\r" before it is dropped); empty lines
-/// are skipped; a line longer than `maxLineBytes`, complete or not, is `.tooLong` (its rest
+/// lines come out of `next()`. A line ends at "\n" (a "\r" before it is dropped); blank lines
+/// — empty, or only JSON's whitespace (spaces, tabs, "\r") — are skipped; a line longer than `maxLineBytes`, complete or not, is `.tooLong` (its rest
 /// could not be told from the next request).
 struct LineFramer {
     enum Next: Equatable {
@@ -47,7 +47,7 @@ struct LineFramer {
             searched = start
             if line.count > maxLineBytes { return .tooLong }
             if line.last == 0x0D { line = line.dropLast() }
-            if !line.isEmpty { return .line(line) }
+            if !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .line(line) }
         }
     }
 

@@ -120,6 +120,27 @@ public final class SQLite {
     }
 
     fileprivate var handle: OpaquePointer?
+    /// The file opened (device, inode): every write transaction checks that the path still
+    /// names it (`fileGone`).
+    private var openedFile: (device: UInt64, inode: UInt64)?
+
+    /// Why writing would go nowhere, nil while the path still names the file opened: the file
+    /// (or its directory) was removed, or another file put in its place, while the connection
+    /// was open. SQLite would go on writing to the unlinked inode, and every write would be
+    /// acknowledged and lost at exit (issue 26); refused instead. One stat(2) per write.
+    public var fileGone: String? {
+        guard case .path(let p) = location, let openedFile else { return nil }
+        var st = stat()
+        if stat(p, &st) == 0, UInt64(st.st_dev) == openedFile.device, UInt64(st.st_ino) == openedFile.inode { return nil }
+        let what = stat(p, &st) == 0 ? "replaced by another file" : "removed"
+        return "The database file \(p) was \(what) while diligenced ran: nothing more is written to the one still open, "
+            + "so that no change is acknowledged and then lost. What it holds can still be read (diligencectl export "
+            + "--with-tasks > FILE); restart diligenced to use the file now at that path (a new one if none), then import FILE."
+    }
+
+    private func refuseIfGone() throws(DiligenceError) {
+        if let fileGone { throw DiligenceError("storage_error", fileGone) }
+    }
     /// Statements prepared once and reused (see `cached(_:)`).
     private var cache: [String: Statement] = [:]
 
@@ -184,6 +205,10 @@ public final class SQLite {
             // The daemon writes a few rows an hour, so the cost of the extra fsync is nil.
             try exec("PRAGMA synchronous = FULL")
             try exec("PRAGMA foreign_keys = ON")
+            if case .path(let p) = location {
+                var st = stat()
+                if stat(p, &st) == 0 { openedFile = (UInt64(st.st_dev), UInt64(st.st_ino)) }
+            }
         } catch {
             cache.removeAll()
             sqlite3_close_v2(handle)
@@ -232,6 +257,8 @@ public final class SQLite {
     /// Runs `sql` with `values` bound, discarding rows; returns the number of rows changed.
     @discardableResult
     public func run(_ sql: String, _ values: [Value] = []) throws(DiligenceError) -> Int {
+        // Outside a transaction (the saved timer's one statement) it is a write of its own.
+        if sqlite3_get_autocommit(handle) != 0 { try refuseIfGone() }
         try cached(sql).run(values)
         return changes
     }
@@ -323,6 +350,7 @@ public final class SQLite {
             try exec("PRAGMA synchronous = NORMAL")
         }
         defer { if flush == .byCaller { sqlite3_exec(handle, "PRAGMA synchronous = FULL", nil, nil, nil) } }
+        if !temporaryOnly { try refuseIfGone() }
         try exec(temporaryOnly ? "BEGIN" : "BEGIN IMMEDIATE")
         do {
             let result = try body()

@@ -16,6 +16,10 @@ extension Store {
         set { connection.busyTimeoutMilliseconds = newValue }
     }
 
+    /// Why a write would go nowhere: the database file was removed or replaced while open
+    /// (see `SQLite.fileGone`); nil while it is there.
+    public var fileGone: String? { connection.fileGone }
+
     /// Waits until every committed write is on disk (see `SQLite.flushJournal`).
     public func flushJournal() throws(DiligenceError) {
         try connection.flushJournal()

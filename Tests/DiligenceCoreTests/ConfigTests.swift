@@ -7,6 +7,24 @@ import Testing
         #expect(DaemonConfig().suspend == .pause)
     }
 
+    /// A file written on Windows, or by an editor that marks UTF-8 (issue 26: refused as "a
+    /// section header looks like [timer]", and the BOM as an unknown key).
+    @Test("a config with CRLF line ends, a UTF-8 BOM, or both reads as the same file with LF ends")
+    func crlfAndByteOrderMark() throws {
+        let text = "[timer]\nsuspend = continue\n\n[stats]\nday_starts_at = 04:00\n"
+        let plain = try DaemonConfig.parse(text)
+        #expect(plain.suspend == .continue)
+        let crlf = text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\r\n")
+        for variant in [crlf, "\u{FEFF}" + text, "\u{FEFF}" + crlf] {
+            #expect(try DaemonConfig.parse(variant) == plain, "\(variant.debugDescription)")
+        }
+        // Lines keep their numbers: the bad value on line 7 of a CRLF file with a BOM is line 7's.
+        let error = try #require(throws: DiligenceError.self) {
+            try DaemonConfig.parse("\u{FEFF}" + crlf + "[timer]\r\nsuspend = never\r\n")
+        }
+        #expect(error.code == "invalid_config" && error.message.contains("line 7"), "\(error.message)")
+    }
+
     @Test func readsEveryKnownSetting() throws {
         let c = try DaemonConfig.parse(
             """

@@ -22,6 +22,15 @@ import Testing
         #expect(!framer.hasPartialLine && framer.pendingBytes == 0)
     }
 
+    /// docs/protocol.md: blank lines are ignored — a line of only JSON whitespace is blank too
+    /// (issue 26: it got `invalid_json`).
+    @Test func whitespaceOnlyLinesAreBlank() {
+        var framer = LineFramer(maxLineBytes: 100)
+        framer.append(Array("  \n\t \r\n \t\t\none\n \r \n".utf8))
+        #expect(lines(&framer) == ["one"])
+        #expect(framer.next() == .needMore && framer.pendingBytes == 0)
+    }
+
     @Test func aLineSplitAcrossManyReadsComesOutWhole() {
         var framer = LineFramer(maxLineBytes: 1000)
         let text = String(repeating: "x", count: 500)

@@ -1,5 +1,6 @@
 import DiligenceJSON
 import DiligenceProtocol
+import DiligenceSync
 import DiligenceTestSupport
 import Foundation
 import Testing
@@ -30,6 +31,26 @@ extension EndToEnd {
         static let batch = 50
         static let okPrefix = Array(#"{"ok":true,"result":"#.utf8)
 
+        /// Sync folders that are not what they seem (issue 26), for `sync_enable`: a FIFO, a link
+        /// to it, a device, and a folder whose journal names hold a FIFO, a link to a journal
+        /// outside, a directory. No request may hang on one (the next batch would time out).
+        static let outsideLine = SyncFuzz.line(1_764_569_662_123, .taskAdded(SyncFuzz.task(7, "Outside")))
+
+        static func specialFiles(in root: String) throws -> [String] {
+            let fifo = root + "/fifo"
+            let folder = root + "/special-sync"
+            let outside = root + "/outside.jsonl"
+            try outsideLine.write(toFile: outside, atomically: false, encoding: .utf8)
+            let made = [
+                mkfifo(fifo, 0o600), symlink(fifo, root + "/fifo-link"), mkdir(folder, 0o700),
+                mkfifo(folder + "/5eed0000-0000-4000-8000-00000000f0f1.jsonl", 0o600),
+                symlink(outside, folder + "/5eed0000-0000-4000-8000-00000000f0f2.jsonl"),
+                mkdir(folder + "/5eed0000-0000-4000-8000-00000000f0f3.jsonl", 0o700),
+            ]
+            try #require(made.allSatisfy { $0 == 0 }, "\(made)")
+            return [fifo, root + "/fifo-link", "/dev/zero", folder]
+        }
+
         @Test("100 000 seeded requests from the schema: each answered ok or with a documented code; the daemon lives and stays small")
         func generatedRequests() throws {
             // tmpfs: every write is fsynced, and 100 000 requests write thousands of times.
@@ -37,6 +58,7 @@ extension EndToEnd {
             let d = try onTmpfs ? DaemonUnderTest(base: "/dev/shm", prefix: "diligence-test-\(TestRun.id)") : DaemonUnderTest()
             let documented = try ProtocolDocs.answerCodes()
             var generator = SchemaRequestGenerator(seed: Self.seed, backupDirectory: d.root)
+            generator.specialPaths = try Self.specialFiles(in: d.root)
             let connection = try PipelinedConnection(path: d.socketPath)
             let warmUp = min(2_000, Self.count / 5)
             var rssAfterWarmUp = 0
@@ -119,6 +141,11 @@ extension EndToEnd {
             }
             #expect(d.process?.isRunning == true)
             #expect(try d.status()["state"] != nil)
+            // The special folder was enabled (its FIFO, link and directory skipped, said in the
+            // log), and nothing was read or written through the link in it.
+            #expect(d.stderr.contains("event=sync_file_skipped"), "seed \(Self.seed): the special sync folder was never merged")
+            #expect(!(try SyncMerge.taskNames(d)).contains("Outside"))
+            #expect(readTextFile(d.root + "/outside.jsonl") == Self.outsideLine, "the link's target unchanged")
             let growth = residentBytes(of: d.process?.pid) - rssAfterWarmUp
             #expect(
                 growth < Self.memoryGrowthBound,
@@ -263,6 +290,9 @@ struct SchemaRequestGenerator {
     var random: SeededRandom
     /// `watch` turns the connection into an event stream; every other command is generated.
     let commands = CommandSpec.all.filter { $0.name != "watch" }
+    /// Paths that are not regular files or folders (a FIFO, a link, a device), given as a
+    /// `directory` now and then.
+    var specialPaths: [String] = []
 
     /// Where `backup` may write: a few names there are backed up to once, then exist.
     let backupDirectory: String
@@ -363,6 +393,7 @@ struct SchemaRequestGenerator {
         case .text, .taskName, .deviceName, .note:
             if field.name == "content" { return (quoted(importContent()), .unknown) }
             if field.name == "path" && chance(80) { return (quoted(backupPath()), .unknown) }
+            if field.name == "directory", !specialPaths.isEmpty, chance(30) { return (quoted(pick(specialPaths)), .unknown) }
             return (chance(5) ? quoted(hugeString()) : quoted(pick(Self.strings)), .unknown)
         }
     }
