@@ -392,6 +392,51 @@ def big_database(daemon_binary, root, sessions):
     return path, count
 
 
+def export_while_status(daemon_binary, root, database, interval=0.01):
+    """`export` of every session (each with a note, as the finding had) on one connection, read
+    as fast as it comes, while another connection asks `status` every `interval` seconds: the
+    status round trips during it, the export's time and size, and the daemon's peak RSS (VmHWM,
+    which an earlier start on this database left at its start's figure: the daemon is new)."""
+    subprocess.run(["sqlite3", database, "UPDATE sessions SET note = 'Chapter ' || (id % 97) || ': a note of about forty bytes'; "
+                    "PRAGMA wal_checkpoint(TRUNCATE);"], check=True, stdout=subprocess.DEVNULL)
+    daemon = Daemon(daemon_binary, os.path.dirname(os.path.dirname(database)), database=database, name="export")
+    try:
+        before = memory(daemon.pid)
+        exporter = Connection(daemon.socket)
+        status = Connection(daemon.socket)
+        status.request("status")
+        result = {}
+
+        def read_export():
+            total, last = 0, b""
+            while not last.endswith(b"\n"):
+                last = exporter.sock.recv(1 << 20)
+                if not last:
+                    break
+                total += len(last)
+            result["bytes"] = total
+
+        started = time.monotonic()
+        exporter.sock.sendall(b'{"command":"export","format":"jsonl"}\n')
+        reader = threading.Thread(target=read_export)
+        reader.start()
+        latencies = []
+        while reader.is_alive():
+            sent = time.perf_counter()
+            status.request("status")
+            latencies.append((time.perf_counter() - sent) * 1000)
+            time.sleep(interval)
+        reader.join()
+        seconds = time.monotonic() - started
+        latencies.sort()
+        return {"export_s": seconds, "bytes": result.get("bytes", 0), "samples": len(latencies),
+                "status_p50_ms": latencies[len(latencies) // 2], "status_p99_ms": latencies[int(len(latencies) * 0.99)],
+                "status_max_ms": latencies[-1], "rss_before_mib": before["rss_mib"],
+                "rss_peak_mib": proc_status(daemon.pid, "VmHWM") / 1024, "rss_after_mib": memory(daemon.pid)["rss_mib"]}
+    finally:
+        daemon.stop()
+
+
 def sync_merge(daemon_binary, root, sessions, window):
     """Another device's journal (docs/sync.md) of `sessions` sessions delivered into the sync
     folder as Syncthing does (a temporary file renamed into place): the time until `history`
@@ -696,11 +741,21 @@ def main():
     raw["ready_big"] = {"sessions": count, "median_ms": statistics.median(ready) * 1000,
                         "times_ms": [round(t * 1000, 2) for t in ready]}
 
+    log(f"status during an export of {count} sessions with notes")
+    raw["export"] = export_while_status(daemon_binary, root, database)
+    raw["export"]["sessions"] = count
+
     synced = 100_000
     log(f"another device's journal of {synced} sessions merged (docs/sync.md)")
     raw["sync"] = sync_merge(daemon_binary, root, synced, window)
 
     # MARK: rows
+    e = raw["export"]
+    table.add(f"status p99 during an export of {e['sessions']} sessions ({e['samples']} asked)", e["status_p99_ms"], "ms",
+              "≤ 20 ms", e["status_p99_ms"] <= 20, note=f"max {e['status_max_ms']:.1f} ms; the export {e['export_s']:.1f} s, "
+              f"{e['bytes'] / 2**20:.0f} MiB")
+    table.add(f"peak RSS (VmHWM) during an export of {e['sessions']} sessions", e["rss_peak_mib"], "MiB", "≤ 64 MiB",
+              e["rss_peak_mib"] <= 64, note=f"{e['rss_before_mib']:.1f} MiB before, {e['rss_after_mib']:.1f} MiB after")
     sync = raw["sync"]
     table.add(f"merging another device's journal of {sync['sessions']} sessions", sync["merge_s"], "s", "≤ 2 s",
               sync["merge_s"] <= 2 and sync["counted"] == sync["sessions"])

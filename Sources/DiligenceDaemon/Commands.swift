@@ -35,8 +35,13 @@ extension Daemon {
     /// Runs `command` and answers it; a write that finds the database locked by another process
     /// is tried again every `lockRetryInterval` until `deadline`.
     private func serve(_ command: ControlCommand, _ request: Request, on connection: ClientConnection, until deadline: DispatchTime) {
-        // A copy of the whole database is made off the queue (BackupCommand.swift).
+        // A copy of the whole database, and an export, are made off the queue.
         if case .backup(let path) = command { return backup(to: path, request, on: connection) }
+        // A database in memory (tests) has no second connection: its export runs here.
+        if case .export = command, store.path != ":memory:" {
+            serveExport(command, request, on: connection, database: store.path)
+            return
+        }
         do {
             let result = try perform(command, from: connection)
             connection.send(Response.ok(result, id: request.id))
@@ -60,6 +65,50 @@ extension Daemon {
             refuse(request, error, on: connection)
         }
         if connection.isHeld { connection.resume() }
+    }
+
+    /// `export`, read and written off the queue (docs/performance.md): its plan is checked here,
+    /// then the export queue reads it on a connection of its own, in one read transaction, and
+    /// writes the answer's line, which the queue sends. Meanwhile this connection reads no
+    /// further request (answers keep their order) and every other client and timer is served.
+    private func serveExport(_ command: ControlCommand, _ request: Request, on connection: ClientConnection, database: String) {
+        let plan: StatsService.ExportPlan
+        do { plan = try stats.exportPlan(command) } catch {
+            refuse(request, error, on: connection)
+            return
+        }
+        connection.hold()
+        // Both are only ever used on `queue`, where the answer is sent.
+        nonisolated(unsafe) let daemon = self
+        nonisolated(unsafe) let waiting = connection
+        exports.async {
+            let line: String
+            let failure: DiligenceError?
+            do throws(DiligenceError) {
+                let reader = try daemon.exportReader(database)
+                line = Response.ok(try StatsService.export(plan, from: reader), id: request.id)
+                failure = nil
+            } catch {
+                line = Response.error(error, id: request.id)
+                failure = error
+            }
+            daemon.queue.async {
+                if let failure {
+                    Log.info("Refused export: \(failure.message.prefix(400))", fields: [("EVENT", "refused"), ("CODE", failure.code)])
+                }
+                guard !waiting.closed else { return }
+                waiting.send(line)
+                if waiting.isHeld { waiting.resume() }
+            }
+        }
+    }
+
+    /// The export queue's connection to the database at `path` (only ever used on `exports`).
+    private func exportReader(_ path: String) throws(DiligenceError) -> Store {
+        if let exportStore { return exportStore }
+        let store = try Store(location: .path(path))
+        exportStore = store
+        return store
     }
 
     private func refuse(_ request: Request, _ error: DiligenceError, on connection: ClientConnection) {

@@ -15,6 +15,10 @@ import Dispatch
 public final class Daemon {
     let paths: DaemonPaths
     let queue = DispatchQueue(label: "diligenced")
+    /// Runs exports off `queue` (`serveExport`, Commands.swift) on a database connection of their own.
+    let exports = DispatchQueue(label: "diligenced.export")
+    /// That connection, opened at the first export; only ever used on `exports`.
+    var exportStore: Store?
     let clocks: Clocks
     var config: DaemonConfig {
         didSet {
@@ -233,6 +237,8 @@ public final class Daemon {
         databaseWatch?.close()
         merge.close()
         journal.close()
+        // An export under way finishes first (its answer is then not sent); its connection closes.
+        exports.sync { exportStore = nil }
         clockJumpWatch?.close()
         sound.stopAll()
         notifier.close()

@@ -61,14 +61,21 @@ final class StatsService {
             return .object([("removed", removed.json)])
         case .historyEdit(let id, let changes):
             return try editSession(id: id, changes).json
-        case .export(let format, let task, let since, let until, let withTasks, let device):
-            return try export(
-                format: format, task: task, since: since, until: until, withTasks: withTasks, device: try deviceFilter(device))
+        case .export:
+            return try Self.export(try exportPlan(command), from: store)
         case .importChunk(let content, let importID, let more, let replaceTasks):
             return try importChunk(content: content, importID: importID, more: more, replaceTasks: replaceTasks)
         default:
             throw DiligenceError("unknown_command", "Not a statistics command: \(command).")
         }
+    }
+
+    /// An `export` command's plan (`exportPlan`); `invalid_argument` for another command.
+    func exportPlan(_ command: ControlCommand) throws(DiligenceError) -> ExportPlan {
+        guard case .export(let format, let task, let since, let until, let withTasks, let device) = command else {
+            throw DiligenceError("invalid_argument", "Not an export: \(command).")
+        }
+        return try exportPlan(format: format, task: task, since: since, until: until, withTasks: withTasks, device: try deviceFilter(device))
     }
 
     /// The task to start from idle when none is named: today's planned one, if any.

@@ -9,6 +9,12 @@ extension Store {
         try connection.transaction(flush: flush, body)
     }
 
+    /// Runs `body`'s reads in one read transaction: one snapshot of the database, whatever
+    /// another connection commits meanwhile (an export read off the daemon's queue).
+    public func reading<T>(_ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
+        try connection.transaction(temporaryOnly: true, body)
+    }
+
     /// Milliseconds a write waits for another process's lock before `database_locked` (2 s
     /// when opened; the daemon sets 0 and retries instead, docs/reliability.md).
     public var lockWait: Int32 {

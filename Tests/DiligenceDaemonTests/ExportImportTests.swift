@@ -65,6 +65,27 @@ import Testing
         }
     }
 
+    /// An export is read off the daemon's queue (issue 26, finding 9): a request pipelined
+    /// after it on its connection is still answered after it, a refused one at once, in order,
+    /// and a session recorded meanwhile on another connection is in the next export.
+    @Test func anExportReadOffTheQueueKeepsItsConnectionsOrder() throws {
+        try withTimeZone("UTC") {
+            let d = try InProcessDaemon()
+            defer { d.stop() }
+            try d.addSession("Work", "2025-05-01 09:00", "2025-05-01 09:25")
+            let connection = try d.connect()
+            try connection.write(
+                #"{"command":"export","id":1}"# + "\n" + #"{"command":"export","task":"Nope","id":2}"# + "\n"
+                    + #"{"command":"status","id":3}"# + "\n")
+            let answers = try (0..<3).map { _ in try connection.readJSONLine() }
+            #expect(answers.map { $0["id"]?.intValue } == [1, 2, 3], "\(answers.map(\.serialized))")
+            #expect(answers[0]["result"]?["count"]?.intValue == 1, "\(answers[0].serialized)")
+            #expect(answers[1]["error"]?["code"]?.stringValue == "unknown_task", "\(answers[1].serialized)")
+            try d.addSession("Study", "2025-05-01 10:00", "2025-05-01 10:25")
+            #expect(try d.call("export")["count"]?.intValue == 2, "the export's own connection sees the new session")
+        }
+    }
+
     @Test func theCSVExportCarriesTheTimeAwayAndWhyWorkEnded() throws {
         try withTimeZone("UTC") {
             let d = try InProcessDaemon()
