@@ -111,11 +111,13 @@ private func lines(_ entries: [JournalEntry]) -> [UInt8] {
 
     @Test("a missing file is an error that names it")
     func missing() throws {
-        let error = try #require(throws: JournalReadError.self) {
-            try JournalReader.read(path: "/nonexistent/x.jsonl", device: deviceA, from: .start)
-        }
-        #expect(error.path == "/nonexistent/x.jsonl" && error.errno == ENOENT, "\(error)")
-        #expect(error.description == "/nonexistent/x.jsonl: No such file or directory")
+        // Under a directory of the test's own: "/nonexistent" is a name anyone may create.
+        let dir = TemporaryDirectory("diligence-reader")
+        defer { dir.remove() }
+        let path = dir.path + "/gone/x.jsonl"
+        let error = try #require(throws: JournalReadError.self) { try JournalReader.read(path: path, device: deviceA, from: .start) }
+        #expect(error.path == path && error.errno == ENOENT, "\(error)")
+        #expect(error.description == "\(path): No such file or directory")
     }
 
     @Test("a journal longer than one read is read in several, and every line once")
