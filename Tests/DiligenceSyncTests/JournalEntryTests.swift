@@ -106,7 +106,8 @@ import Testing
         bad.change = .sessionRecorded(early)
         let tooEarly = try refusal(bad)
         #expect(
-            tooEarly.message == "the session is refused: it lies before \(DateWindow.firstDay), the first day diligence keeps" && !tooEarly.newer,
+            tooEarly.message == "the session is refused: it lies before \(DateWindow.firstDay), the first day diligence keeps"
+                && !tooEarly.newer,
             "\(tooEarly)")
         var goal = task(uuid(9), "Write")
         goal.config.goal = 5000

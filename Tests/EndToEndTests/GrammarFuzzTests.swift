@@ -81,7 +81,8 @@ extension EndToEnd {
                         if answer["id"] != sentID {
                             mismatched += 1
                             if mismatched <= 20 {
-                                Issue.record("seed \(Self.seed): id \(id) not echoed for \(line.prefix(300)): \(answer.serialized.prefix(300))")
+                                Issue.record(
+                                    "seed \(Self.seed): id \(id) not echoed for \(line.prefix(300)): \(answer.serialized.prefix(300))")
                             }
                         }
                     }
@@ -91,7 +92,8 @@ extension EndToEnd {
                             mismatched += 1
                             if mismatched <= 20 {
                                 Issue.record(
-                                    "seed \(Self.seed): \(line.prefix(300)) must be refused with \(expected): \(answer.serialized.prefix(300))")
+                                    "seed \(Self.seed): \(line.prefix(300)) must be refused with \(expected): \(answer.serialized.prefix(300))"
+                                )
                             }
                         }
                     }
@@ -260,7 +262,9 @@ struct SchemaRequestGenerator {
     /// What the schema must answer for one member's value: it passes, it is refused with this
     /// code, or the generator cannot say (a text the handler judges, a number at a boundary).
     enum Verdict: Equatable {
-        case valid, refused(String), unknown, notGiven
+        case valid
+        case refused(String)
+        case unknown, notGiven
     }
 
     /// A value for `field`: mostly of its own type at a boundary, sometimes anything.
@@ -277,9 +281,11 @@ struct SchemaRequestGenerator {
             case 2:
                 // One past an end, where one exists in 64 bits.
                 if chance(50) {
-                    return range.lowerBound == .min ? (String(range.lowerBound), .valid) : (String(range.lowerBound - 1), .refused("out_of_range"))
+                    return range.lowerBound == .min
+                        ? (String(range.lowerBound), .valid) : (String(range.lowerBound - 1), .refused("out_of_range"))
                 }
-                return range.upperBound == .max ? (String(range.upperBound), .valid) : (String(range.upperBound + 1), .refused("out_of_range"))
+                return range.upperBound == .max
+                    ? (String(range.upperBound), .valid) : (String(range.upperBound + 1), .refused("out_of_range"))
             default: return (pick(Self.numbers), .unknown)
             }
         case .duration:
