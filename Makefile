@@ -97,7 +97,7 @@ BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all build release run test lint format fuzz golden deps test-deps deb-deps bench bench-deps install install-files uninstall check-prefix verify-units deb package clean man
+.PHONY: all build release run test mutate lint format fuzz golden deps test-deps deb-deps bench bench-deps install install-files uninstall check-prefix verify-units deb package clean man
 
 all: build
 
@@ -174,6 +174,12 @@ test: test-deps
 		| tee $$top/leftovers.log; \
 	[ "$$(cat $$top/status)" = 0 ] || status=1; python3 .ci/test-skips $$top/leftovers.log || status=1; \
 	exit $$status
+
+# Deliberate mutations of core rules (a session rule, the long break after N rounds, the start
+# of a day, the merge's tie rule), each of which a test must kill; sources restored always
+# (.ci/mutate, docs/e2e-tests.md). Not part of `make test`: a build per mutation.
+mutate: deps
+	SWIFT="$(SWIFT) $(SWIFT_FLAGS)" python3 .ci/mutate $(MUTATIONS)
 
 man: $(MANPAGES)
 

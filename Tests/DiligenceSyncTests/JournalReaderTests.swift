@@ -112,11 +112,13 @@ private func lines(_ entries: [JournalEntry]) -> [UInt8] {
 
     @Test("a missing file is an error that names it")
     func missing() throws {
-        let error = try #require(throws: FileError.self) {
-            try JournalReader.read(path: "/nonexistent/x.jsonl", device: deviceA, from: .start)
-        }
-        #expect(error == FileError(path: "/nonexistent/x.jsonl", problem: .system(ENOENT)), "\(error)")
-        #expect(error.description == "/nonexistent/x.jsonl: No such file or directory")
+        // Under a directory of the test's own: "/nonexistent" is a name anyone may create.
+        let dir = TemporaryDirectory("diligence-reader")
+        defer { dir.remove() }
+        let path = dir.path + "/gone/x.jsonl"
+        let error = try #require(throws: FileError.self) { try JournalReader.read(path: path, device: deviceA, from: .start) }
+        #expect(error == FileError(path: path, problem: .system(ENOENT)), "\(error)")
+        #expect(error.description == "\(path): No such file or directory")
     }
 
     @Test("a journal longer than one read is read in several, and every line once")
