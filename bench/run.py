@@ -136,7 +136,10 @@ class Connection:
         self.sock.sendall(json.dumps({"command": command, **arguments}).encode() + b"\n")
         response, _ = self.line()
         if not response.get("ok"):
-            raise RuntimeError(f"{command} failed: {response}")
+            error = response.get("error") or {}
+            # The code and the message's first sentence: what a side-by-side table's note can hold.
+            raise RuntimeError(f"{command} failed: {error.get('code', response)}: "
+                               + str(error.get("message", "")).split(". ")[0])
         return response["result"]
 
     def close(self):
@@ -867,7 +870,7 @@ def figure_number(value, unit):
     if value is None or isinstance(value, bool):
         return None, unit
     if isinstance(value, (int, float)):
-        return float(value), unit
+        return value, unit
     words = str(value).replace("\u202f", " ").split()
     digits = []
     for word in words:
@@ -896,6 +899,8 @@ def gather(runs):
                                                        "higher_is_better": row.get("higher_is_better", False)})
             if number is not None:
                 entry["values"].append(number)
+            elif row.get("note", "").startswith("n/a: "):
+                entry["reason"] = row["note"][len("n/a: "):]  # bench/stats.sh: the command's words
     return figures, failed
 
 
@@ -913,12 +918,13 @@ def side_by_side(old_runs, new_runs):
             if entry and entry["values"]:
                 sides[name] = statistics.median(entry["values"])
                 if entry["group"] in failed:
-                    notes.append(f"{name}: {len(entry['values'])} round(s) only, then {failed[entry['group']]}")
+                    notes.append(f"{name}: {len(entry['values'])} round(s) measured, another failed: "
+                                 f"{failed[entry['group']]}")
             else:
                 sides[name] = None
                 group = (new.get(figure) or old.get(figure))["group"]
                 notes.append(f"{name}: " + failed.get(group, "not measured by this build" if entry is None
-                                                       else "no number in its cell"))
+                                                       else entry.get("reason", "no number in its cell")))
         entry = new.get(figure) or old.get(figure)
         ratio = sides["new"] / sides["REF"] if sides["new"] is not None and sides["REF"] else None
         rows.append({"figure": figure, "unit": entry["unit"], "ref": sides["REF"], "new": sides["new"],
@@ -928,11 +934,15 @@ def side_by_side(old_runs, new_runs):
 
 def side_by_side_markdown(rows, ref_name):
     lines = [f"| figure | {ref_name} | new | new/old | note |", "|---|---|---|---|---|"]
+    previous = ""
     for r in rows:
         figure = r["figure"] + (" (higher is better)" if r["higher_is_better"] else "")
         cells = ["n/a" if r[side] is None else Table.cell(r[side], r["unit"]) for side in ("ref", "new")]
         ratio = "n/a" if r["ratio"] is None else f"{r['ratio']:.2f}"
-        lines.append(f"| {figure} | {cells[0]} | {cells[1]} | {ratio} | {r['note']} |")
+        # A failed group's reason once, not on each of its rows.
+        note = "as above" if r["note"] and r["note"] == previous else r["note"]
+        previous = r["note"]
+        lines.append(f"| {figure} | {cells[0]} | {cells[1]} | {ratio} | {note} |")
     return "\n".join(lines)
 
 
@@ -1026,14 +1036,19 @@ def self_test():
            ("stats", rows(("stats year", "30 ms", "", False)), None),
            ("requests", rows(("rtt", 50.0, "µs", False), ("rps", 200.0, "/s", True)), None),
            ("stats", rows(("stats year", "20 ms", "", False)), None)]
+    old.append(("stats", [{"figure": "page", "ours": None, "unit": "", "note": 'n/a: unknown command "report".'}], None))
+    old.append(("sync", None, "diligenced exited with status 64: unknown command sync_enable"))
     new = [("requests", rows(("rtt", 25.0, "µs", False), ("rps", 400.0, "/s", True), ("cpu", 5.0, "µs", False)), None),
-           ("sync", rows(("merge", 1.5, "s", False)), None),
+           ("sync", rows(("merge", 1.5, "s", False), ("latency", 20.0, "ms", False)), None),
            ("stats", rows(("stats year", "40 ms", "", False)), None),
            ("requests", rows(("rtt", 30.0, "µs", False), ("rps", 400.0, "/s", True), ("cpu", 5.0, "µs", False)), None),
            ("sync", rows(("merge", 2.5, "s", False)), None),
-           ("stats", None, "stats.sh exited with status 1: import failed")]
+           ("stats", None, "stats.sh exited with status 1: import failed"),
+           ("stats", rows(("page", "12 ms", "", False)), None)]
     table = {r["figure"]: r for r in side_by_side(old, new)}
-    check("figures, in new's order", list(table), ["rtt", "rps", "cpu", "merge", "stats year"])
+    check("figures, in new's order", list(table), ["rtt", "rps", "cpu", "merge", "latency", "stats year", "page"])
+    check("a command REF lacks (bench/stats.sh)", table["page"]["note"], 'REF: unknown command "report".; '
+          "new: 1 round(s) measured, another failed: stats.sh exited with status 1: import failed")
     check("rtt medians", (table["rtt"]["ref"], table["rtt"]["new"]), (50.0, 27.5))
     check("rtt new/old", table["rtt"]["ratio"], 0.55)
     check("rps new/old", table["rps"]["ratio"], 2.0)
@@ -1045,12 +1060,13 @@ def self_test():
     check("stats.sh cells", (table["stats year"]["ref"], table["stats year"]["new"], table["stats year"]["unit"]),
           (20.0, 40.0, "ms"))
     check("a group new failed in a later round", table["stats year"]["note"],
-          "new: 1 round(s) only, then stats.sh exited with status 1: import failed")
+          "new: 1 round(s) measured, another failed: stats.sh exited with status 1: import failed")
     markdown = side_by_side_markdown(side_by_side(old, new), "416e4ec").splitlines()
     check("header", markdown[0], "| figure | 416e4ec | new | new/old | note |")
     check("a row", markdown[2], "| rtt | 50.0 µs | 27.5 µs | 0.55 |  |")
     check("an n/a row", markdown[5],
           "| merge | n/a | 2.00 s | n/a | REF: diligenced exited with status 64: unknown command sync_enable |")
+    check("its group's next row", markdown[6], "| latency | n/a | 20.0 ms | n/a | as above |")
     error = subprocess.CalledProcessError(1, ["/x/bench/stats.sh"], stderr="line\nimport: unknown command\n")
     check("failure_reason", failure_reason(error), "stats.sh exited with status 1: import: unknown command")
     for failure in failures:
