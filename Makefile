@@ -97,7 +97,7 @@ BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all build release run test mutate lint format fuzz golden deps test-deps deb-deps bench bench-deps install install-files uninstall check-prefix verify-units deb package clean man
+.PHONY: all build release run test mutate lint format fuzz golden deps test-deps deb-deps bench bench-helpers bench-compare bench-deps install install-files uninstall check-prefix verify-units deb package clean man
 
 all: build
 
@@ -145,11 +145,13 @@ run: release
 # DILIGENCE_UPDATE_GOLDEN is cleared: golden files are rewritten by `make golden` only.
 # The tree's format is .swift-format's (the toolchain's swift-format); `make format` applies it.
 SWIFT_SOURCES = Package.swift Sources Tests
-# No function in Sources longer than 60 lines (.ci/function-length, tested on itself first).
+# No function in Sources longer than 60 lines (.ci/function-length, tested on itself first); the
+# side-by-side table's logic of `make bench-compare` (bench/run.py --self-test, no timing).
 lint:
 	$(SWIFT) format lint --strict --parallel -r $(SWIFT_SOURCES)
 	python3 .ci/function-length --self-test
 	python3 .ci/function-length Sources
+	python3 bench/run.py --self-test
 
 format:
 	$(SWIFT) format format -i --parallel -r $(SWIFT_SOURCES)
@@ -222,12 +224,37 @@ bench-deps: deps
 # Benchmarks (docs/performance.md): release build and its package (whose sizes are reported), the
 # C references, one table on stdout and bench/results/latest.json. QUICK=1 shortens the 60 s windows to 10 s for a look while working.
 BENCH_HELPERS = .build/bench
-bench: bench-deps deb
+bench: bench-deps deb bench-helpers
+	python3 bench/run.py --bin-dir $$($(SWIFT) build -c release --show-bin-path) --helpers $(BENCH_HELPERS) \
+		--deb-dir $(DEB_DIR) $(if $(QUICK),--quick)
+
+bench-helpers: bench-deps
 	mkdir -p $(BENCH_HELPERS)
 	cc -O2 -Wall -Wextra -o $(BENCH_HELPERS)/ref-server bench/ref-server.c
 	cc -O2 -Wall -Wextra -pthread -o $(BENCH_HELPERS)/client bench/client.c -lm
+
+# Side by side (docs/performance.md): REF's release programs and this tree's, every figure of
+# bench/run.py for both in one run, alternated REF, new, REF, new... (ROUNDS each, default 3, 1
+# with QUICK=1), medians; prints `figure | REF | new | new/old` and writes
+# bench/results/compare-<REF>.json. REF (default: the last tag reachable from HEAD) is checked out
+# in a worktree of its own under .build/bench-ref/<commit> and built there with this Makefile's
+# release flags; checkout and build stay there for the next run to reuse (`git worktree remove
+# --force .build/bench-ref/<commit>` frees them; a run prunes the registration of a removed one). An old build's diligencectl is used as its build made it: an
+# executable of its own, or, where its build made none, a link to diligenced (one program).
+BENCH_REF_DIR = $(CURDIR)/.build/bench-ref
+REF ?= $(shell git describe --tags --abbrev=0 2>/dev/null)
+bench-compare: bench-deps release bench-helpers
+	@test -n "$(REF)" || { echo "bench-compare: no tag to compare with: give REF=<commit>" >&2; exit 2; }
+	@sha=$$(git rev-parse --verify --quiet "$(REF)^{commit}") || \
+		{ echo "bench-compare: REF=$(REF) is not a commit of this repository" >&2; exit 2; }; \
+	dir=$(BENCH_REF_DIR)/$$sha; git worktree prune; \
+	if [ ! -e $$dir/.git ]; then rm -rf $$dir; git worktree add --detach $$dir $$sha || exit 1; fi; \
+	(cd $$dir && $(SWIFT) build -c release $(subst $(CURDIR),$$dir,$(RELEASE_FLAGS)) $(SWIFT_FLAGS)) || exit 1; \
+	old=$$(cd $$dir && $(SWIFT) build -c release --show-bin-path) || exit 1; \
+	if [ ! -e $$old/diligencectl ]; then ln -s diligenced $$old/diligencectl; fi; \
 	python3 bench/run.py --bin-dir $$($(SWIFT) build -c release --show-bin-path) --helpers $(BENCH_HELPERS) \
-		--deb-dir $(DEB_DIR) $(if $(QUICK),--quick)
+		--compare-bin-dir $$old --ref-name "$(REF)" --json bench/results/compare-$(REF).json \
+		$(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(QUICK),--quick)
 
 install: check-prefix release
 	$(MAKE) install-files BIN_DIR="$$($(SWIFT) build -c release --show-bin-path)"

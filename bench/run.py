@@ -7,10 +7,13 @@ stays meaningful. Prints one table and writes it as JSON (docs/performance.md ex
 row and how it is measured).
 
     bench/run.py --bin-dir DIR --helpers DIR [--quick] [--json PATH]
+    bench/run.py --bin-dir DIR --helpers DIR --compare-bin-dir OLD [--ref-name NAME] [--rounds N] [--quick]
+    bench/run.py --self-test
 
 DIR holds the release diligenced and diligencectl; --helpers holds the compiled ref-server and
 client. --quick shortens the long windows (10 s instead of 60 s, fewer phases) for a look while
-working; the committed table comes from a full run.
+working; the committed table comes from a full run. --compare-bin-dir (`make bench-compare`)
+runs every figure for OLD's programs and DIR's, alternated, and prints new/old per figure.
 """
 
 import argparse
@@ -67,8 +70,22 @@ class Daemon:
         self.process = subprocess.Popen(
             [binary, "--socket", self.socket, "--database", self.database],
             env=env, stdin=subprocess.DEVNULL, stdout=self.stderr, stderr=self.stderr)
+        # A daemon that exits instead (an old build refusing an option) is reported at once.
+        self.notify.settimeout(0.5)
         while True:
-            datagram = self.notify.recv(4096)
+            try:
+                datagram = self.notify.recv(4096)
+            except TimeoutError:
+                if self.process.poll() is not None:
+                    self.stderr.close()
+                    with open(os.path.join(root, f"{name}.log"), errors="replace") as f:
+                        said = [line.strip() for line in f if line.strip()]
+                    raise RuntimeError(f"diligenced exited with status {self.process.returncode} before READY=1"
+                                       + (f": {said[-1]}" if said else ""))
+                if time.monotonic() - started > 30:
+                    self.process.kill()
+                    raise RuntimeError("diligenced sent no READY=1 within 30 s")
+                continue
             if b"READY=1" in datagram.split(b"\n"):
                 break
         self.ready_seconds = time.monotonic() - started
@@ -119,7 +136,10 @@ class Connection:
         self.sock.sendall(json.dumps({"command": command, **arguments}).encode() + b"\n")
         response, _ = self.line()
         if not response.get("ok"):
-            raise RuntimeError(f"{command} failed: {response}")
+            error = response.get("error") or {}
+            # The code and the message's first sentence: what a side-by-side table's note can hold.
+            raise RuntimeError(f"{command} failed: {error.get('code', response)}: "
+                               + str(error.get("message", "")).split(". ")[0])
         return response["result"]
 
     def close(self):
@@ -580,15 +600,17 @@ class Table:
     def __init__(self):
         self.rows = []
 
-    def add(self, figure, ours, unit, target, met, reference=None, ratio=None, note=""):
+    def add(self, figure, ours, unit, target, met, reference=None, ratio=None, note="", higher_is_better=False):
         self.rows.append({"figure": figure, "ours": ours, "reference": reference, "unit": unit,
-                          "ratio": ratio, "target": target, "met": met, "note": note})
+                          "ratio": ratio, "target": target, "met": met, "note": note,
+                          "higher_is_better": higher_is_better})
 
     def compare(self, figure, ours, reference, unit, bound, higher_is_better=False, note=""):
         ratio = ours / reference if reference else None
         met = ratio is not None and (ratio >= bound if higher_is_better else ratio <= bound)
         target = f"{'≥' if higher_is_better else '≤'} {bound:g} × ref"
-        self.add(figure, ours, unit, target, met, reference=reference, ratio=ratio, note=note)
+        self.add(figure, ours, unit, target, met, reference=reference, ratio=ratio, note=note,
+                 higher_is_better=higher_is_better)
 
     def add_external(self, line):
         """A row from bench/stats.sh: a JSON object per line (figure, ours, reference, unit,
@@ -635,35 +657,35 @@ class Table:
         return "\n".join(lines)
 
 
-# MARK: - Main
+# MARK: - Figures, in groups
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bin-dir", required=True)
-    parser.add_argument("--helpers", required=True)
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json", default="bench/results/latest.json")
-    parser.add_argument("--work-dir", default="bench/results/run")
-    parser.add_argument("--deb-dir", help="where `make deb` wrote the package (its sizes go in the table)")
-    options = parser.parse_args()
-    quick = options.quick
-    window = 10 if quick else 60
-    daemon_binary = os.path.join(options.bin_dir, "diligenced")
-    ctl = os.path.join(options.bin_dir, "diligencectl")
-    client = os.path.join(options.helpers, "client")
+class Build:
+    """What one group of figures needs: one build's programs, the helpers, the windows, and a
+    directory of its own for the daemons it starts."""
 
-    # The work directory is on the same disk as a user's data (not tmpfs): every recorded
-    # session is fsynced, as it would be at home.
-    root = os.path.abspath(options.work_dir)
-    shutil.rmtree(root, ignore_errors=True)
-    os.makedirs(root)
-    raw = {"quick": quick, "window_seconds": window, "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-           "cpus": os.cpu_count(), "loadavg_before": os.getloadavg()}
-    table = Table()
+    def __init__(self, bin_dir, helpers, quick, root, deb_dir=None):
+        self.bin_dir = bin_dir
+        self.daemon = os.path.join(bin_dir, "diligenced")
+        self.ctl = os.path.join(bin_dir, "diligencectl")
+        self.helpers = helpers
+        self.client = os.path.join(helpers, "client")
+        self.quick = quick
+        self.window = 10 if quick else 60
+        self.root = root
+        self.deb_dir = deb_dir
+        shutil.rmtree(root, ignore_errors=True)
+        os.makedirs(root)
 
+
+def measure_requests(build):
+    """One daemon on a fresh database beside the C reference server: wake-ups, `diligencectl
+    status` against socat, round trips, throughput, phase-end lateness, memory under load and
+    status behind a locked write."""
+    quick, window, client = build.quick, build.window, build.client
+    raw = {}
     log("starting diligenced")
-    daemon = Daemon(daemon_binary, os.path.join(root, "main"))
+    daemon = Daemon(build.daemon, os.path.join(build.root, "main"))
     rss_start = memory(daemon.pid)
     raw["ready_fresh_ms"] = daemon.ready_seconds * 1000
 
@@ -674,24 +696,22 @@ def main():
     while b"\n" not in status_line:
         status_line += probe.sock.recv(65536)
     probe.close()
-    response_file = os.path.join(root, "status-response.json")
+    response_file = os.path.join(build.root, "status-response.json")
     with open(response_file, "wb") as f:
         f.write(status_line)
-    request_file = os.path.join(root, "status-request.json")
+    request_file = os.path.join(build.root, "status-request.json")
     with open(request_file, "wb") as f:
         f.write(REQUEST)
-    ref_socket = os.path.join(root, "ref.sock")
-    ref = subprocess.Popen([os.path.join(options.helpers, "ref-server"), ref_socket, response_file],
+    ref_socket = os.path.join(build.root, "ref.sock")
+    ref = subprocess.Popen([os.path.join(build.helpers, "ref-server"), ref_socket, response_file],
                            stdout=subprocess.PIPE)
     ref.stdout.readline()
 
     try:
         raw.update(idle_and_running_wakeups(daemon, window, "Bench long", settle=1))
 
-        raw["presence"] = presence_wakeups(daemon_binary, root, window)
-
         log("diligencectl status vs socat (hyperfine)")
-        raw["hyperfine"] = hyperfine_status(ctl, request_file, daemon.socket, 60 if quick else 300, root)
+        raw["hyperfine"] = hyperfine_status(build.ctl, request_file, daemon.socket, 60 if quick else 300, build.root)
 
         rtt_count = 5000 if quick else 20000
         log(f"round trips on one connection ({rtt_count})")
@@ -714,11 +734,11 @@ def main():
 
         requests, churn_phases = (20000, 200) if quick else (100000, 1000)
         log(f"memory after {requests} requests and {churn_phases} phases")
-        churn(options.helpers, daemon.socket, requests, churn_phases)
+        churn(build.helpers, daemon.socket, requests, churn_phases)
         after = memory(daemon.pid)
         # The same again: growth now is what a day of use adds once every code path has run.
         log("memory after the same load again")
-        churn(options.helpers, daemon.socket, requests, churn_phases)
+        churn(build.helpers, daemon.socket, requests, churn_phases)
         again = memory(daemon.pid)
         raw["memory"] = {"start": rss_start, "after": after, "again": again,
                          "hwm_mib": proc_status(daemon.pid, "VmHWM") / 1024,
@@ -726,52 +746,20 @@ def main():
 
         log("status while a write waits for another process's lock")
         raw["locked"] = reads_behind_a_locked_write(daemon.socket, daemon.database, 3, 500 if quick else 2000)
-
-        log("diligencectl version start-up (reference for READY)")
-        raw["ctl_version_ms"] = process_start([ctl, "--socket", daemon.socket, "version"], 10 if quick else 30) * 1000
     finally:
         daemon.stop()
         ref.terminate()
         ref.wait()
+    return raw
 
-    sessions = 1_000_000
-    log(f"start to READY=1 with {sessions} sessions")
-    database, count = big_database(daemon_binary, root, sessions)
-    ready = ready_times(daemon_binary, os.path.join(root, "big"), database, 5 if quick else 10)
-    raw["ready_big"] = {"sessions": count, "median_ms": statistics.median(ready) * 1000,
-                        "times_ms": [round(t * 1000, 2) for t in ready]}
 
-    log(f"status during an export of {count} sessions with notes")
-    raw["export"] = export_while_status(daemon_binary, root, database)
-    raw["export"]["sessions"] = count
+def wakeup_rows(table, windows):
+    for label, w in windows:
+        table.add(f"{label}, {w['seconds']} s: context switches", w["switches"], "", "0 (no watchdog)",
+                  w["switches"] == 0, note=f"{w['cpu_ms']:g} ms CPU")
 
-    synced = 100_000
-    log(f"another device's journal of {synced} sessions merged (docs/sync.md)")
-    raw["sync"] = sync_merge(daemon_binary, root, synced, window)
 
-    # MARK: rows
-    e = raw["export"]
-    table.add(f"status p99 during an export of {e['sessions']} sessions ({e['samples']} asked)", e["status_p99_ms"], "ms",
-              "≤ 20 ms", e["status_p99_ms"] <= 20, note=f"max {e['status_max_ms']:.1f} ms; the export {e['export_s']:.1f} s, "
-              f"{e['bytes'] / 2**20:.0f} MiB")
-    table.add(f"peak RSS (VmHWM) during an export of {e['sessions']} sessions", e["rss_peak_mib"], "MiB", "≤ 64 MiB",
-              e["rss_peak_mib"] <= 64, note=f"{e['rss_before_mib']:.1f} MiB before, {e['rss_after_mib']:.1f} MiB after")
-    sync = raw["sync"]
-    table.add(f"merging another device's journal of {sync['sessions']} sessions", sync["merge_s"], "s", "≤ 2 s",
-              sync["merge_s"] <= 2 and sync["counted"] == sync["sessions"])
-    table.add("a new line of another device's journal shown in history, median of 5", sync["latency_ms"], "ms",
-              "≤ 200 ms", sync["latency_ms"] <= 200)
-    table.add(f"wake-ups while the sync folder is quiet, {sync['quiet']['seconds']} s", sync["quiet"]["switches"], "",
-              "0", sync["quiet"]["switches"] == 0)
-    table.add("journal bytes per session (for context)", sync["bytes_per_session"], "B", "—", None)
-    r = sync["restart"]
-    table.add(f"restart with {sync['sessions']} merged sessions: start to READY=1 (for context)", r["ready_s"], "s", "—", None,
-              note=f"{r['cpu_s']:.2f} s CPU; {r['lines_read']} journal lines read again")
-    table.add(f"restart with {sync['sessions']} merged sessions: journal lines read again", r["lines_read"], "", "0",
-              r["lines_read"] == 0)
-    if r["kept_bytes_per_100k"] is not None:
-        table.add("merge state kept in the database per 100 000 sessions (for context)", r["kept_bytes_per_100k"] / 2**20,
-                  "MiB", "—", None, note=f"database {r['database_bytes'] / 2**20:.1f} MiB in all")
+def requests_rows(raw, table):
     h = raw["hyperfine"]
     table.compare("`diligencectl status`, whole process, wall median", h["diligencectl"]["median_ms"],
                   h["socat"]["median_ms"], "ms", 1.5, note="ref: socat")
@@ -796,12 +784,7 @@ def main():
               reference=flush["max_ms"], ratio=late["max_ms"] / flush["max_ms"], note="ref: fsync max")
     table.add("cumulative drift (last tenth − first tenth)", late["drift_ms"], "ms", "|drift| ≤ 5 ms",
               abs(late["drift_ms"]) <= 5)
-    for key, label in (("idle", "idle daemon"), ("running", "running phase, no watcher"),
-                       ("presence_idle", "idle, presence sources connected"),
-                       ("presence_running", "running phase, presence sources connected")):
-        w = raw["presence"][key.split("_")[1]] if key.startswith("presence") else raw[key]
-        table.add(f"{label}, {w['seconds']} s: context switches", w["switches"], "", "0 (no watchdog)",
-                  w["switches"] == 0, note=f"{w['cpu_ms']:g} ms CPU")
+    wakeup_rows(table, (("idle daemon", raw["idle"]), ("running phase, no watcher", raw["running"])))
     m = raw["memory"]
     start, after, again = m["start"], m["after"], m["again"]
     table.add("resident memory after start (VmRSS)", start["rss_mib"], "MiB", "≤ 12 MiB", start["rss_mib"] <= 12,
@@ -814,37 +797,394 @@ def main():
     steady = again["rss_mib"] - after["rss_mib"]
     table.add(f"RSS growth after {load} more", steady, "MiB", "≤ 1 MiB", steady <= 1,
               note=f"VmHWM {m['hwm_mib']:.1f} MiB")
-    table.compare(f"start to READY=1, {count} sessions", raw["ready_big"]["median_ms"],
-                  raw["ctl_version_ms"], "ms", 5, note="ref: diligencectl version")
     table.add("start to READY=1, fresh database (for context)", raw["ready_fresh_ms"], "ms", "—", None)
     lk = raw["locked"]
     table.add(f"status while a write waits on a lock, max of {lk['samples']}", lk["locked_max_ms"], "ms", "≤ 10 ms",
               lk["locked_max_ms"] <= 10, reference=lk["free_median_ms"], ratio=lk["locked_max_ms"] / lk["free_median_ms"],
               note=f"ref: status median, nothing locked; median {lk['locked_median_ms']:.3f} ms; the write answered {lk['write_answer']}")
 
-    if options.deb_dir:
-        raw["package"] = package_sizes(options.deb_dir)
-        p = raw["package"]
-        table.add(f"Debian package {p['deb']} (for context)", p["deb_bytes"] / 2**20, "MiB", "—", None,
-                  note=f"debug symbols {p['ddeb_bytes'] / 2**20:.1f} MiB more")
-        table.add("installed size of the package (for context)", p["installed_kib"] / 1024, "MiB", "—", None,
-                  note=f"programs {p['programs_bytes'] / 2**20:.1f} MiB stripped")
 
+def measure_presence(build):
+    return {"presence": presence_wakeups(build.daemon, build.root, build.window)}
+
+
+def presence_rows(raw, table):
+    p = raw["presence"]
+    wakeup_rows(table, (("idle, presence sources connected", p["idle"]),
+                        ("running phase, presence sources connected", p["running"])))
+
+
+def measure_ready(build):
+    """Start to READY=1 on a database of a million sessions, against a client's start-up."""
+    sessions = 1_000_000
+    log(f"start to READY=1 with {sessions} sessions")
+    database, count = big_database(build.daemon, build.root, sessions)
+    ready = ready_times(build.daemon, os.path.join(build.root, "big"), database, 5 if build.quick else 10)
+    log("diligencectl version start-up (reference for READY)")
+    daemon = Daemon(build.daemon, os.path.join(build.root, "version"))
+    try:
+        version_ms = process_start([build.ctl, "--socket", daemon.socket, "version"], 10 if build.quick else 30) * 1000
+    finally:
+        daemon.stop()
+    return {"ready_big": {"sessions": count, "median_ms": statistics.median(ready) * 1000,
+                          "times_ms": [round(t * 1000, 2) for t in ready]},
+            "ctl_version_ms": version_ms}
+
+
+def ready_rows(raw, table):
+    table.compare(f"start to READY=1, {raw['ready_big']['sessions']} sessions", raw["ready_big"]["median_ms"],
+                  raw["ctl_version_ms"], "ms", 5, note="ref: diligencectl version")
+
+
+def measure_export(build):
+    """`status` during an export of a million sessions with notes (issue 26, finding 9)."""
+    database, count = big_database(build.daemon, build.root, 1_000_000)
+    log(f"status during an export of {count} sessions with notes")
+    return {"export": {**export_while_status(build.daemon, build.root, database), "sessions": count}}
+
+
+def export_rows(raw, table):
+    e = raw["export"]
+    table.add(f"status p99 during an export of {e['sessions']} sessions ({e['samples']} asked)", e["status_p99_ms"], "ms",
+              "≤ 20 ms", e["status_p99_ms"] <= 20, note=f"max {e['status_max_ms']:.1f} ms; the export {e['export_s']:.1f} s, "
+              f"{e['bytes'] / 2**20:.0f} MiB")
+    table.add(f"peak RSS (VmHWM) during an export of {e['sessions']} sessions", e["rss_peak_mib"], "MiB", "≤ 64 MiB",
+              e["rss_peak_mib"] <= 64, note=f"{e['rss_before_mib']:.1f} MiB before, {e['rss_after_mib']:.1f} MiB after")
+
+
+def measure_sync(build):
+    synced = 100_000
+    log(f"another device's journal of {synced} sessions merged (docs/sync.md)")
+    return {"sync": sync_merge(build.daemon, build.root, synced, build.window)}
+
+
+def sync_rows(raw, table):
+    sync = raw["sync"]
+    table.add(f"merging another device's journal of {sync['sessions']} sessions", sync["merge_s"], "s", "≤ 2 s",
+              sync["merge_s"] <= 2 and sync["counted"] == sync["sessions"])
+    table.add("a new line of another device's journal shown in history, median of 5", sync["latency_ms"], "ms",
+              "≤ 200 ms", sync["latency_ms"] <= 200)
+    table.add(f"wake-ups while the sync folder is quiet, {sync['quiet']['seconds']} s", sync["quiet"]["switches"], "",
+              "0", sync["quiet"]["switches"] == 0)
+    table.add("journal bytes per session (for context)", sync["bytes_per_session"], "B", "—", None)
+    r = sync["restart"]
+    table.add(f"restart with {sync['sessions']} merged sessions: start to READY=1 (for context)", r["ready_s"], "s", "—", None,
+              note=f"{r['cpu_s']:.2f} s CPU; {r['lines_read']} journal lines read again")
+    table.add(f"restart with {sync['sessions']} merged sessions: journal lines read again", r["lines_read"], "", "0",
+              r["lines_read"] == 0)
+    if r["kept_bytes_per_100k"] is not None:
+        table.add("merge state kept in the database per 100 000 sessions (for context)", r["kept_bytes_per_100k"] / 2**20,
+                  "MiB", "—", None, note=f"database {r['database_bytes'] / 2**20:.1f} MiB in all")
+
+
+def measure_package(build):
+    if not build.deb_dir:
+        return {}
+    return {"package": package_sizes(build.deb_dir)}
+
+
+def package_rows(raw, table):
+    if "package" not in raw:
+        return
+    p = raw["package"]
+    table.add(f"Debian package {p['deb']} (for context)", p["deb_bytes"] / 2**20, "MiB", "—", None,
+              note=f"debug symbols {p['ddeb_bytes'] / 2**20:.1f} MiB more")
+    table.add("installed size of the package (for context)", p["installed_kib"] / 1024, "MiB", "—", None,
+              note=f"programs {p['programs_bytes'] / 2**20:.1f} MiB stripped")
+
+
+def measure_stats(build):
+    """bench/stats.sh's rows: import, `stats year`, `stats all`, the report page."""
+    log("statistics figures (bench/stats.sh)")
     stats = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stats.sh")
-    if os.access(stats, os.X_OK):
-        log("statistics figures (bench/stats.sh)")
-        env = {**os.environ, "BIN_DIR": options.bin_dir, "BENCH_WORK_DIR": root, "QUICK": "1" if quick else ""}
-        output = subprocess.run([stats], env=env, check=True, capture_output=True, text=True).stdout
-        for line in output.splitlines():
-            table.add_external(line)
+    env = {**os.environ, "BIN_DIR": build.bin_dir, "BENCH_WORK_DIR": build.root, "QUICK": "1" if build.quick else ""}
+    output = subprocess.run([stats], env=env, check=True, capture_output=True, text=True).stdout
+    return {"stats_lines": output.splitlines()}
+
+
+def stats_rows(raw, table):
+    for line in raw["stats_lines"]:
+        table.add_external(line)
+
+
+# Every figure belongs to one group: the group's measurement (one build, one directory) and the
+# rows it adds to the table. In measuring order; `make bench` and `make bench-compare` both run
+# these, so each figure is measured by one piece of code.
+GROUPS = [
+    ("requests", measure_requests, requests_rows),
+    ("presence", measure_presence, presence_rows),
+    ("ready", measure_ready, ready_rows),
+    ("export", measure_export, export_rows),
+    ("sync", measure_sync, sync_rows),
+    ("package", measure_package, package_rows),
+    ("stats", measure_stats, stats_rows),
+]
+# The table's order: the sync rows first, as docs/performance.md lists them.
+ROW_ORDER = ["sync", "requests", "presence", "ready", "export", "package", "stats"]
+
+
+# MARK: - Side by side (make bench-compare)
+
+
+def figure_number(value, unit):
+    """A cell's number and unit: a measured float, or the leading number of a bench/stats.sh
+    cell ("12.3 ms", "1 190 ms"); None where the cell holds none ("–")."""
+    if value is None or isinstance(value, bool):
+        return None, unit
+    if isinstance(value, (int, float)):
+        return value, unit
+    words = str(value).replace("\u202f", " ").split()
+    digits = []
+    for word in words:
+        if not word.replace(".", "", 1).replace("-", "", 1).isdigit():
+            break
+        digits.append(word)
+    try:
+        number = float("".join(digits))
+    except ValueError:
+        return None, unit
+    return number, " ".join(words[len(digits):]) or unit
+
+
+def gather(runs):
+    """One build's rows over its rounds: {figure: {"values", "unit", "group", "higher_is_better"}}
+    in the order first seen, and {group: reason} for each group that failed in some round.
+    `runs`: (group, rows or None, reason) per group and round."""
+    figures, failed = {}, {}
+    for group, rows, reason in runs:
+        if rows is None:
+            failed.setdefault(group, reason)
+            continue
+        for row in rows:
+            number, unit = figure_number(row["ours"], row["unit"])
+            entry = figures.setdefault(row["figure"], {"values": [], "unit": unit, "group": group,
+                                                       "higher_is_better": row.get("higher_is_better", False)})
+            if number is not None:
+                entry["values"].append(number)
+            elif row.get("note", "").startswith("n/a: "):
+                entry["reason"] = row["note"][len("n/a: "):]  # bench/stats.sh: the command's words
+    return figures, failed
+
+
+def side_by_side(old_runs, new_runs):
+    """Rows of `figure | REF | new | new/old`: each build's median over its rounds, and "n/a"
+    with the reason where a build has no figure (its group failed, or the build lacks it)."""
+    old, old_failed = gather(old_runs)
+    new, new_failed = gather(new_runs)
+    rows = []
+    for figure in list(new) + [f for f in old if f not in new]:
+        sides = {}
+        notes = []
+        for name, figures, failed in (("REF", old, old_failed), ("new", new, new_failed)):
+            entry = figures.get(figure)
+            if entry and entry["values"]:
+                sides[name] = statistics.median(entry["values"])
+                if entry["group"] in failed:
+                    notes.append(f"{name}: {len(entry['values'])} round(s) measured, another failed: "
+                                 f"{failed[entry['group']]}")
+            else:
+                sides[name] = None
+                group = (new.get(figure) or old.get(figure))["group"]
+                notes.append(f"{name}: " + failed.get(group, "not measured by this build" if entry is None
+                                                       else entry.get("reason", "no number in its cell")))
+        entry = new.get(figure) or old.get(figure)
+        ratio = sides["new"] / sides["REF"] if sides["new"] is not None and sides["REF"] else None
+        rows.append({"figure": figure, "unit": entry["unit"], "ref": sides["REF"], "new": sides["new"],
+                     "ratio": ratio, "higher_is_better": entry["higher_is_better"], "note": "; ".join(notes)})
+    return rows
+
+
+def side_by_side_markdown(rows, ref_name):
+    lines = [f"| figure | {ref_name} | new | new/old | note |", "|---|---|---|---|---|"]
+    previous = ""
+    for r in rows:
+        figure = r["figure"] + (" (higher is better)" if r["higher_is_better"] else "")
+        cells = ["n/a" if r[side] is None else Table.cell(r[side], r["unit"]) for side in ("ref", "new")]
+        ratio = "n/a" if r["ratio"] is None else f"{r['ratio']:.2f}"
+        # A failed group's reason once, not on each of its rows.
+        note = "as above" if r["note"] and r["note"] == previous else r["note"]
+        previous = r["note"]
+        lines.append(f"| {figure} | {cells[0]} | {cells[1]} | {ratio} | {note} |")
+    return "\n".join(lines)
+
+
+def failure_reason(error):
+    """What a user reads about a group that failed for one build: the program and its last words."""
+    if isinstance(error, subprocess.CalledProcessError):
+        said = [line.strip() for line in (error.stderr or "").splitlines() if line.strip()]
+        program = os.path.basename(str(error.cmd[0] if isinstance(error.cmd, list) else error.cmd))
+        return f"{program} exited with status {error.returncode}" + (f": {said[-1]}" if said else "")
+    return f"{type(error).__name__}: {error}"
+
+
+def measure_group(group, measure, rows_of, build):
+    """One group for one build: (group, rows, None, raw), or (group, None, reason, None) where it
+    failed, so that one build's missing command costs its figures, not the run."""
+    try:
+        raw = measure(build)
+        table = Table()
+        rows_of(raw, table)
+        return group, table.rows, None, raw
+    except Exception as error:  # noqa: BLE001 — any failure of an old build is a reason to print
+        log(f"{group} failed for {build.bin_dir}: {failure_reason(error)}")
+        return group, None, failure_reason(error), None
+
+
+def compare(options):
+    """Every group, for REF and for new alternated (REF, new, REF, new...) `rounds` times."""
+    root = os.path.abspath(options.work_dir)
+    shutil.rmtree(root, ignore_errors=True)
+    builds = (("old", options.compare_bin_dir), ("new", options.bin_dir))
+    results = {"old": [], "new": []}
+    raw = {"ref": options.ref_name, "rounds": options.rounds, "quick": options.quick,
+           "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "cpus": os.cpu_count(),
+           "loadavg_before": os.getloadavg(), "old": {}, "new": {}}
+    for group, measure, rows_of in GROUPS:
+        if group == "package":
+            continue  # only `make bench` builds the package
+        for round_number in range(1, options.rounds + 1):
+            for side, bin_dir in builds:
+                log(f"{group}, round {round_number}, {'REF ' + options.ref_name if side == 'old' else 'new'}")
+                build = Build(bin_dir, options.helpers, options.quick,
+                              os.path.join(root, group, f"{side[0]}{round_number}"))
+                name, rows, reason, group_raw = measure_group(group, measure, rows_of, build)
+                results[side].append((name, rows, reason))
+                raw[side].setdefault(group, []).append(group_raw if reason is None else {"failed": reason})
+    order = {group: i for i, group in enumerate(ROW_ORDER)}
+    for side in results:
+        results[side].sort(key=lambda run: order[run[0]])
+    rows = side_by_side(results["old"], results["new"])
+    raw["loadavg_after"] = os.getloadavg()
+    markdown = side_by_side_markdown(rows, options.ref_name)
+    print(f"REF {options.ref_name} ({options.compare_bin_dir}) against new ({options.bin_dir}), "
+          f"medians of {options.rounds} round(s) each, alternated; new/old < 1: new is faster or smaller, "
+          "except where higher is better")
+    print(markdown)
+    write_json(options.json, {"rows": rows, "table": markdown, "raw": raw})
+
+
+def write_json(path, content):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(content, f, indent=2, ensure_ascii=False)
+    log(f"wrote {path}")
+
+
+# MARK: - Self-test
+
+
+def self_test():
+    """The comparison's logic against cases it exists for (no timing: `make lint` runs it)."""
+    def rows(*cells):
+        return [{"figure": figure, "ours": ours, "unit": unit, "higher_is_better": higher}
+                for figure, ours, unit, higher in cells]
+
+    failures = []
+
+    def check(what, got, expected):
+        if got != expected:
+            failures.append(f"{what}: expected {expected!r}, got {got!r}")
+
+    for value, unit, expected in ((12.5, "ms", (12.5, "ms")), ("9.4 ms", "", (9.4, "ms")),
+                                  ("1 190 ms", "", (1190.0, "ms")), ("2.9×", "", (None, "")), ("–", "", (None, "")),
+                                  ("-0.03 ms", "", (-0.03, "ms")), (None, "s", (None, "s")), (0, "", (0.0, ""))):
+        check(f"figure_number({value!r})", figure_number(value, unit), expected)
+
+    old = [("requests", rows(("rtt", 60.0, "µs", False), ("rps", 100.0, "/s", True)), None),
+           ("sync", None, "diligenced exited with status 64: unknown command sync_enable"),
+           ("stats", rows(("stats year", "10 ms", "", False)), None),
+           ("requests", rows(("rtt", 40.0, "µs", False), ("rps", 300.0, "/s", True)), None),
+           ("sync", None, "diligenced exited with status 64: unknown command sync_enable"),
+           ("stats", rows(("stats year", "30 ms", "", False)), None),
+           ("requests", rows(("rtt", 50.0, "µs", False), ("rps", 200.0, "/s", True)), None),
+           ("stats", rows(("stats year", "20 ms", "", False)), None)]
+    old.append(("stats", [{"figure": "page", "ours": None, "unit": "", "note": 'n/a: unknown command "report".'}], None))
+    old.append(("sync", None, "diligenced exited with status 64: unknown command sync_enable"))
+    new = [("requests", rows(("rtt", 25.0, "µs", False), ("rps", 400.0, "/s", True), ("cpu", 5.0, "µs", False)), None),
+           ("sync", rows(("merge", 1.5, "s", False), ("latency", 20.0, "ms", False)), None),
+           ("stats", rows(("stats year", "40 ms", "", False)), None),
+           ("requests", rows(("rtt", 30.0, "µs", False), ("rps", 400.0, "/s", True), ("cpu", 5.0, "µs", False)), None),
+           ("sync", rows(("merge", 2.5, "s", False)), None),
+           ("stats", None, "stats.sh exited with status 1: import failed"),
+           ("stats", rows(("page", "12 ms", "", False)), None)]
+    table = {r["figure"]: r for r in side_by_side(old, new)}
+    check("figures, in new's order", list(table), ["rtt", "rps", "cpu", "merge", "latency", "stats year", "page"])
+    check("a command REF lacks (bench/stats.sh)", table["page"]["note"], 'REF: unknown command "report".; '
+          "new: 1 round(s) measured, another failed: stats.sh exited with status 1: import failed")
+    check("rtt medians", (table["rtt"]["ref"], table["rtt"]["new"]), (50.0, 27.5))
+    check("rtt new/old", table["rtt"]["ratio"], 0.55)
+    check("rps new/old", table["rps"]["ratio"], 2.0)
+    check("rps direction", table["rps"]["higher_is_better"], True)
+    check("a figure REF lacks", (table["cpu"]["ref"], table["cpu"]["ratio"], table["cpu"]["note"]),
+          (None, None, "REF: not measured by this build"))
+    check("a group REF failed", (table["merge"]["ref"], table["merge"]["new"], table["merge"]["note"]),
+          (None, 2.0, "REF: diligenced exited with status 64: unknown command sync_enable"))
+    check("stats.sh cells", (table["stats year"]["ref"], table["stats year"]["new"], table["stats year"]["unit"]),
+          (20.0, 40.0, "ms"))
+    check("a group new failed in a later round", table["stats year"]["note"],
+          "new: 1 round(s) measured, another failed: stats.sh exited with status 1: import failed")
+    markdown = side_by_side_markdown(side_by_side(old, new), "416e4ec").splitlines()
+    check("header", markdown[0], "| figure | 416e4ec | new | new/old | note |")
+    check("a row", markdown[2], "| rtt | 50.0 µs | 27.5 µs | 0.55 |  |")
+    check("an n/a row", markdown[5],
+          "| merge | n/a | 2.00 s | n/a | REF: diligenced exited with status 64: unknown command sync_enable |")
+    check("its group's next row", markdown[6], "| latency | n/a | 20.0 ms | n/a | as above |")
+    error = subprocess.CalledProcessError(1, ["/x/bench/stats.sh"], stderr="line\nimport: unknown command\n")
+    check("failure_reason", failure_reason(error), "stats.sh exited with status 1: import: unknown command")
+    for failure in failures:
+        print(f"self-test: {failure}")
+    print("self-test: " + ("ok" if not failures else f"{len(failures)} failed"))
+    return 1 if failures else 0
+
+
+# MARK: - Main
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--self-test", action="store_true", help="check the comparison's logic and exit")
+    parser.add_argument("--bin-dir")
+    parser.add_argument("--helpers")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--json", default="bench/results/latest.json")
+    parser.add_argument("--work-dir", default="bench/results/run")
+    parser.add_argument("--deb-dir", help="where `make deb` wrote the package (its sizes go in the table)")
+    parser.add_argument("--compare-bin-dir", help="the reference build's programs: every figure for both, side by side")
+    parser.add_argument("--ref-name", help="the reference build's name in the side-by-side table")
+    parser.add_argument("--rounds", type=int, help="rounds per build with --compare-bin-dir (3; 1 with --quick)")
+    options = parser.parse_args()
+    if options.self_test:
+        sys.exit(self_test())
+    if not options.bin_dir or not options.helpers:
+        parser.error("--bin-dir and --helpers are needed")
+    if options.compare_bin_dir:
+        options.ref_name = options.ref_name or options.compare_bin_dir
+        options.rounds = options.rounds or (1 if options.quick else 3)
+        if options.rounds < 1:
+            parser.error("--rounds must be at least 1")
+        compare(options)
+        return
+
+    # The work directory is on the same disk as a user's data (not tmpfs): every recorded
+    # session is fsynced, as it would be at home.
+    root = os.path.abspath(options.work_dir)
+    shutil.rmtree(root, ignore_errors=True)
+    raw = {"quick": options.quick, "window_seconds": 10 if options.quick else 60,
+           "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "cpus": os.cpu_count(), "loadavg_before": os.getloadavg()}
+    measured = {}
+    for group, measure, _ in GROUPS:
+        measured[group] = measure(Build(options.bin_dir, options.helpers, options.quick,
+                                        os.path.join(root, group), deb_dir=options.deb_dir))
+        raw.update(measured[group])
+    table = Table()
+    rows_of = {group: rows for group, _, rows in GROUPS}
+    for group in ROW_ORDER:
+        rows_of[group](measured[group], table)
 
     raw["loadavg_after"] = os.getloadavg()
     markdown = table.markdown()
     print(markdown)
-    os.makedirs(os.path.dirname(os.path.abspath(options.json)), exist_ok=True)
-    with open(options.json, "w") as f:
-        json.dump({"rows": table.rows, "table": markdown, "raw": raw}, f, indent=2, ensure_ascii=False)
-    log(f"wrote {options.json}")
+    write_json(options.json, {"rows": table.rows, "table": markdown, "raw": raw})
     missed = [r["figure"] for r in table.rows if r["met"] is False]
     if missed:
         log(f"{len(missed)} target(s) missed: " + "; ".join(missed))
