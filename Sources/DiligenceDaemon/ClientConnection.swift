@@ -31,7 +31,7 @@ final class ClientConnection {
     let id: Int
     private(set) var state = State.reading(held: false)
     /// The peer as the kernel saw it at connect (nil when it could not be read).
-    let peer: Sys.PeerCredentials?
+    let peer: PeerCredentials?
     private var framer = LineFramer(maxLineBytes: ProtocolInfo.maxLineBytes)
     private var output = OutputBuffer()
     /// When the client last sent or was sent anything (CLOCK_MONOTONIC nanoseconds): at the
@@ -70,7 +70,7 @@ final class ClientConnection {
         self.fd = fd
         self.id = id
         self.readBuffer = readBuffer
-        peer = Sys.peerCredentials(fd)
+        peer = PeerCredentials.of(fd)
     }
 
     func start(queue: DispatchQueue, readLoop: ReadLoop, onLine: @escaping (ClientConnection, ArraySlice<UInt8>) -> Void) {

@@ -64,7 +64,7 @@ enum Files {
         } catch {
             switch error.problem {
             case .tooLarge: throw DiligenceError("cannot_read", "\(path) is larger than 1 MiB; is it the right file?")
-            case .notRegular: throw DiligenceError(FileError.notRegularCode, "\(error.description); it is not read.")
+            case .notRegular: throw DiligenceError("not_a_regular_file", "\(error.description); it is not read.")
             case .system: throw DiligenceError("cannot_read", "Cannot read \(path): \(error.reason).")
             }
         }
@@ -72,5 +72,15 @@ enum Files {
             throw DiligenceError("invalid_config", "\(path) is not UTF-8 text.")
         }
         return text
+    }
+}
+
+extension Errno {
+    /// A refused `RegularFile.open`: its errno, or EINVAL with what the file is.
+    init(fileError: FileError, call: String) {
+        switch fileError.problem {
+        case .system(let code): self.init(code: code, call: call)
+        case .notRegular, .tooLarge: self.init(code: EINVAL, call: call, detail: fileError.reason)
+        }
     }
 }

@@ -1,5 +1,4 @@
 import CLinux
-import DiligenceProtocol
 
 #if canImport(Glibc)
     import Glibc
@@ -16,14 +15,6 @@ public struct Errno: Error, Equatable, CustomStringConvertible {
         self.code = code
         self.call = call
         self.detail = detail
-    }
-
-    /// A refused `RegularFile.open`: its errno, or EINVAL with what the file is.
-    init(fileError: FileError, call: String) {
-        switch fileError.problem {
-        case .system(let code): self.init(code: code, call: call)
-        case .notRegular, .tooLarge: self.init(code: EINVAL, call: call, detail: fileError.reason)
-        }
     }
 
     /// The system's words for `code` ("Too many open files").
@@ -250,10 +241,6 @@ extension Sys {
         try nonBlocking("accept") { clinux_accept_cloexec_nonblock(listenFD) }
     }
 
-    typealias PeerCredentials = DiligenceProtocol.PeerCredentials
-
-    /// The peer of a Unix socket (SO_PEERCRED), as the kernel saw it at connect.
-    static func peerCredentials(_ fd: Int32) -> PeerCredentials? { PeerCredentials.of(fd) }
 }
 
 // MARK: - Limits, identity, processes
