@@ -282,7 +282,7 @@ final class SyncJournal {
         // What this daemon wrote, known at once (kept in the database with the append's record).
         do { written = try JournalFolder(directory: folder, device: device).append(entries) } catch {
             // A FIFO or a link in its place is not written to (nor through): said as such.
-            if case .notRegular = error.problem { throw DiligenceError(FileError.notRegularCode, "\(error)") }
+            if case .notRegular = error.problem { throw DiligenceError("not_a_regular_file", "\(error)") }
             throw DiligenceError("sync_journal_unwritable", "\(error)")
         }
         clock = stamped

@@ -44,9 +44,6 @@ public struct FileError: Error, Equatable, Sendable, CustomStringConvertible {
         self.problem = problem
     }
 
-    /// The error code a log line or an answer carries for `.notRegular`.
-    public static let notRegularCode = "not_a_regular_file"
-
     public var isMissing: Bool { problem == .system(ENOENT) }
 
     /// What is wrong, in the words a user reads.
