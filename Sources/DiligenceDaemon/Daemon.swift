@@ -31,6 +31,9 @@ public final class Daemon {
     /// What is wrong with the config file (ConfigFile.swift): why it was refused, or the lines
     /// `on_bad_config = defaults` skipped. Reported in every status until a good file is loaded.
     var configProblems: [String]
+    /// What is wrong with the database under the running daemon (its -wal removed), said in
+    /// every status and in doctor until a restart.
+    var databaseProblem: String?
     let store: Store
     /// The timer. Only `changeTimer` changes it (private(set): other files cannot), so every
     /// change is recorded, saved and pushed the same way.
@@ -131,6 +134,7 @@ public final class Daemon {
             store: store, recorder: recorder, journal: journal, clocks: clocks, queue: queue, today: { [stats] in stats.todayDate })
         self.lastReading = clocks.reading
         journal.removals = { [unowned self] in self.merge.history.removals }
+        store.onLogLost = { [unowned self] rescued in self.writeAheadLogLost(rescued: rescued) }
     }
 
     // MARK: Start and stop
@@ -266,6 +270,20 @@ public final class Daemon {
                 "Could not copy the write-ahead log into \(paths.database) at exit (\(error.message)); keep \(paths.database)-wal with it: the next start takes it in.",
                 fields: [("EVENT", "checkpoint_failed"), ("CODE", error.code)])
         }
+    }
+
+    /// A write found the database's -wal removed or replaced (issue 26: the rows were lost at
+    /// exit, nothing said). Logged once, and again when a rescue's outcome changes.
+    func writeAheadLogLost(rescued: Bool) {
+        let log = paths.database + "-wal"
+        let problem =
+            "The database's write-ahead log \(log) was removed while the daemon runs (or another file put in its place). "
+            + (rescued
+                ? "Every write since the last checkpoint was copied into \(paths.database), and each later write is too, until a restart writes a new log: restart the daemon (systemctl --user restart diligenced)."
+                : "Copying its writes into \(paths.database) failed: do not stop the daemon; the next write tries again (a full disk? free some space).")
+        guard problem != databaseProblem else { return }
+        databaseProblem = problem
+        Log.error(problem, fields: [("EVENT", "database_log_lost"), ("CODE", "storage_error")])
     }
 
     /// Re-reads the config file (SIGHUP, `reload`): a bad file is reported and the settings in
@@ -628,6 +646,7 @@ public final class Daemon {
         var status = machine.status(at: now).json(todayCompleted: todayCompleted(at: now))
         if case .object(var members) = status {
             members.append(("config_problems", .array(configProblems.map(JSON.string))))
+            if let databaseProblem { members.append(("database_problem", .string(databaseProblem))) }
             status = .object(members)
         }
         return status

@@ -26,8 +26,20 @@ struct DoctorCheck {
 extension Daemon {
     /// The `doctor` answer: each part as this daemon sees it (its environment, config and PATH).
     func doctorReport() -> JSON {
-        let checks = [notificationCheck(), soundCheck(), presenceCheck(), syncCheck(), hooksCheck()]
+        let checks = [notificationCheck(), soundCheck(), presenceCheck(), syncCheck(), hooksCheck(), databaseCheck()]
         return .object([("checks", .array(checks.map(\.json)))])
+    }
+
+    /// The database's -wal in place: one removed under the daemon is said even before a write notices it.
+    private func databaseCheck() -> DoctorCheck {
+        if let problem = databaseProblem ?? (store.logIsLost ? "its write-ahead log \(paths.database)-wal was removed or replaced" : nil) {
+            return DoctorCheck(
+                name: "database", state: .problem, detail: problem,
+                fix:
+                    "restart the daemon (systemctl --user restart diligenced); keep the database's -wal and -shm files in place while it runs"
+            )
+        }
+        return DoctorCheck(name: "database", state: .ok, detail: "\(paths.database), its write-ahead log in place")
     }
 
     private func notificationCheck() -> DoctorCheck {

@@ -355,6 +355,7 @@ public final class SQLite {
         do {
             let result = try body()
             try exec("COMMIT")
+            rescueLostLog()
             return result
         } catch {
             // A failed COMMIT may leave the transaction open; ROLLBACK's own error adds nothing.
@@ -393,6 +394,7 @@ public final class SQLite {
     /// next (the daemon passes its queue), after the caller has answered or sent its events.
     public func deferCheckpoints(to schedule: @escaping (@escaping () -> Void) -> Void) {
         checkpointScheduler = schedule
+        logIdentity = FileIdentity(path + "-wal")
         let context = Unmanaged.passUnretained(self).toOpaque()
         // Replaces SQLite's own autocheckpoint hook for this connection. The hook lives as
         // long as the connection (closed in deinit), so the unretained `self` is valid.
@@ -415,6 +417,12 @@ public final class SQLite {
 
     private func walGrew(to pages: Int32) {
         onCommit?()
+        if logIsLost, let schedule = checkpointScheduler {
+            // Rescued before `transaction` returns (so before any answer); a write outside one
+            // is rescued by the scheduler.
+            lostLogCommits = true
+            schedule { [weak self] in self?.rescueLostLog() }
+        }
         guard pages >= Self.checkpointPages, !checkpointPending, let schedule = checkpointScheduler else { return }
         checkpointPending = true
         schedule { [weak self] in
@@ -432,6 +440,48 @@ public final class SQLite {
     public func checkpointIntoFile() throws(DiligenceError) {
         let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
         guard rc == SQLITE_OK else { throw makeError(rc) }
+    }
+
+    // MARK: A lost log
+
+    /// A file as (device, inode): what tells the -wal this connection writes from another.
+    struct FileIdentity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+
+        init?(_ path: String) {
+            var status = stat()
+            guard stat(path, &status) == 0 else { return nil }
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+        }
+    }
+
+    /// The -wal this connection writes, taken when the daemon installs its checkpoints.
+    private var logIdentity: FileIdentity?
+
+    /// Whether the -wal this connection writes is no longer at its name (removed, or another
+    /// file put there): SQLite goes on writing the open, nameless file, so the commits since the
+    /// last checkpoint would be gone at exit. One stat(2), next to a commit's fsync.
+    public var logIsLost: Bool {
+        guard let logIdentity else { return false }
+        return FileIdentity(path + "-wal") != logIdentity
+    }
+
+    /// Called (through the checkpoint scheduler) after a commit found the log lost, once its
+    /// commits were copied into the database file (`rescued`) or that failed.
+    public var onLogLost: ((_ rescued: Bool) -> Void)?
+
+    /// Commits went to a log no longer at its name since the last rescue.
+    private var lostLogCommits = false
+
+    /// Copies the open log's commits into the database file: they are on disk under its name
+    /// again. Every later commit goes to the nameless log too, so it is rescued the same way.
+    private func rescueLostLog() {
+        guard lostLogCommits else { return }
+        lostLogCommits = false
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+        onLogLost?(rc == SQLITE_OK)
     }
 
     // MARK: Errors

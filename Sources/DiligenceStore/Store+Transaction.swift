@@ -42,6 +42,15 @@ extension Store {
         connection.deferCheckpoints(to: schedule)
     }
 
+    /// Whether the database's -wal was removed or replaced under this connection (see `SQLite.logIsLost`).
+    public var logIsLost: Bool { connection.logIsLost }
+
+    /// Told after a write found the -wal lost, once its commits were copied into the file or that failed.
+    public var onLogLost: ((_ rescued: Bool) -> Void)? {
+        get { connection.onLogLost }
+        set { connection.onLogLost = newValue }
+    }
+
     /// Runs after each commit of this store's writes (see `SQLite.onCommit`).
     public var onCommit: (() -> Void)? {
         get { connection.onCommit }

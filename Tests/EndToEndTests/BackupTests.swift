@@ -51,6 +51,33 @@ extension EndToEnd {
             #expect(restored.tasks.contains("Backed"), "\(restored.tasks)")
         }
 
+        @Test("a -wal removed while the daemon runs is noticed at the next write, said in the log, status and doctor, and nothing is lost")
+        func aLostWriteAheadLogIsNoticedAndNothingLost() throws {
+            let d = try DaemonUnderTest()
+            try Self.fill(d)
+            let log = d.databasePath + "-wal"
+            #expect(fileStatus(log) != nil)
+            // What a cleaner or a careless `rm diligence.sqlite3-*` does.
+            #expect(unlink(log) == 0)
+            try d.addSession("Backed", "2025-05-09T09:00:00Z", "2025-05-09T09:25:00Z")
+            let said = "The database's write-ahead log \(log) was removed while the daemon runs"
+            let noticed = (try? waitUntil("the log line", timeout: 5) { d.stderr.contains(said) }) != nil
+            #expect(noticed, "no log line \(said)\n\(d.diagnostics)")
+            let status = try d.status()
+            #expect(status["database_problem"]?.stringValue?.contains("write-ahead log") == true, "\(status.serialized)")
+            let doctor = try d.call("doctor")["checks"]?.arrayValue ?? []
+            let database = doctor.first { $0["name"]?.stringValue == "database" }
+            #expect(database?["state"]?.stringValue == "problem", "\(doctor)")
+            #expect(database?["detail"]?.stringValue?.contains("removed") == true, "\(doctor)")
+            // Another write after it, then the worst exit: every acknowledged row is in the file.
+            try d.addSession("Backed", "2025-05-10T09:00:00Z", "2025-05-10T09:25:00Z")
+            d.kill()
+            try d.start()
+            let restored = try Self.contents(d)
+            #expect(restored.sessions == 10, "\(restored.sessions) of 10 acknowledged sessions after the restart\n\(d.diagnostics)")
+            #expect(restored.tasks.contains("Backed"))
+        }
+
         @Test("diligencectl backup during a running phase: a whole, single-file copy sqlite3 reads and a daemon restores")
         func backupDuringARunningPhase() throws {
             let d = try DaemonUnderTest()

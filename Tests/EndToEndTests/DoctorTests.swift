@@ -17,7 +17,7 @@ extension EndToEnd {
         static func checks(_ d: DaemonUnderTest) throws -> [String: JSON] {
             let answer = try d.call("doctor")
             let checks = try #require(answer["checks"]?.arrayValue, "\(answer.serialized)")
-            #expect(checks.map { $0["name"]?.stringValue ?? "?" } == ["notifications", "sound", "presence", "sync", "hooks"])
+            #expect(checks.map { $0["name"]?.stringValue ?? "?" } == ["notifications", "sound", "presence", "sync", "hooks", "database"])
             return Dictionary(uniqueKeysWithValues: checks.map { ($0["name"]?.stringValue ?? "?", $0) })
         }
 
