@@ -222,7 +222,12 @@ final class ClientConnection {
         if !waitingForRoom { flush() }
     }
 
+    /// Called after each write of output and at the close: an answer sent in pieces (an
+    /// export) sends its next one once `pendingOutput` is low enough.
+    var onWritten: (() -> Void)?
+
     private func flush() {
+        defer { onWritten?() }
         while !output.isEmpty {
             switch try? Sys.send(fd, output.bytes, from: output.start) {
             case .done(let n): output.sent(n)
@@ -269,5 +274,7 @@ final class ClientConnection {
         Sys.close(fd)
         onClose?(self)
         onClose = nil
+        onWritten?()
+        onWritten = nil
     }
 }

@@ -67,10 +67,13 @@ extension Daemon {
         if connection.isHeld { connection.resume() }
     }
 
-    /// `export`, read and written off the queue (docs/performance.md): its plan is checked here,
-    /// then the export queue reads it on a connection of its own, in one read transaction, and
-    /// writes the answer's line, which the queue sends. Meanwhile this connection reads no
-    /// further request (answers keep their order) and every other client and timer is served.
+    /// `export`, read off the queue and sent as it is read (docs/performance.md): its plan is
+    /// checked here, then the export queue reads it on a connection of its own, in one read
+    /// transaction, and hands the answer's line to the queue in pieces, each once the client
+    /// took the one before (`ExportPacing`): memory holds a page of sessions and a piece or two,
+    /// never the whole answer. Meanwhile this connection reads no further request (answers keep
+    /// their order) and every other client and timer is served. A failure before the answer
+    /// began is answered; after, the line cannot be finished: the connection is closed.
     private func serveExport(_ command: ControlCommand, _ request: Request, on connection: ClientConnection, database: String) {
         let plan: StatsService.ExportPlan
         do { plan = try stats.exportPlan(command) } catch {
@@ -78,26 +81,42 @@ extension Daemon {
             return
         }
         connection.hold()
-        // Both are only ever used on `queue`, where the answer is sent.
+        // Both are only ever used on `queue`, where every piece is sent.
         nonisolated(unsafe) let daemon = self
         nonisolated(unsafe) let waiting = connection
         exports.async {
-            let line: String
+            let pacing = ExportPacing()
+            // The answer's line is `{"ok":true,"result":{"format":…,"count":N,"content":"` + the
+            // content's pieces, escaped + `"},"id":…}` and its newline.
+            var closing = ""
+            var began = false
             let failure: DiligenceError?
             do throws(DiligenceError) {
-                let reader = try daemon.exportReader(database)
-                line = Response.ok(try StatsService.export(plan, from: reader), id: request.id)
+                try StatsService.export(
+                    plan, from: try daemon.exportReader(database),
+                    started: { count in
+                        let frame = Response.ok(
+                            .object([
+                                ("format", .string(plan.format.rawValue)), ("count", .int(count)), ("content", .string("")),
+                            ]), id: request.id)
+                        let cut = frame.firstRange(of: #""content":"""#)!.upperBound
+                        let quote = frame.index(before: cut)
+                        closing = String(frame[quote...])
+                        began = true
+                        return pacing.send(String(frame[..<quote]), to: waiting, on: daemon.queue)
+                    },
+                    piece: { text in pacing.send(String(JSON.string(text).serialized.dropFirst().dropLast()), to: waiting, on: daemon.queue) })
+                if began { _ = pacing.send(closing, to: waiting, on: daemon.queue) }
                 failure = nil
             } catch {
-                line = Response.error(error, id: request.id)
                 failure = error
             }
+            let answered = began
             daemon.queue.async {
                 if let failure {
                     Log.info("Refused export: \(failure.message.prefix(400))", fields: [("EVENT", "refused"), ("CODE", failure.code)])
+                    if answered { waiting.close() } else { waiting.send(Response.error(failure, id: request.id)) }
                 }
-                guard !waiting.closed else { return }
-                waiting.send(line)
                 if waiting.isHeld { waiting.resume() }
             }
         }
@@ -347,5 +366,38 @@ extension Daemon {
         reminders.reload(from: store, now: clocks.wall)
         Log.info("Task \(task.name) \(change).", fields: [("EVENT", "task_changed"), ("TASK", task.name)])
         broadcast("task_changed", now: clocks.now, extra: [("task", .string(task.name)), ("change", .string(change))])
+    }
+}
+
+/// The pace of an answer sent in pieces from the export queue: each piece is queued on the
+/// connection and the next one waits until the client took it down to `low` bytes, or left.
+private final class ExportPacing: @unchecked Sendable {
+    /// Output a connection may still hold when the next piece is made: the next page is read
+    /// while this is written.
+    static let low = 1 << 20
+    private let room = DispatchSemaphore(value: 0)
+    /// The client is still there (set on the daemon's queue, read after `room` is signalled).
+    private var open = true
+
+    /// Sends `text` on `connection` from `queue` and waits until there is room for the next
+    /// piece; false once the connection is closed.
+    func send(_ text: String, to connection: ClientConnection, on queue: DispatchQueue) -> Bool {
+        nonisolated(unsafe) let connection = connection
+        queue.async { [self] in
+            var signalled = false
+            // Only ever called on `queue`.
+            func check() {
+                guard !signalled, connection.closed || connection.pendingOutput <= Self.low else { return }
+                signalled = true
+                connection.onWritten = nil
+                open = !connection.closed
+                room.signal()
+            }
+            connection.onWritten = check
+            connection.send(text)
+            check()
+        }
+        room.wait()
+        return open
     }
 }

@@ -10,6 +10,21 @@ import DiligenceTime
 extension ExportFormat {
     /// `deviceNames`: the name of the device that recorded each session, by its `device`.
     func render(_ recorded: [WorkSession], stamp: Double, deviceNames: [String?: String]) -> String {
+        head + body(recorded, stamp: stamp, deviceNames: deviceNames) + tail
+    }
+
+    /// What comes before the sessions (a streamed export writes them page by page between).
+    var head: String {
+        switch self {
+        case .csv: Self.csvHeader.joined(separator: ",") + "\r\n"
+        case .jsonl: ""
+        case .ics: ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//diligence//diligence \(ProtocolInfo.release)//EN", "CALSCALE:GREGORIAN"]
+            .map(Self.fold).joined()
+        }
+    }
+
+    /// The sessions' part: any run of them, so pages of one export join into the whole.
+    func body(_ recorded: [WorkSession], stamp: Double, deviceNames: [String?: String]) -> String {
         let sessions = recorded.map(Self.exportable)
         return switch self {
         case .csv: Self.csv(sessions, deviceNames: deviceNames)
@@ -17,6 +32,9 @@ extension ExportFormat {
         case .ics: Self.ics(sessions, stamp: stamp)
         }
     }
+
+    /// What comes after the sessions.
+    var tail: String { self == .ics ? Self.fold("END:VCALENDAR") : "" }
 
     /// `session` with an interval an export may write: one that ends after it starts, to the
     /// second (iCalendar forbids DTEND ≤ DTSTART; the session rules, and so `import`, refuse
@@ -40,10 +58,10 @@ extension ExportFormat {
         "device", "device_name",
     ]
 
-    /// A header line, then one line per session; CRLF line ends; a field holding a comma, quote
-    /// or line break is quoted with its quotes doubled.
+    /// One line per session (after the header, `head`); CRLF line ends; a field holding a comma,
+    /// quote or line break is quoted with its quotes doubled.
     static func csv(_ sessions: [WorkSession], deviceNames: [String?: String]) -> String {
-        var out = csvHeader.joined(separator: ",") + "\r\n"
+        var out = ""
         for s in sessions {
             let fields = [
                 String(s.id), s.taskName, RFC3339.format(s.start), RFC3339.format(s.end), String(s.plannedSeconds),
@@ -79,10 +97,6 @@ extension ExportFormat {
     static func ics(_ sessions: [WorkSession], stamp: Double) -> String {
         var out = ""
         func line(_ text: String) { out += fold(text) }
-        line("BEGIN:VCALENDAR")
-        line("VERSION:2.0")
-        line("PRODID:-//diligence//diligence \(ProtocolInfo.release)//EN")
-        line("CALSCALE:GREGORIAN")
         let dtstamp = RFC3339.compactUTC(stamp)
         for s in sessions {
             line("BEGIN:VEVENT")
@@ -98,7 +112,6 @@ extension ExportFormat {
             line("CATEGORIES:" + icsText(s.taskName))
             line("END:VEVENT")
         }
-        line("END:VCALENDAR")
         return out
     }
 

@@ -161,17 +161,43 @@ extension StatsService {
             lastPlannedDay: DateWindow.lastDay(today: todayDate), deviceNames: names)
     }
 
-    /// The export `plan` asks for, read from `store` in one read transaction: on the daemon's
-    /// queue it held every request and phase end up for as long as it took (4.9 s at 200 000
-    /// sessions), so the daemon runs it on a connection of its own, off the queue.
+    /// The export `plan` asks for as one answer (a database in memory, which has no second
+    /// connection to stream it from).
     static func export(_ plan: ExportPlan, from store: Store) throws(DiligenceError) -> JSON {
-        try store.reading { () throws(DiligenceError) -> JSON in
-            let sessions = try store.sessions(taskID: plan.taskID, device: plan.device, from: plan.from, to: plan.to)
-            let setup = plan.withTasks ? try setupLines(store, through: plan.lastPlannedDay) : ""
-            return .object([
-                ("format", .string(plan.format.rawValue)), ("count", .int(sessions.count)),
-                ("content", .string(setup + plan.format.render(sessions, stamp: plan.stamp, deviceNames: plan.deviceNames))),
-            ])
+        var count = 0
+        var content = ""
+        try export(plan, from: store, started: { count = $0; return true }, piece: { content += $0; return true })
+        return .object([("format", .string(plan.format.rawValue)), ("count", .int(count)), ("content", .string(content))])
+    }
+
+    /// Sessions read per page of an export: a bounded slice of the rows in memory at a time.
+    static let exportPage = 2000
+
+    /// The export `plan` asks for, read from `store` in one read transaction and handed over as
+    /// it is read: `started` gets the sessions' count (the answer says it before the content),
+    /// `piece` the content in pieces (the setup lines and the format's head with the first page,
+    /// then a page of sessions each, the tail with the last); either returning false stops it
+    /// (the client is gone). The daemon runs it off its queue, on a connection of its own, and
+    /// sends the pieces as the client takes them (Commands.swift, `serveExport`): on the queue,
+    /// whole, it held every request and phase end for as long as it took, and held the whole
+    /// answer in memory (docs/performance.md).
+    static func export(
+        _ plan: ExportPlan, from store: Store, started: (Int) -> Bool, piece: (String) -> Bool
+    ) throws(DiligenceError) {
+        try store.reading { () throws(DiligenceError) in
+            guard started(try store.sessionCount(taskID: plan.taskID, device: plan.device, from: plan.from, to: plan.to)) else { return }
+            var text = plan.format.head + (plan.withTasks ? try setupLines(store, through: plan.lastPlannedDay) : "")
+            var after: (start: Double, id: Int64)?
+            while true {
+                let page = try store.sessions(
+                    taskID: plan.taskID, device: plan.device, from: plan.from, to: plan.to, after: after, limit: exportPage)
+                text += plan.format.body(page, stamp: plan.stamp, deviceNames: plan.deviceNames)
+                guard page.count == exportPage, let last = page.last else { break }
+                guard piece(text) else { return }
+                text = ""
+                after = (last.start, last.id)
+            }
+            _ = piece(text + plan.format.tail)
         }
     }
 

@@ -455,19 +455,35 @@ public final class Store {
     }
 
     /// Recorded sessions ordered by start, with `taskName` filled in: all of them, or those of
-    /// `taskID`, whose `start` lies in [`from`, `to`) (either bound optional).
+    /// `taskID`, whose `start` lies in [`from`, `to`) (either bound optional). `after` and
+    /// `limit`: one page of them, those ordered after the session `after` (its start and id).
     public func sessions(
-        taskID: Int64? = nil, device: DeviceFilter? = nil, from: Double? = nil, to: Double? = nil
+        taskID: Int64? = nil, device: DeviceFilter? = nil, from: Double? = nil, to: Double? = nil,
+        after: (start: Double, id: Int64)? = nil, limit: Int? = nil
     ) throws(DiligenceError) -> [WorkSession] {
-        let filter = Self.sessionFilter(taskID: taskID, device: device, from: from, to: to)
+        var filter = Self.sessionFilter(taskID: taskID, device: device, from: from, to: to)
+        if let after {
+            filter.sql += (filter.sql.isEmpty ? "WHERE " : " AND ") + "(s.start, s.id) > (?, ?)"
+            filter.values += [.real(after.start), .integer(after.id)]
+        }
         var sessions: [WorkSession] = []
         for row in try db.query(
-            "SELECT \(Self.sessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id \(filter.sql) ORDER BY s.start, s.id",
+            "SELECT \(Self.sessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id \(filter.sql) ORDER BY s.start, s.id"
+                + (limit.map { " LIMIT \($0)" } ?? ""),
             filter.values
         ) {
             sessions.append(try session(from: row))
         }
         return sessions
+    }
+
+    /// How many sessions `sessions(taskID:device:from:to:)` would list.
+    public func sessionCount(taskID: Int64? = nil, device: DeviceFilter? = nil, from: Double? = nil, to: Double? = nil)
+        throws(DiligenceError) -> Int
+    {
+        let filter = Self.sessionFilter(taskID: taskID, device: device, from: from, to: to)
+        return try db.query("SELECT count(*) FROM sessions s JOIN tasks t ON t.id = s.task_id \(filter.sql)", filter.values)
+            .first?.int(0) ?? 0
     }
 
     /// The WHERE clause for sessions of `taskID` starting in [`from`, `to`): only the filters

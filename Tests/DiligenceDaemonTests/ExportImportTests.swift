@@ -86,6 +86,47 @@ import Testing
         }
     }
 
+    /// An export of more sessions than a page (`StatsService.exportPage`) is sent in pieces as it
+    /// is read: the pieces join into one answer holding every session once, in order, with one
+    /// head and one tail of each format.
+    @Test func anExportOfManyPagesIsOneWholeAnswer() throws {
+        try withTimeZone("UTC") {
+            let d = try InProcessDaemon()
+            defer { d.stop() }
+            let count = StatsService.exportPage * 2 + 7
+            var lines: [String] = []
+            for i in 0..<count {
+                let start = 1_700_000_000 + i * 1800
+                let text = { (t: Int) in RFC3339.format(Double(t)) }
+                lines.append(
+                    #"{"task":"Work","start":"\#(text(start))","end":"\#(text(start + 1500))","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}"#
+                )
+            }
+            var importID: JSON?
+            for (index, chunk) in stride(from: 0, to: count, by: 300).map({ Array(lines[$0..<min($0 + 300, count)]) }).enumerated() {
+                let more = (index + 1) * 300 < count
+                var fields: [(String, JSON)] = [("content", .string(chunk.joined(separator: "\n") + "\n")), ("more", .bool(more))]
+                if let importID { fields.append(("import_id", importID)) }
+                let answer = try d.call("import", fields)
+                importID = importID ?? answer["import_id"]
+            }
+            let uuids = try history(d).compactMap { $0["uuid"]?.stringValue }
+            #expect(uuids.count == count)
+            let jsonl = try d.call("export", [("format", .string("jsonl"))])
+            #expect(jsonl["count"]?.intValue == Int64(count))
+            let exported = (jsonl["content"]?.stringValue ?? "").split(separator: "\n").map {
+                (try? JSON.parse(Array($0.utf8)))?["uuid"]?.stringValue ?? "?"
+            }
+            #expect(exported == uuids, "every session once, in order")
+            let csv = try export(d, "csv").split(separator: "\r\n", omittingEmptySubsequences: false)
+            #expect(csv.count == count + 2 && csv.first?.hasPrefix("id,task,") == true && csv.last == "", "one header: \(csv.prefix(2))")
+            let ics = try export(d, "ics")
+            func occurrences(_ text: String) -> Int { ics.split(separator: "\r\n").filter { $0 == text }.count }
+            #expect(occurrences("BEGIN:VCALENDAR") == 1 && occurrences("END:VCALENDAR") == 1 && ics.hasSuffix("END:VCALENDAR\r\n"))
+            #expect(occurrences("BEGIN:VEVENT") == count)
+        }
+    }
+
     @Test func theCSVExportCarriesTheTimeAwayAndWhyWorkEnded() throws {
         try withTimeZone("UTC") {
             let d = try InProcessDaemon()
