@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Statistics benchmark (docs/performance.md): imports 100 000 and 1 000 000 generated sessions
-# through `diligencectl import` into a temporary daemon, then measures `stats year`, `stats all`
-# and `status` (the reference: one client start-up plus one round trip) with hyperfine; and the
-# year's report page (`report year --html`) against `stats year --json` (its numbers alone).
+# through `diligencectl import` into a temporary daemon, then measures `stats year`, `stats all`,
+# `stats week`, `history` (every session) and `status` (the reference: one client start-up plus
+# one round trip) with hyperfine; and the year's report page (`report year --html`) against
+# `stats year --json` (its numbers alone).
 # Prints rows `figure | ours | reference | ratio | target | met` (the format `make bench` adds to
 # its table; a figure whose command the build lacks: a JSON row, its note saying why) and writes
 # bench/results/stats.json. SIZES="100000" (or QUICK=1, as `make bench QUICK=1` passes it)
@@ -71,6 +72,9 @@ for n in $sizes; do
     all_ms=$(timed all 1 5 "${ctl[@]}" stats all)
     year_json_ms=$(timed year-json 2 15 "${ctl[@]}" stats year --json)
     page_ms=$(timed page 2 15 "${ctl[@]}" report year --html)
+    week_ms=$(timed week 2 15 "${ctl[@]}" stats week)
+    # No filter: every session printed (issue 28's side-by-side figure; its default may be bounded later).
+    history_ms=$(timed history 0 3 "${ctl[@]}" history)
     ratio_page=$(ratio "$page_ms" "$year_json_ms")
     ratio_year=$(ratio "$year_ms" "$status_ms")
     ratio_all=$(ratio "$all_ms" "$status_ms")
@@ -87,7 +91,11 @@ for n in $sizes; do
     fi
     row "import of the same file again (all skipped), $label sessions" "${reimport_s} s" – – – ""
     row "stats all, $label sessions" "${all_ms} ms" "status ${status_ms} ms" "${ratio_all}×" – "" "$(why all status)"
-    json_rows+=("{\"sessions\": $n, \"status_ms\": ${status_ms/n\/a/null}, \"stats_year_ms\": ${year_ms/n\/a/null}, \"stats_all_ms\": ${all_ms/n\/a/null}, \"import_s\": $import_s, \"reimport_s\": $reimport_s, \"stats_year_json_ms\": ${year_json_ms/n\/a/null}, \"report_year_html_ms\": ${page_ms/n\/a/null}}")
+    row "status, whole process, $label sessions" "${status_ms} ms" – – – "" "$(why status)"
+    row "stats week, $label sessions" "${week_ms} ms" "status ${status_ms} ms" "$(ratio "$week_ms" "$status_ms")×" – "" \
+        "$(why week status)"
+    row "history, every session printed, $label sessions" "${history_ms} ms" – – – "" "$(why history)"
+    json_rows+=("{\"sessions\": $n, \"status_ms\": ${status_ms/n\/a/null}, \"stats_year_ms\": ${year_ms/n\/a/null}, \"stats_all_ms\": ${all_ms/n\/a/null}, \"import_s\": $import_s, \"reimport_s\": $reimport_s, \"stats_year_json_ms\": ${year_json_ms/n\/a/null}, \"report_year_html_ms\": ${page_ms/n\/a/null}, \"stats_week_ms\": ${week_ms/n\/a/null}, \"history_ms\": ${history_ms/n\/a/null}}")
     kill "$daemon"; wait "$daemon" 2>/dev/null || true; daemon=""
 done
 (IFS=,; echo "{\"benchmark\": \"stats\", \"results\": [${json_rows[*]}]}") > bench/results/stats.json
