@@ -105,7 +105,8 @@ extension Daemon {
                         began = true
                         return pacing.send(String(frame[..<quote]), to: waiting, on: daemon.queue)
                     },
-                    piece: { text in pacing.send(String(JSON.string(text).serialized.dropFirst().dropLast()), to: waiting, on: daemon.queue) })
+                    piece: { text in pacing.send(String(JSON.string(text).serialized.dropFirst().dropLast()), to: waiting, on: daemon.queue)
+                    })
                 if began { _ = pacing.send(closing, to: waiting, on: daemon.queue) }
                 failure = nil
             } catch {

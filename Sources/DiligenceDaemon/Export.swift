@@ -18,8 +18,9 @@ extension ExportFormat {
         switch self {
         case .csv: Self.csvHeader.joined(separator: ",") + "\r\n"
         case .jsonl: ""
-        case .ics: ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//diligence//diligence \(ProtocolInfo.release)//EN", "CALSCALE:GREGORIAN"]
-            .map(Self.fold).joined()
+        case .ics:
+            ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//diligence//diligence \(ProtocolInfo.release)//EN", "CALSCALE:GREGORIAN"]
+                .map(Self.fold).joined()
         }
     }
 

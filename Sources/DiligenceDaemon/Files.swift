@@ -64,7 +64,7 @@ enum Files {
         } catch {
             switch error.problem {
             case .tooLarge: throw DiligenceError("cannot_read", "\(path) is larger than 1 MiB; is it the right file?")
-            case .notRegular: throw DiligenceError(FileError.notRegularCode, "\(error.description); it is not read.")
+            case .notRegular: throw DiligenceError("not_a_regular_file", "\(error.description); it is not read.")
             case .system: throw DiligenceError("cannot_read", "Cannot read \(path): \(error.reason).")
             }
         }

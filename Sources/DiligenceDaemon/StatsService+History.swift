@@ -166,7 +166,16 @@ extension StatsService {
     static func export(_ plan: ExportPlan, from store: Store) throws(DiligenceError) -> JSON {
         var count = 0
         var content = ""
-        try export(plan, from: store, started: { count = $0; return true }, piece: { content += $0; return true })
+        try export(
+            plan, from: store,
+            started: {
+                count = $0
+                return true
+            },
+            piece: {
+                content += $0
+                return true
+            })
         return .object([("format", .string(plan.format.rawValue)), ("count", .int(count)), ("content", .string(content))])
     }
 

@@ -30,7 +30,7 @@ import Testing
 
         // What the list names: a phase that starts and completes (its session recorded), a
         // refused request, a reload of a good config file and of a bad one, a sync folder's
-        // journal name that is not a regular file.
+        // journal name that is not a regular file, a backup, the database removed.
         let d = try DaemonUnderTest()
         try d.addTask("Quick", [("work", .string("1s"))])
         let watcher = try d.watch()
@@ -47,6 +47,10 @@ import Testing
         try #require(enable.exitCode == 0, "sync enable: \(enable)")
         try #require(mkfifo(folder + "/11111111-2222-4333-8444-555555555555.jsonl", 0o600) == 0)
         _ = try d.addTask("After")
+        // A backup, then the data directory removed under the daemon (last: it writes no more).
+        try d.call("backup", [("path", .string(d.root + "/backup.sqlite3"))])
+        let removed = try runProgram(["/bin/rm", "-rf", d.dataHome + "/diligence"], environment: [:], directory: d.root)
+        try #require(removed.succeeded, "\(removed)")
         let log = try #require(d.stderrPaths.last)
         // Lines are written as things happen; the last may lag the answer a little.
         let deadline = monotonicNow() + 5
