@@ -4,6 +4,10 @@ import Testing
 
 @testable import DiligenceClient
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite struct ArgumentTests {
     @Test(arguments: [
         (["start"], "start"), (["start", "Work"], "start"), (["pause"], "pause"), (["resume"], "resume"),
@@ -40,6 +44,19 @@ import Testing
         // A value may contain '=' and start with '-'.
         #expect(try parse(["task", "add", "X", "--description=a=b"]).options["description"] == .string("a=b"))
         #expect(try parse(["task", "add", "X", "--description", "-dash"]).options["description"] == .string("-dash"))
+    }
+
+    /// The daemon opens a backup's FILE from a working directory of its own: the client sends it whole.
+    @Test func aRelativeBackupPathIsSentAbsolute() throws {
+        let cwd = try #require(
+            getcwd(nil, 0).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            })
+        #expect(try parse(["backup", "copy.sqlite3"]).arguments == [.string(cwd + "/copy.sqlite3")])
+        #expect(try parse(["backup", "./copy.sqlite3"]).arguments == [.string(cwd + "/copy.sqlite3")])
+        #expect(try parse(["backup", "/srv/copy.sqlite3"]).arguments == [.string("/srv/copy.sqlite3")])
+        #expect(usageError(["backup"])?.message.contains("needs FILE") == true)
     }
 
     @Test func doubleDashEndsOptions() throws {

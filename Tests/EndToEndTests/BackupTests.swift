@@ -105,6 +105,9 @@ extension EndToEnd {
             #expect(relative.code == "invalid_backup_path" && relative.message.contains("not absolute"), "\(relative)")
             let nowhere = try d.failure("backup", [("path", .string(d.root + "/missing/copy.sqlite3"))])
             #expect(nowhere.code == "invalid_backup_path" && nowhere.message.contains("does not exist"), "\(nowhere)")
+            // sysfs takes no new file, not even root's.
+            let unwritable = try d.failure("backup", [("path", .string("/sys/diligence-backup.sqlite3"))])
+            #expect(unwritable.code == "invalid_backup_path" && unwritable.message.contains("not writable"), "\(unwritable)")
             let itself = try d.failure("backup", [("path", .string(d.databasePath))])
             #expect(itself.code == "invalid_backup_path", "\(itself)")
             #expect(d.stderr.contains("event=backup_written") || d.stderr.contains("Backed up the database to \(copy)"), "\(d.diagnostics)")
