@@ -75,7 +75,8 @@ final class StatsService {
         guard case .export(let format, let task, let since, let until, let withTasks, let device) = command else {
             throw DiligenceError("invalid_argument", "Not an export: \(command).")
         }
-        return try exportPlan(format: format, task: task, since: since, until: until, withTasks: withTasks, device: try deviceFilter(device))
+        let devices = try deviceFilter(device)
+        return try exportPlan(format: format, task: task, since: since, until: until, withTasks: withTasks, device: devices)
     }
 
     /// The task to start from idle when none is named: today's planned one, if any.
