@@ -85,7 +85,7 @@ extension DaemonConfig {
     }
 
     /// A command line's words (run directly, never through a shell).
-    private static func command(_ entry: Entry, place: String) throws(DiligenceError) -> [String] {
+    static func command(_ entry: Entry, place: String) throws(DiligenceError) -> [String] {
         let words: [String]
         do { words = try CommandLineWords.split(entry.rawValue) } catch {
             throw DiligenceError("invalid_config", "\(place): \(error.message)")

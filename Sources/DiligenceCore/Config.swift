@@ -18,6 +18,7 @@ public struct DaemonConfig: Equatable, Sendable {
     public var notifications = NotificationSettings()
     public var hooks = HookSettings()
     public var sound = SoundSettings()
+    public var focus = FocusSettings()
     /// `[sync] directory` as written (absolute or `~/…`): the sync folder, which then overrides
     /// `sync enable` (docs/sync.md); nil: the database's setting decides.
     public var syncDirectory: String?
@@ -116,6 +117,12 @@ public struct DaemonConfig: Equatable, Sendable {
                 found.append((entry.line, error))
             }
         }
+        if let problem = config.focusProblem(at: all) {
+            found.append(problem)
+            config.focus.onEnter = nil
+            config.focus.onLeave = nil
+            if config.focus.backend == .commands { config.focus.backend = .auto }
+        }
         let errors = found.sorted { $0.line < $1.line }.map(\.error)
         guard let first = errors.first else { return config }
         if config.onBadConfig == .defaults {
@@ -167,6 +174,8 @@ public struct DaemonConfig: Equatable, Sendable {
             }
         case ("notifications", _), ("hooks", _), ("sound", _):
             try parseOutputSetting(entry, place: place)
+        case ("focus", _):
+            try parseFocusSetting(entry, place: place)
         default:
             throw Self.unknownSetting(entry, place: place)
         }
@@ -178,6 +187,7 @@ public struct DaemonConfig: Equatable, Sendable {
         ("presence", ["idle_after", "on_away", "strict_grace"]), ("daemon", ["allow_root", "on_bad_config"]),
         ("notifications", ["enabled", "urgency", "timeout", "bell"]), ("hooks", HookSettings.events.map { "on_" + $0 } + ["timeout"]),
         ("sound", ["player", "end_of_phase", "ambient", "directory"]), ("sync", ["directory", "name"]),
+        ("focus", ["do_not_disturb", "backend", "on_enter", "on_leave"]),
     ]
 
     /// The error for a key the file does not know: the closest known one ("did you mean"), in
