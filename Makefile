@@ -78,6 +78,9 @@ TEST_PACKAGES += tmux bash bash-completion zsh fish man-db groff-base mandoc
 TEST_PACKAGES += gcc libc6-dev
 # dunst, a real notification server, on a display of its own (NotificationTests.swift).
 TEST_PACKAGES += dunst xvfb
+# The focus guard's servers (FocusServers.swift): mako and swaync under a headless sway, swaync's
+# and GNOME's settings in a real dconf read back with gsettings.
+TEST_PACKAGES += sway mako-notifier sway-notification-center dconf-service dconf-cli gsettings-desktop-schemas libglib2.0-bin
 # The report page in a real browser, and its HTML and SVG checked as XML (ReportPageTests.swift).
 TEST_PACKAGES += chromium libxml2-utils
 # The package test (Tests/EndToEndTests/PackageTests.swift) builds the package with debhelper,

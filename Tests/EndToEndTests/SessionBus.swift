@@ -287,6 +287,8 @@ final class Dunst {
     private let dunst: ChildProcess
     private let environment: [String: String]
     private let directory: String
+    var environmentForTools: [String: String] { environment }
+    var directoryForTools: String { directory }
 
     init(directory: String, busAddress: String) throws {
         self.directory = directory
