@@ -439,7 +439,7 @@ extension Command {
                     FILE must not exist yet; a relative path is taken from the current directory. The copy is one
                     SQLite file (no -wal), made with SQLite's online backup and checked before it is reported; a
                     running phase goes on meanwhile. To restore it, stop the daemon and put it in place of the
-                    database (docs/backup.md).
+                    database (/usr/share/doc/diligence/docs/backup.md).
                     """,
                 example: "backup diligence-backup.sqlite3"),
         ]

@@ -8,7 +8,7 @@ import Dispatch
     import Glibc
 #endif
 
-// `backup` (docs/backup.md): a copy of the running daemon's database made off its queue, so
+// `backup`: a copy of the running daemon's database made off its queue, so
 // status, phase ends and every other client go on meanwhile.
 
 extension Daemon {

@@ -49,7 +49,7 @@ extension Daemon {
                 connection.becomeWatcher()
                 let now = clocks.now
                 connection.send(Response.event("status", status: statusJSON(at: now)))
-                rearm()
+                driver.rearm()
             }
         } catch  where error.code == "database_locked" && CommandSpec.named(request.command)?.writes == true && .now() < deadline {
             connection.hold()
@@ -142,7 +142,7 @@ extension Daemon {
     func perform(_ command: ControlCommand, from connection: ClientConnection) throws(DiligenceError) -> JSON {
         switch command {
         case .status:
-            return statusJSON(at: observeClocks())
+            return statusJSON(at: driver.observeClocks())
         case .version:
             return .object([("protocol", .int(ProtocolInfo.version)), ("version", .string(ProtocolInfo.release))])
         case .doctor:
@@ -251,8 +251,8 @@ extension Daemon {
 
     /// Runs a timer command at this moment and answers the new status.
     func timerCommand(_ body: (inout TimerMachine, Now) throws(DiligenceError) -> [TimerEvent]) throws(DiligenceError) -> JSON {
-        let now = observeClocks()
-        try changeTimer(at: now) { machine throws(DiligenceError) in try body(&machine, now) }
+        let now = driver.observeClocks()
+        try driver.changeTimer(at: now) { machine throws(DiligenceError) in try body(&machine, now) }
         return statusJSON(at: now)
     }
 
@@ -326,7 +326,7 @@ extension Daemon {
     /// merged into one).
     func runningTaskChanged(id: Int64, to task: TaskConfig?) {
         guard machine.task?.id == id else { return }
-        changeTimer(at: clocks.now) { machine in
+        driver.changeTimer(at: clocks.now) { machine in
             if let task { machine.taskChanged(task, replacing: id) } else { machine.reset() }
             return []
         }

@@ -71,32 +71,6 @@ extension Daemon {
         }
     }
 
-    /// A session trimmed after it was recorded (time away discarded): written over the recorded
-    /// one. Nil, with a log line, when it cannot be (removed meanwhile, or the database fails).
-    func reviseRecorded(_ revised: WorkSession) -> WorkSession? {
-        do {
-            guard let stored = try store.reviseSession(revised) else {
-                Log.warning("The session of \(revised.taskName) to trim is no longer recorded; nothing to change.")
-                return nil
-            }
-            return stored
-        } catch {
-            Log.error("Could not trim the session of \(revised.taskName): \(error.message)")
-            return nil
-        }
-    }
-
-    /// What a presence event adds to its broadcast; nil: it is not sent (a session to trim that
-    /// is not recorded). A trimmed session is written here, before it is reported.
-    func presenceExtra(for event: TimerEvent) -> [(String, JSON)]? {
-        switch event {
-        case .sessionRevised(let revised): reviseRecorded(revised).map { [("session", $0.json)] }
-        case .back(let seconds, let offer): [("away_seconds", .int(seconds)), ("offer", .bool(offer))]
-        case .awayDiscarded(let seconds): [("discarded_seconds", .int(seconds))]
-        default: []
-        }
-    }
-
     /// The notifications presence causes: time away that work counted (Keep / Discard), and a
     /// strict focus session failed because the person left.
     func notifyPresence(_ event: TimerEvent) {

@@ -153,7 +153,7 @@ extension Daemon {
 
     /// A task's daily reminder: notification, `reminder` event, `on_reminder` hook.
     func remind(_ task: TaskConfig) {
-        let now = observeClocks()
+        let now = driver.observeClocks()
         Log.info("Reminder for \(task.name).", fields: [("EVENT", "reminder"), ("TASK", task.name)])
         broadcast("reminder", now: now, extra: [("task", .string(task.name))])
         runHook("reminder", protocolEvent: "reminder", phase: nil, task: task, at: now)

@@ -18,6 +18,14 @@ import Dispatch
 /// written waits in `unsaved` and is retried with back-off (`retryTimer`); at exit what still
 /// waits is spilled to `spillPath` and replayed at the next start; a session the rules refuse
 /// for good is set aside in `setAsidePath`. Runs on the daemon's queue, like everything else.
+/// Who hears of what the recorder writes after its phase end was reported.
+protocol RecorderListener: AnyObject {
+    /// A session written by a retry or a replay: reported as `session_recorded`.
+    func recordedLate(_ session: WorkSession)
+    /// A retry ran; whether a save of the timer is still owed.
+    func retryEnded(wroteSessions: Bool) -> Bool
+}
+
 final class SessionRecorder {
     /// The first retry of an unsaved session comes this many seconds after the failure.
     static let firstRetryDelay = 1.0
@@ -25,15 +33,11 @@ final class SessionRecorder {
     static let maxRetryDelay = 60.0
     static let spillFormat = 2
 
-    /// Each session written after its phase end was reported (a retry, a replay): the daemon
-    /// pushes it to the watchers as `session_recorded`.
-    var recordedLate: (WorkSession) -> Void = { _ in }
-    /// The retry timer wrote a session or a timer save is owed: the daemon saves the timer
-    /// (a phase end that could not write its session could not save the timer either).
-    var saveOwedTimer: () -> Void = {}
+    /// Hears of sessions written late and of each retry; the timer's driver, set by `connect`.
+    private weak var listener: RecorderListener?
 
     /// `[timer] min_session` in seconds: the timer's work stopped or skipped after less focus
-    /// is not recorded (`tooShort`).
+    /// is not recorded (`whyNotRecorded`).
     var minSession = SessionRules.defaultMinSession
 
     private let store: Store
@@ -41,9 +45,6 @@ final class SessionRecorder {
     private let database: String
     /// Sessions that could not be written yet (storage error), oldest first.
     private(set) var unsaved: [WorkSession] = []
-    /// The timer changed but could not be saved (the database was locked or failing): the
-    /// retry timer has it saved (`saveOwedTimer`) as it writes `unsaved`.
-    var timerSaveOwed = false
     /// Entries of the spill file that belong to other databases: kept in it, never replayed here.
     private var spilledElsewhere: [JSON] = []
     /// Fires while something waits to be written; idle otherwise.
@@ -78,6 +79,16 @@ final class SessionRecorder {
         retryTimer.setEventHandler { [unowned self] in self.retryTimerFired() }
         retryTimer.schedule(deadline: .distantFuture)
         retryTimer.activate()
+    }
+
+    /// The one listener of late writes; before it, no write may be retried.
+    func connect(_ listener: RecorderListener) {
+        self.listener = listener
+    }
+
+    private var connected: RecorderListener {
+        guard let listener else { preconditionFailure("SessionRecorder.connect(_:) was not called before a retry") }
+        return listener
     }
 
     /// At exit: writes what it can (unreported: the watchers are going), spills the rest.
@@ -116,9 +127,24 @@ final class SessionRecorder {
     }
 
     /// Why a session of the timer is not worth recording (`SessionRules.tooShort` under
-    /// `min_session`), nil when it is. The daemon asks before it records a phase end's sessions.
-    func tooShort(_ session: WorkSession) -> String? {
+    /// `min_session`), nil when it is. The driver asks before it records a phase end's sessions.
+    func whyNotRecorded(_ session: WorkSession) -> String? {
         SessionRules.tooShort(session, minimum: minSession)
+    }
+
+    /// A session trimmed after it was recorded (time away discarded): written over the recorded
+    /// one. Nil, with a log line, when it cannot be (removed meanwhile, or the database fails).
+    func revise(_ revised: WorkSession) -> WorkSession? {
+        do {
+            guard let stored = try store.reviseSession(revised) else {
+                Log.warning("The session of \(revised.taskName) to trim is no longer recorded; nothing to change.")
+                return nil
+            }
+            return stored
+        } catch {
+            Log.error("Could not trim the session of \(revised.taskName): \(error.message)")
+            return nil
+        }
     }
 
     /// A timer session written on its own: nil when it waits in `unsaved` or was set aside.
@@ -170,7 +196,7 @@ final class SessionRecorder {
     @discardableResult
     func retry() -> [WorkSession] {
         let written = writeUnsaved()
-        written.forEach(recordedLate)
+        written.forEach(connected.recordedLate)
         return written
     }
 
@@ -197,7 +223,7 @@ final class SessionRecorder {
 
     /// Arms `retryTimer` while sessions or the timer wait to be written; resets the back-off
     /// once nothing does.
-    func scheduleRetry() {
+    func scheduleRetry(timerSaveOwed: Bool) {
         if unsaved.isEmpty && !timerSaveOwed {
             retryDelay = Self.firstRetryDelay
             retryTimer.schedule(deadline: .distantFuture)
@@ -211,8 +237,7 @@ final class SessionRecorder {
 
     private func retryTimerFired() {
         let written = retry()
-        if !written.isEmpty || timerSaveOwed { saveOwedTimer() }
-        scheduleRetry()
+        scheduleRetry(timerSaveOwed: connected.retryEnded(wroteSessions: !written.isEmpty))
     }
 
     // MARK: Sessions set aside
@@ -303,7 +328,8 @@ final class SessionRecorder {
             }
         }
         retry()
-        scheduleRetry()
+        // At start-up nothing of the timer is owed yet.
+        scheduleRetry(timerSaveOwed: false)
     }
 
     /// This database's spilled sessions in the export shape (other databases' entries go to

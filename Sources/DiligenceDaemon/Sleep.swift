@@ -9,22 +9,22 @@ extension Daemon {
     /// time) and re-arms the phase timers, whose CLOCK_MONOTONIC deadlines stood still.
     func sleepSignal(_ sleeping: Bool) {
         if sleeping {
-            let now = observeClocks()
+            let now = driver.observeClocks()
             // The sleep begins now as far as the timer goes: an abandoned session ends here,
             // however late the wake is noticed.
-            sleepAnnounced = now
-            let saved = saveTimer(at: now)
-            recorder.retry()
-            recorder.scheduleRetry()
+            driver.sleepAnnounced = now
+            let saved = driver.saveTimer(at: now)
+            driver.retryUnsaved()
+            recorder.scheduleRetry(timerSaveOwed: driver.timerSaveOwed)
             Log.info(
                 "The machine is about to sleep; timer state \(saved ? "saved" : "not saved (will retry)") (\(machine.state.rawValue)).",
                 fields: [("EVENT", "prepare_for_sleep"), ("STATE", machine.state.rawValue)])
         } else {
             Log.info("The machine woke up (logind).", fields: [("EVENT", "system_resumed")])
-            observeClocks()
+            driver.observeClocks()
             // A sleep that was announced but did not happen (it failed, or was cancelled).
-            sleepAnnounced = nil
-            rearm()
+            driver.sleepAnnounced = nil
+            driver.rearm()
         }
     }
 }

@@ -379,27 +379,4 @@ extension Store {
             return removed
         }
     }
-
-    /// Replaces the recorded session of `revised`'s task that starts when it does (within
-    /// `SessionRules.sameStart`) with `revised`'s end, focused and away time, outcome and reason
-    /// (time away discarded after the session ended, docs/presence.md). Returns it as stored,
-    /// nil when there is no such session (it was removed, or not recorded).
-    public func reviseSession(_ revised: WorkSession) throws(DiligenceError) -> WorkSession? {
-        try connection.transaction { () throws(DiligenceError) -> WorkSession? in
-            let found = try connection.query(
-                "SELECT id FROM sessions WHERE task_id = ? AND start > ? AND start < ? ORDER BY abs(start - ?) LIMIT 1",
-                [
-                    .integer(revised.taskID), .real(revised.start - SessionRules.sameStart), .real(revised.start + SessionRules.sameStart),
-                    .real(revised.start),
-                ])
-            guard let id = found.first?.int64(0) else { return nil }
-            try connection.run(
-                "UPDATE sessions SET end = ?, focused_seconds = ?, away_seconds = ?, outcome = ?, reason = ? WHERE id = ?",
-                [
-                    .real(revised.end), .int(revised.focusedSeconds), .int(revised.awaySeconds), .text(revised.outcome.rawValue),
-                    .optional(revised.reason?.rawValue), .integer(id),
-                ])
-            return try session(id: id)
-        }
-    }
 }
