@@ -68,6 +68,7 @@ public final class Daemon: TimerOutlet {
     lazy var notifier = Notifier(queue: queue)
     lazy var hooks = Hooks(queue: queue)
     lazy var sound = Sound(queue: queue)
+    lazy var focusGuard = FocusGuard(queue: queue) { [unowned self] record in self.saveFocusRecord(record) }
     lazy var reminders: Reminders = {
         let reminders = Reminders(queue: queue)
         reminders.onReminder = { [unowned self] task in self.remind(task) }
@@ -140,6 +141,7 @@ public final class Daemon: TimerOutlet {
         stats.devices = { [unowned self] recorded in self.merge.knownDevices(recorded: recorded) }
         recorder.replaySpilled()
         driver.start()
+        recoverFocus()
         // After the timer: what the first merge does to its task (renamed, removed, joined to
         // another's row) reaches it as any merge's does (`syncMerged`).
         merge.follow(journal.directory())
@@ -214,6 +216,7 @@ public final class Daemon: TimerOutlet {
         exports.sync { exportStore = nil }
         clockJumpWatch?.close()
         sound.stopAll()
+        focusGuard.leaveAtExit(settings: config.focus)
         notifier.close()
         logind.close()
         screenSaver.close()
@@ -348,6 +351,7 @@ public final class Daemon: TimerOutlet {
         var status = machine.status(at: now).json(todayCompleted: todayCompleted(at: now))
         if case .object(var members) = status {
             members.append(("config_problems", .array(configProblems.map(JSON.string))))
+            members.append(("do_not_disturb", focusStatusJSON))
             if let databaseProblem { members.append(("database_problem", .string(databaseProblem))) }
             status = .object(members)
         }

@@ -185,7 +185,11 @@ final class CommandFocusBackend: FocusBackendDriver {
         case .mako:
             // A mode the user had already stays theirs: not added, so not removed later.
             if Self.modes(previous).contains(Self.makoMode) { return done(.success(previous)) }
-            run(["makoctl", "mode", "-a", Self.makoMode]) { done($0.map { _ in previous }) }
+            // Read again: after a restart the mode this daemon added may still be there.
+            run(["makoctl", "mode"]) { [self] now in
+                if case .success(let modes) = now, modes.contains(Self.makoMode) { return done(.success(previous)) }
+                run(["makoctl", "mode", "-a", Self.makoMode]) { done($0.map { _ in previous }) }
+            }
         case .gnome: run(["gsettings", "set"] + Self.gnomeSchema + ["false"]) { done($0.map { _ in previous }) }
         default: run(onEnter) { done($0.map { _ in previous }) }
         }

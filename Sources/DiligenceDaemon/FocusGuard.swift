@@ -6,23 +6,33 @@ import Dispatch
 /// that a state the user had (do-not-disturb already on) stays, and a daemon killed mid-work
 /// puts it back at its next start.
 final class FocusGuard {
-    private let queue: DispatchQueue
-    private let persist: (FocusRecord?) -> Void
-    private let makeDriver: (FocusSettings.Backend, FocusSettings) -> FocusBackendDriver
+    let queue: DispatchQueue
+    let persist: (FocusRecord?) -> Void
+    private var makeDriver: (FocusSettings.Backend, FocusSettings) -> FocusBackendDriver = { backend, _ in
+        CommandFocusBackend(backend, queue: DispatchQueue.main)
+    }
+    /// The session bus of the bus backends, opened when first needed.
+    final class BusHolder { var connection: BusConnection? }
+    let bus = BusHolder()
     /// Backends already reported unavailable: each is logged once, not at every work start.
     private var reported: Set<String> = []
     /// What is in force now (saved too), nil when the guard is off.
-    private(set) var record: FocusRecord?
+    var record: FocusRecord?
     private var driver: FocusBackendDriver?
     private var commands: FocusBackendDriver?
 
+    /// `makeDriver` stands in for the servers in tests; nil: the real ones.
     init(
         queue: DispatchQueue, persist: @escaping (FocusRecord?) -> Void,
-        makeDriver: @escaping (FocusSettings.Backend, FocusSettings) -> FocusBackendDriver
+        makeDriver: ((FocusSettings.Backend, FocusSettings) -> FocusBackendDriver)? = nil
     ) {
         self.queue = queue
         self.persist = persist
-        self.makeDriver = makeDriver
+        if let makeDriver {
+            self.makeDriver = makeDriver
+        } else {
+            self.makeDriver = Self.standardDriver(queue: queue, bus: { [unowned self] in self.sessionBus() })
+        }
     }
 
     /// The drivers the daemon uses: the session bus for dunst, swaync and Plasma, programs

@@ -11,16 +11,23 @@ extension Daemon {
     func react(to events: [TimerEvent], at now: Now) {
         // The note of the work a hook is about: the session that just ended, else the phase's.
         var note = machine.note
+        // The end-of-work notification waits until the guard has put the server back.
+        var endOfWork: [Phase] = []
         for event in events {
             if case .sessionEnded(let session) = event { note = session.note }
             if let hook = Self.hookName(for: event) {
                 runHook(hook, protocolEvent: event.name, phase: Self.phase(of: event), note: note, at: now)
             }
             if case .phaseCompleted(let finished) = event {
-                notifyPhaseEnded(finished)
+                endOfWork.append(finished)
                 sound.phaseEnded(config.sound)
             }
             notifyPresence(event)
+        }
+        let stillAsNow = timerStillAsNow()
+        reconcileFocus { [unowned self] in
+            guard stillAsNow() else { return }
+            endOfWork.forEach(notifyPhaseEnded)
         }
         notifier.closeStale()
         updateAmbientSound()

@@ -1,0 +1,63 @@
+import DiligenceCore
+import DiligenceJSON
+
+/// Do-not-disturb for the work phase (FocusGuard): on while work runs, off however it ends.
+extension Daemon {
+    /// Whether notifications are to be held back now: a work phase runs under `do_not_disturb`.
+    var focusWanted: Bool {
+        config.focus.doNotDisturb && machine.state == .running && machine.phase == .work
+    }
+
+    /// Brings the guard in line with the timer; `then` runs once the server is back when the
+    /// guard leaves (diligence's own end-of-work notification is not held with the others),
+    /// at once otherwise.
+    func reconcileFocus(then: @escaping () -> Void) {
+        let settings = config.focus
+        if focusWanted, focusGuard.record == nil {
+            then()
+            focusGuard.chooseBackend(settings) { [unowned self] backend in
+                // The work may have ended while the server was asked.
+                guard focusWanted, focusGuard.record == nil else { return }
+                focusGuard.enter(backend, settings: settings)
+            }
+        } else if !focusWanted, focusGuard.record != nil {
+            focusGuard.leave(settings: settings, done: then)
+        } else {
+            then()
+        }
+    }
+
+    /// At start, after the timer is restored: a record a killed daemon left is undone, or
+    /// taken over when the work runs on.
+    func recoverFocus() {
+        let text: String?
+        do { text = try store.focusRecord() } catch {
+            Log.error("Could not read the focus guard's record: \(error.message)")
+            return
+        }
+        guard let text else { return }
+        guard let saved = FocusRecord(encoded: text) else {
+            Log.warning("The focus guard's record \(text.debugDescription) is not one this version reads; forgetting it.")
+            saveFocusRecord(nil)
+            return
+        }
+        Log.info(
+            "Found do not disturb (\(saved.backend.rawValue)) left on by a daemon that did not stop; \(focusWanted ? "keeping it" : "putting it back").",
+            fields: [("EVENT", "focus_recovered"), ("BACKEND", saved.backend.rawValue)])
+        focusGuard.recover(saved, resuming: focusWanted, settings: config.focus)
+    }
+
+    /// Saved before the server is changed: committed at once, outside any phase-end transaction.
+    func saveFocusRecord(_ record: FocusRecord?) {
+        do { try store.setFocusRecord(record?.encoded) } catch {
+            Log.error("Could not save the focus guard's record: \(error.message)", fields: [("EVENT", "focus_failed")])
+        }
+    }
+
+    /// `status`'s `do_not_disturb`: whether the guard holds notifications back, and through what.
+    var focusStatusJSON: JSON {
+        var members: [(String, JSON)] = [("active", .bool(focusGuard.record != nil))]
+        if let backend = focusGuard.activeBackend { members.append(("backend", .string(backend))) }
+        return .object(members)
+    }
+}

@@ -1,0 +1,152 @@
+import DiligenceJSON
+import DiligenceTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// Issue 29: do-not-disturb that follows the work phase on each notification server, read back
+// with the server's own tool, and put back exactly as it was however the work ends.
+extension EndToEnd {
+    /// One server under test: how the daemon reaches it, and its do-not-disturb read back.
+    final class FocusDesktop {
+        let name: String
+        let daemon: DaemonUnderTest
+        let isOn: () -> Bool?
+        let turnOn: (() throws -> Void)?
+        private let keep: [AnyObject]
+
+        init(name: String, daemon: DaemonUnderTest, keep: [AnyObject], isOn: @escaping () -> Bool?, turnOn: (() throws -> Void)?) {
+            self.name = name
+            self.daemon = daemon
+            self.keep = keep
+            self.isOn = isOn
+            self.turnOn = turnOn
+        }
+
+        static func make(_ name: String) throws -> FocusDesktop {
+            let d = try DaemonUnderTest(launch: false)
+            var config = "[focus]\ndo_not_disturb = yes\n"
+            let desktop: FocusDesktop
+            switch name {
+            case "dunst":
+                let bus = try SessionBus(directory: d.root)
+                let dunst = try Dunst(directory: d.root, busAddress: bus.address)
+                d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+                desktop = FocusDesktop(
+                    name: name, daemon: d, keep: [bus, dunst], isOn: { dunst.isPaused }, turnOn: { try dunst.setPaused(true) })
+            case "mako", "swaync":
+                let wayland = try WaylandDesktop(name == "mako" ? .mako : .swaync)
+                d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = wayland.busAddress
+                let isOn: () -> Bool? = name == "mako" ? { wayland.makoModes.contains("do-not-disturb") } : { wayland.swayncDND }
+                let on = name == "mako" ? ["/usr/bin/makoctl", "mode", "-a", "do-not-disturb"] : ["/usr/bin/swaync-client", "--dnd-on"]
+                desktop = FocusDesktop(name: name, daemon: d, keep: [wayland], isOn: isOn, turnOn: { _ = wayland.run(on) })
+            case "gnome":
+                let bus = try SessionBus(directory: d.root)
+                let settings = try GnomeSettings(
+                    directory: d.root, busAddress: bus.address, configHome: d.configHome, runtimeDirectory: d.runtimeDir)
+                d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+                d.extraEnvironment["GSETTINGS_BACKEND"] = "dconf"
+                config += "backend = gnome\n"
+                desktop = FocusDesktop(
+                    name: name, daemon: d, keep: [bus, settings], isOn: { settings.showBanners.map { !$0 } },
+                    turnOn: { try settings.setShowBanners(false) })
+            default:
+                let bus = try SessionBus(directory: d.root)
+                let plasma = try FakePlasmaNotifications(busAddress: bus.address)
+                d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+                desktop = FocusDesktop(name: name, daemon: d, keep: [bus, plasma], isOn: { plasma.inhibited }, turnOn: nil)
+            }
+            try d.writeConfig(config)
+            try d.start()
+            try d.addTask("Write", [("work", .string("25m"))])
+            try d.addTask("Quick", [("work", .string("1s"))])
+            return desktop
+        }
+
+        func waitFor(_ on: Bool, _ why: String) throws {
+            try waitUntil("\(name): do not disturb \(on ? "on" : "off") \(why)", timeout: 10, diagnostics: daemon.diagnostics) {
+                isOn() == on
+            }
+        }
+
+        var status: JSON? { (try? daemon.ctlStatus())?["do_not_disturb"] }
+    }
+
+    static let focusServers: [String] = {
+        var names: [String] = []
+        if Dunst.unavailable == nil { names.append("dunst") }
+        if WaylandDesktop.unavailable(.mako) == nil { names.append("mako") }
+        if WaylandDesktop.unavailable(.swaync) == nil { names.append("swaync") }
+        if GnomeSettings.unavailable == nil { names.append("gnome") }
+        names.append("plasma")
+        return names
+    }()
+
+    @Suite("Focus: do not disturb during work, on every server, always put back", .serialized)
+    struct Focus {
+        @Test(
+            "on at work start; off at stop (abandon), skip, pause and completion; status names the backend",
+            arguments: EndToEnd.focusServers)
+        func everyWayWorkEnds(_ server: String) throws {
+            let desktop = try FocusDesktop.make(server)
+            let d = desktop.daemon
+            #expect(desktop.isOn() == false)
+            // stop records the work as abandoned; a pause (as away with `pause`) lets notifications through.
+            for ending in ["stop", "skip", "pause"] {
+                try d.call("start", [("task", .string("Write"))])
+                try desktop.waitFor(true, "at work start")
+                #expect(desktop.status?["active"]?.boolValue == true, "\(desktop.status?.serialized ?? "")")
+                #expect(desktop.status?["backend"]?.stringValue == server)
+                try d.call(ending)
+                try desktop.waitFor(false, "after \(ending)")
+                #expect(desktop.status?["active"]?.boolValue == false)
+                if ending != "stop" { try d.call("stop") }
+            }
+            try d.call("start", [("task", .string("Quick"))])
+            try desktop.waitFor(true, "at work start")
+            try desktop.waitFor(false, "after the work completed")
+        }
+
+        @Test("do not disturb the user had on stays on after the work", arguments: EndToEnd.focusServers.filter { $0 != "plasma" })
+        func previousStateKept(_ server: String) throws {
+            let desktop = try FocusDesktop.make(server)
+            try desktop.turnOn?()
+            try desktop.waitFor(true, "as the user set it")
+            try desktop.daemon.call("start", [("task", .string("Write"))])
+            try waitUntil("the guard is on", timeout: 10) { desktop.status?["active"]?.boolValue == true }
+            try desktop.daemon.call("stop")
+            try waitUntil("the guard is off", timeout: 10) { desktop.status?["active"]?.boolValue == false }
+            sleepFor(0.3)
+            #expect(desktop.isOn() == true)
+        }
+
+        @Test(
+            "SIGKILL during work: the restarted daemon keeps it while the work runs on, and puts it back at stop",
+            arguments: EndToEnd.focusServers)
+        func crashThenRestart(_ server: String) throws {
+            let desktop = try FocusDesktop.make(server)
+            let d = desktop.daemon
+            try d.call("start", [("task", .string("Write"))])
+            try desktop.waitFor(true, "at work start")
+            d.kill()
+            try d.start()
+            try desktop.waitFor(true, "after the restart, the work running on")
+            #expect(desktop.status?["active"]?.boolValue == true)
+            try d.call("stop")
+            try desktop.waitFor(false, "after stop")
+        }
+
+        @Test("the daemon's exit puts it back", arguments: EndToEnd.focusServers)
+        func exitPutsBack(_ server: String) throws {
+            let desktop = try FocusDesktop.make(server)
+            try desktop.daemon.call("start", [("task", .string("Write"))])
+            try desktop.waitFor(true, "at work start")
+            desktop.daemon.signal(SIGTERM)
+            _ = try desktop.daemon.waitExit()
+            try desktop.waitFor(false, "after the daemon's exit")
+        }
+    }
+}
