@@ -28,10 +28,14 @@ import Testing
             .filter { $0.allSatisfy { $0.isLowercase || $0 == "_" } && !$0.isEmpty }
         #expect(documented.count >= 5, "\(documented)")
 
-        // What the list names: a phase that starts and completes (its session recorded), a
+        // What the list names: a phase that starts and completes (its session recorded, do not
+        // disturb on and off around it), a
         // refused request, a reload of a good config file and of a bad one, a sync folder's
         // journal name that is not a regular file, a backup, the database removed.
         let d = try DaemonUnderTest()
+        // The focus guard through its paired commands: do not disturb on and off around the work.
+        try d.writeConfig("[focus]\ndo_not_disturb = yes\nbackend = commands\non_enter = true\non_leave = true\n")
+        try d.call("reload")
         try d.addTask("Quick", [("work", .string("1s"))])
         let watcher = try d.watch()
         try d.call("start", [("task", .string("Quick"))])
