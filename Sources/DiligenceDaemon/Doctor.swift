@@ -26,7 +26,7 @@ struct DoctorCheck {
 extension Daemon {
     /// The `doctor` answer: each part as this daemon sees it (its environment, config and PATH).
     func doctorReport() -> JSON {
-        let checks = [notificationCheck(), soundCheck(), presenceCheck(), syncCheck(), hooksCheck(), databaseCheck()]
+        let checks = [notificationCheck(), soundCheck(), presenceCheck(), syncCheck(), hooksCheck(), databaseCheck(), focusCheck()]
         return .object([("checks", .array(checks.map(\.json)))])
     }
 
@@ -40,6 +40,36 @@ extension Daemon {
             )
         }
         return DoctorCheck(name: "database", state: .ok, detail: "\(paths.database), its write-ahead log in place")
+    }
+
+    /// Which backend the focus guard would use now (docs/focus.md).
+    private func focusCheck() -> DoctorCheck {
+        let focus = config.focus
+        guard focus.doNotDisturb else {
+            return DoctorCheck(name: "focus", state: .off, detail: "off in the config ([focus] do_not_disturb)")
+        }
+        if focus.backend != .auto {
+            return DoctorCheck(name: "focus", state: .ok, detail: "backend \(focus.backend.rawValue), set in the config")
+        }
+        let commands = focus.onEnter != nil
+        switch Notifier.serverInformation() {
+        case .success(let server):
+            let name = String(server.prefix { $0 != " " })
+            if let backend = focusBackend(forServer: name) {
+                return DoctorCheck(name: "focus", state: .ok, detail: "backend \(backend.rawValue), for the running server \(server)")
+            }
+            if commands {
+                return DoctorCheck(name: "focus", state: .ok, detail: "backend commands (on_enter, on_leave); \(server) has none")
+            }
+            return DoctorCheck(
+                name: "focus", state: .problem, detail: "no do-not-disturb interface is known for \(server)",
+                fix: "set [focus] on_enter and on_leave to commands that turn it on and off")
+        case .failure:
+            if commands { return DoctorCheck(name: "focus", state: .ok, detail: "backend commands (on_enter, on_leave)") }
+            return DoctorCheck(
+                name: "focus", state: .problem, detail: "no notification server answers on the session bus",
+                fix: "start a notification server, or set [focus] backend")
+        }
     }
 
     private func notificationCheck() -> DoctorCheck {

@@ -17,7 +17,10 @@ extension EndToEnd {
         static func checks(_ d: DaemonUnderTest) throws -> [String: JSON] {
             let answer = try d.call("doctor")
             let checks = try #require(answer["checks"]?.arrayValue, "\(answer.serialized)")
-            #expect(checks.map { $0["name"]?.stringValue ?? "?" } == ["notifications", "sound", "presence", "sync", "hooks", "database"])
+            #expect(
+                checks.map { $0["name"]?.stringValue ?? "?" } == [
+                    "notifications", "sound", "presence", "sync", "hooks", "database", "focus",
+                ])
             return Dictionary(uniqueKeysWithValues: checks.map { ($0["name"]?.stringValue ?? "?", $0) })
         }
 

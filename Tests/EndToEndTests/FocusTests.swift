@@ -108,6 +108,10 @@ extension EndToEnd {
             try d.call("start", [("task", .string("Quick"))])
             try desktop.waitFor(true, "at work start")
             try desktop.waitFor(false, "after the work completed")
+            let checks = try d.call("doctor")["checks"]?.arrayValue ?? []
+            let focus = checks.first { $0["name"]?.stringValue == "focus" }
+            #expect(focus?["state"]?.stringValue == "ok", "\(focus?.serialized ?? "no focus check")")
+            #expect(focus?["detail"]?.stringValue?.contains("backend \(server)") == true, "\(focus?.serialized ?? "")")
         }
 
         @Test("do not disturb the user had on stays on after the work", arguments: EndToEnd.focusServers.filter { $0 != "plasma" })
