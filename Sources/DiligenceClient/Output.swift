@@ -33,6 +33,8 @@ struct StatusView {
     var presence: String
     /// Wall time the person left; nil unless away.
     var awaySince: Double?
+    /// The focus guard holds other programs' notifications back (`do_not_disturb.active`).
+    var doNotDisturb: Bool
 
     init(_ json: JSON) {
         func int(_ key: String) -> Int { num(json, key) }
@@ -50,6 +52,7 @@ struct StatusView {
         note = json["note"]?.stringValue
         presence = json["presence"]?.stringValue ?? "unknown"
         awaySince = json["away_since"]?.stringValue.flatMap { RFC3339.parse($0) }
+        doNotDisturb = json["do_not_disturb"]?["active"]?.boolValue ?? false
     }
 
     /// ` · away since 12:03` while away, else "".
@@ -120,6 +123,7 @@ let templatePlaceholders: [(name: String, help: String, value: @Sendable (Status
     ("icon", "a glyph for the state (table below)", { $0.icon }),
     ("note", "the work phase's note (empty when none)", { $0.note ?? "" }),
     ("presence", "here, away or unknown (diligenced(1), PRESENCE)", { $0.presence }),
+    ("dnd", "🔕 while do not disturb holds notifications back (empty otherwise)", { $0.doNotDisturb ? "🔕" : "" }),
 ]
 
 /// Fills `template`'s `{placeholder}`s from a status object; `{{` and `}}` print braces.

@@ -57,7 +57,8 @@ func waybarLine(_ status: JSON) -> String {
         ("text", .string(barText(s))),
         ("alt", .string(kind)),
         ("tooltip", .string(tooltip)),
-        ("class", .string(kind)),
+        // waybar takes an array of classes: `dnd` joins the state's while the focus guard is on.
+        ("class", s.doNotDisturb ? .array([.string(kind), .string("dnd")]) : .string(kind)),
         ("percentage", .int(s.percent)),
     ]).serialized
 }

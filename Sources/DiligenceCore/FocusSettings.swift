@@ -9,7 +9,7 @@ public struct FocusSettings: Equatable, Sendable {
         case commands
     }
 
-    /// `do_not_disturb`: off by default; `task edit --dnd` overrides it per task.
+    /// `do_not_disturb`: off by default.
     public var doNotDisturb = false
     public var backend = Backend.auto
     /// Run at work start; `onLeave` is owed for every run of it, after a crash too.
