@@ -17,6 +17,7 @@ extension EndToEnd {
         let isOn: () -> Bool?
         let turnOn: (() throws -> Void)?
         private let keep: [AnyObject]
+        var dunst: Dunst? { keep.lazy.compactMap { $0 as? Dunst }.first }
 
         init(name: String, daemon: DaemonUnderTest, keep: [AnyObject], isOn: @escaping () -> Bool?, turnOn: (() throws -> Void)?) {
             self.name = name
@@ -112,6 +113,32 @@ extension EndToEnd {
             let focus = checks.first { $0["name"]?.stringValue == "focus" }
             #expect(focus?["state"]?.stringValue == "ok", "\(focus?.serialized ?? "no focus check")")
             #expect(focus?["detail"]?.stringValue?.contains("backend \(server)") == true, "\(focus?.serialized ?? "")")
+        }
+
+        @Test(
+            "dunst: another program's notification during work waits and is shown after; diligence's end of work is shown at once",
+            .enabled(if: Dunst.unavailable == nil))
+        func heldThenShown() throws {
+            let desktop = try FocusDesktop.make("dunst")
+            let d = desktop.daemon
+            let address = d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] ?? ""
+            let dunst = try #require(desktop.dunst)
+            try d.call("start", [("task", .string("Write"))])
+            try desktop.waitFor(true, "at work start")
+            let sent = try runProgram(
+                [
+                    "/usr/bin/busctl", "--user", "call", "--", "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+                    "org.freedesktop.Notifications", "Notify", "susssasa{sv}i", "chat", "0", "", "New message", "hello", "0", "0", "-1",
+                ], environment: ["PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": address], directory: d.root)
+            try #require(sent.succeeded, "\(sent)")
+            try waitUntil("dunst holds it back", timeout: 5) { dunst.waiting == 1 && dunst.displayed == 0 }
+            try d.call("stop")
+            try waitUntil("dunst shows it once the work ended", timeout: 5) { dunst.waiting == 0 && dunst.displayed == 1 }
+            try d.call("start", [("task", .string("Quick"))])
+            try desktop.waitFor(true, "at work start")
+            try waitUntil("diligence's end of work is shown, not held", timeout: 10, diagnostics: d.diagnostics) {
+                desktop.isOn() == false && dunst.displayed == 2 && dunst.waiting == 0
+            }
         }
 
         @Test("do not disturb the user had on stays on after the work", arguments: EndToEnd.focusServers.filter { $0 != "plasma" })
