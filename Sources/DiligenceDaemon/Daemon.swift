@@ -29,12 +29,12 @@ public final class Daemon: TimerOutlet {
             journal.configuredName = config.deviceName
         }
     }
-    /// What is wrong with the config file (ConfigFile.swift): why it was refused, or the lines
-    /// `on_bad_config = defaults` skipped. Reported in every status until a good file is loaded.
-    var configProblems: [String]
-    /// What is wrong with the database under the running daemon (its -wal removed), said in
-    /// every status and in doctor until a restart.
-    var databaseProblem: String?
+    /// What is wrong with the config file and the database, said in every status.
+    var problems: Problems
+    /// The sources of events made at start, closed at stop.
+    var watches = Watches()
+    /// Why the person is away, one reason per source; empty: here.
+    var absence = AwayState()
     let store: Store
     /// The timer and its deadlines: every change of it goes through `driver.changeTimer`.
     let driver: TimerDriver
@@ -42,16 +42,6 @@ public final class Daemon: TimerOutlet {
     private var listener: ListeningSocket!
     private(set) var server: ControlServer!
 
-    private var watchdogTimer: DispatchSourceTimer?
-    private var signalSource: DispatchSourceRead?
-    /// Watches /etc/localtime for a new time zone; nil when TZ names the zone (ZoneWatch.swift).
-    var zoneWatch: ZoneWatch?
-    /// The database's name in its directory (`watchDatabaseFile`).
-    var databaseWatch: ZoneWatch?
-    /// The database file is gone (logged once; every write is refused meanwhile).
-    var databaseGone = false
-    /// The kernel's word that the machine woke or the wall clock was set (Clocks.swift).
-    private var clockJumpWatch: ClockJumpWatch?
     /// The one door of every session: writes, retries, spills and replays (SessionRecorder.swift).
     let recorder: SessionRecorder
     /// Today, today's count, reports, the plan, history, export and import (StatsService.swift).
@@ -81,10 +71,6 @@ public final class Daemon: TimerOutlet {
         presence: { [unowned self] signal in self.logindSignal(signal) })
     /// The screen saver on the session bus (ScreenSaverWatch.swift, Presence.swift).
     lazy var screenSaver = ScreenSaverWatch(queue: queue) { [unowned self] active in self.presenceSignal(.screenSaver, away: active) }
-    /// Why the person is away, one reason per source (Presence.swift); empty: here.
-    var awayReasons: Set<AwayReason> = []
-    /// Fires `idle_after` after the session went idle (a one-shot timer, armed only while idle).
-    var idleTimer: DispatchSourceTimer?
 
     /// `clocks` is the system's unless a test supplies its own readings.
     public init(paths: DaemonPaths, clocks: Clocks = Clocks()) throws(DiligenceError) {
@@ -92,7 +78,7 @@ public final class Daemon: TimerOutlet {
         self.clocks = clocks
         let loaded = Self.startupConfig(paths)
         self.config = loaded.config
-        self.configProblems = loaded.problems
+        self.problems = Problems(config: loaded.problems)
         try Files.makeDirectories(Files.directory(of: paths.database))
         // Before anything is written beside the database or into it: one daemon per database.
         self.databaseLock = try HeldDatabaseLock(database: paths.database, socket: paths.socket)
@@ -149,9 +135,9 @@ public final class Daemon: TimerOutlet {
         startWatchdog()
         logind.start()
         screenSaver.start()
-        clockJumpWatch = ClockJumpWatch(queue: queue) { [unowned self] in self.driver.deadlineReached() }
+        watches.clockJump = ClockJumpWatch(queue: queue) { [unowned self] in self.driver.deadlineReached() }
         if getenv("TZ") == nil {
-            zoneWatch = ZoneWatch(queue: queue) { [unowned self] in self.zoneChanged() }
+            watches.zone = ZoneWatch(queue: queue) { [unowned self] in self.zoneChanged() }
         }
         watchDatabaseFile()
         reminders.reload(from: store, now: clocks.wall)
@@ -187,7 +173,7 @@ public final class Daemon: TimerOutlet {
             }
         }
         source.activate()
-        signalSource = source
+        watches.signals = source
     }
 
     /// SIGTERM/SIGINT: tell systemd, stop, exit 0.
@@ -206,21 +192,21 @@ public final class Daemon: TimerOutlet {
         server.stop()
         listener.close()
         driver.stop()
-        watchdogTimer?.cancel()
+        watches.watchdog?.cancel()
         reminders.cancel()
-        zoneWatch?.close()
-        databaseWatch?.close()
+        watches.zone?.close()
+        watches.database?.close()
         merge.close()
         journal.close()
         // An export under way finishes first (its answer is then not sent); its connection closes.
         exports.sync { exportStore = nil }
-        clockJumpWatch?.close()
+        watches.clockJump?.close()
         sound.stopAll()
         focusGuard.leaveAtExit(settings: config.focus)
         notifier.close()
         logind.close()
         screenSaver.close()
-        idleTimer?.cancel()
+        absence.idleTimer?.cancel()
         checkpointAtExit()
         // Only what happened: a timer that could not be saved is not said to be.
         if saved {
@@ -253,8 +239,8 @@ public final class Daemon: TimerOutlet {
             + (rescued
                 ? "Every write since the last checkpoint was copied into \(paths.database), and each later write is too, until a restart writes a new log: restart the daemon (systemctl --user restart diligenced)."
                 : "Copying its writes into \(paths.database) failed: do not stop the daemon; the next write tries again (a full disk? free some space).")
-        guard problem != databaseProblem else { return }
-        databaseProblem = problem
+        guard problem != problems.database else { return }
+        problems.database = problem
         Log.error(problem, fields: [("EVENT", "database_log_lost"), ("CODE", "storage_error")])
     }
 
@@ -267,7 +253,7 @@ public final class Daemon: TimerOutlet {
         do {
             let (new, text) = try Self.readConfig(paths)
             config = new
-            configProblems = new.problems.map { "\(paths.config): \($0)" }
+            problems.config = new.problems.map { "\(paths.config): \($0)" }
             Self.keepLastGood(text, paths)
             server.allowRoot = config.allowRoot
             sound.reset()
@@ -279,7 +265,7 @@ public final class Daemon: TimerOutlet {
             broadcast("config_reloaded", now: driver.observeClocks())
             return .success(())
         } catch {
-            configProblems = [
+            problems.config = [
                 "Refused the config file, keeping the settings in force (\(config.summary)) until it is fixed and reloaded: \(error.message)"
             ]
             Log.error(
@@ -299,7 +285,7 @@ public final class Daemon: TimerOutlet {
         }
         timer.schedule(deadline: .now() + interval / 2, repeating: interval / 2, leeway: .milliseconds(Int(interval * 50)))
         timer.activate()
-        watchdogTimer = timer
+        watches.watchdog = timer
     }
 
     // MARK: Status
@@ -317,7 +303,7 @@ public final class Daemon: TimerOutlet {
     func watchDatabaseFile() {
         let name = Array(paths.database.split(separator: "/").last.map(String.init)?.utf8 ?? "".utf8)
         let mask = UInt32(IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF)
-        databaseWatch = try? ZoneWatch(
+        watches.database = try? ZoneWatch(
             directory: Files.directory(of: paths.database), mask: mask, queue: queue,
             matching: { $0.isEmpty || $0.elementsEqual(name) }, changed: { [unowned self] in self.checkDatabaseFile() })
     }
@@ -326,11 +312,11 @@ public final class Daemon: TimerOutlet {
     /// came back.
     func checkDatabaseFile() {
         guard let gone = store.fileGone else {
-            databaseGone = false
+            problems.databaseGone = false
             return
         }
-        guard !databaseGone else { return }
-        databaseGone = true
+        guard !problems.databaseGone else { return }
+        problems.databaseGone = true
         Log.error(gone, fields: [("EVENT", "database_gone"), ("CODE", "storage_error")])
         Systemd.notify("STATUS=\(statusLine(at: clocks.now))")
     }
@@ -350,9 +336,9 @@ public final class Daemon: TimerOutlet {
     func statusJSON(at now: Now) -> JSON {
         var status = machine.status(at: now).json(todayCompleted: todayCompleted(at: now))
         if case .object(var members) = status {
-            members.append(("config_problems", .array(configProblems.map(JSON.string))))
+            members.append(("config_problems", .array(problems.config.map(JSON.string))))
             members.append(("do_not_disturb", focusStatusJSON))
-            if let databaseProblem { members.append(("database_problem", .string(databaseProblem))) }
+            if let problem = problems.database { members.append(("database_problem", .string(problem))) }
             status = .object(members)
         }
         return status
@@ -362,7 +348,7 @@ public final class Daemon: TimerOutlet {
     /// follows it (`… · ⚠ Refused the config file, …`) until a good file is loaded.
     func statusLine(at now: Now) -> String {
         let line = timerLine(at: now) + awayLine(at: now)
-        guard let problem = configProblems.first else { return line }
+        guard let problem = problems.config.first else { return line }
         return "\(line) · ⚠ \(problem)"
     }
 
@@ -402,4 +388,34 @@ extension DaemonConfig {
 
 extension String {
     var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}
+
+/// What is wrong under the running daemon, reported until it is put right.
+struct Problems {
+    /// Why the config file was refused, or the lines `on_bad_config = defaults` skipped; until a
+    /// good file is loaded.
+    var config: [String]
+    /// The database's -wal removed: said until a restart.
+    var database: String?
+    /// The database file is gone (logged once; every write is refused meanwhile).
+    var databaseGone = false
+}
+
+/// The daemon's sources of events besides the socket and the timer: made at start, closed at stop.
+struct Watches {
+    var watchdog: DispatchSourceTimer?
+    var signals: DispatchSourceRead?
+    /// /etc/localtime, for a new time zone; nil when TZ names the zone.
+    var zone: ZoneWatch?
+    /// The database's name in its directory.
+    var database: ZoneWatch?
+    /// The kernel's word that the machine woke or the wall clock was set.
+    var clockJump: ClockJumpWatch?
+}
+
+/// Why the person counts as away, one reason per source, and the timer that turns idleness
+/// into away after `idle_after`.
+struct AwayState {
+    var reasons: Set<AwayReason> = []
+    var idleTimer: DispatchSourceTimer?
 }

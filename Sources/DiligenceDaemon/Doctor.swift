@@ -32,7 +32,8 @@ extension Daemon {
 
     /// The database's -wal in place: one removed under the daemon is said even before a write notices it.
     private func databaseCheck() -> DoctorCheck {
-        if let problem = databaseProblem ?? (store.logIsLost ? "its write-ahead log \(paths.database)-wal was removed or replaced" : nil) {
+        if let problem = problems.database ?? (store.logIsLost ? "its write-ahead log \(paths.database)-wal was removed or replaced" : nil)
+        {
             return DoctorCheck(
                 name: "database", state: .problem, detail: problem,
                 fix:

@@ -49,7 +49,7 @@ import Testing
             [
                 "-sanitize=address", "-Onone", "-module-name", "LogDriver", "-suppress-warnings",
                 "-module-cache-path", Self.root + "/.build/asan-module-cache", "-I", sources + "/CLinux", "-I", sources + "/CSystemd",
-                sources + "/DiligenceDaemon/Syscalls.swift", sources + "/DiligenceDaemon/Log.swift",
+                sources + "/DiligenceDaemon/System/Syscalls.swift", sources + "/DiligenceDaemon/System/Log.swift",
                 Self.root + "/Tests/LogSanitizer/main.swift", "-o", driver,
             ], in: dir.path)
         try #require(compile.status == 0, "swiftc -sanitize=address failed:\n\(compile.output)")

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Two rules of the sources, checked by reading them (docs/architecture.md, "Syscalls"):
-/// 1. the daemon makes every syscall through `Sys` (Sources/DiligenceDaemon/Syscalls.swift);
+/// 1. the daemon makes every syscall through `Sys` (`Sys`, System/Syscalls.swift);
 ///    no other file of it calls one directly;
 /// 2. no pointer leaves the `with…` closure that made it, anywhere in Sources: such a closure
 ///    neither returns its pointer nor stores it (`append`, an assignment to something outside).

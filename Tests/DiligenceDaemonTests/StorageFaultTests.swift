@@ -181,7 +181,7 @@ import Testing
         let next = try Daemon(paths: first.daemon.paths)
         try next.queue.sync { Result { () throws(DiligenceError) in try next.start() } }.get()
         #expect(next.config.suspend == .abandon)
-        #expect(next.configProblems.count == 1 && next.configProblems[0].contains(lastGood), "\(next.configProblems)")
+        #expect(next.problems.config.count == 1 && next.problems.config[0].contains(lastGood), "\(next.problems.config)")
         next.queue.sync { next.stop() }
         first.directory.remove()
     }

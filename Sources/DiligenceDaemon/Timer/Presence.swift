@@ -24,14 +24,14 @@ extension Daemon {
     /// `away` / `back`: the command says so for every source — `back` clears them all, so a
     /// person who says they are back is back.
     func presenceCommand(away: Bool) -> JSON {
-        if away { awayReasons.insert(.command) } else { awayReasons = [] }
+        if away { absence.reasons.insert(.command) } else { absence.reasons = [] }
         applyPresence()
         return statusJSON(at: clocks.now)
     }
 
     /// A source's news: `reason` holds (`away`) or no longer holds.
     func presenceSignal(_ reason: AwayReason, away: Bool) {
-        if away { awayReasons.insert(reason) } else { awayReasons.remove(reason) }
+        if away { absence.reasons.insert(reason) } else { absence.reasons.remove(reason) }
         applyPresence()
     }
 
@@ -42,21 +42,21 @@ extension Daemon {
         case .locked(let locked):
             presenceSignal(.locked, away: locked)
         case .idle(true, let since):
-            guard idleTimer == nil, !awayReasons.contains(.idle) else { return }
+            guard absence.idleTimer == nil, !absence.reasons.contains(.idle) else { return }
             let start = since ?? clocks.monotonic
             let delay = max(0, start + Double(config.presence.idleAfter) - clocks.monotonic)
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.setEventHandler { [unowned self] in
-                idleTimer?.cancel()
-                idleTimer = nil
+                absence.idleTimer?.cancel()
+                absence.idleTimer = nil
                 presenceSignal(.idle, away: true)
             }
             timer.schedule(deadline: .now() + delay, leeway: .milliseconds(100))
             timer.activate()
-            idleTimer = timer
+            absence.idleTimer = timer
         case .idle(false, _):
-            idleTimer?.cancel()
-            idleTimer = nil
+            absence.idleTimer?.cancel()
+            absence.idleTimer = nil
             presenceSignal(.idle, away: false)
         }
     }
@@ -64,7 +64,7 @@ extension Daemon {
     /// Brings the machine's presence in line with the reasons: away while any holds, here
     /// otherwise (also from `unknown`, once a source has spoken).
     private func applyPresence() {
-        let away = !awayReasons.isEmpty
+        let away = !absence.reasons.isEmpty
         guard away ? machine.presence != .away : machine.presence != .here else { return }
         _ = try? timerCommand { machine, now in
             away ? machine.away(config.presence, at: now) : machine.back(at: now)
