@@ -134,17 +134,17 @@ final class BusFocusBackend: FocusBackendDriver {
         return readBool(reply)
     }
 
-    /// One method call; `read` turns the reply into the answer (nil: a reply of the wrong shape).
+    /// One method call; `decode` turns the reply into the answer (nil: a reply of the wrong shape).
     private func call(
         _ destination: String, _ path: String, _ interface: String, _ member: String, append: @escaping (OpaquePointer) -> Int32,
-        read: @escaping (OpaquePointer) -> String?, answer done: @escaping (Result<String, FocusFailure>) -> Void
+        read decode: @escaping (OpaquePointer) -> String?, answer done: @escaping (Result<String, FocusFailure>) -> Void
     ) {
         guard let connection = bus() else { return done(.failure(FocusFailure("no session bus"))) }
         let rc = connection.call(destination, path: path, interface: interface, member: member, append: append) { result in
             let answer: Result<String, FocusFailure>
             switch result {
             case .success(let reply):
-                answer = read(reply).map { .success($0) } ?? .failure(FocusFailure("\(member) answered an unexpected reply"))
+                answer = decode(reply).map { .success($0) } ?? .failure(FocusFailure("\(member) answered an unexpected reply"))
             case .failure(let error):
                 answer = .failure(FocusFailure("\(destination) \(member): \(error.description)"))
             }

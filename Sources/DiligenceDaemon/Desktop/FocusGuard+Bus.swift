@@ -122,7 +122,7 @@ extension FocusGuard {
         }
         for _ in 0..<500 {
             if Sys.reap(pid) != nil { return }
-            usleep(10_000)
+            Sys.sleep(seconds: 0.01)
         }
         Sys.kill(-pid, SIGKILL)
         _ = Sys.reap(pid)
