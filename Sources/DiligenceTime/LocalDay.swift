@@ -57,14 +57,7 @@ public enum LocalDay {
 
     /// The wall-clock instant at which `day`'s statistics day begins.
     public static func start(of day: CalendarDay, dayStartsAt minute: Int) -> Double {
-        var t = tm()
-        t.tm_year = Int32(day.year - 1900)
-        t.tm_mon = Int32(day.month - 1)
-        t.tm_mday = Int32(day.day)
-        t.tm_hour = Int32(clamping: minute / 60)
-        t.tm_min = Int32(clamping: minute % 60)
-        t.tm_isdst = -1
-        return Double(mktime(&t))
+        wall(of: day, hour: minute / 60, minute: minute % 60, second: 0)
     }
 
     /// The days `first` through `last` (inclusive) with their bounds and DST shifts.
