@@ -164,30 +164,29 @@ public struct StatsAccumulator: Sendable {
 
     /// `grid.index(of:)`, trying the day found last and the one after it first.
     private mutating func day(of wall: Double) -> Int? {
-        let day = lastDay
-        if day < grid.count, grid.boundaries[day] <= wall {
-            if wall < grid.boundaries[day + 1] { return day }
-            if day + 1 < grid.count, wall < grid.boundaries[day + 2] {
-                lastDay = day + 1
-                return day + 1
-            }
-        }
-        guard let found = grid.index(of: wall) else { return nil }
-        lastDay = found
-        return found
+        let grid = self.grid
+        return nearLastDay(holds: { start, end in start <= wall && wall < end }, else: { grid.index(of: wall) })
     }
 
     /// `grid.index(ofEnd:)`, trying the day found last and the one after it first.
     private mutating func day(ofEnd end: Double) -> Int? {
-        let day = lastDay
-        if day < grid.count, grid.boundaries[day] < end {
-            if end <= grid.boundaries[day + 1] { return day }
-            if day + 1 < grid.count, end <= grid.boundaries[day + 2] {
-                lastDay = day + 1
-                return day + 1
+        let grid = self.grid
+        return nearLastDay(holds: { start, dayEnd in start < end && end <= dayEnd }, else: { grid.index(ofEnd: end) })
+    }
+
+    /// The day found last or the one after it when `holds` accepts its bounds (sessions come
+    /// in start order, so mostly one of them), else what `search` finds; remembered.
+    @inline(__always)
+    private mutating func nearLastDay(holds: (Double, Double) -> Bool, else search: () -> Int?) -> Int? {
+        var day = lastDay
+        while day < grid.count, day <= lastDay + 1 {
+            if holds(grid.boundaries[day], grid.boundaries[day + 1]) {
+                lastDay = day
+                return day
             }
+            day += 1
         }
-        guard let found = grid.index(ofEnd: end) else { return nil }
+        guard let found = search() else { return nil }
         lastDay = found
         return found
     }

@@ -36,13 +36,7 @@ public struct DayGrid: Sendable {
     /// The index of the day holding `wall`, nil outside the grid.
     public func index(of wall: Double) -> Int? {
         guard count > 0, wall >= start, wall < end else { return nil }
-        var low = 0
-        var high = count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if boundaries[mid] <= wall { low = mid } else { high = mid - 1 }
-        }
-        return low
+        return lastDay { $0 <= wall }
     }
 
     /// The index of the day a session ending at `end` counts on, nil outside the grid: the day
@@ -51,11 +45,18 @@ public struct DayGrid: Sendable {
     /// `StatisticsDay.holdsSessionEnd` says the same for a single day.
     public func index(ofEnd end: Double) -> Int? {
         guard count > 0, end > start, end <= self.end else { return nil }
+        return lastDay { $0 < end }
+    }
+
+    /// The last day whose first boundary `begun` accepts (a binary search: boundaries ascend,
+    /// and the callers have checked that the first one is accepted).
+    @inline(__always)
+    private func lastDay(_ begun: (Double) -> Bool) -> Int {
         var low = 0
         var high = count - 1
         while low < high {
             let mid = (low + high + 1) / 2
-            if boundaries[mid] < end { low = mid } else { high = mid - 1 }
+            if begun(boundaries[mid]) { low = mid } else { high = mid - 1 }
         }
         return low
     }
