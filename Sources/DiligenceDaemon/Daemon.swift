@@ -81,11 +81,7 @@ public final class Daemon {
     lazy var notifier = Notifier(queue: queue)
     lazy var hooks = Hooks(queue: queue)
     lazy var sound = Sound(queue: queue)
-    lazy var reminders: Reminders = {
-        let reminders = Reminders(queue: queue)
-        reminders.onReminder = { [unowned self] task in self.remind(task) }
-        return reminders
-    }()
+    lazy var reminders = Reminders(queue: queue) { [unowned self] task in self.remind(task) }
     /// logind's sleep and wake signals on the system bus (Sleep.swift), and the user's session's
     /// lock and idle hints (LogindSession.swift, Presence.swift).
     lazy var logind = Logind(
