@@ -78,7 +78,7 @@ public final class Daemon {
     /// Held from start to exit: a second daemon on the same database refuses to start.
     let databaseLock: HeldDatabaseLock
     /// Outward effects (Reactions.swift): desktop notifications, hooks, sounds, daily reminders.
-    lazy var notifier = Notifier(queue: queue)
+    lazy var notifier = Notifier(queue: queue) { [unowned self] message in self.ringBell(for: message) }
     lazy var hooks = Hooks(queue: queue)
     lazy var sound = Sound(queue: queue)
     lazy var reminders = Reminders(queue: queue) { [unowned self] task in self.remind(task) }
@@ -160,7 +160,6 @@ public final class Daemon {
         }
         stats.runningWork = { [unowned self] now in self.runningWork(at: now) }
         stats.tasksImported = { [unowned self] in self.tasksImported() }
-        notifier.undelivered = { [unowned self] message in self.ringBell(for: message) }
         store.onCommit = { [unowned self] in self.journal.committed() }
         journal.write(now: clocks.wall)
         merge.merged = { [unowned self] folded in self.syncMerged(folded: folded) }

@@ -28,7 +28,7 @@ final class Logind {
     /// sleeps, false after it woke; `presence` with the session's lock and idle changes.
     init(
         queue: DispatchQueue, prepareForSleep: @escaping (Bool) -> Void,
-        presence: @escaping (LogindSession.Signal) -> Void = { _ in }
+        presence: @escaping (LogindSession.Signal) -> Void
     ) {
         self.queue = queue
         self.prepareForSleep = prepareForSleep
