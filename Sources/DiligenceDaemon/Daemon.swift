@@ -203,6 +203,7 @@ public final class Daemon {
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [unowned self] in
+            dispatchPrecondition(condition: .onQueue(self.queue))
             while let signal = Sys.nextSignal(fd) {
                 switch signal {
                 case SIGHUP: _ = self.reload()

@@ -35,8 +35,9 @@ final class Logind {
         self.presence = presence
     }
 
-    /// Opens the system bus and subscribes to PrepareForSleep. Call on `queue`, once.
+    /// Opens the system bus and subscribes to PrepareForSleep. Call once.
     func start() {
+        dispatchPrecondition(condition: .onQueue(queue))
         let bus: BusConnection
         switch BusConnection.open(
             .system, description: "diligenced-logind", queue: queue,
