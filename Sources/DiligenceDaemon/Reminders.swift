@@ -31,7 +31,10 @@ final class Reminders {
         self.onReminder = onReminder
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(wallDeadline: .distantFuture)
-        timer.setEventHandler { [unowned self] in self.fire(now: Clocks().wall) }
+        timer.setEventHandler { [unowned self] in
+            dispatchPrecondition(condition: .onQueue(queue))
+            self.fire(now: Clocks().wall)
+        }
         timer.activate()
     }
 
