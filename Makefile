@@ -154,6 +154,8 @@ lint:
 	$(SWIFT) format lint --strict --parallel -r $(SWIFT_SOURCES)
 	python3 .ci/function-length --self-test
 	python3 .ci/function-length Sources
+	python3 .ci/empty-closure-slots --self-test
+	python3 .ci/empty-closure-slots
 	python3 bench/run.py --self-test
 
 format:

@@ -55,15 +55,11 @@ public final class Daemon: TimerOutlet {
     /// Held from start to exit: a second daemon on the same database refuses to start.
     let databaseLock: HeldDatabaseLock
     /// Outward effects (Reactions.swift): desktop notifications, hooks, sounds, daily reminders.
-    lazy var notifier = Notifier(queue: queue)
+    lazy var notifier = Notifier(queue: queue) { [unowned self] message in self.ringBell(for: message) }
     lazy var hooks = Hooks(queue: queue)
     lazy var sound = Sound(queue: queue)
     lazy var focusGuard = FocusGuard(queue: queue) { [unowned self] record in self.saveFocusRecord(record) }
-    lazy var reminders: Reminders = {
-        let reminders = Reminders(queue: queue)
-        reminders.onReminder = { [unowned self] task in self.remind(task) }
-        return reminders
-    }()
+    lazy var reminders = Reminders(queue: queue) { [unowned self] task in self.remind(task) }
     /// logind's sleep and wake signals on the system bus (Sleep.swift), and the user's session's
     /// lock and idle hints (LogindSession.swift, Presence.swift).
     lazy var logind = Logind(
@@ -120,7 +116,6 @@ public final class Daemon: TimerOutlet {
         driver.connect(self)
         stats.runningWork = { [unowned self] now in self.driver.runningWork(at: now) }
         stats.tasksImported = { [unowned self] in self.tasksImported() }
-        notifier.undelivered = { [unowned self] message in self.ringBell(for: message) }
         store.onCommit = { [unowned self] in self.journal.committed() }
         journal.write(now: clocks.wall)
         merge.merged = { [unowned self] folded in self.syncMerged(folded: folded) }
@@ -165,6 +160,7 @@ public final class Daemon: TimerOutlet {
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [unowned self] in
+            dispatchPrecondition(condition: .onQueue(self.queue))
             while let signal = Sys.nextSignal(fd) {
                 switch signal {
                 case SIGHUP: _ = self.reload()

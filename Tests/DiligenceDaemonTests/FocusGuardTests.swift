@@ -50,10 +50,10 @@ import Testing
         let server = FakeServer()
         let saved = Saved()
         let guardian = makeGuard(server, saved)
-        guardian.enter(.dunst, settings: FocusSettings())
+        guardian.enter(.dunst, settings: FocusSettings(), done: {})
         #expect(server.on)
         #expect(guardian.activeBackend == "dunst")
-        guardian.leave(settings: FocusSettings())
+        guardian.leave(settings: FocusSettings(), done: {})
         #expect(!server.on)
         #expect(server.log == ["read", "saved", "enter", "leave false", "cleared"])
         #expect(saved.records.first??.previous == "false")
@@ -63,8 +63,8 @@ import Testing
     @Test func doNotDisturbThatWasOnStaysOn() {
         let server = FakeServer(on: true)
         let guardian = makeGuard(server, Saved())
-        guardian.enter(.dunst, settings: FocusSettings())
-        guardian.leave(settings: FocusSettings())
+        guardian.enter(.dunst, settings: FocusSettings(), done: {})
+        guardian.leave(settings: FocusSettings(), done: {})
         #expect(server.on)
     }
 
@@ -72,15 +72,15 @@ import Testing
         let server = FakeServer(on: true)
         let saved = Saved()
         let record = FocusRecord(backend: .dunst, previous: "false", commandsEntered: false)
-        makeGuard(server, saved).recover(record, resuming: false, settings: FocusSettings())
+        makeGuard(server, saved).recover(record, resuming: false, settings: FocusSettings(), done: {})
         #expect(!server.on)
         #expect(saved.records.last! == nil)
 
         let restarted = FakeServer(on: false) // the server restarted meanwhile: checked again
         let guardian = makeGuard(restarted, Saved())
-        guardian.recover(record, resuming: true, settings: FocusSettings())
+        guardian.recover(record, resuming: true, settings: FocusSettings(), done: {})
         #expect(restarted.on)
-        guardian.leave(settings: FocusSettings())
+        guardian.leave(settings: FocusSettings(), done: {})
         #expect(!restarted.on)
     }
 

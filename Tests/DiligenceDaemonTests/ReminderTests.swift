@@ -10,10 +10,9 @@ import Testing
         withTimeZone("Europe/Berlin") {
             let queue = DispatchQueue(label: "reminder-test")
             queue.sync {
-                let reminders = Reminders(queue: queue)
-                defer { reminders.cancel() }
                 var fired: [String] = []
-                reminders.onReminder = { fired.append($0.name) }
+                let reminders = Reminders(queue: queue) { fired.append($0.name) }
+                defer { reminders.cancel() }
                 let tasks = [
                     TaskConfig(id: 1, name: "Read", reminderMinute: 9 * 60), TaskConfig(id: 2, name: "Walk", reminderMinute: 18 * 60),
                 ]

@@ -79,16 +79,25 @@ final class BusConnection {
         self.bus = bus
         self.onBroken = onBroken
         let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        read.setEventHandler { [weak self] in self?.pump() }
+        read.setEventHandler { [weak self] in
+            dispatchPrecondition(condition: .onQueue(queue))
+            self?.pump()
+        }
         read.activate()
         readSource = read
         let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-        write.setEventHandler { [weak self] in self?.pump() }
+        write.setEventHandler { [weak self] in
+            dispatchPrecondition(condition: .onQueue(queue))
+            self?.pump()
+        }
         writeSource = write // resumed only while sd-bus has output queued
         write.activate()
         write.suspend()
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.setEventHandler { [weak self] in self?.pump() }
+        timer.setEventHandler { [weak self] in
+            dispatchPrecondition(condition: .onQueue(queue))
+            self?.pump()
+        }
         timer.schedule(deadline: .distantFuture)
         timer.activate()
         timeoutTimer = timer

@@ -18,7 +18,7 @@ extension Daemon {
             focusGuard.chooseBackend(settings) { [unowned self] backend in
                 // The work may have ended while the server was asked.
                 guard focusWanted, focusGuard.record == nil else { return }
-                focusGuard.enter(backend, settings: settings)
+                focusGuard.enter(backend, settings: settings, done: {})
             }
         } else if !focusWanted, focusGuard.record != nil {
             focusGuard.leave(settings: settings, done: then)
@@ -44,7 +44,7 @@ extension Daemon {
         Log.info(
             "Found do not disturb (\(saved.backend.rawValue)) left on by a daemon that did not stop; \(focusWanted ? "keeping it" : "putting it back").",
             fields: [("EVENT", "focus_recovered"), ("BACKEND", saved.backend.rawValue)])
-        focusGuard.recover(saved, resuming: focusWanted, settings: config.focus)
+        focusGuard.recover(saved, resuming: focusWanted, settings: config.focus, done: {})
     }
 
     /// Saved before the server is changed: committed at once, outside any phase-end transaction.

@@ -56,7 +56,7 @@ final class FocusGuard {
     /// Turns do-not-disturb on for a work phase; `backend` is the one chosen (the setting, or
     /// the running server's), nil for none (then only the commands run). `done` runs when it
     /// is in force or has failed (logged).
-    func enter(_ backend: FocusSettings.Backend?, settings: FocusSettings, done: @escaping () -> Void = {}) {
+    func enter(_ backend: FocusSettings.Backend?, settings: FocusSettings, done: @escaping () -> Void) {
         guard record == nil else { return done() }
         let commandsOwed = settings.onEnter != nil
         guard let backend, backend != .commands, backend != .auto else {
@@ -116,7 +116,7 @@ final class FocusGuard {
     /// Puts back what `enter` changed (at every way work ends, and at the daemon's exit);
     /// `done` runs when it is back (or failed, logged), so that diligence's own end-of-work
     /// notification is not held back with the others.
-    func leave(settings: FocusSettings, done: @escaping () -> Void = {}) {
+    func leave(settings: FocusSettings, done: @escaping () -> Void) {
         guard let saved = record else { return done() }
         // A Plasma cookie of a daemon that died was released by the bus with its connection.
         let owned = saved.backend != .commands && !(saved.backend == .plasma && self.driver == nil)
@@ -152,7 +152,7 @@ final class FocusGuard {
     /// At start: what a daemon killed mid-work saved. When the work resumes the guard is
     /// taken over as it stands (a server restarted meanwhile is checked by entering again);
     /// otherwise it is put back now.
-    func recover(_ saved: FocusRecord, resuming: Bool, settings: FocusSettings, done: @escaping () -> Void = {}) {
+    func recover(_ saved: FocusRecord, resuming: Bool, settings: FocusSettings, done: @escaping () -> Void) {
         record = saved
         let previous = saved.previous
         guard resuming else { return leave(settings: settings, done: done) }

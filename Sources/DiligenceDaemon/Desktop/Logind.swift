@@ -28,15 +28,16 @@ final class Logind {
     /// sleeps, false after it woke; `presence` with the session's lock and idle changes.
     init(
         queue: DispatchQueue, prepareForSleep: @escaping (Bool) -> Void,
-        presence: @escaping (LogindSession.Signal) -> Void = { _ in }
+        presence: @escaping (LogindSession.Signal) -> Void
     ) {
         self.queue = queue
         self.prepareForSleep = prepareForSleep
         self.presence = presence
     }
 
-    /// Opens the system bus and subscribes to PrepareForSleep. Call on `queue`, once.
+    /// Opens the system bus and subscribes to PrepareForSleep. Call once.
     func start() {
+        dispatchPrecondition(condition: .onQueue(queue))
         let bus: BusConnection
         switch BusConnection.open(
             .system, description: "diligenced-logind", queue: queue,

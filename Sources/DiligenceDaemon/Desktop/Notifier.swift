@@ -58,13 +58,14 @@ final class Notifier {
     /// Notifications the server acknowledged (tests, the log).
     private(set) var delivered = 0
 
-    init(queue: DispatchQueue) {
-        self.queue = queue
-    }
-
     /// Called with each message no desktop shows (notifications off, no session bus, no
     /// server answering): the daemon's terminal fallback (`[notifications] bell`).
-    var undelivered: (Message) -> Void = { _ in }
+    private let undelivered: (Message) -> Void
+
+    init(queue: DispatchQueue, undelivered: @escaping (Message) -> Void) {
+        self.queue = queue
+        self.undelivered = undelivered
+    }
 
     // MARK: Showing
 

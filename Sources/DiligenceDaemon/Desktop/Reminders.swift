@@ -25,12 +25,16 @@ final class Reminders {
     private var firedDay: [Int64: Double] = [:]
     private var tasks: [Int64: TaskConfig] = [:]
     /// Called on the queue for each reminder that fires.
-    var onReminder: (TaskConfig) -> Void = { _ in }
+    private let onReminder: (TaskConfig) -> Void
 
-    init(queue: DispatchQueue) {
+    init(queue: DispatchQueue, onReminder: @escaping (TaskConfig) -> Void) {
+        self.onReminder = onReminder
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(wallDeadline: .distantFuture)
-        timer.setEventHandler { [unowned self] in self.fire(now: Clocks().wall) }
+        timer.setEventHandler { [unowned self] in
+            dispatchPrecondition(condition: .onQueue(queue))
+            self.fire(now: Clocks().wall)
+        }
         timer.activate()
     }
 

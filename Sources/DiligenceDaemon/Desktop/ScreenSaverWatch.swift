@@ -27,8 +27,9 @@ final class ScreenSaverWatch {
         self.onActive = onActive
     }
 
-    /// Opens the session bus and subscribes. Call on `queue`, once.
+    /// Opens the session bus and subscribes. Call once.
     func start() {
+        dispatchPrecondition(condition: .onQueue(queue))
         let bus: BusConnection
         switch BusConnection.open(
             .session, description: "diligenced-screensaver", queue: queue,

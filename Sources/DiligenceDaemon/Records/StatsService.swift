@@ -18,12 +18,16 @@ final class StatsService {
     var dayStartsAt: Int
     /// The span of the work phase that is running or paused: no session entered by hand or
     /// imported may overlap it (the timer records it when it ends). The daemon supplies it.
-    var runningWork: (Now) -> (start: Double, end: Double, task: String)? = { _ in nil }
+    var runningWork: (Now) -> (start: Double, end: Double, task: String)? = { _ in
+        preconditionFailure("StatsService.runningWork was never connected")
+    }
     /// An import added or replaced tasks: the daemon re-reads the reminders and tells the watchers.
-    var tasksImported: () -> Void = {}
+    var tasksImported: () -> Void = { preconditionFailure("StatsService.tasksImported was never connected") }
     /// The devices known here, given the other devices whose sessions are concerned
     /// (`SyncMerge.knownDevices`): the daemon supplies them.
-    var devices: (_ recorded: Set<String>) -> [KnownDevice] = { _ in [] }
+    var devices: (_ recorded: Set<String>) -> [KnownDevice] = { _ in
+        preconditionFailure("StatsService.devices was never connected")
+    }
     /// Today's statistics day (`today(at:)`) and the `day_starts_at` it was computed with.
     private var todayKept: (day: StatisticsDay, dayStartsAt: Int)?
     /// The last `today_completed`, with the day and the store's write count it was taken at.

@@ -101,6 +101,7 @@ final class ControlServer {
     // MARK: Accepting
 
     private func acceptPending() {
+        dispatchPrecondition(condition: .onQueue(queue))
         while acceptSource != nil {
             let fd: Int32
             do {

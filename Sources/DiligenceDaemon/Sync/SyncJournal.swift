@@ -56,7 +56,7 @@ final class SyncJournal {
     private(set) var shared: String?
     /// The removals the merged history holds (SyncMerge's): a journal's start repeats them with
     /// this device's own (`Store.keptRemovals`), as the database keeps no row of a removed thing.
-    var removals: () -> [JournalChange] = { [] }
+    var removals: () -> [JournalChange] = { preconditionFailure("SyncJournal.removals was never connected") }
     /// The journal watched (inotify on its folder, for its name): another version put there, or
     /// its removal, is checked at once, not at the next change. Nil while none is kept.
     private var watch: (path: String, watch: ZoneWatch)?

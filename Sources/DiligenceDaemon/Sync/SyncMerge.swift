@@ -33,7 +33,7 @@ final class SyncMerge {
     private let today: () -> CalendarDay
     /// Called after a merge changed the database, with the task rows it merged into another (by
     /// the row kept): the timer follows its task, the daemon pushes the status.
-    var merged: (_ folded: [Int64: Int64]) -> Void = { _ in }
+    var merged: (_ folded: [Int64: Int64]) -> Void = { _ in preconditionFailure("SyncMerge.merged was never connected") }
     /// The task rows the merge in progress merged into another.
     private var folded: [Int64: Int64] = [:]
 

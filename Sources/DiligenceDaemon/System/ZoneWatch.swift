@@ -44,7 +44,10 @@ final class ZoneWatch {
         self.matches = matches
         self.changed = changed
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [unowned self] in self.check() }
+        source.setEventHandler { [unowned self] in
+            dispatchPrecondition(condition: .onQueue(queue))
+            self.check()
+        }
         source.setCancelHandler { Sys.close(fd) }
         source.activate()
     }
