@@ -108,11 +108,24 @@ public struct StatsAccumulator: Sendable {
     public var activeDays: Int { days.count { $0.completed > 0 || $0.focusedSeconds > 0 } }
 
     /// Per day, whether it counts towards a streak (`Statistics.metGoal`); `goals[i]` is the
-    /// daily goal of task `taskIDs[i]`.
+    /// daily goal of task `taskIDs[i]`. A goal needs a completed session (`reachesGoal`), so
+    /// only days with one look at their tasks: years of days times many tasks stay cheap.
     public func goalDays(goals: [Int]) -> [Bool] {
         (0..<grid.count).map { day in
-            goals.indices.contains { Statistics.reachesGoal(dayTasks[day * taskIDs.count + $0].completed, goal: goals[$0]) }
+            days[day].completed > 0
+                && goals.indices.contains { Statistics.reachesGoal(dayTasks[day * taskIDs.count + $0].completed, goal: goals[$0]) }
         }
+    }
+
+    /// Per task, the days among the first `days` of the grid on which it reached its own goal.
+    public func goalDayCounts(goals: [Int], days first: Int) -> [Int] {
+        var counts = Array(repeating: 0, count: taskIDs.count)
+        for day in 0..<min(first, grid.count) where days[day].completed > 0 {
+            for task in goals.indices where Statistics.reachesGoal(dayTasks[day * taskIDs.count + task].completed, goal: goals[task]) {
+                counts[task] += 1
+            }
+        }
+        return counts
     }
 
     /// The tally of task `task` (an index into `taskIDs`) on day `day`.
@@ -242,6 +255,8 @@ public struct GoalDayCounter: Sendable {
     private let taskIndex: [Int64: Int]
     /// Completed sessions per day and task: `completed[day * goals.count + task]`.
     private var completed: [Int]
+    /// Per day, whether any session completed on it (the only days `goalDays` looks into).
+    private var anyCompleted: [Bool]
 
     /// `goals[i]` is the daily goal of task `taskIDs[i]`.
     public init(grid: DayGrid, taskIDs: [Int64], goals: [Int]) {
@@ -252,6 +267,7 @@ public struct GoalDayCounter: Sendable {
         for (i, id) in taskIDs.enumerated() { index[id] = i }
         taskIndex = index
         completed = Array(repeating: 0, count: grid.count * goals.count)
+        anyCompleted = Array(repeating: false, count: grid.count)
     }
 
     /// Counts a completed session of `taskID` that ended at `end` (as `StatsAccumulator.add`
@@ -259,12 +275,14 @@ public struct GoalDayCounter: Sendable {
     public mutating func addCompleted(taskID: Int64, end: Double) {
         guard let task = taskIndex[taskID], let day = grid.index(ofEnd: end) else { return }
         completed[day * goals.count + task] += 1
+        anyCompleted[day] = true
     }
 
     /// Per day, whether some task reached its goal.
     public var goalDays: [Bool] {
         (0..<grid.count).map { day in
-            goals.indices.contains { Statistics.reachesGoal(completed[day * goals.count + $0], goal: goals[$0]) }
+            anyCompleted[day]
+                && goals.indices.contains { Statistics.reachesGoal(completed[day * goals.count + $0], goal: goals[$0]) }
         }
     }
 }

@@ -34,6 +34,14 @@ import Testing
                 expected[day]
                     == Statistics.metGoal(completed: taskIDs.indices.map { acc.tally(day: day, task: $0).completed }, goals: goals))
         }
+        // Each task's own goal days, over the whole grid and over its first days (a period not over).
+        for first in [grid.count, 17, 0] {
+            let counts = taskIDs.indices.map { task in
+                (0..<first).count { Statistics.reachesGoal(acc.tally(day: $0, task: task).completed, goal: goals[task]) }
+            }
+            #expect(acc.goalDayCounts(goals: goals, days: first) == counts, "first \(first) days")
+            if first == grid.count { #expect(counts.contains { $0 > 0 }, "some task should reach its goal") }
+        }
     }
 
     /// The streak counts a session ending at midnight on the day that ends there, as reports do.

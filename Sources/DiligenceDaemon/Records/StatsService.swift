@@ -301,11 +301,11 @@ final class StatsService {
     private func summary(_ acc: StatsAccumulator, tasks: [TaskConfig], elapsedDays: Int) -> [(String, JSON)] {
         let total = acc.total
         let active = acc.activeDays
+        let goalDays = acc.goalDayCounts(goals: tasks.map(\.goal), days: elapsedDays)
         let taskRows: [JSON] = tasks.indices.map { i in
-            let goalDays = (0..<elapsedDays).count { Statistics.reachesGoal(acc.tally(day: $0, task: i).completed, goal: tasks[i].goal) }
-            return .object(
+            .object(
                 [("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)), ("goal", .int(tasks[i].goal))]
-                    + tally(acc.tasks[i]) + [("goal_days", .int(goalDays)), ("archived", .bool(tasks[i].archived))])
+                    + tally(acc.tasks[i]) + [("goal_days", .int(goalDays[i])), ("archived", .bool(tasks[i].archived))])
         }
         let weekdays: [JSON] = (0..<7).map { i in .object([("weekday", .string(CalendarDay.weekdayNames[i]))] + tally(acc.weekdays[i])) }
         let hours: [JSON] = (0..<24).map { h in
