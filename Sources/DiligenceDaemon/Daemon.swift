@@ -15,18 +15,13 @@ import Dispatch
 public final class Daemon: TimerOutlet {
     let paths: DaemonPaths
     let queue = DispatchQueue(label: "diligenced")
-    /// Runs exports off `queue` (`serveExport`, Commands.swift) on a database connection of their own.
-    let exports = DispatchQueue(label: "diligenced.export")
-    /// That connection, opened at the first export; only ever used on `exports`.
-    var exportStore: Store?
-    let clocks: Clocks
     var config: DaemonConfig {
         didSet {
-            stats.dayStartsAt = config.dayStartsAt
-            recorder.minSession = config.minSession
+            records.stats.dayStartsAt = config.dayStartsAt
+            records.recorder.minSession = config.minSession
             driver.suspendPolicy = config.suspend
-            journal.configured = config.syncDirectory
-            journal.configuredName = config.deviceName
+            sync.journal.configured = config.syncDirectory
+            sync.journal.configuredName = config.deviceName
         }
     }
     /// What is wrong with the config file and the database, said in every status.
@@ -36,50 +31,32 @@ public final class Daemon: TimerOutlet {
     /// Why the person is away, one reason per source; empty: here.
     var absence = AwayState()
     let store: Store
-    /// The timer and its deadlines: every change of it goes through `driver.changeTimer`.
+    /// The timer, its deadlines and its clocks: every change of it goes through `driver.changeTimer`.
     let driver: TimerDriver
-    var machine: TimerMachine { driver.machine }
-    private var listener: ListeningSocket!
+    /// The sessions' one door, the reports, the exports and the hold on the database.
+    let records: Records
+    /// This device's journal in the sync folder and the other devices' merged in.
+    let sync: SyncParts
+    /// Notifications, hooks, sounds, do not disturb, reminders and the session's signals; made
+    /// last in `init`, as each calls back into the daemon.
+    private(set) var desktop: Desktop!
     private(set) var server: ControlServer!
 
-    /// The one door of every session: writes, retries, spills and replays (SessionRecorder.swift).
-    let recorder: SessionRecorder
-    /// Today, today's count, reports, the plan, history, export and import (StatsService.swift).
-    let stats: StatsService
-    /// This device's journal in the sync folder (SyncJournal.swift).
-    let journal: SyncJournal
-    /// The other devices' journals merged in (SyncMerge.swift).
-    let merge: SyncMerge
-    /// Where a damaged database found at start-up was moved (nil when none was).
-    let databaseKeptAside: String?
-    /// Held from start to exit: a second daemon on the same database refuses to start.
-    let databaseLock: HeldDatabaseLock
-    /// Outward effects (Reactions.swift): desktop notifications, hooks, sounds, daily reminders.
-    lazy var notifier = Notifier(queue: queue) { [unowned self] message in self.ringBell(for: message) }
-    lazy var hooks = Hooks(queue: queue)
-    lazy var sound = Sound(queue: queue)
-    lazy var focusGuard = FocusGuard(queue: queue) { [unowned self] record in self.saveFocusRecord(record) }
-    lazy var reminders = Reminders(queue: queue) { [unowned self] task in self.remind(task) }
-    /// logind's sleep and wake signals on the system bus (Sleep.swift), and the user's session's
-    /// lock and idle hints (LogindSession.swift, Presence.swift).
-    lazy var logind = Logind(
-        queue: queue, prepareForSleep: { [unowned self] sleeping in self.sleepSignal(sleeping) },
-        presence: { [unowned self] signal in self.logindSignal(signal) })
-    /// The screen saver on the session bus (ScreenSaverWatch.swift, Presence.swift).
-    lazy var screenSaver = ScreenSaverWatch(queue: queue) { [unowned self] active in self.presenceSignal(.screenSaver, away: active) }
+    var clocks: Clocks { driver.clocks }
+    var machine: TimerMachine { driver.machine }
 
     /// `clocks` is the system's unless a test supplies its own readings.
     public init(paths: DaemonPaths, clocks: Clocks = Clocks()) throws(DiligenceError) {
         self.paths = paths
-        self.clocks = clocks
         let loaded = Self.startupConfig(paths)
         self.config = loaded.config
         self.problems = Problems(config: loaded.problems)
         try Files.makeDirectories(Files.directory(of: paths.database))
         // Before anything is written beside the database or into it: one daemon per database.
-        self.databaseLock = try HeldDatabaseLock(database: paths.database, socket: paths.socket)
+        let lock = try HeldDatabaseLock(database: paths.database, socket: paths.socket)
         if case .some(let text) = loaded.accepted { Self.keepLastGood(text, paths) }
-        (self.store, self.databaseKeptAside) = try Self.openStore(paths.database, wall: clocks.wall)
+        let (store, keptAside) = try Self.openStore(paths.database, wall: clocks.wall)
+        self.store = store
         // From now on a write that finds another process's lock fails at once instead of
         // holding the queue (and every status request behind it): a command waits for the
         // lock off the queue (`serve`), a phase end's sessions in `unsaved`.
@@ -91,51 +68,61 @@ public final class Daemon: TimerOutlet {
             nonisolated(unsafe) let checkpoint = checkpoint
             queue.async { checkpoint() }
         }
-        self.recorder = SessionRecorder(store: store, clocks: clocks, paths: paths, queue: queue)
+        let recorder = SessionRecorder(store: store, clocks: clocks, paths: paths, queue: queue)
         recorder.minSession = loaded.config.minSession
         self.driver = TimerDriver(queue: queue, clocks: clocks, store: store, recorder: recorder, suspendPolicy: loaded.config.suspend)
-        self.stats = StatsService(store: store, clocks: clocks, recorder: recorder, dayStartsAt: loaded.config.dayStartsAt)
-        self.journal = try SyncJournal(store: store, clocks: clocks, queue: queue)
+        let stats = StatsService(store: store, clocks: clocks, recorder: recorder, dayStartsAt: loaded.config.dayStartsAt)
+        self.records = Records(recorder: recorder, stats: stats, exports: ExportRunner(), lock: lock, keptAside: keptAside)
+        let journal = try SyncJournal(store: store, clocks: clocks, queue: queue)
         journal.configured = loaded.config.syncDirectory
         journal.configuredName = loaded.config.deviceName
-        self.merge = SyncMerge(
+        let merge = SyncMerge(
             store: store, recorder: recorder, journal: journal, clocks: clocks, queue: queue, today: { [stats] in stats.todayDate })
-        journal.removals = { [unowned self] in self.merge.history.removals }
+        self.sync = SyncParts(journal: journal, merge: merge)
+        journal.removals = { [unowned self] in self.sync.merge.history.removals }
         store.onLogLost = { [unowned self] rescued in self.writeAheadLogLost(rescued: rescued) }
+        desktop = Desktop(
+            notifier: Notifier(queue: queue) { [unowned self] message in self.ringBell(for: message) },
+            hooks: Hooks(queue: queue), sound: Sound(queue: queue),
+            focusGuard: FocusGuard(queue: queue) { [unowned self] record in self.saveFocusRecord(record) },
+            reminders: Reminders(queue: queue) { [unowned self] task in self.remind(task) },
+            logind: Logind(
+                queue: queue, prepareForSleep: { [unowned self] sleeping in self.sleepSignal(sleeping) },
+                presence: { [unowned self] signal in self.logindSignal(signal) }),
+            screenSaver: ScreenSaverWatch(queue: queue) { [unowned self] active in self.presenceSignal(.screenSaver, away: active) })
     }
 
     // MARK: Start and stop
 
     /// Binds the socket, restores the saved timer, and tells systemd it is ready. Call on `queue`.
     public func start() throws(DiligenceError) {
-        listener = try ListeningSocket.open(path: paths.socket)
-        server = ControlServer(listenFD: listener.fd, queue: queue) { [unowned self] connection, line in
+        server = ControlServer(listening: try ListeningSocket.open(path: paths.socket), queue: queue) { [unowned self] connection, line in
             self.handleLine(line, from: connection)
         }
         server.allowRoot = config.allowRoot
         driver.connect(self)
-        stats.runningWork = { [unowned self] now in self.driver.runningWork(at: now) }
-        stats.tasksImported = { [unowned self] in self.tasksImported() }
-        store.onCommit = { [unowned self] in self.journal.committed() }
-        journal.write(now: clocks.wall)
-        merge.merged = { [unowned self] folded in self.syncMerged(folded: folded) }
-        stats.devices = { [unowned self] recorded in self.merge.knownDevices(recorded: recorded) }
-        recorder.replaySpilled()
+        records.stats.runningWork = { [unowned self] now in self.driver.runningWork(at: now) }
+        records.stats.tasksImported = { [unowned self] in self.tasksImported() }
+        store.onCommit = { [unowned self] in self.sync.journal.committed() }
+        sync.journal.write(now: clocks.wall)
+        sync.merge.merged = { [unowned self] folded in self.syncMerged(folded: folded) }
+        records.stats.devices = { [unowned self] recorded in self.sync.merge.knownDevices(recorded: recorded) }
+        records.recorder.replaySpilled()
         driver.start()
         recoverFocus()
         // After the timer: what the first merge does to its task (renamed, removed, joined to
         // another's row) reaches it as any merge's does (`syncMerged`).
-        merge.follow(journal.directory())
+        sync.merge.follow(sync.journal.directory())
         try server.start()
         startWatchdog()
-        logind.start()
-        screenSaver.start()
+        desktop.logind.start()
+        desktop.screenSaver.start()
         watches.clockJump = ClockJumpWatch(queue: queue) { [unowned self] in self.driver.deadlineReached() }
         if getenv("TZ") == nil {
             watches.zone = ZoneWatch(queue: queue) { [unowned self] in self.zoneChanged() }
         }
         watchDatabaseFile()
-        reminders.reload(from: store, now: clocks.wall)
+        desktop.reminders.reload(from: store, now: clocks.wall)
         driver.rearm()
         Log.info("diligenced \(ProtocolInfo.release) listening on \(paths.socket), database \(paths.database)")
         Systemd.notify("READY=1\nSTATUS=\(statusLine(at: clocks.now))\nMAINPID=\(Sys.processID)")
@@ -184,24 +171,23 @@ public final class Daemon: TimerOutlet {
     public func stop() {
         let now = driver.observeClocks()
         let saved = driver.saveTimer(at: now)
-        recorder.stop()
+        records.recorder.stop()
         server.stop()
-        listener.close()
         driver.stop()
         watches.watchdog?.cancel()
-        reminders.cancel()
+        desktop.reminders.cancel()
         watches.zone?.close()
         watches.database?.close()
-        merge.close()
-        journal.close()
+        sync.merge.close()
+        sync.journal.close()
         // An export under way finishes first (its answer is then not sent); its connection closes.
-        exports.sync { exportStore = nil }
+        records.exports.close()
         watches.clockJump?.close()
-        sound.stopAll()
-        focusGuard.leaveAtExit(settings: config.focus)
-        notifier.close()
-        logind.close()
-        screenSaver.close()
+        desktop.sound.stopAll()
+        desktop.focusGuard.leaveAtExit(settings: config.focus)
+        desktop.notifier.close()
+        desktop.logind.close()
+        desktop.screenSaver.close()
         absence.idleTimer?.cancel()
         checkpointAtExit()
         // Only what happened: a timer that could not be saved is not said to be.
@@ -211,7 +197,7 @@ public final class Daemon: TimerOutlet {
             Log.error(
                 "Stopped; the timer state (\(machine.state.rawValue)) could not be saved: the next start restores the one saved before.")
         }
-        databaseLock.release()
+        records.lock.release()
     }
 
     /// After the last write: the database file alone holds everything (issue 26: after a clean
@@ -252,10 +238,10 @@ public final class Daemon: TimerOutlet {
             problems.config = new.problems.map { "\(paths.config): \($0)" }
             Self.keepLastGood(text, paths)
             server.allowRoot = config.allowRoot
-            sound.reset()
-            reminders.reload(from: store, now: clocks.wall)
-            journal.write(now: clocks.wall)
-            merge.follow(journal.directory())
+            desktop.sound.reset()
+            desktop.reminders.reload(from: store, now: clocks.wall)
+            sync.journal.write(now: clocks.wall)
+            sync.merge.follow(sync.journal.directory())
             updateAmbientSound()
             Log.info("Configuration reloaded from \(paths.config): \(config.summary).", fields: [("EVENT", "config_reloaded")])
             broadcast("config_reloaded", now: driver.observeClocks())
@@ -287,10 +273,10 @@ public final class Daemon: TimerOutlet {
     // MARK: Status
 
     /// Completed work sessions today (`StatsService.todayCompleted`).
-    func todayCompleted(at now: Now) -> Int { stats.todayCompleted(at: now) }
+    func todayCompleted(at now: Now) -> Int { records.stats.todayCompleted(at: now) }
 
     /// Today's statistics day: the one "today" of every command (`StatsService.today(at:)`).
-    func today(at now: Now) -> StatisticsDay { stats.today(at: now) }
+    func today(at now: Now) -> StatisticsDay { records.stats.today(at: now) }
 
     /// Watches the database's name in its directory (inotify): the file removed, renamed away
     /// or replaced — a cleanup script's `rm -rf ~/.local/share/diligence` — is said at once,
@@ -320,9 +306,9 @@ public final class Daemon: TimerOutlet {
     /// The time zone changed (ZoneWatch): local time, today and the reminders follow it.
     func zoneChanged() {
         LocalDay.reloadZone()
-        stats.zoneChanged()
+        records.stats.zoneChanged()
         let now = clocks.now
-        reminders.reload(from: store, now: clocks.wall)
+        desktop.reminders.reload(from: store, now: clocks.wall)
         Log.info(
             "The time zone changed; it is now \(RFC3339.format(now.wall)) (\(LocalDay.zoneAbbreviation(at: now.wall))) and today is \(today(at: now).date).",
             fields: [("EVENT", "timezone_changed")])
@@ -395,6 +381,36 @@ struct Problems {
     var database: String?
     /// The database file is gone (logged once; every write is refused meanwhile).
     var databaseGone = false
+}
+
+/// The sessions' one door, the reports and the exports, and the hold on the database.
+struct Records {
+    /// Writes, retries, spills and replays every session.
+    let recorder: SessionRecorder
+    /// Today, today's count, reports, the plan, history, export and import.
+    let stats: StatsService
+    let exports: ExportRunner
+    /// Held from start to exit: a second daemon on the same database refuses to start.
+    let lock: HeldDatabaseLock
+    /// Where a damaged database found at start-up was moved (nil when none was).
+    let keptAside: String?
+}
+
+struct SyncParts {
+    let journal: SyncJournal
+    let merge: SyncMerge
+}
+
+/// What the daemon does outward and the desktop session's signals it follows.
+struct Desktop {
+    let notifier: Notifier
+    let hooks: Hooks
+    let sound: Sound
+    let focusGuard: FocusGuard
+    let reminders: Reminders
+    /// logind's sleep and wake signals, and the session's lock and idle hints.
+    let logind: Logind
+    let screenSaver: ScreenSaverWatch
 }
 
 /// The daemon's sources of events besides the socket and the timer: made at start, closed at stop.

@@ -96,7 +96,7 @@ extension Daemon {
         guard settings.endOfPhase || settings.ambient else {
             return DoctorCheck(name: "sound", state: .off, detail: "off in the config ([sound] end_of_phase and ambient)")
         }
-        guard let player = sound.player(settings) else {
+        guard let player = desktop.sound.player(settings) else {
             return DoctorCheck(
                 name: "sound", state: .problem,
                 detail: "no sound player: none of \(Sound.candidates.joined(separator: ", ")) is on the PATH",
@@ -122,8 +122,8 @@ extension Daemon {
 
     private func presenceCheck() -> DoctorCheck {
         var sources: [String] = []
-        if let session = logind.sessionPath { sources.append("logind's lock and idle hints of \(session)") }
-        if screenSaver.following { sources.append("the screen saver on the session bus") }
+        if let session = desktop.logind.sessionPath { sources.append("logind's lock and idle hints of \(session)") }
+        if desktop.screenSaver.following { sources.append("the screen saver on the session bus") }
         guard !sources.isEmpty else {
             return DoctorCheck(
                 name: "presence", state: .problem,
@@ -134,19 +134,19 @@ extension Daemon {
     }
 
     private func syncCheck() -> DoctorCheck {
-        guard let folder = journal.directory() else {
+        guard let folder = sync.journal.directory() else {
             return DoctorCheck(name: "sync", state: .off, detail: "off (diligencectl sync enable DIR turns it on)")
         }
-        if let problem = journal.problem {
+        if let problem = sync.journal.problem {
             return DoctorCheck(name: "sync", state: .problem, detail: problem, fix: "see diligencectl sync status")
         }
         return DoctorCheck(name: "sync", state: .ok, detail: "this device's journal is in \(folder)")
     }
 
     private func hooksCheck() -> DoctorCheck {
-        let hooks = config.hooks.commands.sorted { $0.key < $1.key }
-        guard !hooks.isEmpty else { return DoctorCheck(name: "hooks", state: .off, detail: "none set ([hooks])") }
-        let missing = hooks.filter { _, argv in
+        let commands = config.hooks.commands.sorted { $0.key < $1.key }
+        guard !commands.isEmpty else { return DoctorCheck(name: "hooks", state: .off, detail: "none set ([hooks])") }
+        let missing = commands.filter { _, argv in
             guard let program = argv.first else { return true }
             return program.contains("/") ? !Sys.isExecutable(program) : Sound.findOnPath([program]) == nil
         }
@@ -158,6 +158,6 @@ extension Daemon {
         }
         return DoctorCheck(
             name: "hooks", state: .ok,
-            detail: "\(hooks.count) set, each program found: " + hooks.map { "on_\($0.key)" }.joined(separator: ", "))
+            detail: "\(commands.count) set, each program found: " + commands.map { "on_\($0.key)" }.joined(separator: ", "))
     }
 }

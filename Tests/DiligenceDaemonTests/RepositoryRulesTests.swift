@@ -119,10 +119,62 @@ extension RepositoryRulesTests {
         #expect(stale.isEmpty, "docs/architecture.md names folders that are not in Sources:\n\(stale.joined(separator: "\n"))")
         #expect(Set(listed).count == listed.count, "a folder is named twice")
     }
+
+    @Test func theStoredPropertyScannerSkipsComputedOnesAndNestedTypes() {
+        let source = """
+            public final class Daemon: TimerOutlet {
+                let paths: DaemonPaths
+                var config: DaemonConfig {
+                    didSet { apply() }
+                }
+                private(set) var desktop: Desktop!
+                lazy var sound = Sound()
+                var clocks: Clocks { driver.clocks }
+                var machine: TimerMachine {
+                    driver.machine
+                }
+                func f() { let local = 1 }
+                struct Inner {
+                    let notCounted: Int
+                }
+            }
+            struct After { let other: Int }
+            """
+        #expect(RepositoryRules.storedProperties(of: "Daemon", in: source) == ["paths", "config", "desktop", "sound"])
+    }
+
+    /// `Daemon` is the wiring: its parts live in a few groups, not in dozens of loose properties.
+    @Test func theDaemonHoldsAtMostTwelveStoredProperties() throws {
+        let source = try String(
+            contentsOf: Self.root.appendingPathComponent("Sources/DiligenceDaemon/Daemon.swift"), encoding: .utf8)
+        let stored = RepositoryRules.storedProperties(of: "Daemon", in: source)
+        #expect(stored.count >= 5, "the scan found only \(stored)")
+        #expect(stored.count <= 12, "group the parts instead: \(stored.joined(separator: ", "))")
+    }
 }
 
 /// The scanners (text in, findings out).
 enum RepositoryRules {
+    /// The stored properties declared directly in `class`'s body (4-space indented `let`/`var`):
+    /// a `var` whose braces hold a body rather than `didSet`/`willSet` is computed.
+    static func storedProperties(of type: String, in source: String) -> [String] {
+        let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(where: { $0.contains("class \(type)") && $0.hasSuffix("{") }) else { return [] }
+        var names: [String] = []
+        let declaration = /^    (?:(?:public|private|fileprivate|internal)(?:\(set\))? )*(?:lazy )?(?:let|var) (\w+)/
+        for i in lines.index(after: start)..<lines.endIndex {
+            let line = lines[i]
+            if line == "}" { break }
+            guard let match = line.firstMatch(of: declaration) else { continue }
+            if line.hasSuffix("{") || line.contains("{ ") && !line.contains("= ") {
+                let next = i + 1 < lines.endIndex ? lines[i + 1] : ""
+                guard line.hasSuffix("{") && (next.contains("didSet") || next.contains("willSet")) else { continue }
+            }
+            names.append(String(match.1))
+        }
+        return names
+    }
+
     /// The modules (`### \`Module\``, several on one line) and their folders
     /// (`#### \`Folder/\``) named under "## Modules and their files", as paths under Sources.
     static func listedFolders(inArchitecture doc: String) -> [String] {

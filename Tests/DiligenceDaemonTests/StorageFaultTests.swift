@@ -32,7 +32,7 @@ import Testing
             close(fd)
         }
         defer { d.stop() }
-        let aside = try #require(d.daemon.databaseKeptAside)
+        let aside = try #require(d.daemon.records.keptAside)
         #expect(aside.hasPrefix(d.daemon.paths.database + ".corrupt-"))
         // The damaged bytes are still there, unmodified, under the new name.
         let fd = open(aside, O_RDONLY)
@@ -67,12 +67,12 @@ import Testing
         #expect(released.wait(timeout: .now()) == .timedOut, "the phase end waited for the other process's lock")
         #expect(status["state"] == .string("pending"))
         #expect(d.sessions().isEmpty)
-        #expect(d.daemon.queue.sync { d.daemon.recorder.unsaved.count } == 1)
+        #expect(d.daemon.queue.sync { d.daemon.records.recorder.unsaved.count } == 1)
         // The retry timer writes it once the lock is gone, exactly once, with the timer state.
         #expect(released.wait(timeout: .now() + 10) == .success)
         #expect(eventually { d.sessions().count == 1 })
         #expect(d.sessions().map(\.outcome) == [.completed])
-        #expect(d.daemon.queue.sync { d.daemon.recorder.unsaved.isEmpty })
+        #expect(d.daemon.queue.sync { d.daemon.records.recorder.unsaved.isEmpty })
         let saved = try Store(location: .path(d.daemon.paths.database)).loadTimer()
         #expect(saved?.saved.state == .pending)
     }
@@ -88,13 +88,13 @@ import Testing
         }
         clock.advance(1500)
         #expect(try d.status()["state"] == .string("pending"))
-        #expect(d.daemon.queue.sync { d.daemon.recorder.unsaved.count } == 1)
+        #expect(d.daemon.queue.sync { d.daemon.records.recorder.unsaved.count } == 1)
         // A second phase completes while the disk is still full: both wait, in order.
         _ = try d.request("{\"command\":\"skip\"}")
         _ = try d.request("{\"command\":\"start\"}")
         clock.advance(1500)
         #expect(try d.status()["state"] == .string("pending"))
-        #expect(d.daemon.queue.sync { d.daemon.recorder.unsaved.count } == 2)
+        #expect(d.daemon.queue.sync { d.daemon.records.recorder.unsaved.count } == 2)
         #expect(d.sessions().isEmpty)
         unlink(filler)
         #expect(eventually { d.sessions().count == 2 })
@@ -113,7 +113,7 @@ import Testing
         #expect(try d.status()["state"] == .string("pending"))
         // The daemon exits with the disk still full: the session goes to the spill file.
         d.daemon.queue.sync { d.daemon.stop() }
-        let spill = d.daemon.recorder.spillPath
+        let spill = d.daemon.records.recorder.spillPath
         #expect(access(spill, F_OK) == 0)
         let spilledCopy = try #require(try Files.read(spill))
         unlink(filler)

@@ -70,10 +70,10 @@ import Testing
             let (streak, fast, full) = try daemon.queue.sync {
                 Result { () throws(DiligenceError) -> (Int, [Bool], [Bool]) in
                     let tasks = try daemon.store.tasks()
-                    let grid = daemon.stats.grid(today.adding(days: -320), today)
-                    let full = daemon.stats.goalDays(try daemon.stats.accumulate(grid, tasks: tasks), tasks: tasks)
-                    let fast = try daemon.stats.goalDays(grid, tasks: tasks, only: nil)
-                    return (try daemon.stats.currentStreak(tasks: tasks, only: nil), fast, full)
+                    let grid = daemon.records.stats.grid(today.adding(days: -320), today)
+                    let full = daemon.records.stats.goalDays(try daemon.records.stats.accumulate(grid, tasks: tasks), tasks: tasks)
+                    let fast = try daemon.records.stats.goalDays(grid, tasks: tasks, only: nil)
+                    return (try daemon.records.stats.currentStreak(tasks: tasks, only: nil), fast, full)
                 }
             }.get()
             #expect(fast == full)

@@ -13,15 +13,15 @@ extension Daemon {
     /// at once otherwise.
     func reconcileFocus(then: @escaping () -> Void) {
         let settings = config.focus
-        if focusWanted, focusGuard.record == nil {
+        if focusWanted, desktop.focusGuard.record == nil {
             then()
-            focusGuard.chooseBackend(settings) { [unowned self] backend in
+            desktop.focusGuard.chooseBackend(settings) { [unowned self] backend in
                 // The work may have ended while the server was asked.
-                guard focusWanted, focusGuard.record == nil else { return }
-                focusGuard.enter(backend, settings: settings, done: {})
+                guard focusWanted, desktop.focusGuard.record == nil else { return }
+                desktop.focusGuard.enter(backend, settings: settings, done: {})
             }
-        } else if !focusWanted, focusGuard.record != nil {
-            focusGuard.leave(settings: settings, done: then)
+        } else if !focusWanted, desktop.focusGuard.record != nil {
+            desktop.focusGuard.leave(settings: settings, done: then)
         } else {
             then()
         }
@@ -44,7 +44,7 @@ extension Daemon {
         Log.info(
             "Found do not disturb (\(saved.backend.rawValue)) left on by a daemon that did not stop; \(focusWanted ? "keeping it" : "putting it back").",
             fields: [("EVENT", "focus_recovered"), ("BACKEND", saved.backend.rawValue)])
-        focusGuard.recover(saved, resuming: focusWanted, settings: config.focus, done: {})
+        desktop.focusGuard.recover(saved, resuming: focusWanted, settings: config.focus, done: {})
     }
 
     /// Saved before the server is changed: committed at once, outside any phase-end transaction.
@@ -56,8 +56,8 @@ extension Daemon {
 
     /// `status`'s `do_not_disturb`: whether the guard holds notifications back, and through what.
     var focusStatusJSON: JSON {
-        var members: [(String, JSON)] = [("active", .bool(focusGuard.record != nil))]
-        if let backend = focusGuard.activeBackend { members.append(("backend", .string(backend))) }
+        var members: [(String, JSON)] = [("active", .bool(desktop.focusGuard.record != nil))]
+        if let backend = desktop.focusGuard.activeBackend { members.append(("backend", .string(backend))) }
         return .object(members)
     }
 }

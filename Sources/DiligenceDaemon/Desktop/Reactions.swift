@@ -20,7 +20,7 @@ extension Daemon {
             }
             if case .phaseCompleted(let finished) = event {
                 endOfWork.append(finished)
-                sound.phaseEnded(config.sound)
+                desktop.sound.phaseEnded(config.sound)
             }
             notifyPresence(event)
         }
@@ -29,7 +29,7 @@ extension Daemon {
             guard stillAsNow() else { return }
             endOfWork.forEach(notifyPhaseEnded)
         }
-        notifier.closeStale()
+        desktop.notifier.closeStale()
         updateAmbientSound()
     }
 
@@ -90,7 +90,7 @@ extension Daemon {
         if let note { extra.append(("note", .string(note))) }
         if let task { extra.append(("task", .string(task.name))) }
         let payload = Response.event(protocolEvent, status: statusJSON(at: now), extra: extra)
-        hooks.run(hook, settings: config.hooks, variables: variables, payload: payload)
+        desktop.hooks.run(hook, settings: config.hooks, variables: variables, payload: payload)
     }
 
     // MARK: Notifications
@@ -124,7 +124,7 @@ extension Daemon {
             body = task
         }
         let summary = finished == .work ? "Focus session complete" : "Break over"
-        notifier.show(
+        desktop.notifier.show(
             .init(
                 slot: "phase", summary: summary, body: body, actions: actions, settings: config.notifications,
                 category: "x-diligence.phase", stillValid: actions.isEmpty ? { true } : timerStillAsNow()
@@ -167,7 +167,7 @@ extension Daemon {
         let body = task.description.isEmpty ? "Time for \(task.name)." : task.description
         var actions: [(key: String, label: String)] = []
         if machine.state == .idle || machine.state == .pending { actions = [("start_task", "Start \(task.name)")] }
-        notifier.show(
+        desktop.notifier.show(
             .init(
                 slot: "reminder", summary: "Reminder: \(task.name)", body: body, actions: actions,
                 settings: config.notifications, category: "x-diligence.reminder",
@@ -194,6 +194,6 @@ extension Daemon {
                 named: name, settings: config.sound,
                 defaultDirectory: Files.directory(of: paths.database) + "/sounds")
         }
-        sound.ambient(file, settings: config.sound)
+        desktop.sound.ambient(file, settings: config.sound)
     }
 }

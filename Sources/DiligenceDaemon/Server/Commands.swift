@@ -76,7 +76,7 @@ extension Daemon {
     /// began is answered; after, the line cannot be finished: the connection is closed.
     private func serveExport(_ command: ControlCommand, _ request: Request, on connection: ClientConnection, database: String) {
         let plan: StatsService.ExportPlan
-        do { plan = try stats.exportPlan(command) } catch {
+        do { plan = try records.stats.exportPlan(command) } catch {
             refuse(request, error, on: connection)
             return
         }
@@ -84,7 +84,7 @@ extension Daemon {
         // Both are only ever used on `queue`, where every piece is sent.
         nonisolated(unsafe) let daemon = self
         nonisolated(unsafe) let waiting = connection
-        exports.async {
+        records.exports.queue.async {
             let pacing = ExportPacing()
             // The answer's line is `{"ok":true,"result":{"format":…,"count":N,"content":"` + the
             // content's pieces, escaped + `"},"id":…}` and its newline.
@@ -93,7 +93,7 @@ extension Daemon {
             let failure: DiligenceError?
             do throws(DiligenceError) {
                 try StatsService.export(
-                    plan, from: try daemon.exportReader(database),
+                    plan, from: try daemon.records.exports.reader(database),
                     started: { count in
                         let frame = Response.ok(
                             .object([
@@ -121,14 +121,6 @@ extension Daemon {
                 if waiting.isHeld { waiting.resume() }
             }
         }
-    }
-
-    /// The export queue's connection to the database at `path` (only ever used on `exports`).
-    private func exportReader(_ path: String) throws(DiligenceError) -> Store {
-        if let exportStore { return exportStore }
-        let store = try Store(location: .path(path))
-        exportStore = store
-        return store
     }
 
     private func refuse(_ request: Request, _ error: DiligenceError, on connection: ClientConnection) {
@@ -159,19 +151,19 @@ extension Daemon {
         case .taskList, .taskShow, .taskAdd, .taskEdit, .taskRemove, .taskArchive:
             return try performTaskCommand(command)
         case .syncEnable(let directory, let name, let newDevice):
-            let status = try journal.enable(directory, name: name, newDevice: newDevice, now: clocks.wall)
+            let status = try sync.journal.enable(directory, name: name, newDevice: newDevice, now: clocks.wall)
             // A new device reads every journal anew, the former id's as another device's.
-            if newDevice { merge.follow(nil) }
-            merge.follow(journal.directory())
+            if newDevice { sync.merge.follow(nil) }
+            sync.merge.follow(sync.journal.directory())
             return try withDevices(status)
         case .syncStatus:
-            return try withDevices(try journal.status())
+            return try withDevices(try sync.journal.status())
         case .syncDisable:
-            let status = try journal.disable()
-            merge.follow(nil)
+            let status = try sync.journal.disable()
+            sync.merge.follow(nil)
             return try withDevices(status)
         case .stats, .week, .planSet, .planClear, .history, .historyAdd, .historyRemove, .historyEdit, .export, .importChunk:
-            return try stats.perform(command)
+            return try records.stats.perform(command)
         case .backup:
             preconditionFailure("serve runs backup itself, off the queue")
         }
@@ -260,7 +252,7 @@ extension Daemon {
     /// used, else the first one; never an archived one (a name of one is refused).
     private func taskToStart(_ name: String?) throws(DiligenceError) -> TaskConfig? {
         if let name { return try store.findTask(name, scope: .active) }
-        if let planned = try stats.plannedTaskToday(), !planned.archived { return planned }
+        if let planned = try records.stats.plannedTaskToday(), !planned.archived { return planned }
         if let id = try store.lastUsedTaskID(), let task = try store.task(id: id), !task.archived { return task }
         return try store.tasks().first { !$0.archived }
     }
@@ -270,8 +262,8 @@ extension Daemon {
         let tasks = try store.tasks().filter { archived.lists(archived: $0.archived) }
         guard recentDays > 0 else { return .object([("tasks", .array(tasks.map(\.json)))]) }
         // Focused seconds per task and day, today last (a sparkline in `task list`).
-        let today = stats.todayDate
-        let acc = try stats.accumulate(stats.grid(today.adding(days: 1 - recentDays), today), tasks: tasks)
+        let today = records.stats.todayDate
+        let acc = try records.stats.accumulate(records.stats.grid(today.adding(days: 1 - recentDays), today), tasks: tasks)
         return .object([
             (
                 "tasks",
@@ -315,7 +307,7 @@ extension Daemon {
     /// The sync status with the devices known here (`SyncMerge.devicesJSON`).
     private func withDevices(_ status: JSON) throws(DiligenceError) -> JSON {
         guard case .object(let members) = status else { return status }
-        return .object(members + [("devices", try merge.devicesJSON())])
+        return .object(members + [("devices", try sync.merge.devicesJSON())])
     }
 
     /// The timer's copy of task row `id` made to follow the database after the task changed there,
@@ -336,7 +328,7 @@ extension Daemon {
     /// merged into another, by the row kept), reminders follow the tasks, watchers get the status.
     func syncMerged(folded: [Int64: Int64]) {
         runningTaskReread(folded: folded)
-        reminders.reload(from: store, now: clocks.wall)
+        desktop.reminders.reload(from: store, now: clocks.wall)
         broadcast("task_changed", now: clocks.now, extra: [("task", .null), ("change", .string("merged"))])
     }
 
@@ -344,7 +336,7 @@ extension Daemon {
     /// its row, reminders re-read, watchers told.
     func tasksImported() {
         runningTaskReread(folded: [:])
-        reminders.reload(from: store, now: clocks.wall)
+        desktop.reminders.reload(from: store, now: clocks.wall)
         broadcast("task_changed", now: clocks.now, extra: [("task", .null), ("change", .string("imported"))])
     }
 
@@ -364,7 +356,7 @@ extension Daemon {
     }
 
     private func taskChanged(_ task: TaskConfig, change: String) {
-        reminders.reload(from: store, now: clocks.wall)
+        desktop.reminders.reload(from: store, now: clocks.wall)
         Log.info("Task \(task.name) \(change).", fields: [("EVENT", "task_changed"), ("TASK", task.name)])
         broadcast("task_changed", now: clocks.now, extra: [("task", .string(task.name)), ("change", .string(change))])
     }

@@ -10,7 +10,9 @@ import Dispatch
 /// Everything runs on the daemon's one serial queue.
 final class ControlServer {
     private let queue: DispatchQueue
-    private let listenFD: Int32
+    /// Closed (and its file removed) by `stop`.
+    private let listening: ListeningSocket
+    private var listenFD: Int32 { listening.fd }
     private var acceptSource: DispatchSourceRead?
     private var readLoop: ReadLoop?
     private(set) var connections: [Int: ClientConnection] = [:]
@@ -59,8 +61,8 @@ final class ControlServer {
     var partialLineTimeout = ControlServer.defaultPartialLineTimeout
     static let defaultPartialLineTimeout = 10.0
 
-    init(listenFD: Int32, queue: DispatchQueue, handler: @escaping (ClientConnection, ArraySlice<UInt8>) -> Void) {
-        self.listenFD = listenFD
+    init(listening: ListeningSocket, queue: DispatchQueue, handler: @escaping (ClientConnection, ArraySlice<UInt8>) -> Void) {
+        self.listening = listening
         self.queue = queue
         self.handler = handler
     }
@@ -80,7 +82,7 @@ final class ControlServer {
         source.activate()
     }
 
-    /// Stops accepting and closes every connection.
+    /// Stops accepting, closes every connection and the listening socket.
     func stop() {
         if spareDescriptor >= 0 {
             Sys.close(spareDescriptor)
@@ -96,6 +98,7 @@ final class ControlServer {
         for connection in Array(connections.values) { connection.close() }
         readLoop?.stop()
         readLoop = nil
+        listening.close()
     }
 
     // MARK: Accepting

@@ -76,7 +76,7 @@ extension Daemon {
     func notifyPresence(_ event: TimerEvent) {
         switch event {
         case .back(let seconds, true):
-            notifier.show(
+            desktop.notifier.show(
                 .init(
                     slot: "presence", summary: "Time away counted as focus",
                     body: "You were away \(DurationText.format(seconds)) during work; it counted. Keep it or discard it?",
@@ -89,7 +89,7 @@ extension Daemon {
             // The machine has let go of the task by now: its stored settings say whether it was strict.
             let strict = (try? store.task(id: session.taskID))??.focusMode == true
             let how = strict ? "failed" : "given up"
-            notifier.show(
+            desktop.notifier.show(
                 .init(
                     slot: "presence", summary: "Focus session \(how)",
                     body: "\(session.taskName): you left during work after \(DurationText.format(session.focusedSeconds)) of focus.",

@@ -15,7 +15,7 @@ extension Daemon {
             driver.sleepAnnounced = now
             let saved = driver.saveTimer(at: now)
             driver.retryUnsaved()
-            recorder.scheduleRetry(timerSaveOwed: driver.timerSaveOwed)
+            records.recorder.scheduleRetry(timerSaveOwed: driver.timerSaveOwed)
             Log.info(
                 "The machine is about to sleep; timer state \(saved ? "saved" : "not saved (will retry)") (\(machine.state.rawValue)).",
                 fields: [("EVENT", "prepare_for_sleep"), ("STATE", machine.state.rawValue)])

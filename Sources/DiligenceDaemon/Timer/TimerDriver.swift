@@ -26,7 +26,7 @@ final class TimerDriver: RecorderListener {
     private(set) var timerSaveOwed = false
 
     private let queue: DispatchQueue
-    private let clocks: Clocks
+    let clocks: Clocks
     private let store: Store
     private let recorder: SessionRecorder
     private weak var outlet: TimerOutlet?
