@@ -42,7 +42,7 @@ static inline void clinux_malloc_trim(void) {
 #include <stdint.h>
 #include <errno.h>
 
-// epoll for the control server's connection loop (ReadLoop.swift). struct epoll_event is
+// epoll for the control server's connection loop. struct epoll_event is
 // packed on x86-64; these take and give plain tokens and readiness bits so Swift never handles it.
 
 /// Readiness bits as Swift's `Readiness` spells them: 1 readable, 2 writable.

@@ -216,7 +216,7 @@ extension ValueKind {
 enum OutputKind: Sendable {
     /// The status line (or `--json` / `--format`).
     case status
-    /// A `watch` stream: one status line per event, in the chosen format (StatusBar.swift).
+    /// A `watch` stream: one status line per event, in the chosen format.
     case stream
     case taskList
     /// A task's `key: value` lines, under `heading` (`Added task "X".`) when there is one.
@@ -225,9 +225,9 @@ enum OutputKind: Sendable {
     case version
     /// `Reloaded the configuration from PATH.`
     case reloaded
-    /// Statistics, the week, the plan, history, export, import: Reports.swift, by wire command.
+    /// Statistics, the week, the plan, history, export, import, by wire command.
     case report
-    /// The report page or its heat-map, from `stats` and `week` (ReportPage.swift).
+    /// The report page or its heat-map, from `stats` and `week`.
     case page
 }
 

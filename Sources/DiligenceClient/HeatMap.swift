@@ -1,8 +1,7 @@
 import DiligenceTime
 
 // The calendar heat-map: days as cells, ISO weeks as columns (Monday on top), shaded by focused
-// time. The layout and the shades are shared by the terminal (below) and the page's SVG
-// (ReportPage.swift).
+// time. The layout and the shades are shared by the terminal (below) and the report page's SVG.
 
 /// Five shades of focused time: 0 for none, then quarters of the busiest day (1 to 4).
 struct HeatScale {

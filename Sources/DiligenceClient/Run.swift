@@ -64,8 +64,8 @@ struct Terminal: Sendable {
 }
 
 /// Writes `text` whole to file descriptor `fd` (1 stdout, 2 stderr), retrying short writes and
-/// EINTR. Returns 0, or the errno of the write that failed (EPIPE: the reader is gone; SIGPIPE
-/// is ignored, main.swift).
+/// EINTR. Returns 0, or the errno of the write that failed (EPIPE: the reader is gone, as the
+/// client ignores SIGPIPE).
 @discardableResult
 func writeAll(_ text: String, to fd: Int32) -> Int32 {
     var bytes = Array(text.utf8)[...]

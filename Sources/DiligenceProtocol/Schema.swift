@@ -3,7 +3,7 @@ import DiligenceJSON
 import DiligenceTime
 
 // The schema of the control protocol: what each field of a request may hold. Every command's
-// fields are declared once (Commands.swift); the daemon checks each request against them before
+// fields are declared once (`CommandSpec`); the daemon checks each request against them before
 // any handler runs, the client builds its requests and help from them, docs/protocol.md's
 // tables are compared with them by a test, and the grammar fuzzer generates requests from them.
 

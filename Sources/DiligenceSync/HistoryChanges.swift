@@ -1,6 +1,5 @@
 // What a database keeps of a merged `History` so that a restart builds it again without reading
-// the journals from their start (the daemon's SyncMerge.swift; docs/sync.md, "Merging the other
-// devices' journals"). Applying the kept registers to an empty history, in any order, through
+// the journals from their start (docs/sync.md, "Merging the other devices' journals"). Applying the kept registers to an empty history, in any order, through
 // `History.apply` (the one merge rule), gives the history again.
 
 /// The registers that lines changed since they were last kept, each with the line that holds it now.

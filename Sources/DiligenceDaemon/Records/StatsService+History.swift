@@ -187,7 +187,7 @@ extension StatsService {
     /// `piece` the content in pieces (the setup lines and the format's head with the first page,
     /// then a page of sessions each, the tail with the last); either returning false stops it
     /// (the client is gone). The daemon runs it off its queue, on a connection of its own, and
-    /// sends the pieces as the client takes them (Commands.swift, `serveExport`): on the queue,
+    /// sends the pieces as the client takes them (`serveExport`): on the queue,
     /// whole, it held every request and phase end for as long as it took, and held the whole
     /// answer in memory (docs/performance.md).
     static func export(

@@ -129,8 +129,8 @@ extension Daemon {
         connection.send(Response.error(error, id: request.id))
     }
 
-    /// Serves one checked command. Statistics, the plan, history, export and import are the
-    /// stats service's (StatsService.swift).
+    /// Serves one checked command. Statistics, the plan, history, export and import are
+    /// `StatsService`'s.
     func perform(_ command: ControlCommand, from connection: ClientConnection) throws(DiligenceError) -> JSON {
         switch command {
         case .status:

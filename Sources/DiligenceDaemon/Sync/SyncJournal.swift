@@ -11,7 +11,7 @@ import Dispatch
 
 /// This device's journal in the sync folder (docs/sync.md): `DIR/<device id>.jsonl`, which only
 /// this daemon writes. The database notes every change in the transaction that makes it
-/// (Store+Sync.swift, by triggers, so no command, timer phase or import can skip it); after each
+/// (by triggers, so no command, timer phase or import can skip it); after each
 /// commit this writer turns the notes into lines, appends and flushes them, and only then drops
 /// the notes. A journal that cannot be written loses nothing: the database has the change and
 /// keeps its note; the failure is logged once and the write tried again after the next commit.

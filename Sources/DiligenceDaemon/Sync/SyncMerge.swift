@@ -20,7 +20,7 @@ import Dispatch
 /// The folder is watched with inotify (a journal created, written and closed, or renamed into
 /// place): no polling, no wake-up while it is quiet. Each journal is read from where the last
 /// read stopped. How far that was and the history's registers are kept in the database, in the
-/// transaction that applies the lines (Store+MergeState.swift), and restored at start: a restart
+/// transaction that applies the lines, and restored at start: a restart
 /// reads only what the journals gained. A folder not merged here before is read from its start.
 final class SyncMerge {
     private let store: Store

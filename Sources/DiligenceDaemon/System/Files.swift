@@ -75,7 +75,8 @@ enum Files {
     }
 }
 
-// Syscalls.swift stays free of DiligenceProtocol: the sanitizer test compiles it alone.
+// Here, not beside `Sys`: the sanitizer test compiles the syscall wrappers alone, without
+// DiligenceProtocol.
 extension Errno {
     /// A refused `RegularFile.open`: its errno, or EINVAL with what the file is.
     init(fileError: FileError, call: String) {

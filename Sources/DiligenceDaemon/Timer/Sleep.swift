@@ -1,6 +1,6 @@
 import DiligenceCore
 
-/// What the daemon does when logind announces a sleep or a wake (Logind.swift).
+/// What the daemon does when logind announces a sleep or a wake.
 extension Daemon {
     /// PrepareForSleep(true): brings the machine up to now, saves the timer and writes any
     /// session still unwritten, so a machine that never wakes loses nothing; the sleep is dated
