@@ -16,8 +16,12 @@ func num(_ j: JSON?, _ key: String) -> Int { j?[key]?.intValue.flatMap { Int(exa
 
 /// The fields of a status object (docs/protocol.md) that the client shows, with safe defaults.
 struct StatusView {
-    var state: String
-    /// `work`, `short_break`, `long_break`; nil when idle.
+    /// The `state` member as sent, `{state}`: `offline` while no daemon answers.
+    var stateName: String
+    /// The timer's state; nil offline, or for a state this client does not know.
+    var state: TimerState?
+    /// `work`, `short_break`, `long_break`; nil when idle. Kept as sent, like `presence`, so a
+    /// phase a newer daemon names still shows.
     var phase: String?
     var task: String?
     var color: String?
@@ -38,7 +42,8 @@ struct StatusView {
 
     init(_ json: JSON) {
         func int(_ key: String) -> Int { num(json, key) }
-        state = json["state"]?.stringValue ?? "idle"
+        stateName = json["state"]?.stringValue ?? "idle"
+        state = TimerState(rawValue: stateName)
         phase = json["phase"]?.stringValue
         task = json["task"]?.stringValue
         color = json["color"]?.stringValue
@@ -57,7 +62,7 @@ struct StatusView {
 
     /// ` · away since 12:03` while away, else "".
     var awayNote: String {
-        guard presence == "away" else { return "" }
+        guard presence == Presence.away.rawValue else { return "" }
         return awaySince.map { " · away since \(TimeOfDay.format(LocalDay.minuteOfDay($0)))" } ?? " · away"
     }
 
@@ -67,8 +72,11 @@ struct StatusView {
     /// Elapsed time as a whole percentage of the phase, 0–100.
     var percent: Int { duration > 0 ? min(100, max(0, elapsed * 100 / duration)) : 0 }
 
+    /// No daemon answers (`offlineStatus`).
+    var offline: Bool { stateName == offlineState }
+
     var icon: String {
-        statusIcons.first { $0.matches(state, phase) }?.icon ?? ""
+        statusIcons.first { $0.matches(self) }?.icon ?? ""
     }
 }
 
@@ -80,13 +88,13 @@ func statusLine(_ json: JSON) -> String {
     let task = s.task ?? "?"
     let left = DurationText.clock(s.remaining) + " left"
     switch s.state {
-    case "running":
+    case .running?:
         let round = s.longBreakEvery > 0 ? "round \(s.round)/\(s.longBreakEvery)" : "round \(s.round)"
         return "\(task) · \(s.phaseLabel) · \(left) · \(round)\(s.awayNote)"
-    case "paused":
-        let what = s.phase == "work" ? "paused" : "\(s.phaseLabel) paused"
+    case .paused?:
+        let what = s.phase == Phase.work.rawValue ? "paused" : "\(s.phaseLabel) paused"
         return "\(task) · \(what) · \(left)\(s.awayNote)"
-    case "pending":
+    case .pending?:
         return "\(task) · \(s.phaseLabel) ready — run: diligencectl start\(s.awayNote)"
     default:
         let goal = s.goal > 0 ? " of \(s.goal)" : ""
@@ -95,13 +103,13 @@ func statusLine(_ json: JSON) -> String {
 }
 
 /// `{icon}`: one glyph per state (and phase while running).
-let statusIcons: [(icon: String, when: String, matches: @Sendable (String, String?) -> Bool)] = [
-    ("▶", "work running", { $0 == "running" && $1 == "work" }),
-    ("☕", "break running", { state, _ in state == "running" }),
-    ("⏸", "paused", { state, _ in state == "paused" }),
-    ("⏭", "pending: a phase waits for start", { state, _ in state == "pending" }),
-    ("⏹", "idle", { state, _ in state == "idle" }),
-    ("⊘", "offline: watch cannot reach the daemon", { state, _ in state == offlineState }),
+let statusIcons: [(icon: String, when: String, matches: @Sendable (StatusView) -> Bool)] = [
+    ("▶", "work running", { $0.state == .running && $0.phase == Phase.work.rawValue }),
+    ("☕", "break running", { $0.state == .running }),
+    ("⏸", "paused", { $0.state == .paused }),
+    ("⏭", "pending: a phase waits for start", { $0.state == .pending }),
+    ("⏹", "idle", { $0.state == .idle }),
+    ("⊘", "offline: watch cannot reach the daemon", { $0.offline }),
 ]
 
 // MARK: Templates
@@ -116,7 +124,7 @@ let templatePlaceholders: [(name: String, help: String, value: @Sendable (Status
     ("percent", "elapsed share of the phase, 0 to 100", { String($0.percent) }),
     ("round", "work round in the cycle, from 1", { String($0.round) }),
     ("long_break_every", "rounds per cycle (0: no long breaks)", { String($0.longBreakEvery) }),
-    ("state", "idle, running, paused or pending", { $0.state }),
+    ("state", "idle, running, paused or pending", { $0.stateName }),
     ("today", "completed work sessions today", { String($0.today) }),
     ("goal", "the task's daily goal (0: none)", { String($0.goal) }),
     ("color", "the task's colour (empty when idle)", { $0.color ?? "" }),
@@ -150,7 +158,7 @@ func renderTemplate(_ template: String, status: JSON) throws(UsageError) -> Stri
                     + templatePlaceholders.map { "{\($0.name)}" }.joined(separator: " ") + ".")
         }
         // Offline, only {state} and {icon} mean something: the rest would show stale zeros.
-        let meaningful = view.state != offlineState || name == "state" || name == "icon"
+        let meaningful = !view.offline || name == "state" || name == "icon"
         out += meaningful ? placeholder.value(view) : ""
         rest = after[after.index(after: close)...]
     }

@@ -21,22 +21,22 @@ let offlineStatus = JSON.object([("state", .string(offlineState))])
 /// them in waybar's CSS as `#custom-diligence.work`.
 func waybarClass(_ s: StatusView) -> String {
     let phase = (s.phase ?? "").replacing("_", with: "-")
-    if s.presence == "away" && s.state != offlineState { return "away" }
+    if s.offline { return offlineState }
+    if s.presence == Presence.away.rawValue { return "away" }
     switch s.state {
-    case "running" where !phase.isEmpty: return phase
-    case "paused" where !phase.isEmpty: return phase + "-paused"
-    case "pending": return "pending"
-    case offlineState: return offlineState
+    case .running? where !phase.isEmpty: return phase
+    case .paused? where !phase.isEmpty: return phase + "-paused"
+    case .pending?: return "pending"
     default: return "idle"
     }
 }
 
 /// The short text a bar shows: `▶ 24:59`, `⏸ 12:34`, `⏭ short break`, `⏹ 3`, `⊘ offline`.
 func barText(_ s: StatusView) -> String {
+    if s.offline { return "\(s.icon) offline" }
     switch s.state {
-    case "running", "paused": return "\(s.icon) \(DurationText.clock(s.remaining))"
-    case "pending": return "\(s.icon) \(s.phaseLabel)"
-    case offlineState: return "\(s.icon) offline"
+    case .running?, .paused?: return "\(s.icon) \(DurationText.clock(s.remaining))"
+    case .pending?: return "\(s.icon) \(s.phaseLabel)"
     default: return s.today > 0 ? "\(s.icon) \(s.today)" : s.icon
     }
 }
@@ -46,10 +46,10 @@ func barText(_ s: StatusView) -> String {
 func waybarLine(_ status: JSON) -> String {
     let s = StatusView(status)
     var tooltip =
-        s.state == offlineState
+        s.offline
         ? "diligenced is not running. \(StartHint.current().text)"
         : statusLine(status)
-    if s.state != offlineState, s.state != "idle" {
+    if !s.offline, s.state != .idle {
         tooltip += "\n\(s.today)\(s.goal > 0 ? " of \(s.goal)" : "") completed today"
     }
     let kind = waybarClass(s)
@@ -72,7 +72,7 @@ func formatStatus(_ status: JSON, for parsed: ParsedCommand) -> String {
         // Checked when parsing, so this cannot throw; print the template as is if it somehow does.
         return (try? renderTemplate(template, status: status)) ?? template
     }
-    if StatusView(status).state == offlineState { return "Offline · diligenced is not running" }
+    if StatusView(status).offline { return "Offline · diligenced is not running" }
     return statusLine(status)
 }
 
@@ -109,8 +109,8 @@ func liveLine(_ status: JSON, screen: Screen) -> String {
     let s = StatusView(status)
     let width = max(1, screen.columns - 1)
     let body: String
-    if s.state == "running" || s.state == "paused" {
-        let clock = DurationText.clock(s.remaining) + (s.state == "paused" ? " paused" : "")
+    if s.state == .running || s.state == .paused {
+        let clock = DurationText.clock(s.remaining) + (s.state == .paused ? " paused" : "")
         var task = s.task ?? "?"
         // Icon, task, bar of at least 5 cells, clock, with a space between each.
         let fixed = s.icon.displayWidth + clock.displayWidth + 3
@@ -123,7 +123,7 @@ func liveLine(_ status: JSON, screen: Screen) -> String {
             body = "\(s.icon) \(task) \(clock)".truncated(toWidth: width)
         }
     } else {
-        body = (s.state == offlineState ? "\(s.icon) Offline · diligenced is not running" : "\(s.icon) " + statusLine(status)).truncated(
+        body = (s.offline ? "\(s.icon) Offline · diligenced is not running" : "\(s.icon) " + statusLine(status)).truncated(
             toWidth: width)
     }
     return "\r\u{1B}[K" + body

@@ -127,26 +127,141 @@ public enum TimerEvent: Equatable, Sendable {
     }
 }
 
-/// The timer's status at one moment, as plain values (the protocol's `status` object).
-public struct TimerStatus: Equatable, Sendable {
-    public var state: TimerState
-    public var phase: Phase?
-    public var task: TaskConfig?
+/// A phase of a task that has begun — ready, running or paused: the one definition of what the
+/// timer holds, which the machine runs, `TimerStatus` shows and `SavedTimer` keeps.
+public struct TimerRun: Equatable, Sendable {
+    /// Where the phase is; an idle timer has no run at all.
+    public enum Stage: String, Sendable {
+        case pending, running, paused
+    }
+
+    public var stage: Stage
+    public var phase: Phase
+    /// The task whose phases run; its durations apply from the next phase on.
+    public var task: TaskConfig
+    /// Work round within the cycle, 1-based; a break belongs to the round that preceded it.
     public var round: Int
-    public var longBreakEvery: Int
+    /// The work of this round was skipped: it does not count toward the long break (the break
+    /// after it is a short one, and the round number stays).
+    public var roundSkipped: Bool
+    /// Length of the phase in seconds, extensions included.
+    public var duration: Double
+    public var pauses: Int
+    /// The note of the work phase, recorded with its session; nil: none.
+    public var note: String?
+    /// Seconds away during the work phase before the current absence.
+    public var awayBefore: Double
+    /// A work phase that would have started by itself while away: it starts on return.
+    public var workWaitsForBack: Bool
+
+    public init(
+        stage: Stage, phase: Phase, task: TaskConfig, round: Int, roundSkipped: Bool = false, duration: Double,
+        pauses: Int = 0, note: String? = nil, awayBefore: Double = 0, workWaitsForBack: Bool = false
+    ) {
+        self.stage = stage
+        self.phase = phase
+        self.task = task
+        self.round = round
+        self.roundSkipped = roundSkipped
+        self.duration = duration
+        self.pauses = pauses
+        self.note = note
+        self.awayBefore = awayBefore
+        self.workWaitsForBack = workWaitsForBack
+    }
+
+    /// The run a flat description stands for: none when idle or without a phase and a task.
+    init?(
+        state: TimerState, phase: Phase?, task: TaskConfig?, round: Int, roundSkipped: Bool = false, duration: Double,
+        pauses: Int, note: String?, awayBefore: Double = 0, workWaitsForBack: Bool = false
+    ) {
+        guard let stage = Stage(rawValue: state.rawValue), let phase, let task else { return nil }
+        self.init(
+            stage: stage, phase: phase, task: task, round: round, roundSkipped: roundSkipped, duration: duration,
+            pauses: pauses, note: note, awayBefore: awayBefore, workWaitsForBack: workWaitsForBack)
+    }
+
+    public var state: TimerState {
+        switch stage {
+        case .pending: .pending
+        case .running: .running
+        case .paused: .paused
+        }
+    }
+}
+
+/// The flat fields every view of the timer shows, read off its run: an idle timer is round 1 of
+/// no phase, no task, nothing done.
+public protocol TimerRunView {
+    var run: TimerRun? { get }
+}
+
+extension TimerRunView {
+    public var state: TimerState { run?.state ?? .idle }
+    public var phase: Phase? { run?.phase }
+    public var task: TaskConfig? { run?.task }
+    public var round: Int { run?.round ?? 1 }
+    public var pauses: Int { run?.pauses ?? 0 }
+    public var note: String? { run?.note }
+}
+
+/// The timer's status at one moment, as plain values (the protocol's `status` object).
+public struct TimerStatus: TimerRunView, Equatable, Sendable {
+    public var run: TimerRun?
     public var durationSeconds: Int
     public var remainingSeconds: Int
     public var elapsedSeconds: Int
     /// Wall-clock end of the running phase; nil unless running.
     public var endsAt: Double?
-    public var pauses: Int
     public var presence: Presence = .unknown
     /// Wall time the person left; nil unless away.
     public var awaySince: Double? = nil
     /// Whether counted away time may still be discarded (`discard_away`).
     public var awayOffered = false
-    /// The note of the work phase (`SessionNote`); nil: none.
-    public var note: String? = nil
+
+    public var longBreakEvery: Int { task?.longBreakEvery ?? 0 }
+
+    public init(
+        run: TimerRun?, durationSeconds: Int, remainingSeconds: Int, elapsedSeconds: Int, endsAt: Double?,
+        presence: Presence = .unknown, awaySince: Double? = nil, awayOffered: Bool = false
+    ) {
+        self.run = run
+        self.durationSeconds = durationSeconds
+        self.remainingSeconds = remainingSeconds
+        self.elapsedSeconds = elapsedSeconds
+        self.endsAt = endsAt
+        self.presence = presence
+        self.awaySince = awaySince
+        self.awayOffered = awayOffered
+    }
+
+    /// The status a fresh run in `state` shows: `round`, `longBreakEvery` and `pauses` must be
+    /// what the run and its task say (an idle timer: 1, 0, 0).
+    init(
+        state: TimerState, phase: Phase?, task: TaskConfig?, round: Int, longBreakEvery: Int, durationSeconds: Int,
+        remainingSeconds: Int, elapsedSeconds: Int, endsAt: Double?, pauses: Int, presence: Presence = .unknown,
+        awaySince: Double? = nil, awayOffered: Bool = false, note: String? = nil
+    ) {
+        let run = TimerRun(
+            state: state, phase: phase, task: task, round: round, duration: Double(durationSeconds), pauses: pauses, note: note)
+        self.init(
+            run: run, durationSeconds: durationSeconds, remainingSeconds: remainingSeconds, elapsedSeconds: elapsedSeconds,
+            endsAt: endsAt, presence: presence, awaySince: awaySince, awayOffered: awayOffered)
+        assert(self.round == round && self.longBreakEvery == longBreakEvery && self.pauses == pauses)
+    }
+}
+
+/// The clocks of the active phase, in the machine's steady time.
+struct PhaseClock: Equatable, Sendable {
+    /// Running time of the phase before the current running stretch.
+    var elapsedBefore: Double = 0
+    /// Steady time when the current running stretch began; nil unless running.
+    var stretchStart: Double?
+    /// Wall time when the phase first started (the recorded session's start), read once.
+    var startWall: Double
+    /// Steady time at that moment: the session's end is its start plus the steady time since,
+    /// so a wall-clock step during the phase moves neither its length nor its end before its start.
+    var startSteady: Double
 }
 
 /// The timer state machine: pure, driven with `now`.
@@ -155,48 +270,46 @@ public struct TimerStatus: Equatable, Sendable {
 /// any call, `nextDeadline` says when `tick` must run next (nil: nothing to wait for). Deadlines
 /// are absolute: a chained phase starts at the previous phase's deadline, not when the driver got
 /// round to it, so lateness never accumulates.
-public struct TimerMachine: Sendable, Equatable {
-    public private(set) var state: TimerState = .idle
-    public private(set) var phase: Phase?
-    /// The task whose phases run; its durations apply from the next phase on.
-    public private(set) var task: TaskConfig?
-    /// Work round within the cycle, 1-based; a break belongs to the round that preceded it.
-    public private(set) var round = 1
-    /// Length of the current phase in seconds, extensions included.
-    public private(set) var duration: Double = 0
-    /// Running time of the current phase before the current running stretch.
-    private var elapsedBefore: Double = 0
-    /// Steady time when the current running stretch began; nil unless running.
-    private var stretchStart: Double?
-    /// Wall time when the current phase first started (the recorded session's start), read once.
-    private var phaseStartWall: Double = 0
-    /// Steady time at that moment: the session's end is its start plus the steady time since,
-    /// so a wall-clock step during the phase moves neither its length nor its end before its start.
-    private var phaseStartSteady: Double = 0
-    public private(set) var pauses = 0
-    /// The note of the running or paused work phase, recorded with its session; nil: none.
-    public private(set) var note: String?
-    /// The work of this round was skipped: it does not count toward the long break (the break
-    /// after it is a short one, and the round number stays).
-    private var roundSkipped = false
+public struct TimerMachine: TimerRunView, Sendable, Equatable {
+    /// Idle, or a phase of a task with its clocks.
+    enum Activity: Equatable, Sendable {
+        case idle
+        case active(TimerRun, PhaseClock)
+    }
+
+    private(set) var activity = Activity.idle
     /// Here, away or not known yet (no source has spoken).
     public private(set) var presence: Presence = .unknown
     /// The current absence; nil unless away.
     private var absence: Absence?
-    /// Seconds away during the current work phase before the current absence.
-    private var awayBefore: Double = 0
-    /// A work phase that would have started by itself while away: it starts on return.
-    private var workWaitsForBack = false
     /// Counted away time the person may still discard.
     public private(set) var awayOffer: AwayOffer?
 
     public init() {}
 
+    public var run: TimerRun? {
+        guard case .active(let run, _) = activity else { return nil }
+        return run
+    }
+
+    /// Length of the current phase in seconds, extensions included; 0 when idle.
+    public var duration: Double { run?.duration ?? 0 }
+
+    /// The active phase, changed in place; nil when idle (setting nil makes the timer idle).
+    private var active: (run: TimerRun, clock: PhaseClock)? {
+        get {
+            guard case .active(let run, let clock) = activity else { return nil }
+            return (run, clock)
+        }
+        set { activity = newValue.map { .active($0.run, $0.clock) } ?? .idle }
+    }
+
     // MARK: Queries
 
     /// Running time of the current phase at `now`, pauses excluded.
     public func elapsed(at now: Now) -> Double {
-        elapsedBefore + (stretchStart.map { max(0, now.steady - $0) } ?? 0)
+        guard let clock = active?.clock else { return 0 }
+        return clock.elapsedBefore + (clock.stretchStart.map { max(0, now.steady - $0) } ?? 0)
     }
 
     /// Steady time at which `tick` must run: the running phase's end, or sooner the end of a
@@ -208,29 +321,27 @@ public struct TimerMachine: Sendable, Equatable {
 
     /// Steady time at which the running phase ends; nil unless running.
     var phaseDeadline: Double? {
-        guard state == .running, let start = stretchStart else { return nil }
-        return start + (duration - elapsedBefore)
+        guard case (let run, let clock)? = active, run.stage == .running, let start = clock.stretchStart else { return nil }
+        return start + (run.duration - clock.elapsedBefore)
     }
 
     /// Seconds away during the current work phase up to `now`.
     func awayInWork(at now: Now) -> Double {
-        guard phase == .work, state == .running || state == .paused else { return 0 }
-        let current = absence.map { max(0, now.steady - max($0.since.steady, phaseStartSteady)) } ?? 0
-        return awayBefore + current
+        guard case (let run, let clock)? = active, run.phase == .work, run.stage != .pending else { return 0 }
+        let current = absence.map { max(0, now.steady - max($0.since.steady, clock.startSteady)) } ?? 0
+        return run.awayBefore + current
     }
 
     public func status(at now: Now) -> TimerStatus {
-        let elapsed = state == .idle ? 0 : min(duration, elapsed(at: now))
-        let remaining = state == .idle ? 0 : max(0, duration - elapsed)
+        let elapsed = min(duration, elapsed(at: now))
+        let remaining = max(0, duration - elapsed)
         return TimerStatus(
-            state: state, phase: phase, task: task, round: round,
-            longBreakEvery: task?.longBreakEvery ?? 0,
-            durationSeconds: Int(duration.rounded()),
+            run: run, durationSeconds: Int(duration.rounded()),
             // Round up, so a countdown shows 25:00 at the start and 0:00 only at the end.
             remainingSeconds: Int(remaining.rounded(.up)),
             elapsedSeconds: Int(elapsed.rounded(.down)),
             endsAt: state == .running ? now.wall + remaining : nil,
-            pauses: pauses, presence: presence, awaySince: absence?.since.wall, awayOffered: awayOffer != nil, note: note
+            presence: presence, awaySince: absence?.since.wall, awayOffered: awayOffer != nil
         )
     }
 
@@ -240,29 +351,23 @@ public struct TimerMachine: Sendable, Equatable {
     /// the pending phase, or `task`'s work phase when a different task is named; from paused,
     /// resumes when no other task is named.
     public mutating func start(_ newTask: TaskConfig?, at now: Now) throws(DiligenceError) -> [TimerEvent] {
-        let differentTask = newTask != nil && newTask?.id != task?.id
-        switch state {
-        case .idle:
+        guard let run else {
             guard let newTask else { throw DiligenceError("no_task", "Name a task to start, e.g. `diligencectl start Work`.") }
-            task = newTask
-            round = 1
-            roundSkipped = false
-            return begin(.work, at: now)
+            return begin(.work, of: newTask, at: now)
+        }
+        let differentTask = newTask != nil && newTask?.id != run.task.id
+        switch run.stage {
         case .pending:
             if differentTask, let newTask {
-                task = newTask
-                round = 1
-                roundSkipped = false
-                return begin(.work, at: now)
+                return begin(.work, of: newTask, at: now)
             }
-            if let newTask { task = newTask }
-            return begin(phase!, at: now)
+            return begin(run.phase, of: newTask ?? run.task, round: run.round, roundSkipped: run.roundSkipped, at: now)
         case .paused where !differentTask:
             return try resume(at: now)
         case .running, .paused:
-            let what = "\(phase!.label) of \(task!.name)"
+            let what = "\(run.phase.label) of \(run.task.name)"
             if differentTask {
-                throw DiligenceError("already_running", "The \(what) is \(state.rawValue); stop it first (`diligencectl stop`).")
+                throw DiligenceError("already_running", "The \(what) is \(run.state.rawValue); stop it first (`diligencectl stop`).")
             }
             throw DiligenceError("already_running", "The \(what) is already running.")
         }
@@ -271,38 +376,35 @@ public struct TimerMachine: Sendable, Equatable {
     /// `note TEXT`: the note of the work phase that runs or is paused (nil removes it); it is
     /// recorded with the phase's session. Refused (`not_running`) with no work phase to note.
     public mutating func setNote(_ text: String?) throws(DiligenceError) {
-        guard state == .running || state == .paused, phase == .work else {
+        guard let run, run.stage != .pending, run.phase == .work else {
             throw DiligenceError(
                 "not_running",
                 "A note goes with a work session, and no work phase runs now; note a recorded one with `diligencectl history edit ID --note TEXT`."
             )
         }
-        note = text
+        active?.run.note = text
     }
 
     public mutating func pause(at now: Now) throws(DiligenceError) -> [TimerEvent] {
-        guard state == .running, let phase, let task else {
+        guard let run, run.stage == .running else {
             throw DiligenceError("not_running", state == .paused ? "The timer is already paused." : "Nothing is running to pause.")
         }
-        if task.focusMode && phase == .work {
-            throw DiligenceError("focus_mode", "\(task.name) is in strict focus mode: work cannot be paused. Stop it to give up.")
+        if run.task.focusMode && run.phase == .work {
+            throw DiligenceError("focus_mode", "\(run.task.name) is in strict focus mode: work cannot be paused. Stop it to give up.")
         }
-        elapsedBefore = elapsed(at: now)
-        stretchStart = nil
-        state = .paused
-        if phase == .work { pauses += 1 }
-        return [.paused(phase)]
+        endStretch(at: now)
+        if run.phase == .work { active?.run.pauses += 1 }
+        return [.paused(run.phase)]
     }
 
     public mutating func resume(at now: Now) throws(DiligenceError) -> [TimerEvent] {
-        guard state == .paused, let phase else {
+        guard let run, run.stage == .paused else {
             throw DiligenceError("not_paused", state == .running ? "The timer is already running." : "Nothing is paused to resume.")
         }
-        stretchStart = now.steady
-        state = .running
+        beginStretch(at: now)
         // Resumed by hand: coming back no longer needs to resume it.
         absence?.pausedWork = false
-        return [.resumed(phase)]
+        return [.resumed(run.phase)]
     }
 
     /// Pause when running, resume when paused, start the pending phase, or start `task` from idle.
@@ -319,10 +421,10 @@ public struct TimerMachine: Sendable, Equatable {
     /// idle. A pending phase is dropped without a record, but still `stopped`: every change has
     /// an event.
     public mutating func stop(at now: Now) throws(DiligenceError) -> [TimerEvent] {
-        guard state != .idle, let phase else { throw DiligenceError("not_running", "The timer is idle: nothing to stop.") }
+        guard let run else { throw DiligenceError("not_running", "The timer is idle: nothing to stop.") }
         var events: [TimerEvent] = []
-        if state != .pending { events += endPhase(.abandoned, at: now) }
-        events.append(.stopped(phase))
+        if run.stage != .pending { events += endPhase(.abandoned, at: now) }
+        events.append(.stopped(run.phase))
         reset()
         return events
     }
@@ -330,29 +432,30 @@ public struct TimerMachine: Sendable, Equatable {
     /// Ends the phase now and moves on as if it had ended (a work phase is recorded as skipped).
     /// A pending phase is skipped without starting it.
     public mutating func skip(at now: Now) throws(DiligenceError) -> [TimerEvent] {
-        guard state != .idle, let phase else { throw DiligenceError("not_running", "The timer is idle: nothing to skip.") }
-        if let task, task.focusMode && phase == .work {
-            throw DiligenceError("focus_mode", "\(task.name) is in strict focus mode: work cannot be skipped. Stop it to give up.")
+        guard let run else { throw DiligenceError("not_running", "The timer is idle: nothing to skip.") }
+        let phase = run.phase
+        if run.task.focusMode && phase == .work {
+            throw DiligenceError("focus_mode", "\(run.task.name) is in strict focus mode: work cannot be skipped. Stop it to give up.")
         }
         var events: [TimerEvent] = []
-        if state != .pending { events += endPhase(.skipped, at: now) }
+        if run.stage != .pending { events += endPhase(.skipped, at: now) }
         events.append(.skipped(phase))
-        if phase == .work { roundSkipped = true }
+        if phase == .work { active?.run.roundSkipped = true }
         events += advance(after: phase, at: now)
         return events
     }
 
     /// Adds `seconds` to the running or paused phase.
     public mutating func extend(by seconds: Int, at now: Now) throws(DiligenceError) -> [TimerEvent] {
-        guard state == .running || state == .paused, let phase else {
+        guard let run, run.stage != .pending else {
             throw DiligenceError("not_running", "Only a running or paused phase can be extended.")
         }
-        guard seconds > 0, duration + Double(seconds) <= Double(DurationText.maxSeconds) else {
+        guard seconds > 0, run.duration + Double(seconds) <= Double(DurationText.maxSeconds) else {
             throw DiligenceError(
                 "invalid_duration", "Extend by a positive duration; a phase lasts at most \(DurationText.format(DurationText.maxSeconds)).")
         }
-        duration += Double(seconds)
-        return [.extended(phase, seconds: seconds)]
+        active?.run.duration += Double(seconds)
+        return [.extended(run.phase, seconds: seconds)]
     }
 
     /// Completes every phase whose deadline has passed. A chained phase starts at the previous
@@ -369,9 +472,9 @@ public struct TimerMachine: Sendable, Equatable {
             }
             if chained {
                 // This phase started at a past deadline and is over too: restart it from now.
-                stretchStart = now.steady
-                phaseStartWall = now.wall
-                phaseStartSteady = now.steady
+                active?.clock.stretchStart = now.steady
+                active?.clock.startWall = now.wall
+                active?.clock.startSteady = now.steady
                 break
             }
             let end = Now(steady: deadline, wall: now.wall - (now.steady - deadline))
@@ -388,24 +491,15 @@ public struct TimerMachine: Sendable, Equatable {
     /// A pending phase has not started yet: it takes the new duration at once, so that status
     /// shows what `start` will run.
     public mutating func taskChanged(_ config: TaskConfig, replacing id: Int64? = nil) {
-        guard task?.id == (id ?? config.id) else { return }
-        task = config
-        if state == .pending, let phase { duration = Double(config.seconds(for: phase)) }
+        guard let run, run.task.id == (id ?? config.id) else { return }
+        active?.run.task = config
+        if run.stage == .pending { active?.run.duration = Double(config.seconds(for: run.phase)) }
     }
 
     /// Forgets the current phase without recording it (its task was removed).
     public mutating func reset() {
-        state = .idle
-        phase = nil
-        task = nil
-        round = 1
-        roundSkipped = false
-        duration = 0
-        elapsedBefore = 0
-        stretchStart = nil
-        pauses = 0
+        activity = .idle
         workEnded()
-        note = nil
     }
 
     /// The machine slept `seconds` (CLOCK_BOOTTIME ran on while CLOCK_MONOTONIC stood still),
@@ -419,16 +513,16 @@ public struct TimerMachine: Sendable, Equatable {
         // A phase whose deadline passed before the machine went to sleep ended then, whatever
         // the policy says about the slept time.
         let events = tick(at: sleptAt)
-        guard state == .running, let phase else { return events }
-        if policy == .abandon || (phase == .work && task?.focusMode == true) {
+        guard let run, run.stage == .running else { return events }
+        if policy == .abandon || (run.phase == .work && run.task.focusMode) {
             return events + giveUpWork(reason: nil, at: sleptAt)
         }
         // The slept time is time away from work (unless an absence already counts it).
-        if phase == .work, absence == nil, let end = phaseDeadline {
-            awayBefore += policy == .pause ? seconds : max(0, min(seconds, end - sleptAt.steady))
+        if run.phase == .work, absence == nil, let end = phaseDeadline {
+            active?.run.awayBefore += policy == .pause ? seconds : max(0, min(seconds, end - sleptAt.steady))
         }
-        if policy == .pause, let start = stretchStart {
-            stretchStart = start + seconds
+        if policy == .pause, let start = active?.clock.stretchStart {
+            active?.clock.stretchStart = start + seconds
             return events
         }
         return events + tick(at: now)
@@ -445,25 +539,23 @@ public struct TimerMachine: Sendable, Equatable {
         presence = .away
         awayOffer = nil
         var left = Absence(since: now)
-        guard state == .running, phase == .work, let task else {
+        guard let run, run.stage == .running, run.phase == .work else {
             absence = left
             return [.away]
         }
         left.elapsedAtLeaving = elapsed(at: now)
-        left.awayAtLeaving = awayBefore
-        if task.focusMode {
+        left.awayAtLeaving = run.awayBefore
+        if run.task.focusMode {
             left.strictDeadline = now.steady + Double(settings.strictGrace)
             absence = left
             // A grace of 0 fails the work at once.
             return [.away] + tick(at: now)
         }
-        switch task.awayPolicy ?? settings.onAway {
+        switch run.task.awayPolicy ?? settings.onAway {
         case .pause:
             left.pausedWork = true
             absence = left
-            elapsedBefore = left.elapsedAtLeaving
-            stretchStart = nil
-            state = .paused
+            endStretch(at: now)
             return [.away, .paused(.work)]
         case .continue:
             left.countsWork = true
@@ -482,7 +574,8 @@ public struct TimerMachine: Sendable, Equatable {
             presence = .here
             return []
         }
-        awayBefore = awayInWork(at: now)
+        let awayBefore = awayInWork(at: now)
+        active?.run.awayBefore = awayBefore
         self.absence = nil
         presence = .here
         if absence.countsWork, phase == .work, state == .running || state == .paused {
@@ -493,12 +586,11 @@ public struct TimerMachine: Sendable, Equatable {
         let seconds = Int(saturating: max(0, now.steady - absence.since.steady).rounded())
         var events: [TimerEvent] = [.back(seconds: seconds, offer: awayOffer != nil)]
         if absence.pausedWork, state == .paused, let phase {
-            stretchStart = now.steady
-            state = .running
+            beginStretch(at: now)
             events.append(.resumed(phase))
         }
-        if workWaitsForBack, state == .pending, phase == .work {
-            events += begin(.work, at: now)
+        if let run, run.workWaitsForBack, run.stage == .pending, run.phase == .work {
+            events += begin(.work, of: run.task, round: run.round, roundSkipped: run.roundSkipped, at: now)
         }
         return events
     }
@@ -512,7 +604,7 @@ public struct TimerMachine: Sendable, Equatable {
         }
         awayOffer = nil
         guard var session = offer.endedSession else {
-            elapsedBefore -= offer.countedSeconds
+            active?.clock.elapsedBefore -= offer.countedSeconds
             return [.awayDiscarded(seconds: Int(saturating: offer.countedSeconds.rounded()))]
         }
         session.end = max(session.start, min(session.end, offer.left.wall))
@@ -550,92 +642,108 @@ public struct TimerMachine: Sendable, Equatable {
         absence?.pausedWork = false
         absence?.countsWork = false
         absence?.strictDeadline = nil
-        awayBefore = 0
-        workWaitsForBack = false
+        active?.run.awayBefore = 0
+        active?.run.workWaitsForBack = false
     }
 
     // MARK: Transitions
 
-    /// Starts `phase` running at `now`.
-    private mutating func begin(_ next: Phase, at now: Now) -> [TimerEvent] {
+    /// The phase runs from `now` on.
+    private mutating func beginStretch(at now: Now) {
+        active?.clock.stretchStart = now.steady
+        active?.run.stage = .running
+    }
+
+    /// The phase stops running at `now`, keeping the time it ran.
+    private mutating func endStretch(at now: Now) {
+        let elapsed = elapsed(at: now)
+        active?.clock.elapsedBefore = elapsed
+        active?.clock.stretchStart = nil
+        active?.run.stage = .paused
+    }
+
+    /// Starts `task`'s `next` phase running at `now`, in `round`.
+    private mutating func begin(
+        _ next: Phase, of task: TaskConfig, round: Int = 1, roundSkipped: Bool = false, at now: Now
+    ) -> [TimerEvent] {
         workEnded()
         // The offer to discard away time lasts until the next work phase.
         if next == .work { awayOffer = nil }
-        phase = next
-        state = .running
         // A task stored when phases could be longer runs a day at most (the session rules).
-        duration = Double(min(task!.seconds(for: next), DurationText.maxSeconds))
-        elapsedBefore = 0
-        stretchStart = now.steady
-        phaseStartWall = now.wall
-        phaseStartSteady = now.steady
-        pauses = 0
-        note = nil
+        let duration = Double(min(task.seconds(for: next), DurationText.maxSeconds))
+        let run = TimerRun(stage: .running, phase: next, task: task, round: round, roundSkipped: roundSkipped, duration: duration)
+        activity = .active(run, PhaseClock(stretchStart: now.steady, startWall: now.wall, startSteady: now.steady))
         return [.phaseStarted(next)]
     }
 
     /// Records the end of the current phase when it is work.
     private mutating func endPhase(_ outcome: Outcome, reason: EndReason? = nil, at now: Now) -> [TimerEvent] {
-        guard phase == .work, let task else { return [] }
-        let focused = (outcome == .completed ? duration : min(duration, elapsed(at: now))).rounded()
+        guard case (let run, let clock)? = active, run.phase == .work else { return [] }
+        let focused = (outcome == .completed ? run.duration : min(run.duration, elapsed(at: now))).rounded()
         // Dated from the wall-clock time it started, its span the steady time since (pauses and
         // slept time included), so it always holds its focused time. A span past a day — a
         // pause over the weekend — is one no session may have and says nothing true about when
         // the work was done: the session is then its focused time ending now. Work given up the
         // instant it began (no focus, no time) is not a session at all.
-        let end = wall(at: now)
-        let start = end - phaseStartWall <= SessionRules.maxLength ? phaseStartWall : end - focused
+        let end = clock.wall(at: now)
+        let start = end - clock.startWall <= SessionRules.maxLength ? clock.startWall : end - focused
         guard end > start else { return [] }
         let session = WorkSession(
-            taskID: task.id, taskName: task.name, start: start, end: end,
-            plannedSeconds: Int(saturating: duration.rounded()), focusedSeconds: Int(saturating: focused),
-            pauses: pauses, outcome: outcome, note: note, awaySeconds: Int(saturating: awayInWork(at: now).rounded()),
+            taskID: run.task.id, taskName: run.task.name, start: start, end: end,
+            plannedSeconds: Int(saturating: run.duration.rounded()), focusedSeconds: Int(saturating: focused),
+            pauses: run.pauses, outcome: outcome, note: run.note, awaySeconds: Int(saturating: awayInWork(at: now).rounded()),
             reason: reason)
         keepOffer(for: session, at: now)
         return [.sessionEnded(session)]
     }
 
-    /// The wall time of `now` on the current phase's own clock: its start plus the steady time
-    /// since (pauses and slept time included), never before the start.
-    private func wall(at now: Now) -> Double {
-        phaseStartWall + max(0, now.steady - phaseStartSteady)
-    }
-
     /// Moves to the phase that follows `finished`, starting it when autostart says so.
     private mutating func advance(after finished: Phase, at now: Now) -> [TimerEvent] {
-        let task = self.task!
+        guard var run else { return [] }
+        let task = run.task
         let next: Phase
         // A skipped round is done again: no long break for it, and the same round number.
-        let counts = !roundSkipped
+        let counts = !run.roundSkipped
         if finished == .work {
             if !task.breaks {
                 next = .work
-                if counts { round = task.longBreakEvery > 0 && round >= task.longBreakEvery ? 1 : round + 1 }
-                roundSkipped = false
-            } else if counts && task.longBreakEvery > 0 && round >= task.longBreakEvery {
+                if counts { run.round = task.longBreakEvery > 0 && run.round >= task.longBreakEvery ? 1 : run.round + 1 }
+                run.roundSkipped = false
+            } else if counts && task.longBreakEvery > 0 && run.round >= task.longBreakEvery {
                 next = .longBreak
             } else {
                 next = .shortBreak
             }
         } else {
             next = .work
-            if counts { round = finished == .longBreak ? 1 : round + 1 }
-            roundSkipped = false
+            if counts { run.round = finished == .longBreak ? 1 : run.round + 1 }
+            run.roundSkipped = false
         }
         workEnded()
         // No pomodoro runs at an empty desk: work that would start by itself waits for the return.
         let waits = next == .work && presence == .away && task.autostart.starts(next)
         if task.autostart.starts(next) && !waits {
-            return begin(next, at: now)
+            return begin(next, of: task, round: run.round, roundSkipped: run.roundSkipped, at: now)
         }
-        workWaitsForBack = waits
-        phase = next
-        state = .pending
-        duration = Double(task.seconds(for: next))
-        elapsedBefore = 0
-        stretchStart = nil
-        pauses = 0
+        // The wall start stays the finished phase's until this one begins.
+        run.stage = .pending
+        run.phase = next
+        run.duration = Double(task.seconds(for: next))
+        run.pauses = 0
+        run.awayBefore = 0
+        run.workWaitsForBack = waits
+        active?.run = run
+        active?.clock.elapsedBefore = 0
+        active?.clock.stretchStart = nil
         return [.phasePending(next)]
+    }
+}
+
+extension PhaseClock {
+    /// The wall time of `now` on the phase's own clock: its start plus the steady time since
+    /// (pauses and slept time included), never before the start.
+    func wall(at now: Now) -> Double {
+        startWall + max(0, now.steady - startSteady)
     }
 }
 
@@ -654,88 +762,74 @@ extension Phase {
 
 /// The timer as saved in the store, independent of any clock: a restarted daemon (even after a
 /// reboot) rebuilds the machine from it and the time that passed meanwhile.
-public struct SavedTimer: Equatable, Sendable {
-    public var state: TimerState
-    public var phase: Phase?
-    public var task: TaskConfig?
-    public var round: Int
-    public var duration: Double
+public struct SavedTimer: TimerRunView, Equatable, Sendable {
+    public var run: TimerRun?
     /// Running time of the phase at the moment of saving.
     public var elapsed: Double
-    public var pauses: Int
     public var phaseStartWall: Double
     /// Steady seconds since the phase started (pauses and slept time included) at the moment of
     /// saving: the session's end after a restart is still its start plus its steady length.
     public var phaseAge: Double
-    /// The round's work was skipped (it does not count toward the long break).
-    public var roundSkipped: Bool
-    /// The work phase's note.
-    public var note: String?
     /// Presence as it was: an absence goes on across a restart (its sources say when it ends).
     public var presence: Presence = .unknown
     public var absence: SavedAbsence?
-    /// Seconds away during the work phase before the current absence.
-    public var awayBefore: Double = 0
-    /// Work that would have started by itself waits for the return.
-    public var workWaitsForBack = false
 
+    public var duration: Double { run?.duration ?? 0 }
+    public var roundSkipped: Bool { run?.roundSkipped ?? false }
+    public var awayBefore: Double { run?.awayBefore ?? 0 }
+    public var workWaitsForBack: Bool { run?.workWaitsForBack ?? false }
+
+    public init(
+        run: TimerRun?, elapsed: Double, phaseStartWall: Double, phaseAge: Double, presence: Presence = .unknown,
+        absence: SavedAbsence? = nil
+    ) {
+        self.run = run
+        self.elapsed = elapsed
+        self.phaseStartWall = phaseStartWall
+        self.phaseAge = phaseAge
+        self.presence = presence
+        self.absence = absence
+    }
+
+    /// The saved timer its stored members describe: idle unless it names a phase and a task.
     public init(
         state: TimerState, phase: Phase?, task: TaskConfig?, round: Int, duration: Double,
         elapsed: Double, pauses: Int, phaseStartWall: Double, phaseAge: Double, roundSkipped: Bool = false, note: String? = nil,
         presence: Presence = .unknown, absence: SavedAbsence? = nil, awayBefore: Double = 0, workWaitsForBack: Bool = false
     ) {
-        self.presence = presence
-        self.absence = absence
-        self.awayBefore = awayBefore
-        self.workWaitsForBack = workWaitsForBack
-        self.roundSkipped = roundSkipped
-        self.note = note
-        self.state = state
-        self.phase = phase
-        self.task = task
-        self.round = round
-        self.duration = duration
-        self.elapsed = elapsed
-        self.pauses = pauses
-        self.phaseStartWall = phaseStartWall
-        self.phaseAge = phaseAge
+        let run = TimerRun(
+            state: state, phase: phase, task: task, round: round, roundSkipped: roundSkipped, duration: duration,
+            pauses: pauses, note: note, awayBefore: awayBefore, workWaitsForBack: workWaitsForBack)
+        self.init(
+            run: run, elapsed: elapsed, phaseStartWall: phaseStartWall, phaseAge: phaseAge, presence: presence,
+            absence: absence)
     }
 }
 
 extension TimerMachine {
     public func saved(at now: Now) -> SavedTimer {
-        SavedTimer(
-            state: state, phase: phase, task: task, round: round, duration: duration,
-            elapsed: elapsed(at: now), pauses: pauses, phaseStartWall: phaseStartWall,
-            phaseAge: max(0, now.steady - phaseStartSteady), roundSkipped: roundSkipped, note: note, presence: presence,
-            absence: absence.map { SavedAbsence($0, at: now) }, awayBefore: awayBefore, workWaitsForBack: workWaitsForBack)
+        let clock = active?.clock
+        return SavedTimer(
+            run: run, elapsed: elapsed(at: now), phaseStartWall: clock?.startWall ?? 0,
+            phaseAge: clock.map { max(0, now.steady - $0.startSteady) } ?? 0, presence: presence,
+            absence: absence.map { SavedAbsence($0, at: now) })
     }
 
     /// Rebuilds the machine saved `downtime` seconds before `now`. A running phase ran on while
     /// the daemon was away; call `tick(at: now)` afterwards to complete it if its deadline passed.
     public init(restoring saved: SavedTimer, downtime: Double, at now: Now) {
         self.init()
-        guard saved.state != .idle, let phase = saved.phase, let task = saved.task else { return }
-        self.state = saved.state
-        self.phase = phase
-        self.task = task
-        self.round = saved.round
-        self.roundSkipped = saved.roundSkipped
-        self.duration = saved.duration
-        self.pauses = saved.pauses
-        self.note = saved.note
-        self.phaseStartWall = saved.phaseStartWall
-        self.phaseStartSteady = now.steady - saved.phaseAge - max(0, downtime)
+        guard let run = saved.run else { return }
+        let lag = max(0, downtime)
+        var clock = PhaseClock(startWall: saved.phaseStartWall, startSteady: now.steady - saved.phaseAge - lag)
+        if run.stage == .running {
+            clock.stretchStart = now.steady - saved.elapsed - lag
+        } else {
+            clock.elapsedBefore = saved.elapsed
+        }
+        self.activity = .active(run, clock)
         self.presence = saved.presence
         self.absence = saved.absence.map { $0.absence(downtime: downtime, at: now) }
-        self.awayBefore = saved.awayBefore
-        self.workWaitsForBack = saved.workWaitsForBack
-        if saved.state == .running {
-            elapsedBefore = 0
-            stretchStart = now.steady - saved.elapsed - max(0, downtime)
-        } else {
-            elapsedBefore = saved.elapsed
-        }
     }
 }
 

@@ -371,7 +371,7 @@ final class TimerDriver: RecorderListener {
             Log.warning("The saved timer's task no longer exists; starting idle.")
             return
         }
-        saved.task = current
+        saved.run?.task = current
         let sameBoot = loaded.bootID == Clocks.bootID && !loaded.bootID.isEmpty
         let downtime = max(0, sameBoot ? now.steady - loaded.boottime : now.wall - loaded.wall)
         machine = TimerMachine(restoring: saved, downtime: downtime, at: now)
