@@ -220,17 +220,16 @@ func reportHTML(_ view: StatsView, week: JSON, device: String? = nil) -> String 
 
 /// The totals with their change against the previous period, and the best task, weekday, hour.
 private func totalsSection(_ view: StatsView) -> String {
-    let noun = view.isDay ? "day" : view.period
     var facts: [(String, String)] = [
         (
             "Completed sessions",
             "\(view.totals.completed)"
-                + (view.previous.map { " " + sessionChange(view.totals.completed, $0.completed, previousNoun: noun) } ?? "")
+                + (view.comparison.map { " " + sessionChange(view.totals.completed, $0.totals, against: $0.name) } ?? "")
         ),
         (
             "Focused",
             hoursMinutes(view.totals.focused)
-                + (view.previous.map { " " + changeText(view.totals.focused, $0.focused, previousNoun: noun) } ?? "")
+                + (view.comparison.map { " " + changeText(view.totals.focused, $0.totals, against: $0.name) } ?? "")
         ),
         (
             "Active days",

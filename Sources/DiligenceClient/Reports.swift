@@ -35,7 +35,7 @@ extension Command {
                 Weeks run Monday to Sunday; a day starts at [stats] day_starts_at (default 00:00).
                 Focused time counts every work session (pauses excluded), split between the days it
                 touches; a completed session counts for the day it ended. Each total shows its change
-                against the whole previous period. A day draws a timeline of its sessions; a week its
+                against the previous period (one under way: up to the same point). A day draws a timeline of its sessions; a week its
                 days as bars; a month a calendar; a year (and all, per year) a heat-map and month bars;
                 longer periods the hours of the day. Pictures fit the terminal's width (COLUMNS);
                 colours only on a terminal, without NO_COLOR and TERM=dumb: otherwise the glyphs

@@ -24,15 +24,14 @@ private func dayTitle(_ view: StatsView) -> String {
 
 /// The title and the figures, with their change against the previous period.
 private func statsFacts(_ view: StatsView, screen: Screen, paint: Paint) -> String {
-    let noun = view.isDay ? "day" : view.period
     var title =
         view.isDay
         ? dayTitle(view) + " · \(view.totals.from)"
         : "\(capitalized(view.period)) · \(view.totals.from) – \(view.totals.to)"
     if let task = view.task { title += " · " + task }
     var out = paint.bold(title.truncated(toWidth: screen.columns - 1)) + "\n"
-    let focusChange = view.previous.map { " " + changeText(view.totals.focused, $0.focused, previousNoun: noun) } ?? ""
-    let sessionsChange = view.previous.map { " " + sessionChange(view.totals.completed, $0.completed, previousNoun: noun) } ?? ""
+    let focusChange = view.comparison.map { " " + changeText(view.totals.focused, $0.totals, against: $0.name) } ?? ""
+    let sessionsChange = view.comparison.map { " " + sessionChange(view.totals.completed, $0.totals, against: $0.name) } ?? ""
     var facts: [[String]]
     if view.isDay {
         facts = [
@@ -198,16 +197,23 @@ func barRows(_ rows: [[String]], values: [Int], right: Set<Int> = [1], colors: (
     return columns(rows.indices.map { i in rows[i] + [paint(bar(values[i], of: maximum, width: width), colors(i))] }, right: right)
 }
 
-/// `(+12% on the previous week)`, `(−3% …)`, `(previous week: none)`: focused time against the period before.
-func changeText(_ current: Int, _ previous: Int, previousNoun: String) -> String {
-    guard previous > 0 else { return current > 0 ? "(previous \(previousNoun): none)" : "" }
-    let percent = Int((Double(current - previous) * 100 / Double(previous)).rounded())
-    return "(\(signed(percent))% on the previous \(previousNoun))"
+/// `(+12% on the previous week)`, `(−3% …)`: focused time against `previous`, named `name`.
+func changeText(_ current: Int, _ previous: StatsView.Totals, against name: String) -> String {
+    guard previous.focused > 0 else { return nothingBefore(current > 0, name) }
+    let percent = Int((Double(current - previous.focused) * 100 / Double(previous.focused)).rounded())
+    return "(\(signed(percent))% on the \(name))"
 }
 
-/// `(+3 on the previous week)`, `(−1 …)`, `(±0 …)`: completed sessions against the period before.
-func sessionChange(_ current: Int, _ previous: Int, previousNoun: String) -> String {
-    "(\(signed(current - previous)) on the previous \(previousNoun))"
+/// `(+3 on the previous week)`, `(−1 …)`, `(±0 …)`: completed sessions against `previous`.
+func sessionChange(_ current: Int, _ previous: StatsView.Totals, against name: String) -> String {
+    guard previous.completed > 0 || previous.focused > 0 else { return nothingBefore(current > 0, name) }
+    return "(\(signed(current - previous.completed)) on the \(name))"
+}
+
+/// A period before with nothing in it, said one way for every figure: `(previous week: none)`,
+/// or nothing when this one has nothing either.
+private func nothingBefore(_ somethingNow: Bool, _ name: String) -> String {
+    somethingNow ? "(\(name): none)" : ""
 }
 
 /// `+3`, `−3` (a true minus sign), `±0`.

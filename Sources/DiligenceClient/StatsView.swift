@@ -84,6 +84,16 @@ struct StatsView {
     var focusScore: Int?
     var streak: (current: Int, longest: Int)
     var previous: Totals?
+    /// The period before up to the point this one has reached; nil unless this one holds today.
+    var previousToDate: Totals?
+
+    /// What the figures are compared with, and its name: the period before up to the same point
+    /// while this one is under way (a whole one says −97 % on the 1st of a month), else all of it.
+    var comparison: (totals: Totals, name: String)? {
+        let noun = isDay ? "day" : period
+        if let previousToDate { return (previousToDate, "previous \(noun) to this point") }
+        return previous.map { ($0, "previous \(noun)") }
+    }
     var tasks: [TaskFigures]
     var days: [DayFigures]
     var months: [MonthFigures]
@@ -130,6 +140,7 @@ struct StatsView {
         focusScore = r["focus_score"]?.intValue.flatMap { Int(exactly: $0) }
         streak = (num(r["streak"], "current"), num(r["streak"], "longest"))
         previous = r["previous"].flatMap { $0.isNull ? nil : readTotals($0) }
+        previousToDate = r["previous_to_date"].flatMap { $0.isNull ? nil : readTotals($0) }
         // Most focused first; equal ones in the daemon's (creation) order.
         tasks = list("tasks").map {
             TaskFigures(

@@ -48,6 +48,42 @@ import Testing
         }
     }
 
+    @Test("a period under way is also compared with the period before up to the same point: as many days in, the same time of day")
+    func previousToDate() throws {
+        try withTimeZone("Europe/Berlin") {
+            let clock = FakeClock()
+            // Wednesday 2026-12-02, 10:30 in Berlin (09:30 UTC).
+            clock.stepWall(1_796_203_800 - clock.wall)
+            let d = try InProcessDaemon(clocks: clock.clocks)
+            defer { d.stop() }
+            try d.addSession("Work", "2026-11-01 09:00", "2026-11-01 09:25")
+            try d.addSession("Work", "2026-11-02 09:00", "2026-11-02 09:25")
+            try d.addSession("Work", "2026-11-02 10:20", "2026-11-02 10:45") // across the point: 10 of its 25 minutes
+            try d.addSession("Work", "2026-11-20 09:00", "2026-11-20 09:25")
+            try d.addSession("Work", "2026-11-25 09:00", "2026-11-25 09:25") // the Wednesday of the week before
+            try d.addSession("Work", "2026-11-26 09:00", "2026-11-26 09:25")
+            try d.addSession("Work", "2026-12-01 09:00", "2026-12-01 09:25")
+            let month = try d.call("stats", [("period", .string("month"))])
+            #expect(int(month["previous"], "completed") == 6, "the whole month before still: \(month["previous"]?.serialized ?? "")")
+            let toDate = month["previous_to_date"]
+            #expect(toDate?["from"]?.stringValue == "2026-11-01" && toDate?["to"]?.stringValue == "2026-11-02")
+            #expect(toDate?["until"]?.stringValue == "2026-11-02T10:30:00+01:00", "\(toDate?.serialized ?? "")")
+            #expect(int(toDate, "completed") == 2 && int(toDate, "focused_seconds") == 1500 + 1500 + 600, "\(toDate?.serialized ?? "")")
+            let week = try d.call("stats", [("period", .string("week"))])
+            #expect(week["previous_to_date"]?["to"]?.stringValue == "2026-11-25" && int(week["previous_to_date"], "completed") == 1)
+            let today = try d.call("stats", [("period", .string("today"))])
+            #expect(today["previous_to_date"]?["to"]?.stringValue == "2026-12-01" && int(today["previous_to_date"], "completed") == 1)
+            // A period that does not hold today is compared whole only.
+            let past = try d.call("stats", [("period", .string("month")), ("offset", .int(-1))])
+            #expect(past["previous_to_date"]?.isNull == true && past["previous"]?.isNull == false)
+            #expect(try d.call("stats", [("period", .string("all"))])["previous_to_date"]?.isNull == true)
+            // The 31st of a month after a month of 30 days: the whole month before.
+            clock.stepWall(1_798_707_600 - clock.wall) // 2026-12-31 10:00 in Berlin
+            let late = try d.call("stats", [("period", .string("month"))])
+            #expect(late["previous_to_date"]?["to"]?.stringValue == "2026-11-30" && int(late["previous_to_date"], "completed") == 6)
+        }
+    }
+
     @Test("previous is what the report of the period before says, sessions across its edges split alike")
     func previousMatchesThePeriodBefore() throws {
         try withTimeZone("Europe/Berlin") {

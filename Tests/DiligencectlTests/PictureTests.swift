@@ -69,6 +69,29 @@ import Testing
         #expect(!none.contains("during work"), "\(none)")
     }
 
+    @Test("a period under way is compared with the period before to the same point, and says so; a whole one as before")
+    func comparedToThisPoint() throws {
+        let base =
+            #"{"period":"month","offset":0,"from":"2026-12-01","to":"2026-12-31","today":"2026-12-01","completed":1,"focused_seconds":1500,"days":[],"#
+            + #""previous":{"from":"2026-11-01","to":"2026-11-30","completed":40,"focused_seconds":60000}"#
+        let toDate = #","previous_to_date":{"from":"2026-11-01","to":"2026-11-01","completed":2,"focused_seconds":3000}}"#
+        let partial = statsReport(StatsView(try JSON.parse(base + toDate)), screen: .plain, paint: Paint(.none))
+        #expect(partial.contains("(−1 on the previous month to this point)"), "\(partial)")
+        #expect(partial.contains("(−50% on the previous month to this point)"), "\(partial)")
+        let whole = statsReport(StatsView(try JSON.parse(base + "}")), screen: .plain, paint: Paint(.none))
+        #expect(whole.contains("(−39 on the previous month)") && whole.contains("(−98% on the previous month)"), "\(whole)")
+    }
+
+    @Test("a period before with nothing in it is said one way for sessions and focused time")
+    func nothingBeforeSaidOnce() throws {
+        let json = try JSON.parse(
+            #"{"period":"week","offset":0,"from":"2026-11-30","to":"2026-12-06","today":"2026-12-01","completed":3,"focused_seconds":4500,"days":[],"#
+                + #""previous":{"from":"2026-11-23","to":"2026-11-29","completed":0,"focused_seconds":0}}"#)
+        let text = statsReport(StatsView(json), screen: .plain, paint: Paint(.none))
+        #expect(text.contains("3 completed (previous week: none)") && text.contains("1h15m (previous week: none)"), "\(text)")
+        #expect(!text.contains("+3 on"), "\(text)")
+    }
+
     @Test func sparklineScalesToTheBusiestDay() {
         #expect(sparkline([0, 100, 200, 300, 400]) == "▁▂▃▅▇")
         #expect(sparkline([0, 0, 0]) == "▁▁▁")

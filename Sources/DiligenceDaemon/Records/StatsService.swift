@@ -197,15 +197,7 @@ final class StatsService {
         let only = try task.map { name throws(DiligenceError) in try store.findTask(name) }
         let tasks = if let only { [only] } else { try store.tasks() }
         let now = todayDate
-        var anchor = now
-        if let date {
-            guard period != .all else { throw DiligenceError("invalid_argument", "\"date\" does not apply to the period \"all\".") }
-            guard let day = DateText.day(date, today: now) else {
-                throw DiligenceError("invalid_date", "\"date\": \(date.debugDescription) is not a day: give \(DateText.dayForms).")
-            }
-            guard DateWindow.contains(day, today: now) else { throw outsideWindow("date", day.description) }
-            anchor = day
-        }
+        let anchor = try anchorDay(date, period: period, today: now)
         let first: CalendarDay
         let last: CalendarDay
         if let kind = period.reportPeriod {
@@ -236,8 +228,10 @@ final class StatsService {
             ] + result + [("streak", .object([("current", .int(current)), ("longest", .int(longest))]))]
         // Time away during the work of the period's sessions (docs/presence.md).
         let away = try store.awaySeconds(from: acc.grid.start, to: acc.grid.end, taskID: only?.id, device: device)
-        let previous = period == .all ? JSON.null : try previousTotals(period, offset: offset, anchor: anchor, only: only, device: device)
-        result += [("away_seconds", .int(away)), ("days", .array(try dayRows(acc, tasks: tasks))), ("previous", previous)]
+        let compared = try previousTotals(period, offset: offset, anchor: anchor, only: only, device: device)
+        let toDate = holdsToday ? try previousTotalsToDate(period, offset, anchor: anchor, first: first, only: only, device: device) : .null
+        result += [("away_seconds", .int(away)), ("days", .array(try dayRows(acc, tasks: tasks))), ("previous", compared)]
+        result.append(("previous_to_date", toDate))
         if period == .today || period == .day {
             let day = acc.grid
             let sessions = try store.history(taskID: only?.id, device: device, from: day.start - Store.longestSessionSpan, to: day.end)
@@ -273,6 +267,39 @@ final class StatsService {
         let totals = try store.totals(from: days.start, to: days.end, taskID: only?.id, device: device)
         return .object([
             ("from", .string(first.description)), ("to", .string(last.description)),
+            ("completed", .int(totals.completed)), ("focused_seconds", .int(totals.seconds)),
+        ])
+    }
+
+    /// The day whose period a report shows: `date`, checked, or today.
+    private func anchorDay(_ date: String?, period: StatsPeriod, today: CalendarDay) throws(DiligenceError) -> CalendarDay {
+        guard let date else { return today }
+        guard period != .all else { throw DiligenceError("invalid_argument", "\"date\" does not apply to the period \"all\".") }
+        guard let day = DateText.day(date, today: today) else {
+            throw DiligenceError("invalid_date", "\"date\": \(date.debugDescription) is not a day: give \(DateText.dayForms).")
+        }
+        guard DateWindow.contains(day, today: today) else { throw outsideWindow("date", day.description) }
+        return day
+    }
+
+    /// The period before up to the point this one has reached: as many days into it as today is
+    /// into this one, and as far into that day as now is into today (the whole period when it is
+    /// shorter). A period under way compared with a whole one says −97 % on the 1st of a month.
+    private func previousTotalsToDate(
+        _ period: StatsPeriod, _ offset: Int, anchor: CalendarDay, first: CalendarDay, only: TaskConfig?, device: DeviceFilter?
+    ) throws(DiligenceError) -> JSON {
+        let now = clocks.now
+        let today = today(at: now)
+        guard let kind = period.reportPeriod,
+            let (previousFirst, previousLast) = DateWindow.period(kind, offset: offset - 1, anchor: anchor, today: today.date)
+        else { return .null }
+        let sameDay = previousFirst.adding(days: today.date.daysSince1970 - first.daysSince1970)
+        let last = min(sameDay, previousLast)
+        let days = grid(previousFirst, last)
+        let until = sameDay > previousLast ? days.end : min(days.end, grid(sameDay, sameDay).start + (now.wall - today.start))
+        let totals = try store.totals(from: days.start, to: until, taskID: only?.id, device: device)
+        return .object([
+            ("from", .string(previousFirst.description)), ("to", .string(last.description)), ("until", .string(RFC3339.format(until))),
             ("completed", .int(totals.completed)), ("focused_seconds", .int(totals.seconds)),
         ])
     }
