@@ -235,7 +235,7 @@ private func totalsSection(_ view: StatsView) -> String {
             "Active days",
             "\(view.totals.activeDays)" + (view.totals.activeDays > 0 ? ", \(hoursMinutes(view.averagePerActiveDay)) a day on average" : "")
         ),
-        ("Streak", "\(plural(view.streak.current, "day")) now, longest \(view.streak.longest)"),
+        ("Streak", view.streakText),
     ]
     if let score = view.focusScore { facts.append(("Focus score", "\(score) of 100")) }
     if let b = view.bestTask { facts.append(("Best task", "\(b.label): \(b.aboveAverage)")) }

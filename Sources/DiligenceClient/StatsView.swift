@@ -112,6 +112,12 @@ struct StatsView {
 
     /// Whether this is one day's report (`today` or `day`).
     var isDay: Bool { period == "today" || period == "day" }
+    /// Whether today lies in the period: only then is the current streak (which ends today) its own.
+    var holdsToday: Bool { from <= today && today <= to }
+    /// `3 days (longest 5)` while the period holds today; for another, only its longest streak.
+    var streakText: String {
+        holdsToday ? "\(plural(streak.current, "day")) now, longest \(streak.longest)" : "longest \(plural(streak.longest, "day"))"
+    }
 
     /// The colour a picture of this report draws in: the task's for `--task`, else the one of all tasks.
     var color: String? { task.flatMap { name in tasks.first { $0.name == name }?.color } }

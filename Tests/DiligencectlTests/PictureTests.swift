@@ -92,6 +92,15 @@ import Testing
         #expect(!text.contains("+3 on"), "\(text)")
     }
 
+    @Test("a past period shows its own longest streak, not the streak that runs up to today")
+    func streakOfAPastPeriod() throws {
+        let base = #"{"period":"day","offset":0,"from":"2026-10-14","to":"2026-10-14","days":[],"streak":{"current":9,"longest":1},"#
+        let past = statsReport(StatsView(try JSON.parse(base + #""today":"2026-12-01"}"#)), screen: .plain, paint: Paint(.none))
+        #expect(past.contains("Streak     longest 1 day\n") && !past.contains("9 days"), "\(past)")
+        let today = statsReport(StatsView(try JSON.parse(base + #""today":"2026-10-14"}"#)), screen: .plain, paint: Paint(.none))
+        #expect(today.contains("Streak     9 days now, longest 1\n"), "\(today)")
+    }
+
     @Test func sparklineScalesToTheBusiestDay() {
         #expect(sparkline([0, 100, 200, 300, 400]) == "▁▂▃▅▇")
         #expect(sparkline([0, 0, 0]) == "▁▁▁")
