@@ -132,7 +132,7 @@ public final class Daemon: TimerOutlet {
         screenSaver.start()
         watches.clockJump = ClockJumpWatch(queue: queue) { [unowned self] in self.driver.deadlineReached() }
         if getenv("TZ") == nil {
-            watches.zone = ZoneWatch(queue: queue) { [unowned self] in self.zoneChanged() }
+            watches.zone = DirectoryWatch.timeZone(queue: queue) { [unowned self] in self.zoneChanged() }
         }
         watchDatabaseFile()
         reminders.reload(from: store, now: clocks.wall)
@@ -299,7 +299,7 @@ public final class Daemon: TimerOutlet {
     func watchDatabaseFile() {
         let name = Array(paths.database.split(separator: "/").last.map(String.init)?.utf8 ?? "".utf8)
         let mask = UInt32(IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF)
-        watches.database = try? ZoneWatch(
+        watches.database = try? DirectoryWatch(
             directory: Files.directory(of: paths.database), mask: mask, queue: queue,
             matching: { $0.isEmpty || $0.elementsEqual(name) }, changed: { [unowned self] in self.checkDatabaseFile() })
     }
@@ -317,7 +317,7 @@ public final class Daemon: TimerOutlet {
         Systemd.notify("STATUS=\(statusLine(at: clocks.now))")
     }
 
-    /// The time zone changed (ZoneWatch): local time, today and the reminders follow it.
+    /// The time zone changed (`DirectoryWatch.timeZone`): local time, today and the reminders follow it.
     func zoneChanged() {
         LocalDay.reloadZone()
         stats.zoneChanged()
@@ -402,9 +402,9 @@ struct Watches {
     var watchdog: DispatchSourceTimer?
     var signals: DispatchSourceRead?
     /// /etc/localtime, for a new time zone; nil when TZ names the zone.
-    var zone: ZoneWatch?
+    var zone: DirectoryWatch?
     /// The database's name in its directory.
-    var database: ZoneWatch?
+    var database: DirectoryWatch?
     /// The kernel's word that the machine woke or the wall clock was set.
     var clockJump: ClockJumpWatch?
 }
