@@ -15,10 +15,8 @@ import Dispatch
 public final class Daemon: TimerOutlet {
     let paths: DaemonPaths
     let queue = DispatchQueue(label: "diligenced")
-    /// Runs exports off `queue` (`serveExport`, Commands.swift) on a database connection of their own.
-    let exports = DispatchQueue(label: "diligenced.export")
-    /// That connection, opened at the first export; only ever used on `exports`.
-    var exportStore: Store?
+    /// Exports run off `queue` (`serveExport`) on a queue and a database connection of their own.
+    let exportReader = QueueBound(ExportReader(), on: DispatchQueue(label: "diligenced.export"))
     let clocks: Clocks
     var config: DaemonConfig {
         didSet {
@@ -87,9 +85,8 @@ public final class Daemon: TimerOutlet {
         // A checkpoint runs after the work item whose commit filled the log (a phase end's
         // events, a command's answer), not inside that commit.
         store.deferCheckpoints { [queue] checkpoint in
-            // The store is only ever used on `queue`, where this runs too.
-            nonisolated(unsafe) let checkpoint = checkpoint
-            queue.async { checkpoint() }
+            let checkpoint = QueueBound(checkpoint, on: queue)
+            queue.async { checkpoint.value() }
         }
         self.recorder = SessionRecorder(store: store, clocks: clocks, paths: paths, queue: queue)
         recorder.minSession = loaded.config.minSession
@@ -195,7 +192,7 @@ public final class Daemon: TimerOutlet {
         merge.close()
         journal.close()
         // An export under way finishes first (its answer is then not sent); its connection closes.
-        exports.sync { exportStore = nil }
+        exportReader.queue.sync { exportReader.value.close() }
         watches.clockJump?.close()
         sound.stopAll()
         focusGuard.leaveAtExit(settings: config.focus)

@@ -104,9 +104,9 @@ final class SyncJournal {
     func committed() {
         guard !writing, !scheduled, journaled != nil || directory() != nil else { return }
         scheduled = true
-        // The journal is only ever used on `queue`, where this runs too.
-        nonisolated(unsafe) let journal = self
+        let journal = QueueBound(self, on: queue)
         queue.async {
+            let journal = journal.value
             journal.scheduled = false
             journal.write(now: journal.clocks.wall)
         }
