@@ -4,11 +4,12 @@ import PackageDescription
 // Layout (see docs/architecture.md):
 //   DiligenceTime      every date rule: calendar days, RFC 3339, local days under day_starts_at,
 //                      dates and times as people type them. Used by every module and the client.
-//   DiligenceCore      pure logic: tasks, durations, the timer state machine. No I/O, no clock.
+//   DiligenceCore      pure logic: tasks and their JSON, durations, the timer machine. No I/O, no clock.
 //   DiligenceJSON      the JSON value, its parser and printer: the wire's and the store's.
 //   DiligenceProtocol  requests/responses, the command schema, socket paths: shared by daemon and client.
 //   DiligenceStore     SQLite: schema, tasks, sessions, the saved timer (kept as JSON).
-//   DiligenceSync      per-device journals in a sync folder: line format, clock, merge rule, reader.
+//   DiligenceSync      per-device journals in a sync folder: line format, clock, merge rule, reader,
+//                      and the one way to open a file another hand can put in place.
 //   DiligenceDaemon    the I/O shell: control server, timer driver, systemd glue.
 //   DiligenceClient    the command-line client: arguments, requests, reports and pictures.
 //   diligenced         the one program: Daemon.main, or the client when run as diligencectl.
@@ -33,7 +34,7 @@ let package = Package(
         // The one home of date rules (docs/architecture.md, "Dates"); Glibc only, no Foundation.
         .target(name: "DiligenceTime"),
         // Rounding in the core calls libm; nothing else links it without Glibc.
-        .target(name: "DiligenceCore", dependencies: ["DiligenceTime"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "DiligenceCore", dependencies: ["DiligenceJSON", "DiligenceTime"], linkerSettings: [.linkedLibrary("m")]),
         // Linux headers the Glibc module leaves out (signalfd).
         .systemLibrary(name: "CLinux"),
         // VERSION (a link to the package's VERSION, which `make deb` reads too) is compiled in:
@@ -45,9 +46,8 @@ let package = Package(
             resources: [.embedInCode("VERSION")]),
         .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceSync", "DiligenceTime", "CSQLite"]),
         // Per-device journals in a sync folder: the line format, the hybrid logical clock, the
-        // merge rule and the reader (docs/sync.md). Pure but for reading journal files. A journal's
-        // task line holds the protocol's task object (TaskConfig.json): hence DiligenceProtocol.
-        .target(name: "DiligenceSync", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime"]),
+        // merge rule and the reader (docs/sync.md). Pure but for reading journal files.
+        .target(name: "DiligenceSync", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceTime"]),
         .target(
             name: "DiligenceDaemon",
             dependencies: [
@@ -75,7 +75,7 @@ let package = Package(
             dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceStore", "DiligenceSync", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(
             name: "DiligenceSyncTests",
-            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceSync", "DiligenceTime", "DiligenceTestSupport"]),
+            dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceSync", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(
             name: "DiligenceDaemonTests",
             dependencies: [

@@ -64,15 +64,14 @@ public final class Daemon: TimerOutlet {
         // A checkpoint runs after the work item whose commit filled the log (a phase end's
         // events, a command's answer), not inside that commit.
         store.deferCheckpoints { [queue] checkpoint in
-            // The store is only ever used on `queue`, where this runs too.
-            nonisolated(unsafe) let checkpoint = checkpoint
-            queue.async { checkpoint() }
+            let checkpoint = QueueBound(checkpoint, on: queue)
+            queue.async { checkpoint.value() }
         }
         let recorder = SessionRecorder(store: store, clocks: clocks, paths: paths, queue: queue)
         recorder.minSession = loaded.config.minSession
         self.driver = TimerDriver(queue: queue, clocks: clocks, store: store, recorder: recorder, suspendPolicy: loaded.config.suspend)
         let stats = StatsService(store: store, clocks: clocks, recorder: recorder, dayStartsAt: loaded.config.dayStartsAt)
-        self.records = Records(recorder: recorder, stats: stats, exports: ExportRunner(), lock: lock, keptAside: keptAside)
+        self.records = Records(recorder: recorder, stats: stats, exports: QueueBound(ExportReader(), on: DispatchQueue(label: "diligenced.export")), lock: lock, keptAside: keptAside)
         let journal = try SyncJournal(store: store, clocks: clocks, queue: queue)
         journal.configured = loaded.config.syncDirectory
         journal.configuredName = loaded.config.deviceName
@@ -119,7 +118,7 @@ public final class Daemon: TimerOutlet {
         desktop.screenSaver.start()
         watches.clockJump = ClockJumpWatch(queue: queue) { [unowned self] in self.driver.deadlineReached() }
         if getenv("TZ") == nil {
-            watches.zone = ZoneWatch(queue: queue) { [unowned self] in self.zoneChanged() }
+            watches.zone = DirectoryWatch.timeZone(queue: queue) { [unowned self] in self.zoneChanged() }
         }
         watchDatabaseFile()
         desktop.reminders.reload(from: store, now: clocks.wall)
@@ -181,7 +180,7 @@ public final class Daemon: TimerOutlet {
         sync.merge.close()
         sync.journal.close()
         // An export under way finishes first (its answer is then not sent); its connection closes.
-        records.exports.close()
+        records.exports.queue.sync { records.exports.value.close() }
         watches.clockJump?.close()
         desktop.sound.stopAll()
         desktop.focusGuard.leaveAtExit(settings: config.focus)
@@ -285,7 +284,7 @@ public final class Daemon: TimerOutlet {
     func watchDatabaseFile() {
         let name = Array(paths.database.split(separator: "/").last.map(String.init)?.utf8 ?? "".utf8)
         let mask = UInt32(IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF)
-        watches.database = try? ZoneWatch(
+        watches.database = try? DirectoryWatch(
             directory: Files.directory(of: paths.database), mask: mask, queue: queue,
             matching: { $0.isEmpty || $0.elementsEqual(name) }, changed: { [unowned self] in self.checkDatabaseFile() })
     }
@@ -303,7 +302,7 @@ public final class Daemon: TimerOutlet {
         Systemd.notify("STATUS=\(statusLine(at: clocks.now))")
     }
 
-    /// The time zone changed (ZoneWatch): local time, today and the reminders follow it.
+    /// The time zone changed (`DirectoryWatch.timeZone`): local time, today and the reminders follow it.
     func zoneChanged() {
         LocalDay.reloadZone()
         records.stats.zoneChanged()
@@ -389,7 +388,8 @@ struct Records {
     let recorder: SessionRecorder
     /// Today, today's count, reports, the plan, history, export and import.
     let stats: StatsService
-    let exports: ExportRunner
+    /// Exports run off `queue` on a queue and a database connection of their own.
+    let exports: QueueBound<ExportReader>
     /// Held from start to exit: a second daemon on the same database refuses to start.
     let lock: HeldDatabaseLock
     /// Where a damaged database found at start-up was moved (nil when none was).
@@ -418,9 +418,9 @@ struct Watches {
     var watchdog: DispatchSourceTimer?
     var signals: DispatchSourceRead?
     /// /etc/localtime, for a new time zone; nil when TZ names the zone.
-    var zone: ZoneWatch?
+    var zone: DirectoryWatch?
     /// The database's name in its directory.
-    var database: ZoneWatch?
+    var database: DirectoryWatch?
     /// The kernel's word that the machine woke or the wall clock was set.
     var clockJump: ClockJumpWatch?
 }

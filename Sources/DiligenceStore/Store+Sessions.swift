@@ -54,15 +54,15 @@ extension Store {
         var result = Admission()
         guard !batch.isEmpty else { return result }
         let candidates = try candidates(in: batch, window: window, refusing: &result)
-        let (accepted, twins) = try sortOut(candidates, of: batch, reserved: reserved, sync: source == .sync, into: &result)
+        let (accepted, repeats) = try classify(candidates, of: batch, reserved: reserved, sync: source == .sync, into: &result)
         result.refused.sort { $0.index < $1.index }
         if mode == .checkOnly || (mode == .allOrNothing && !result.refused.isEmpty) {
-            for index in twins.keys { result.alreadyRecorded[index] = 0 }
+            for index in repeats.keys { result.alreadyRecorded[index] = 0 }
             return result
         }
         try write(accepted, of: batch, source: source, into: &result)
         // A session repeating another of the batch is the one that other became.
-        for (index, first) in twins { result.alreadyRecorded[index] = result.recorded[first] ?? 0 }
+        for (index, first) in repeats { result.alreadyRecorded[index] = result.recorded[first] ?? 0 }
         return result
     }
 
@@ -91,14 +91,14 @@ extension Store {
         return candidates
     }
 
-    /// Decides each of `candidates` (sorted by start): recorded already (in `result`), a twin of
-    /// one accepted earlier in the batch (`twins`: its index → that one's), refused for an
+    /// Decides each of `candidates` (sorted by start): recorded already (in `result`), a repeat
+    /// of one accepted earlier in the batch (`repeats`: its index → that one's), refused for an
     /// overlap (in `result`), or accepted (`accepted`, in start order). `sync`: other devices'
     /// sessions, which their UUID alone identifies and which may overlap any other.
-    private func sortOut(
+    private func classify(
         _ candidates: [Int], of batch: [WorkSession], reserved: (start: Double, end: Double, task: String)?, sync: Bool,
         into result: inout Admission
-    ) throws(DiligenceError) -> (accepted: [Int], twins: [Int: Int]) {
+    ) throws(DiligenceError) -> (accepted: [Int], repeats: [Int: Int]) {
         let recorded = try recordedNeighbours(of: candidates.map { batch[$0] })
         let recordedUUIDs = try sessionIDs(withUUIDs: candidates.map { batch[$0].uuid })
         /// The UUIDs of the sessions accepted so far, and their indexes (room made once: growing
@@ -109,14 +109,14 @@ extension Store {
         // ends grow too, and only the last one can reach into the next.
         var last: Int?
         var accepted: [Int] = []
-        var twins: [Int: Int] = [:]
+        var repeats: [Int: Int] = [:]
         for index in candidates {
             let s = batch[index]
             // The same UUID is the same session, wherever and whenever it lies now.
             if !s.uuid.isEmpty, !recordedUUIDs.isEmpty, let id = recordedUUIDs[s.uuid] {
                 result.alreadyRecorded[index] = id
             } else if !s.uuid.isEmpty, let first = acceptedUUIDs[s.uuid] {
-                twins[index] = first
+                repeats[index] = first
             } else if sync {
                 accepted.append(index)
                 acceptedUUIDs[s.uuid] = index
@@ -125,7 +125,7 @@ extension Store {
             } else if let previous = last, batch[previous].taskID == s.taskID,
                 abs(batch[previous].start - s.start) < SessionRules.sameStart
             {
-                twins[index] = previous
+                repeats[index] = previous
             } else if let overlap = try overlap(of: s, recorded: recorded, reserved: reserved, previous: last.map { batch[$0] }) {
                 result.refused.append((index, overlap))
             } else {
@@ -134,7 +134,7 @@ extension Store {
                 if !s.uuid.isEmpty { acceptedUUIDs[s.uuid] = index }
             }
         }
-        return (accepted, twins)
+        return (accepted, repeats)
     }
 
     /// Why `s` may not be written for an overlap: with a recorded session, the running work phase

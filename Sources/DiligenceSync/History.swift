@@ -1,6 +1,5 @@
 import DiligenceCore
 import DiligenceJSON
-import DiligenceProtocol
 import DiligenceTime
 
 // The merge rule (docs/sync.md, "How journals merge"): what the history is, given a set of

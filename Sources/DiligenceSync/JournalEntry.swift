@@ -1,6 +1,5 @@
 import DiligenceCore
 import DiligenceJSON
-import DiligenceProtocol
 import DiligenceTime
 
 // One line of a device's journal (docs/sync.md, "The journal"): one JSON object per change, the

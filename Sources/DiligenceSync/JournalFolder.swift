@@ -1,5 +1,3 @@
-import DiligenceProtocol
-
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,5 +1,4 @@
 import DiligenceCore
-import DiligenceProtocol
 import DiligenceSync
 import DiligenceTestSupport
 import DiligenceTime

@@ -66,6 +66,31 @@ final class BusConnection {
         return .success(connection)
     }
 
+    /// Why a bus user has no connection: it did not open, or it ended later.
+    enum Loss {
+        case notOpened(OpenFailure)
+        case ended(Bus, String)
+
+        /// "no session bus (ADDRESS: REASON)", "the system bus connection ended (REASON)".
+        var reason: String {
+            switch self {
+            case .notOpened(let failure): failure.reason
+            case .ended(let bus, let why): "the \(bus.rawValue) bus connection ended (\(why))"
+            }
+        }
+    }
+
+    /// Opens `bus` for a user that does without it: `lost` runs before nil is returned when it
+    /// does not open, and on the queue when the connection ends later (the user closes it then).
+    static func open(_ bus: Bus, description: String, queue: DispatchQueue, lost: @escaping (Loss) -> Void) -> BusConnection? {
+        switch Self.open(bus, description: description, queue: queue, onBroken: { lost(.ended(bus, $0)) }) {
+        case .success(let connection): return connection
+        case .failure(let failure):
+            lost(.notOpened(failure))
+            return nil
+        }
+    }
+
     /// Takes over `bus` (an opened, started connection) and starts watching it on `queue`.
     /// `onBroken` runs on the queue when the connection fails; the owner then calls `close()`.
     /// Nil (with the connection closed) when sd-bus has no descriptor to watch.

@@ -38,16 +38,10 @@ final class Logind {
     /// Opens the system bus and subscribes to PrepareForSleep. Call once.
     func start() {
         dispatchPrecondition(condition: .onQueue(queue))
-        let bus: BusConnection
-        switch BusConnection.open(
-            .system, description: "diligenced-logind", queue: queue,
-            onBroken: { [weak self] why in
-                self?.unavailable("the system bus connection ended (\(why))")
-            })
-        {
-        case .success(let opened): bus = opened
-        case .failure(let failure): return unavailable(failure.reason)
-        }
+        guard
+            let bus = BusConnection.open(
+                .system, description: "diligenced-logind", queue: queue, lost: { [weak self] loss in self?.unavailable(loss.reason) })
+        else { return }
         connection = bus
         let subscribed = bus.matchSignal(sender: Self.service, path: Self.objectPath, interface: Self.interface, member: "PrepareForSleep")
         { [weak self] m in

@@ -289,26 +289,10 @@ final class Notifier {
     /// The open bus, opening it (and subscribing to the signals) the first time.
     private func openBus() -> BusConnection? {
         if let connection { return connection }
-        let opened: BusConnection
-        switch BusConnection.open(
-            .session, description: "diligenced-notifications", queue: queue,
-            onBroken: { [weak self] why in
-                self?.dropBus("the session bus connection ended (\(why))")
-            })
-        {
-        case .success(let bus): opened = bus
-        case .failure(let failure) where failure.rc != nil:
-            if !warnedNoBus {
-                warnedNoBus = true
-                Log.warning(
-                    "\(failure.reason.capitalizedFirst); desktop notifications are off until one appears.",
-                    fields: [("EVENT", "notifications_unavailable")])
-            }
-            return nil
-        case .failure:
-            warnedNoBus = false
-            return nil
-        }
+        guard
+            let opened = BusConnection.open(
+                .session, description: "diligenced-notifications", queue: queue, lost: { [weak self] loss in self?.busLost(loss) })
+        else { return nil }
         warnedNoBus = false
         connection = opened
         for member in ["ActionInvoked", "NotificationClosed"] {
@@ -321,6 +305,20 @@ final class Notifier {
             }
         }
         return opened
+    }
+
+    /// No bus is warned of once, until one opens; a broken one is dropped.
+    private func busLost(_ loss: BusConnection.Loss) {
+        switch loss {
+        case .ended: dropBus(loss.reason)
+        case .notOpened(let failure) where failure.rc != nil:
+            guard !warnedNoBus else { return }
+            warnedNoBus = true
+            Log.warning(
+                "\(failure.reason.capitalizedFirst); desktop notifications are off until one appears.",
+                fields: [("EVENT", "notifications_unavailable")])
+        case .notOpened: warnedNoBus = false
+        }
     }
 
     /// Forgets a broken connection; the next notification opens a new one.

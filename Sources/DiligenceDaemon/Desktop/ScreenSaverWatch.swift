@@ -30,16 +30,10 @@ final class ScreenSaverWatch {
     /// Opens the session bus and subscribes. Call once.
     func start() {
         dispatchPrecondition(condition: .onQueue(queue))
-        let bus: BusConnection
-        switch BusConnection.open(
-            .session, description: "diligenced-screensaver", queue: queue,
-            onBroken: { [weak self] why in
-                self?.unavailable("the session bus connection ended (\(why))")
-            })
-        {
-        case .success(let opened): bus = opened
-        case .failure(let failure): return unavailable(failure.reason)
-        }
+        guard
+            let bus = BusConnection.open(
+                .session, description: "diligenced-screensaver", queue: queue, lost: { [weak self] loss in self?.unavailable(loss.reason) })
+        else { return }
         connection = bus
         bus.matchSignal(sender: Self.service, path: nil, interface: Self.service, member: "ActiveChanged") { [weak self] m in
             var active: Int32 = 0

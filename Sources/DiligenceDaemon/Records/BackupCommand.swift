@@ -23,12 +23,12 @@ extension Daemon {
         }
         connection.hold()
         let database = paths.database
-        // Only ever used on `queue`, where the answer is sent.
-        nonisolated(unsafe) let waiting = connection
+        let waiting = QueueBound(connection, on: queue)
         DispatchQueue.global(qos: .utility).async { [queue] in
             let result = Result { () throws(DiligenceError) in try DatabaseBackup.copy(database, to: path) }
             Self.syncDirectory(of: path)
             queue.async {
+                let waiting = waiting.value
                 switch result {
                 case .success(let summary):
                     Log.info(

@@ -151,25 +151,3 @@ extension ExportFormat {
         return out + "\r\n"
     }
 }
-
-/// Runs exports off the daemon's queue, on a database connection of their own: a long export
-/// does not hold up status requests.
-final class ExportRunner {
-    let queue = DispatchQueue(label: "diligenced.export")
-    /// Opened at the first export; only ever used on `queue`.
-    private var store: Store?
-
-    /// The connection to the database at `path`. Call on `queue`.
-    func reader(_ path: String) throws(DiligenceError) -> Store {
-        dispatchPrecondition(condition: .onQueue(queue))
-        if let store { return store }
-        let opened = try Store(location: .path(path))
-        store = opened
-        return opened
-    }
-
-    /// Waits for an export under way (its answer is then not sent) and closes the connection.
-    func close() {
-        queue.sync { store = nil }
-    }
-}

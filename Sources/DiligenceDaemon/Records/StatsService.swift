@@ -96,7 +96,7 @@ final class StatsService {
     /// The one "today" of `status`, `stats`, `plan`, `history add` and `start` without a task.
     /// Computed once a day, as every status request needs it and localtime_r/mktime cost: a
     /// wall-clock step out of the day, a new day, a reloaded `day_starts_at` or a new time
-    /// zone (`zoneChanged`, from ZoneWatch) computes it anew. Not a system call more per
+    /// zone (`zoneChanged`, from `DirectoryWatch.timeZone`) computes it anew. Not a system call more per
     /// status: a read of the inotify descriptor here would cost 2–3 µs on every request.
     func today(at now: Now) -> StatisticsDay {
         if let kept = todayKept, kept.dayStartsAt == dayStartsAt, kept.day.contains(now.wall) { return kept.day }

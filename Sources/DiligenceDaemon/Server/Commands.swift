@@ -53,10 +53,9 @@ extension Daemon {
             }
         } catch  where error.code == "database_locked" && CommandSpec.named(request.command)?.writes == true && .now() < deadline {
             connection.hold()
-            // Both are only ever used on `queue`, where this runs too.
-            nonisolated(unsafe) let daemon = self
-            nonisolated(unsafe) let waiting = connection
+            let held = QueueBound((daemon: self, connection: connection), on: queue)
             queue.asyncAfter(deadline: .now() + Self.lockRetryInterval) {
+                let (daemon, waiting) = held.value
                 guard !waiting.closed else { return }
                 daemon.serve(command, request, on: waiting, until: deadline)
             }
@@ -81,10 +80,9 @@ extension Daemon {
             return
         }
         connection.hold()
-        // Both are only ever used on `queue`, where every piece is sent.
-        nonisolated(unsafe) let daemon = self
-        nonisolated(unsafe) let waiting = connection
-        records.exports.queue.async {
+        let waiting = QueueBound(connection, on: queue)
+        let reader = records.exports
+        reader.queue.async { [queue] in
             let pacing = ExportPacing()
             // The answer's line is `{"ok":true,"result":{"format":…,"count":N,"content":"` + the
             // content's pieces, escaped + `"},"id":…}` and its newline.
@@ -93,7 +91,7 @@ extension Daemon {
             let failure: DiligenceError?
             do throws(DiligenceError) {
                 try StatsService.export(
-                    plan, from: try daemon.records.exports.reader(database),
+                    plan, from: try reader.value.connection(to: database),
                     started: { count in
                         let frame = Response.ok(
                             .object([
@@ -103,17 +101,18 @@ extension Daemon {
                         let quote = frame.index(before: cut)
                         closing = String(frame[quote...])
                         began = true
-                        return pacing.send(String(frame[..<quote]), to: waiting, on: daemon.queue)
+                        return pacing.send(String(frame[..<quote]), to: waiting)
                     },
-                    piece: { text in pacing.send(String(JSON.string(text).serialized.dropFirst().dropLast()), to: waiting, on: daemon.queue)
+                    piece: { text in pacing.send(String(JSON.string(text).serialized.dropFirst().dropLast()), to: waiting)
                     })
-                if began { _ = pacing.send(closing, to: waiting, on: daemon.queue) }
+                if began { _ = pacing.send(closing, to: waiting) }
                 failure = nil
             } catch {
                 failure = error
             }
             let answered = began
-            daemon.queue.async {
+            queue.async {
+                let waiting = waiting.value
                 if let failure {
                     Log.info("Refused export: \(failure.message.prefix(400))", fields: [("EVENT", "refused"), ("CODE", failure.code)])
                     if answered { waiting.close() } else { waiting.send(Response.error(failure, id: request.id)) }
@@ -372,11 +371,11 @@ private final class ExportPacing: @unchecked Sendable {
     /// The client is still there (set on the daemon's queue, read after `room` is signalled).
     private var open = true
 
-    /// Sends `text` on `connection` from `queue` and waits until there is room for the next
+    /// Sends `text` on `connection` from its queue and waits until there is room for the next
     /// piece; false once the connection is closed.
-    func send(_ text: String, to connection: ClientConnection, on queue: DispatchQueue) -> Bool {
-        nonisolated(unsafe) let connection = connection
-        queue.async { [self] in
+    func send(_ text: String, to bound: QueueBound<ClientConnection>) -> Bool {
+        bound.queue.async { [self] in
+            let connection = bound.value
             var signalled = false
             // Only ever called on `queue`.
             func check() {
@@ -393,4 +392,20 @@ private final class ExportPacing: @unchecked Sendable {
         room.wait()
         return open
     }
+}
+
+/// The export queue's own connection to the database, opened at the first export.
+final class ExportReader {
+    private var opened: Store?
+
+    /// The connection to the database at `path`.
+    func connection(to path: String) throws(DiligenceError) -> Store {
+        if let opened { return opened }
+        let store = try Store(location: .path(path))
+        opened = store
+        return store
+    }
+
+    /// Closes the connection (daemon exit).
+    func close() { opened = nil }
 }

@@ -59,7 +59,7 @@ final class SyncJournal {
     var removals: () -> [JournalChange] = { preconditionFailure("SyncJournal.removals was never connected") }
     /// The journal watched (inotify on its folder, for its name): another version put there, or
     /// its removal, is checked at once, not at the next change. Nil while none is kept.
-    private var watch: (path: String, watch: ZoneWatch)?
+    private var watch: (path: String, watch: DirectoryWatch)?
     /// A write is scheduled on the queue after a commit.
     private var scheduled = false
     /// Writing now: the write's own commit schedules nothing more.
@@ -104,9 +104,9 @@ final class SyncJournal {
     func committed() {
         guard !writing, !scheduled, journaled != nil || directory() != nil else { return }
         scheduled = true
-        // The journal is only ever used on `queue`, where this runs too.
-        nonisolated(unsafe) let journal = self
+        let journal = QueueBound(self, on: queue)
         queue.async {
+            let journal = journal.value
             journal.scheduled = false
             journal.write(now: journal.clocks.wall)
         }
@@ -217,7 +217,7 @@ final class SyncJournal {
         let name = Array("\(place.device).jsonl".utf8)
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE)
         do {
-            let own = try ZoneWatch(
+            let own = try DirectoryWatch(
                 directory: place.directory, mask: mask, queue: queue, matching: { $0.elementsEqual(name) },
                 changed: { [unowned self] in write(now: clocks.wall) })
             watch = (place.ownPath, own)

@@ -47,7 +47,7 @@ final class SyncMerge {
     /// Where this merge read the line that last set each session it changed: a session the
     /// store then refuses is logged with its line, as an unreadable one is.
     private var lineOf = LinePlaces()
-    private var watch: ZoneWatch?
+    private var watch: DirectoryWatch?
     /// The journals' names that are not regular files (what each is), logged once each while
     /// they stay so.
     private var skippedFiles: [String: FileKind] = [:]
@@ -94,7 +94,7 @@ final class SyncMerge {
         let own = journal.device
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
         do {
-            watch = try ZoneWatch(
+            watch = try DirectoryWatch(
                 directory: directory, mask: mask, queue: queue,
                 matching: { name in
                     let text = String(decoding: name, as: UTF8.self)

@@ -1,5 +1,5 @@
 import DiligenceCore
-import DiligenceProtocol
+import DiligenceSync
 
 #if canImport(Glibc)
     import Glibc

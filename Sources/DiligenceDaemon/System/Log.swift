@@ -16,7 +16,7 @@ public final class Log: @unchecked Sendable {
         case debug = 7
     }
 
-    /// Set once at start-up (`--verbose`), read afterwards.
+    /// Set once at start-up (`--verbose`) before any queue or thread runs, then only read.
     public nonisolated(unsafe) static var verbose = false
     private static let toJournal = isJournalStream(getenv("JOURNAL_STREAM").map { String(cString: $0) }, fd: 2)
 

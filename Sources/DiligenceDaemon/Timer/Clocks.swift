@@ -1,5 +1,5 @@
 import DiligenceCore
-import DiligenceProtocol
+import DiligenceSync
 import Dispatch
 
 #if canImport(Glibc)

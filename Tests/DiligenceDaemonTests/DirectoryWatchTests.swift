@@ -11,7 +11,7 @@ import Testing
 
 /// The time-zone watch on a directory of the test's own, changed the ways tools change
 /// /etc/localtime.
-@Suite struct ZoneWatchTests {
+@Suite struct DirectoryWatchTests {
     @Test func aReplacedOrRewrittenZoneIsSeenAndOtherFilesAreNot() throws {
         let dir = TemporaryDirectory("diligence-zone")
         defer { dir.remove() }
@@ -19,7 +19,7 @@ import Testing
         #expect(symlink("/usr/share/zoneinfo/Europe/Berlin", link) == 0)
         let queue = DispatchQueue(label: "zone-watch-test")
         let changes = Mutex(0)
-        let watch = try #require(ZoneWatch(directory: dir.path, queue: queue) { changes.withLock { $0 += 1 } })
+        let watch = try #require(DirectoryWatch.timeZone(directory: dir.path, queue: queue) { changes.withLock { $0 += 1 } })
         defer { queue.sync { watch.close() } }
 
         // Another file of the directory, written: not the zone.

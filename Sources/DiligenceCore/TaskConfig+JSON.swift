@@ -1,0 +1,111 @@
+import DiligenceJSON
+import DiligenceTime
+
+extension TaskConfig {
+    /// The task object: the wire's (`task_list`, `export --with-tasks`) and a sync journal's
+    /// task line, one shape in the module both the protocol and sync build on.
+    public var json: JSON {
+        .object([
+            ("id", .int(id)),
+            ("uuid", .string(uuid)),
+            ("name", .string(name)),
+            ("description", .string(description)),
+            ("color", .string(color.rawValue)),
+            ("work_seconds", .int(workSeconds)),
+            ("short_break_seconds", .int(shortBreakSeconds)),
+            ("long_break_seconds", .int(longBreakSeconds)),
+            ("long_break_every", .int(longBreakEvery)),
+            ("breaks", .bool(breaks)),
+            ("autostart", .string(autostart.rawValue)),
+            ("focus_mode", .bool(focusMode)),
+            ("goal", .int(goal)),
+            ("reminder", .string(reminderMinute.map(TimeOfDay.format))),
+            ("sound", .string(sound)),
+            ("archived", .bool(archived)),
+            ("away", .string(awayPolicy?.rawValue ?? "default")),
+        ])
+    }
+}
+
+extension TaskConfig {
+    /// The task a task object (`json` above: `export --with-tasks` lines, journal lines)
+    /// describes, its id 0; or why it is not one. Every member present is checked: its type and
+    /// its documented range (`validate`). A member left out takes the default, unless `complete`:
+    /// a journal line carries every setting, so one left out is a damaged line, not a default.
+    /// `uuid`, `archived` and `away` are kept when present.
+    public static func exported(_ json: JSON, complete: Bool = false) -> Result<TaskConfig, DiligenceError> {
+        do throws(DiligenceError) {
+            return .success(try TaskObject(json: json, complete: complete).config())
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+/// Reads a task object's members, each of its one type.
+private struct TaskObject {
+    let json: JSON
+    let complete: Bool
+
+    func config() throws(DiligenceError) -> TaskConfig {
+        guard case .object = json else { throw Self.bad("a task is an object, not \(json.typeName.withArticle)") }
+        guard let nameText = try member("name", "a string", \.stringValue) else { throw Self.bad("a task needs its \"name\"") }
+        var task: TaskConfig
+        do { task = TaskConfig(name: try TaskName.normalize(nameText)) } catch { throw Self.bad("the task's name: \(error.message)") }
+        task.description = try member("description", "a string", \.stringValue) ?? task.description
+        task.color =
+            try member("color", TaskColor.allCases.map(\.rawValue).joined(separator: ", ")) { $0.stringValue.flatMap(TaskColor.init) }
+            ?? task.color
+        task.autostart =
+            try member("autostart", Autostart.allCases.map(\.rawValue).joined(separator: ", ")) {
+                $0.stringValue.flatMap(Autostart.init)
+            } ?? task.autostart
+        task.workSeconds = try whole("work_seconds") ?? task.workSeconds
+        task.shortBreakSeconds = try whole("short_break_seconds") ?? task.shortBreakSeconds
+        task.longBreakSeconds = try whole("long_break_seconds") ?? task.longBreakSeconds
+        task.longBreakEvery = try whole("long_break_every") ?? task.longBreakEvery
+        task.goal = try whole("goal") ?? task.goal
+        task.breaks = try member("breaks", "true or false", \.boolValue) ?? task.breaks
+        task.focusMode = try member("focus_mode", "true or false", \.boolValue) ?? task.focusMode
+        task.archived = try member("archived", "true or false", \.boolValue) ?? false
+        task.sound = try nullable("sound", "a string or null", \.stringValue) ?? nil
+        task.reminderMinute = try nullable("reminder", "HH:MM or null") { $0.stringValue.flatMap(TimeOfDay.parse) } ?? nil
+        let policies = AwayPolicy.allCases.map(\.rawValue).joined(separator: ", ")
+        switch json["away"] {
+        case nil, .string("default")?: break
+        case let value?:
+            guard let policy = value.stringValue.flatMap(AwayPolicy.init) else {
+                throw Self.bad("the task's \"away\" is not default, \(policies)")
+            }
+            task.awayPolicy = policy
+        }
+        if let text = try member("uuid", "a string", optional: true, \.stringValue), !text.isEmpty {
+            guard let uuid = UUIDText.parse(text) else { throw Self.bad("the task's \"uuid\" is not a UUID") }
+            task.uuid = uuid
+        }
+        do { try task.validate() } catch { throw Self.bad("the task \(task.name): \(error.message)") }
+        return task
+    }
+
+    /// `json[key]` read by `read`; nil when absent (an error when `complete`, unless `optional`).
+    func member<T>(_ key: String, _ kind: String, optional: Bool = false, _ read: (JSON) -> T?) throws(DiligenceError) -> T? {
+        guard let value = json[key] else {
+            if complete && !optional { throw Self.bad("the task's \"\(key)\" is missing") }
+            return nil
+        }
+        guard let read = read(value) else { throw Self.bad("the task's \"\(key)\" is not \(kind)") }
+        return read
+    }
+
+    /// Like `member`, where null is a value (nil inside): absent is `nil`, null is `.some(nil)`.
+    func nullable<T>(_ key: String, _ kind: String, _ read: (JSON) -> T?) throws(DiligenceError) -> T?? {
+        if case .null? = json[key] { return .some(nil) }
+        return try member(key, kind, read).map { .some($0) }
+    }
+
+    func whole(_ key: String) throws(DiligenceError) -> Int? {
+        try member(key, "a whole number") { $0.intValue.flatMap { Int(exactly: $0) } }
+    }
+
+    static func bad(_ message: String) -> DiligenceError { DiligenceError("invalid_import", message) }
+}
