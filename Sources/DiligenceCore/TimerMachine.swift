@@ -243,7 +243,7 @@ public struct TimerMachine: Sendable, Equatable {
         let differentTask = newTask != nil && newTask?.id != task?.id
         switch state {
         case .idle:
-            guard let newTask else { throw DiligenceError("no_task", "Name a task to start, e.g. `diligencectl start Work`.") }
+            guard let newTask else { throw DiligenceError(.noTask, "Name a task to start, e.g. `diligencectl start Work`.") }
             task = newTask
             round = 1
             roundSkipped = false
@@ -262,9 +262,9 @@ public struct TimerMachine: Sendable, Equatable {
         case .running, .paused:
             let what = "\(phase!.label) of \(task!.name)"
             if differentTask {
-                throw DiligenceError("already_running", "The \(what) is \(state.rawValue); stop it first (`diligencectl stop`).")
+                throw DiligenceError(.alreadyRunning, "The \(what) is \(state.rawValue); stop it first (`diligencectl stop`).")
             }
-            throw DiligenceError("already_running", "The \(what) is already running.")
+            throw DiligenceError(.alreadyRunning, "The \(what) is already running.")
         }
     }
 
@@ -273,7 +273,7 @@ public struct TimerMachine: Sendable, Equatable {
     public mutating func setNote(_ text: String?) throws(DiligenceError) {
         guard state == .running || state == .paused, phase == .work else {
             throw DiligenceError(
-                "not_running",
+                .notRunning,
                 "A note goes with a work session, and no work phase runs now; note a recorded one with `diligencectl history edit ID --note TEXT`."
             )
         }
@@ -282,10 +282,10 @@ public struct TimerMachine: Sendable, Equatable {
 
     public mutating func pause(at now: Now) throws(DiligenceError) -> [TimerEvent] {
         guard state == .running, let phase, let task else {
-            throw DiligenceError("not_running", state == .paused ? "The timer is already paused." : "Nothing is running to pause.")
+            throw DiligenceError(.notRunning, state == .paused ? "The timer is already paused." : "Nothing is running to pause.")
         }
         if task.focusMode && phase == .work {
-            throw DiligenceError("focus_mode", "\(task.name) is in strict focus mode: work cannot be paused. Stop it to give up.")
+            throw DiligenceError(.focusMode, "\(task.name) is in strict focus mode: work cannot be paused. Stop it to give up.")
         }
         elapsedBefore = elapsed(at: now)
         stretchStart = nil
@@ -296,7 +296,7 @@ public struct TimerMachine: Sendable, Equatable {
 
     public mutating func resume(at now: Now) throws(DiligenceError) -> [TimerEvent] {
         guard state == .paused, let phase else {
-            throw DiligenceError("not_paused", state == .running ? "The timer is already running." : "Nothing is paused to resume.")
+            throw DiligenceError(.notPaused, state == .running ? "The timer is already running." : "Nothing is paused to resume.")
         }
         stretchStart = now.steady
         state = .running
@@ -319,7 +319,7 @@ public struct TimerMachine: Sendable, Equatable {
     /// idle. A pending phase is dropped without a record, but still `stopped`: every change has
     /// an event.
     public mutating func stop(at now: Now) throws(DiligenceError) -> [TimerEvent] {
-        guard state != .idle, let phase else { throw DiligenceError("not_running", "The timer is idle: nothing to stop.") }
+        guard state != .idle, let phase else { throw DiligenceError(.notRunning, "The timer is idle: nothing to stop.") }
         var events: [TimerEvent] = []
         if state != .pending { events += endPhase(.abandoned, at: now) }
         events.append(.stopped(phase))
@@ -330,9 +330,9 @@ public struct TimerMachine: Sendable, Equatable {
     /// Ends the phase now and moves on as if it had ended (a work phase is recorded as skipped).
     /// A pending phase is skipped without starting it.
     public mutating func skip(at now: Now) throws(DiligenceError) -> [TimerEvent] {
-        guard state != .idle, let phase else { throw DiligenceError("not_running", "The timer is idle: nothing to skip.") }
+        guard state != .idle, let phase else { throw DiligenceError(.notRunning, "The timer is idle: nothing to skip.") }
         if let task, task.focusMode && phase == .work {
-            throw DiligenceError("focus_mode", "\(task.name) is in strict focus mode: work cannot be skipped. Stop it to give up.")
+            throw DiligenceError(.focusMode, "\(task.name) is in strict focus mode: work cannot be skipped. Stop it to give up.")
         }
         var events: [TimerEvent] = []
         if state != .pending { events += endPhase(.skipped, at: now) }
@@ -345,11 +345,11 @@ public struct TimerMachine: Sendable, Equatable {
     /// Adds `seconds` to the running or paused phase.
     public mutating func extend(by seconds: Int, at now: Now) throws(DiligenceError) -> [TimerEvent] {
         guard state == .running || state == .paused, let phase else {
-            throw DiligenceError("not_running", "Only a running or paused phase can be extended.")
+            throw DiligenceError(.notRunning, "Only a running or paused phase can be extended.")
         }
         guard seconds > 0, duration + Double(seconds) <= Double(DurationText.maxSeconds) else {
             throw DiligenceError(
-                "invalid_duration", "Extend by a positive duration; a phase lasts at most \(DurationText.format(DurationText.maxSeconds)).")
+                .invalidDuration, "Extend by a positive duration; a phase lasts at most \(DurationText.format(DurationText.maxSeconds)).")
         }
         duration += Double(seconds)
         return [.extended(phase, seconds: seconds)]
@@ -508,7 +508,7 @@ public struct TimerMachine: Sendable, Equatable {
     /// moment the person left and recorded as abandoned for that reason.
     public mutating func discardAway(at now: Now) throws(DiligenceError) -> [TimerEvent] {
         guard let offer = awayOffer else {
-            throw DiligenceError("nothing_to_discard", "No time away was counted as work since the last work phase began.")
+            throw DiligenceError(.nothingToDiscard, "No time away was counted as work since the last work phase began.")
         }
         awayOffer = nil
         guard var session = offer.endedSession else {
