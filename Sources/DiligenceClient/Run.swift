@@ -1,3 +1,4 @@
+import DiligenceCore
 import DiligenceJSON
 import DiligenceProtocol
 
@@ -31,10 +32,10 @@ enum ExitCode {
 
     /// The daemon's error codes that mean a mistake in what was typed (exit 2, like the client's
     /// own checks); every other code is exit 1.
-    static let mistakesInWhatWasTyped: Set<String> = [
-        "invalid_argument", "missing_argument", "out_of_range", "unknown_task", "ambiguous_task", "invalid_name",
-        "invalid_duration", "invalid_value", "invalid_period", "invalid_date", "nonexistent_time", "ambiguous_time",
-        "invalid_session", "unknown_session", "unknown_format", "unknown_device", "ambiguous_device",
+    static let mistakesInWhatWasTyped: Set<DiligenceError.Code> = [
+        .invalidArgument, .missingArgument, .outOfRange, .unknownTask, .ambiguousTask, .invalidName,
+        .invalidDuration, .invalidValue, .invalidPeriod, .invalidDate, .nonexistentTime, .ambiguousTime,
+        .invalidSession, .unknownSession, .unknownFormat, .unknownDevice, .ambiguousDevice,
     ]
 }
 
@@ -106,6 +107,7 @@ let clientVersionLine = "diligencectl \(ProtocolInfo.release) (protocol \(Protoc
 enum Failure: Error {
     case connection(ConnectionError)
     /// The daemon answered `ok: false` with this code (nil: something that is not a response).
+    /// Kept as sent: a newer daemon may send a code this client does not know.
     case daemon(code: String?, message: String)
     case usage(UsageError)
     /// The person answered no.
@@ -178,7 +180,7 @@ extension RunResult {
         case .connection(.untrusted(let path, let reason)):
             return .untrusted(path: path, reason: reason)
         case .daemon(let code, let message):
-            let typed = code.map(ExitCode.mistakesInWhatWasTyped.contains) ?? false
+            let typed = code.flatMap(DiligenceError.Code.init(rawValue:)).map(ExitCode.mistakesInWhatWasTyped.contains) ?? false
             return RunResult(
                 stderr: "diligencectl: \(parsed.command.namingFlags(message))\n"
                     + (typed ? "Run 'diligencectl \(parsed.command.name) --help' for usage.\n" : ""),

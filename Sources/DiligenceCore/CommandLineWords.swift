@@ -19,13 +19,13 @@ public enum CommandLineWords {
                 inWord = true
                 guard let quoted = quoted(until: c, from: &iterator) else {
                     let kind = c == "'" ? "single" : "double"
-                    throw DiligenceError("invalid_config", "a \(kind) quote is not closed in \(text.debugDescription).")
+                    throw DiligenceError(.invalidConfig, "a \(kind) quote is not closed in \(text.debugDescription).")
                 }
                 current += quoted
             case "\\":
                 inWord = true
                 guard let next = iterator.next() else {
-                    throw DiligenceError("invalid_config", "a command line cannot end with a backslash: \(text.debugDescription).")
+                    throw DiligenceError(.invalidConfig, "a command line cannot end with a backslash: \(text.debugDescription).")
                 }
                 current.append(next)
             default:

@@ -19,7 +19,7 @@ extension DaemonConfig {
             notifications.bell = try Self.flag(entry, place: place)
         case "urgency":
             guard let urgency = NotificationSettings.Urgency(rawValue: value) else {
-                throw DiligenceError("invalid_config", "\(place): urgency is one of low, normal, critical; got \(value.debugDescription).")
+                throw DiligenceError(.invalidConfig, "\(place): urgency is one of low, normal, critical; got \(value.debugDescription).")
             }
             notifications.urgency = urgency
         case "timeout":
@@ -59,7 +59,7 @@ extension DaemonConfig {
             } else {
                 guard let on = Self.parseBool(value) else {
                     throw DiligenceError(
-                        "invalid_config",
+                        .invalidConfig,
                         "\(place): end_of_phase is on, off, or the absolute path of a sound file; got \(value.debugDescription).")
                 }
                 sound.endOfPhase = on
@@ -68,7 +68,7 @@ extension DaemonConfig {
             sound.ambient = try Self.flag(entry, place: place)
         case "directory":
             guard value.hasPrefix("/") || value.hasPrefix("~/") else {
-                throw DiligenceError("invalid_config", "\(place): directory is an absolute path (or ~/…); got \(value.debugDescription).")
+                throw DiligenceError(.invalidConfig, "\(place): directory is an absolute path (or ~/…); got \(value.debugDescription).")
             }
             sound.directory = value
         default:
@@ -79,7 +79,7 @@ extension DaemonConfig {
     /// An on/off setting's value.
     static func flag(_ entry: Entry, place: String) throws(DiligenceError) -> Bool {
         guard let flag = parseBool(entry.value) else {
-            throw DiligenceError("invalid_config", "\(place): \(entry.key) is true or false; got \(entry.value.debugDescription).")
+            throw DiligenceError(.invalidConfig, "\(place): \(entry.key) is true or false; got \(entry.value.debugDescription).")
         }
         return flag
     }
@@ -88,11 +88,11 @@ extension DaemonConfig {
     static func command(_ entry: Entry, place: String) throws(DiligenceError) -> [String] {
         let words: [String]
         do { words = try CommandLineWords.split(entry.rawValue) } catch {
-            throw DiligenceError("invalid_config", "\(place): \(error.message)")
+            throw DiligenceError(.invalidConfig, "\(place): \(error.message)")
         }
         guard let first = words.first, !first.isEmpty else {
             throw DiligenceError(
-                "invalid_config", "\(place): \(entry.key) needs a command, such as notify-send Diligence; for a shell, write sh -c '…'.")
+                .invalidConfig, "\(place): \(entry.key) needs a command, such as notify-send Diligence; for a shell, write sh -c '…'.")
         }
         return words
     }
@@ -101,7 +101,7 @@ extension DaemonConfig {
     private static func seconds(_ entry: Entry, place: String, in range: ClosedRange<Int>, _ allowed: String) throws(DiligenceError) -> Int
     {
         guard let seconds = parseSeconds(entry.value), range.contains(seconds) else {
-            throw DiligenceError("invalid_config", "\(place): \(entry.key) is \(allowed); got \(entry.value.debugDescription).")
+            throw DiligenceError(.invalidConfig, "\(place): \(entry.key) is \(allowed); got \(entry.value.debugDescription).")
         }
         return seconds
     }

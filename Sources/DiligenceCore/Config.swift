@@ -69,7 +69,7 @@ public struct DaemonConfig: Equatable, Sendable {
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]"), line.count > 2 else {
-                    errors.append((number, DiligenceError("invalid_config", "line \(number): a section header looks like [timer].")))
+                    errors.append((number, DiligenceError(.invalidConfig, "line \(number): a section header looks like [timer].")))
                     continue
                 }
                 section = String(line.dropFirst().dropLast()).trimmingWhitespace()
@@ -77,7 +77,7 @@ public struct DaemonConfig: Equatable, Sendable {
             }
             guard let eq = line.firstIndex(of: "=") else {
                 errors.append(
-                    (number, DiligenceError("invalid_config", "line \(number): expected `key = value`, got \(line.debugDescription).")))
+                    (number, DiligenceError(.invalidConfig, "line \(number): expected `key = value`, got \(line.debugDescription).")))
                 continue
             }
             let key = String(line[..<eq]).trimmingWhitespace()
@@ -85,7 +85,7 @@ public struct DaemonConfig: Equatable, Sendable {
             var value = rawValue
             if value.count >= 2, value.first == "\"", value.last == "\"" { value = String(value.dropFirst().dropLast()) }
             guard !key.isEmpty else {
-                errors.append((number, DiligenceError("invalid_config", "line \(number): a key is missing before `=`.")))
+                errors.append((number, DiligenceError(.invalidConfig, "line \(number): a key is missing before `=`.")))
                 continue
             }
             result.append(Entry(section: section, key: key, value: value, rawValue: rawValue, line: number))
@@ -104,7 +104,7 @@ public struct DaemonConfig: Equatable, Sendable {
         for entry in all where entry.section == "daemon" && entry.key == "on_bad_config" {
             guard let policy = BadConfigPolicy(rawValue: entry.value) else {
                 throw DiligenceError(
-                    "invalid_config",
+                    .invalidConfig,
                     "line \(entry.line) ([daemon] on_bad_config): on_bad_config is refuse or defaults; got \(entry.value.debugDescription)."
                 )
             }
@@ -143,14 +143,14 @@ public struct DaemonConfig: Equatable, Sendable {
         case ("timer", "suspend"):
             guard let policy = SuspendPolicy(rawValue: entry.value) else {
                 throw DiligenceError(
-                    "invalid_config", "\(place): suspend is one of pause, continue, abandon; got \(entry.value.debugDescription).")
+                    .invalidConfig, "\(place): suspend is one of pause, continue, abandon; got \(entry.value.debugDescription).")
             }
             suspend = policy
         case ("timer", "min_session"):
             let range = SessionRules.minSessionRange
             guard let seconds = DurationText.parse(entry.value), range.contains(seconds) else {
                 throw DiligenceError(
-                    "invalid_config",
+                    .invalidConfig,
                     "\(place): min_session is a duration from 0 (record every session) to \(DurationText.format(range.upperBound)), such as 60s or 2m; got \(entry.value.debugDescription)."
                 )
             }
@@ -160,17 +160,17 @@ public struct DaemonConfig: Equatable, Sendable {
         case ("stats", "day_starts_at"):
             guard let minute = TimeOfDay.parse(entry.value) else {
                 throw DiligenceError(
-                    "invalid_config", "\(place): day_starts_at is a time HH:MM such as 04:00; got \(entry.value.debugDescription).")
+                    .invalidConfig, "\(place): day_starts_at is a time HH:MM such as 04:00; got \(entry.value.debugDescription).")
             }
             dayStartsAt = minute
         case ("daemon", "allow_root"):
             allowRoot = try Self.flag(entry, place: place)
         case ("sync", "directory"):
-            if let problem = SyncFolder.problem(with: entry.value) { throw DiligenceError("invalid_config", "\(place): \(problem).") }
+            if let problem = SyncFolder.problem(with: entry.value) { throw DiligenceError(.invalidConfig, "\(place): \(problem).") }
             syncDirectory = entry.value
         case ("sync", "name"):
             do { deviceName = try DeviceName.normalize(entry.value) } catch {
-                throw DiligenceError("invalid_config", "\(place): \(error.message)")
+                throw DiligenceError(.invalidConfig, "\(place): \(error.message)")
             }
         case ("notifications", _), ("hooks", _), ("sound", _):
             try parseOutputSetting(entry, place: place)
@@ -205,7 +205,7 @@ public struct DaemonConfig: Equatable, Sendable {
         }
         let known = knownSettings.map { "[\($0.section)] " + $0.keys.joined(separator: " ") }.joined(separator: ", ")
         return DiligenceError(
-            "invalid_config",
+            .invalidConfig,
             "\(place): unknown \(entry.section == "hooks" && entry.key.hasPrefix("on_") ? "hook" : "setting").\(hint) Known: \(known).")
     }
 
@@ -214,7 +214,7 @@ public struct DaemonConfig: Equatable, Sendable {
         func duration(_ range: ClosedRange<Int>, _ example: String) throws(DiligenceError) -> Int {
             guard let seconds = DurationText.parse(entry.value), range.contains(seconds) else {
                 throw DiligenceError(
-                    "invalid_config",
+                    .invalidConfig,
                     "\(place): \(entry.key) is a duration from \(DurationText.format(range.lowerBound)) to \(DurationText.format(range.upperBound)), such as \(example); got \(entry.value.debugDescription)."
                 )
             }
@@ -228,7 +228,7 @@ public struct DaemonConfig: Equatable, Sendable {
         case "on_away":
             guard let policy = AwayPolicy(rawValue: entry.value) else {
                 throw DiligenceError(
-                    "invalid_config", "\(place): on_away is one of pause, continue, abandon; got \(entry.value.debugDescription).")
+                    .invalidConfig, "\(place): on_away is one of pause, continue, abandon; got \(entry.value.debugDescription).")
             }
             presence.onAway = policy
         default:

@@ -28,7 +28,7 @@ extension DaemonConfig {
         case "backend":
             guard let backend = FocusSettings.Backend(rawValue: entry.value) else {
                 let names = FocusSettings.Backend.allCases.map(\.rawValue).joined(separator: ", ")
-                throw DiligenceError("invalid_config", "\(place): backend is one of \(names); got \(entry.value.debugDescription).")
+                throw DiligenceError(.invalidConfig, "\(place): backend is one of \(names); got \(entry.value.debugDescription).")
             }
             focus.backend = backend
         case "on_enter":
@@ -49,12 +49,12 @@ extension DaemonConfig {
             let missing = focus.onEnter == nil ? "on_enter" : "on_leave"
             return (
                 line,
-                DiligenceError("invalid_config", "line \(line) ([focus]): on_enter and on_leave come together; \(missing) is missing.")
+                DiligenceError(.invalidConfig, "line \(line) ([focus]): on_enter and on_leave come together; \(missing) is missing.")
             )
         }
         if focus.backend == .commands, focus.onEnter == nil {
             return (
-                line, DiligenceError("invalid_config", "line \(line) ([focus] backend): backend = commands needs on_enter and on_leave.")
+                line, DiligenceError(.invalidConfig, "line \(line) ([focus] backend): backend = commands needs on_enter and on_leave.")
             )
         }
         return nil

@@ -11,13 +11,13 @@ public enum SessionNote {
     /// past `maxLength`. `label` names the field as the person typed it.
     public static func normalize(_ text: String, label: String = "note") throws(DiligenceError) -> String? {
         if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw DiligenceError("invalid_value", "\(label) is one line of text: no control characters (newline, tab, escape).")
+            throw DiligenceError(.invalidValue, "\(label) is one line of text: no control characters (newline, tab, escape).")
         }
         var note = Substring(text)
         while let first = note.first, first.isWhitespace { note.removeFirst() }
         while let last = note.last, last.isWhitespace { note.removeLast() }
         if note.count > maxLength {
-            throw DiligenceError("out_of_range", "\(label) holds at most \(maxLength) characters; got \(note.count).")
+            throw DiligenceError(.outOfRange, "\(label) holds at most \(maxLength) characters; got \(note.count).")
         }
         return note.isEmpty ? nil : String(note)
     }

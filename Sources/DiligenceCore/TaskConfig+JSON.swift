@@ -107,5 +107,5 @@ private struct TaskObject {
         try member(key, "a whole number") { $0.intValue.flatMap { Int(exactly: $0) } }
     }
 
-    static func bad(_ message: String) -> DiligenceError { DiligenceError("invalid_import", message) }
+    static func bad(_ message: String) -> DiligenceError { DiligenceError(.invalidImport, message) }
 }

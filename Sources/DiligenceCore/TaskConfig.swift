@@ -114,31 +114,31 @@ public struct TaskConfig: Equatable, Sendable {
     /// a name is set, so a task whose name predates them can still be edited.
     public func validate() throws(DiligenceError) {
         if description.count > Self.maxDescriptionLength {
-            throw DiligenceError("invalid_value", "A description has at most \(Self.maxDescriptionLength) characters.")
+            throw DiligenceError(.invalidValue, "A description has at most \(Self.maxDescriptionLength) characters.")
         }
         for (field, value, minimum) in [
             ("work", workSeconds, 1), ("short_break", shortBreakSeconds, 1), ("long_break", longBreakSeconds, 1),
         ] {
             if value < minimum || value > DurationText.maxSeconds {
                 throw DiligenceError(
-                    "invalid_duration",
+                    .invalidDuration,
                     "\(field) must be between 1s and \(DurationText.format(DurationText.maxSeconds)); got \(value) seconds.")
             }
         }
         if longBreakEvery < 0 || longBreakEvery > Self.maxLongBreakEvery {
             throw DiligenceError(
-                "invalid_value", "long_break_every must be between 0 (never) and \(Self.maxLongBreakEvery); got \(longBreakEvery).")
+                .invalidValue, "long_break_every must be between 0 (never) and \(Self.maxLongBreakEvery); got \(longBreakEvery).")
         }
         if goal < 0 || goal > Self.maxGoal {
-            throw DiligenceError("invalid_value", "goal must be between 0 (none) and \(Self.maxGoal); got \(goal).")
+            throw DiligenceError(.invalidValue, "goal must be between 0 (none) and \(Self.maxGoal); got \(goal).")
         }
         if let m = reminderMinute, m < 0 || m >= 24 * 60 {
-            throw DiligenceError("invalid_value", "reminder must be a time HH:MM or off.")
+            throw DiligenceError(.invalidValue, "reminder must be a time HH:MM or off.")
         }
         if let s = sound,
             s.isEmpty || s.count > Self.maxNameLength || s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         {
-            throw DiligenceError("invalid_value", "sound must be a name of at most \(Self.maxNameLength) characters, or off.")
+            throw DiligenceError(.invalidValue, "sound must be a name of at most \(Self.maxNameLength) characters, or off.")
         }
     }
 }

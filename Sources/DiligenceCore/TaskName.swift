@@ -28,16 +28,16 @@ public enum TaskName {
         while let first = name.first, first.isWhitespace { name.removeFirst() }
         while let last = name.last, last.isWhitespace { name.removeLast() }
         if name.isEmpty {
-            throw DiligenceError("invalid_name", "\(what) cannot be empty.")
+            throw DiligenceError(.invalidName, "\(what) cannot be empty.")
         }
         if let hidden = hiddenScalar(in: name) {
             throw DiligenceError(
-                "invalid_name",
+                .invalidName,
                 "\(what) cannot contain \(describe(hidden)): it does not show, so two names could look the same. Remove it and try again."
             )
         }
         if name.count > maxLength {
-            throw DiligenceError("invalid_name", "\(what) has at most \(maxLength) characters; this one has \(name.count).")
+            throw DiligenceError(.invalidName, "\(what) has at most \(maxLength) characters; this one has \(name.count).")
         }
         return name
     }

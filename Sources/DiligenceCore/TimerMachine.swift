@@ -352,7 +352,7 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
     /// resumes when no other task is named.
     public mutating func start(_ newTask: TaskConfig?, at now: Now) throws(DiligenceError) -> [TimerEvent] {
         guard let run else {
-            guard let newTask else { throw DiligenceError("no_task", "Name a task to start, e.g. `diligencectl start Work`.") }
+            guard let newTask else { throw DiligenceError(.noTask, "Name a task to start, e.g. `diligencectl start Work`.") }
             return begin(.work, of: newTask, at: now)
         }
         let differentTask = newTask != nil && newTask?.id != run.task.id
@@ -367,9 +367,9 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         case .running, .paused:
             let what = "\(run.phase.label) of \(run.task.name)"
             if differentTask {
-                throw DiligenceError("already_running", "The \(what) is \(run.state.rawValue); stop it first (`diligencectl stop`).")
+                throw DiligenceError(.alreadyRunning, "The \(what) is \(run.state.rawValue); stop it first (`diligencectl stop`).")
             }
-            throw DiligenceError("already_running", "The \(what) is already running.")
+            throw DiligenceError(.alreadyRunning, "The \(what) is already running.")
         }
     }
 
@@ -378,7 +378,7 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
     public mutating func setNote(_ text: String?) throws(DiligenceError) {
         guard let run, run.stage != .pending, run.phase == .work else {
             throw DiligenceError(
-                "not_running",
+                .notRunning,
                 "A note goes with a work session, and no work phase runs now; note a recorded one with `diligencectl history edit ID --note TEXT`."
             )
         }
@@ -387,10 +387,10 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
 
     public mutating func pause(at now: Now) throws(DiligenceError) -> [TimerEvent] {
         guard let run, run.stage == .running else {
-            throw DiligenceError("not_running", state == .paused ? "The timer is already paused." : "Nothing is running to pause.")
+            throw DiligenceError(.notRunning, state == .paused ? "The timer is already paused." : "Nothing is running to pause.")
         }
         if run.task.focusMode && run.phase == .work {
-            throw DiligenceError("focus_mode", "\(run.task.name) is in strict focus mode: work cannot be paused. Stop it to give up.")
+            throw DiligenceError(.focusMode, "\(run.task.name) is in strict focus mode: work cannot be paused. Stop it to give up.")
         }
         endStretch(at: now)
         if run.phase == .work { active?.run.pauses += 1 }
@@ -399,7 +399,7 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
 
     public mutating func resume(at now: Now) throws(DiligenceError) -> [TimerEvent] {
         guard let run, run.stage == .paused else {
-            throw DiligenceError("not_paused", state == .running ? "The timer is already running." : "Nothing is paused to resume.")
+            throw DiligenceError(.notPaused, state == .running ? "The timer is already running." : "Nothing is paused to resume.")
         }
         beginStretch(at: now)
         // Resumed by hand: coming back no longer needs to resume it.
@@ -421,7 +421,7 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
     /// idle. A pending phase is dropped without a record, but still `stopped`: every change has
     /// an event.
     public mutating func stop(at now: Now) throws(DiligenceError) -> [TimerEvent] {
-        guard let run else { throw DiligenceError("not_running", "The timer is idle: nothing to stop.") }
+        guard let run else { throw DiligenceError(.notRunning, "The timer is idle: nothing to stop.") }
         var events: [TimerEvent] = []
         if run.stage != .pending { events += endPhase(.abandoned, at: now) }
         events.append(.stopped(run.phase))
@@ -432,10 +432,10 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
     /// Ends the phase now and moves on as if it had ended (a work phase is recorded as skipped).
     /// A pending phase is skipped without starting it.
     public mutating func skip(at now: Now) throws(DiligenceError) -> [TimerEvent] {
-        guard let run else { throw DiligenceError("not_running", "The timer is idle: nothing to skip.") }
+        guard let run else { throw DiligenceError(.notRunning, "The timer is idle: nothing to skip.") }
         let phase = run.phase
         if run.task.focusMode && phase == .work {
-            throw DiligenceError("focus_mode", "\(run.task.name) is in strict focus mode: work cannot be skipped. Stop it to give up.")
+            throw DiligenceError(.focusMode, "\(run.task.name) is in strict focus mode: work cannot be skipped. Stop it to give up.")
         }
         var events: [TimerEvent] = []
         if run.stage != .pending { events += endPhase(.skipped, at: now) }
@@ -448,11 +448,11 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
     /// Adds `seconds` to the running or paused phase.
     public mutating func extend(by seconds: Int, at now: Now) throws(DiligenceError) -> [TimerEvent] {
         guard let run, run.stage != .pending else {
-            throw DiligenceError("not_running", "Only a running or paused phase can be extended.")
+            throw DiligenceError(.notRunning, "Only a running or paused phase can be extended.")
         }
         guard seconds > 0, run.duration + Double(seconds) <= Double(DurationText.maxSeconds) else {
             throw DiligenceError(
-                "invalid_duration", "Extend by a positive duration; a phase lasts at most \(DurationText.format(DurationText.maxSeconds)).")
+                .invalidDuration, "Extend by a positive duration; a phase lasts at most \(DurationText.format(DurationText.maxSeconds)).")
         }
         active?.run.duration += Double(seconds)
         return [.extended(run.phase, seconds: seconds)]
@@ -600,7 +600,7 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
     /// moment the person left and recorded as abandoned for that reason.
     public mutating func discardAway(at now: Now) throws(DiligenceError) -> [TimerEvent] {
         guard let offer = awayOffer else {
-            throw DiligenceError("nothing_to_discard", "No time away was counted as work since the last work phase began.")
+            throw DiligenceError(.nothingToDiscard, "No time away was counted as work since the last work phase began.")
         }
         awayOffer = nil
         guard var session = offer.endedSession else {

@@ -32,7 +32,7 @@ extension Daemon {
     static func readConfig(_ paths: DaemonPaths) throws(DiligenceError) -> (config: DaemonConfig, text: String?) {
         guard let text = try Files.read(paths.config, followingLinks: true) else {
             if paths.configRequired {
-                throw DiligenceError("missing_config", "The config file \(paths.config) does not exist.")
+                throw DiligenceError(.missingConfig, "The config file \(paths.config) does not exist.")
             }
             return (DaemonConfig(), nil)
         }
@@ -61,7 +61,7 @@ extension Daemon {
                 source = "the last good configuration (\(lastGood))"
             }
             let problem = "Refused the config file, running on \(source) until it is fixed and reloaded: \(error.message)"
-            Log.error(problem, fields: [("EVENT", "config_refused"), ("CODE", error.code)])
+            Log.error(problem, fields: [("EVENT", "config_refused"), ("CODE", error.code.rawValue)])
             return ConfigLoad(config: fallback, problems: [problem], accepted: nil)
         }
     }

@@ -207,7 +207,7 @@ public final class Daemon: TimerOutlet {
         do { try store.checkpointIntoFile() } catch {
             Log.error(
                 "Could not copy the write-ahead log into \(paths.database) at exit (\(error.message)); keep \(paths.database)-wal with it: the next start takes it in.",
-                fields: [("EVENT", "checkpoint_failed"), ("CODE", error.code)])
+                fields: [("EVENT", "checkpoint_failed"), ("CODE", error.code.rawValue)])
         }
     }
 
@@ -222,7 +222,7 @@ public final class Daemon: TimerOutlet {
                 : "Copying its writes into \(paths.database) failed: do not stop the daemon; the next write tries again (a full disk? free some space).")
         guard problem != problems.database else { return }
         problems.database = problem
-        Log.error(problem, fields: [("EVENT", "database_log_lost"), ("CODE", "storage_error")])
+        Log.error(problem, fields: [("EVENT", "database_log_lost"), ("CODE", DiligenceError.Code.storageError.rawValue)])
     }
 
     /// Re-reads the config file (SIGHUP, `reload`): a bad file is reported and the settings in
@@ -251,7 +251,7 @@ public final class Daemon: TimerOutlet {
             ]
             Log.error(
                 "Configuration not reloaded, keeping the previous one (\(config.summary)): \(error.message)",
-                fields: [("EVENT", "config_refused"), ("CODE", error.code)])
+                fields: [("EVENT", "config_refused"), ("CODE", error.code.rawValue)])
             return .failure(error)
         }
     }
@@ -298,7 +298,7 @@ public final class Daemon: TimerOutlet {
         }
         guard !problems.databaseGone else { return }
         problems.databaseGone = true
-        Log.error(gone, fields: [("EVENT", "database_gone"), ("CODE", "storage_error")])
+        Log.error(gone, fields: [("EVENT", "database_gone"), ("CODE", DiligenceError.Code.storageError.rawValue)])
         Systemd.notify("STATUS=\(statusLine(at: clocks.now))")
     }
 

@@ -38,7 +38,7 @@ public struct DaemonOptions: Equatable {
             func value() throws(DiligenceError) -> String {
                 if let inline { return inline }
                 guard let next = rest.popFirst(), !next.isEmpty else {
-                    throw DiligenceError("usage", "\(name) needs a value.")
+                    throw DiligenceError(.usage, "\(name) needs a value.")
                 }
                 return next
             }
@@ -49,7 +49,7 @@ public struct DaemonOptions: Equatable {
             case "--verbose", "-v": options.verbose = true
             case "--help", "-h": options.help = true
             case "--version": options.version = true
-            default: throw DiligenceError("usage", "unknown argument \(argument.debugDescription).")
+            default: throw DiligenceError(.usage, "unknown argument \(argument.debugDescription).")
             }
         }
         return options

@@ -184,10 +184,17 @@ extension JSON {
 
 // MARK: Parsing
 
-/// Why a text is not acceptable JSON; `code` goes to the protocol as is.
+/// Why a text is not acceptable JSON; `code`'s raw value goes to the protocol as is.
 public struct JSONParseError: Error, Equatable, Sendable {
-    public var code: String
+    public var code: Code
     public var message: String
+
+    public enum Code: String, Sendable, CaseIterable {
+        case invalidJSON = "invalid_json"
+        case invalidUTF8 = "invalid_utf8"
+        case tooDeep = "too_deep"
+        case numberOutOfRange = "number_out_of_range"
+    }
 }
 
 extension JSON {
@@ -221,20 +228,20 @@ private struct Parser {
         do { return .success(try parser.parseDocument()) } catch { return .failure(error) }
     }
 
-    func fail(_ code: String, _ message: String) -> JSONParseError {
+    func fail(_ code: JSONParseError.Code, _ message: String) -> JSONParseError {
         JSONParseError(code: code, message: message)
     }
 
     func invalid(_ what: String) -> JSONParseError {
-        fail("invalid_json", "Not valid JSON: \(what) at byte \(i + 1).")
+        fail(.invalidJSON, "Not valid JSON: \(what) at byte \(i + 1).")
     }
 
     mutating func parseDocument() throws(JSONParseError) -> JSON {
         let text = Self.check(bytes)
-        if text.hasNUL { throw fail("invalid_json", "A raw NUL byte is not JSON text (in a string, write \\u0000).") }
-        guard text.isUTF8 else { throw fail("invalid_utf8", "Not valid UTF-8.") }
+        if text.hasNUL { throw fail(.invalidJSON, "A raw NUL byte is not JSON text (in a string, write \\u0000).") }
+        guard text.isUTF8 else { throw fail(.invalidUTF8, "Not valid UTF-8.") }
         skipSpace()
-        guard i < bytes.count else { throw fail("invalid_json", "Empty: send one JSON object per line.") }
+        guard i < bytes.count else { throw fail(.invalidJSON, "Empty: send one JSON object per line.") }
         let value = try parseValue(depth: 0)
         skipSpace()
         guard i == bytes.count else { throw invalid("unexpected text after the value") }
@@ -294,7 +301,7 @@ private struct Parser {
         switch bytes[i] {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             guard depth < JSON.maxDepth else {
-                throw fail("too_deep", "Nested deeper than \(JSON.maxDepth) levels.")
+                throw fail(.tooDeep, "Nested deeper than \(JSON.maxDepth) levels.")
             }
             return bytes[i] == UInt8(ascii: "{") ? try parseObject(depth: depth) : try parseArray(depth: depth)
         case UInt8(ascii: "\""): return .string(try parseString())
@@ -483,7 +490,7 @@ private struct Parser {
         // given for says it is out of its range, naming the field.
         if isInteger, let v = Int64(text) { return .int(v) }
         guard let d = Double(text), d.isFinite else {
-            throw fail("number_out_of_range", "The number \(text.prefix(40)) is out of range.")
+            throw fail(.numberOutOfRange, "The number \(text.prefix(40)) is out of range.")
         }
         return .double(d)
     }

@@ -70,13 +70,13 @@ public enum Fields {
     static let dryRun = Field<Bool>.boolean(
         "dry_run", default: false, "true: remove nothing, answer what would be erased (sessions, focused seconds)")
     static let archivedTasks = Field<ArchivedTasks>.choice(
-        "archived", default: .hidden, code: "invalid_value", "archived tasks: hidden, included, or only they")
+        "archived", default: .hidden, code: .invalidValue, "archived tasks: hidden, included, or only they")
 
     // MARK: Statistics and the plan
 
     /// Periods away from this one, for every period kind; the date window bounds the result.
     static let offsetRange: ClosedRange<Int64> = -100_000...100_000
-    static let period = Field<StatsPeriod>.choice("period", default: .today, code: "invalid_period", "which period")
+    static let period = Field<StatsPeriod>.choice("period", default: .today, code: .invalidPeriod, "which period")
     static let statsOffset = Field<Int>.integer("offset", offsetRange, default: 0, "periods from this one: -1 the previous, 1 the next")
     static let statsDate = Field<String?>.text(
         "date", maxLength: 32,
@@ -114,7 +114,7 @@ public enum Fields {
 
     // MARK: Export and import
 
-    static let format = Field<ExportFormat>.choice("format", default: .jsonl, code: "unknown_format", "the file format")
+    static let format = Field<ExportFormat>.choice("format", default: .jsonl, code: .unknownFormat, "the file format")
     static let content = Field<String>.text("content", maxLength: ProtocolInfo.maxLineBytes, "whole lines of a JSON-lines export")
     static let importID = Field<Int64?>.id("import_id", 1...(1 << 40), "the import_id the first chunk answered; absent in the first chunk")
     static let more = Field<Bool>.boolean("more", default: false, "true: another chunk follows")
@@ -290,7 +290,7 @@ public enum ControlCommand: Sendable, Equatable {
     public init(_ request: Request) throws(DiligenceError) {
         guard let spec = CommandSpec.named(request.command) else {
             throw DiligenceError(
-                "unknown_command",
+                .unknownCommand,
                 "Unknown command \(request.command.debugDescription). Commands: \(CommandSpec.all.map(\.name).joined(separator: ", ")).")
         }
         self = try spec.command(request.body)

@@ -35,26 +35,26 @@ public struct Request: Sendable {
         do {
             json = try JSON.parse(line)
         } catch {
-            return .failure(ProtocolFailure(error: DiligenceError(error.code, error.message), id: nil))
+            return .failure(ProtocolFailure(error: DiligenceError(DiligenceError.Code(error.code), error.message), id: nil))
         }
         guard case .object = json else {
             return .failure(
                 ProtocolFailure(
                     error: DiligenceError(
-                        "not_an_object", "Each request is a JSON object, e.g. {\"command\":\"status\"}; got \(json.typeName.withArticle)."),
+                        .notAnObject, "Each request is a JSON object, e.g. {\"command\":\"status\"}; got \(json.typeName.withArticle)."),
                     id: nil))
         }
         let id = json["id"]
         guard let commandValue = json["command"] else {
             return .failure(
                 ProtocolFailure(
-                    error: DiligenceError("missing_command", "The request has no \"command\" field, e.g. {\"command\":\"status\"}."), id: id
+                    error: DiligenceError(.missingCommand, "The request has no \"command\" field, e.g. {\"command\":\"status\"}."), id: id
                 ))
         }
         guard let command = commandValue.stringValue else {
             return .failure(
                 ProtocolFailure(
-                    error: DiligenceError("invalid_argument", "\"command\" must be a string; got \(commandValue.typeName.withArticle)."),
+                    error: DiligenceError(.invalidArgument, "\"command\" must be a string; got \(commandValue.typeName.withArticle)."),
                     id: id))
         }
         return .success(Request(command: command, id: id, body: json))
@@ -67,6 +67,18 @@ public struct Request: Sendable {
     }
 
     public var line: String { body.serialized + "\n" }
+}
+
+extension DiligenceError.Code {
+    /// The protocol's code for a line that is not acceptable JSON.
+    init(_ code: JSONParseError.Code) {
+        switch code {
+        case .invalidJSON: self = .invalidJSON
+        case .invalidUTF8: self = .invalidUTF8
+        case .tooDeep: self = .tooDeep
+        case .numberOutOfRange: self = .numberOutOfRange
+        }
+    }
 }
 
 /// A request that could not be served, with the id to echo.
@@ -86,7 +98,7 @@ public enum Response {
     public static func error(_ error: DiligenceError, id: JSON?) -> String {
         var members: [(String, JSON)] = [
             ("ok", .bool(false)),
-            ("error", .object([("code", .string(error.code)), ("message", .string(error.message))])),
+            ("error", .object([("code", .string(error.code.rawValue)), ("message", .string(error.message))])),
         ]
         if let id { members.append(("id", id)) }
         return JSON.object(members).serialized + "\n"
@@ -161,7 +173,7 @@ extension WorkSession {
     /// other members are ignored. Numbers of any size are read: whether
     /// they are in range is for the session rules to say.
     public static func exported(_ json: JSON) -> Result<WorkSession, DiligenceError> {
-        func bad(_ message: String) -> Result<WorkSession, DiligenceError> { .failure(DiligenceError("invalid_import", message)) }
+        func bad(_ message: String) -> Result<WorkSession, DiligenceError> { .failure(DiligenceError(.invalidImport, message)) }
         guard case .object = json else { return bad("expected a session object, got \(json.typeName.withArticle)") }
         guard let name = json["task"]?.stringValue, let startText = json["start"]?.stringValue, let endText = json["end"]?.stringValue,
             let outcomeText = json["outcome"]?.stringValue

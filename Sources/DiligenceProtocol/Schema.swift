@@ -21,7 +21,7 @@ public enum FieldType: Sendable, Equatable {
     /// Whole seconds in `range`: a number, or text such as `"25m"` (DurationText).
     case duration(ClosedRange<Int>)
     /// One of `words`; another string is refused with `code`.
-    case choice([String], code: String)
+    case choice([String], code: DiligenceError.Code)
     /// `"HH:MM"` (24-hour), or `"off"` or null to turn it off.
     case timeOfDay
     /// A name of at most `maxLength` characters, or `"off"` or null to turn it off.
@@ -76,7 +76,7 @@ public struct FieldSpec: Sendable, Equatable {
     public func check(_ value: JSON, label: String? = nil) throws(DiligenceError) -> JSON {
         let label = label ?? "\"\(name)\""
         func wrongType(_ expected: String) -> DiligenceError {
-            DiligenceError("invalid_argument", "\(label) must be \(expected); got \(value.typeName.withArticle).")
+            DiligenceError(.invalidArgument, "\(label) must be \(expected); got \(value.typeName.withArticle).")
         }
         switch type {
         case .text(let maxLength):
@@ -84,7 +84,7 @@ public struct FieldSpec: Sendable, Equatable {
             // Characters are counted only when there are more bytes than the limit: a
             // character is at least a byte, and counting 32 KiB of an import chunk costs.
             if text.utf8.count > maxLength, case let length = text.count, length > maxLength {
-                throw DiligenceError("out_of_range", "\(label) holds at most \(maxLength) characters; got \(length).")
+                throw DiligenceError(.outOfRange, "\(label) holds at most \(maxLength) characters; got \(length).")
             }
             return value
         case .taskName:
@@ -111,7 +111,7 @@ public struct FieldSpec: Sendable, Equatable {
             guard let text = value.stringValue else { throw wrongType("a time \"HH:MM\", \"off\" or null") }
             if text == "off" { return .null }
             guard let minute = TimeOfDay.parse(text) else {
-                throw DiligenceError("invalid_value", "\(label) must be a time HH:MM (24-hour) or \"off\"; got \(text.debugDescription).")
+                throw DiligenceError(.invalidValue, "\(label) must be a time HH:MM (24-hour) or \"off\"; got \(text.debugDescription).")
             }
             return .string(TimeOfDay.format(minute))
         case .nameOrOff(let maxLength):
@@ -122,7 +122,7 @@ public struct FieldSpec: Sendable, Equatable {
                 !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             else {
                 throw DiligenceError(
-                    "invalid_value", "\(label) must be a name of 1 to \(maxLength) characters without control characters, or \"off\".")
+                    .invalidValue, "\(label) must be a name of 1 to \(maxLength) characters without control characters, or \"off\".")
             }
             return value
         case .note:
@@ -144,16 +144,16 @@ public struct FieldSpec: Sendable, Equatable {
             number = i
         case .double(let d) where d.isFinite && d == d.rounded(.towardZero):
             guard let exact = Int64(exactly: d) else {
-                throw DiligenceError("out_of_range", "\(label) must be between \(rangeText); got \(value.serialized).")
+                throw DiligenceError(.outOfRange, "\(label) must be between \(rangeText); got \(value.serialized).")
             }
             number = exact
         case .double:
-            throw DiligenceError("invalid_argument", "\(label) must be \(expected); got \(value.serialized).")
+            throw DiligenceError(.invalidArgument, "\(label) must be \(expected); got \(value.serialized).")
         default:
-            throw DiligenceError("invalid_argument", "\(label) must be \(expected); got \(value.typeName.withArticle).")
+            throw DiligenceError(.invalidArgument, "\(label) must be \(expected); got \(value.typeName.withArticle).")
         }
         guard range.contains(number) else {
-            throw DiligenceError("out_of_range", "\(label) must be between \(rangeText); got \(value.serialized).")
+            throw DiligenceError(.outOfRange, "\(label) must be between \(rangeText); got \(value.serialized).")
         }
         return number
     }
@@ -168,10 +168,10 @@ public struct FieldSpec: Sendable, Equatable {
                 value, in: bounds, label: label, rangeText: rangeText, expected: "whole seconds or text such as \"25m\"")
         }
         guard let seconds = DurationText.parse(text) else {
-            throw DiligenceError("invalid_duration", "\(label): \(text.debugDescription) is not \(DurationText.expected).")
+            throw DiligenceError(.invalidDuration, "\(label): \(text.debugDescription) is not \(DurationText.expected).")
         }
         guard bounds.contains(Int64(seconds)) else {
-            throw DiligenceError("out_of_range", "\(label) must be between \(rangeText); got \(text.debugDescription).")
+            throw DiligenceError(.outOfRange, "\(label) must be between \(rangeText); got \(text.debugDescription).")
         }
         return Int64(seconds)
     }
@@ -294,7 +294,7 @@ extension Field where Value == Bool? {
 
 extension Field where Value: CaseIterable & RawRepresentable, Value.RawValue == String {
     /// One of an enumeration's raw values, `fallback` when absent.
-    static func choice(_ name: String, default fallback: Value, code: String = "invalid_value", _ doc: String) -> Field {
+    static func choice(_ name: String, default fallback: Value, code: DiligenceError.Code = .invalidValue, _ doc: String) -> Field {
         Field(FieldSpec(name, .choice(Value.allCases.map(\.rawValue), code: code), .defaulted(.string(fallback.rawValue)), doc)) {
             $0?.stringValue.flatMap(Value.init(rawValue:)) ?? fallback
         }
@@ -305,7 +305,7 @@ extension Field {
 
     /// One of an enumeration's raw values, nil when absent.
     static func choice<E: CaseIterable & RawRepresentable & Sendable>(
-        _ name: String, optional type: E.Type, code: String = "invalid_value", _ doc: String
+        _ name: String, optional type: E.Type, code: DiligenceError.Code = .invalidValue, _ doc: String
     ) -> Field<E?> where E.RawValue == String {
         Field<E?>(FieldSpec(name, .choice(E.allCases.map(\.rawValue), code: code), .optional, doc)) {
             $0?.stringValue.flatMap(E.init(rawValue:))
@@ -334,7 +334,7 @@ extension Field where Value == Setting<Int>? {
 extension Field where Value == Setting<AwayPolicy>? {
     /// One of the away policies, or `default` (the configured one).
     static func policyOrDefault(_ name: String, _ doc: String) -> Field {
-        Field(FieldSpec(name, .choice(AwayPolicy.allCases.map(\.rawValue) + ["default"], code: "invalid_value"), .optional, doc)) {
+        Field(FieldSpec(name, .choice(AwayPolicy.allCases.map(\.rawValue) + ["default"], code: .invalidValue), .optional, doc)) {
             guard let word = $0?.stringValue else { return nil }
             return AwayPolicy(rawValue: word).map(Setting.on) ?? .off
         }
@@ -390,7 +390,7 @@ public struct CommandSpec: Sendable {
             for (key, value) in members where key != "command" && (key != "id" || field("id") != nil) {
                 guard field(key) != nil else {
                     let known = fields.isEmpty ? "it takes none" : "it takes " + fields.map { "\"\($0.name)\"" }.joined(separator: ", ")
-                    throw DiligenceError("invalid_argument", "\"\(name)\" takes no argument \"\(key)\"; \(known).")
+                    throw DiligenceError(.invalidArgument, "\"\(name)\" takes no argument \"\(key)\"; \(known).")
                 }
                 given[key] = value
             }
@@ -402,7 +402,7 @@ public struct CommandSpec: Sendable {
             let meansOff = spec.type == .timeOfDay || { if case .nameOrOff = spec.type { true } else { false } }()
             guard let value, !value.isNull || meansOff else {
                 if spec.isRequired {
-                    throw DiligenceError("missing_argument", "\"\(name)\" needs the argument \"\(spec.name)\" (\(spec.doc)).")
+                    throw DiligenceError(.missingArgument, "\"\(name)\" needs the argument \"\(spec.name)\" (\(spec.doc)).")
                 }
                 continue
             }

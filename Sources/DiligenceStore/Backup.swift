@@ -22,7 +22,7 @@ public enum DatabaseBackup {
             let copy = try SQLite(location: .fileAlone(target))
             let check = try copy.query("PRAGMA quick_check").first?.string(0) ?? ""
             guard check == "ok" else {
-                throw DiligenceError("storage_error", "The copy \(target) failed SQLite's check (\(check.prefix(200))); it was removed.")
+                throw DiligenceError(.storageError, "The copy \(target) failed SQLite's check (\(check.prefix(200))); it was removed.")
             }
             var status = stat()
             let bytes = stat(target, &status) == 0 ? Int64(status.st_size) : 0
@@ -86,6 +86,6 @@ public enum DatabaseBackup {
     private static func failure(_ handle: OpaquePointer?, _ target: String, _ what: String) -> DiligenceError {
         let detail = handle.map { String(cString: sqlite3_errmsg($0)) } ?? ""
         let full = sqlite3_errcode(handle) & 0xff == SQLITE_FULL ? " The disk is full." : ""
-        return DiligenceError("storage_error", "Backup to \(target): \(what) (SQLite: \(detail)).\(full) Nothing was kept there.")
+        return DiligenceError(.storageError, "Backup to \(target): \(what) (SQLite: \(detail)).\(full) Nothing was kept there.")
     }
 }

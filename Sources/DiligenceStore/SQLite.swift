@@ -139,7 +139,7 @@ public final class SQLite {
     }
 
     private func refuseIfGone() throws(DiligenceError) {
-        if let fileGone { throw DiligenceError("storage_error", fileGone) }
+        if let fileGone { throw DiligenceError(.storageError, fileGone) }
     }
     /// Statements prepared once and reused (see `cached(_:)`).
     private var cache: [String: Statement] = [:]
@@ -167,7 +167,7 @@ public final class SQLite {
             flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX
         case .path(let p):
             guard !p.isEmpty else {
-                throw DiligenceError("storage_error", "The database path is empty; give a file path.")
+                throw DiligenceError(.storageError, "The database path is empty; give a file path.")
             }
             try Self.createPrivateFile(p)
             filename = p
@@ -194,7 +194,7 @@ public final class SQLite {
             // directory holding the -wal and -shm files): every write would fail later instead.
             if case .path(let p) = location, sqlite3_db_readonly(handle, "main") == 1 {
                 throw DiligenceError(
-                    "storage_error",
+                    .storageError,
                     "The database \(p) can only be read (the file or its directory is read-only); diligence must write to it. Make it writable, or point --database elsewhere."
                 )
             }
@@ -378,7 +378,7 @@ public final class SQLite {
         rc = sync(file, SQLITE_SYNC_FULL)
         guard rc == SQLITE_OK else {
             throw DiligenceError(
-                "storage_error",
+                .storageError,
                 "\(path): could not flush the write-ahead log to disk (SQLite error \(rc): \(String(cString: sqlite3_errstr(rc))))")
         }
     }
@@ -507,25 +507,25 @@ public final class SQLite {
         switch rc & 0xff {
         case SQLITE_BUSY, SQLITE_LOCKED:
             return DiligenceError(
-                "database_locked",
+                .databaseLocked,
                 "The database \(path) is locked: another process holds it (SQLite: \(detail)). Try again in a moment."
             )
         case SQLITE_CORRUPT, SQLITE_NOTADB:
             return DiligenceError(
-                "database_corrupt",
+                .databaseCorrupt,
                 "The database \(path) is damaged or is not a diligence database (SQLite: \(detail)). "
                     + "It was not modified; move it aside to start afresh, or restore a backup."
             )
         case SQLITE_FULL:
             return DiligenceError(
-                "storage_error", "Cannot write the database \(path): the disk is full (SQLite: \(detail)). Free some space and try again.")
+                .storageError, "Cannot write the database \(path): the disk is full (SQLite: \(detail)). Free some space and try again.")
         case SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN, SQLITE_AUTH:
             return DiligenceError(
-                "storage_error",
+                .storageError,
                 "Cannot open or write the database \(path) (SQLite: \(detail)). Check that its directory exists and that the file and directory are writable."
             )
         default:
-            return DiligenceError("storage_error", "The database \(path) failed (SQLite: \(detail), code \(rc)).")
+            return DiligenceError(.storageError, "The database \(path) failed (SQLite: \(detail), code \(rc)).")
         }
     }
 
@@ -545,7 +545,7 @@ public final class SQLite {
             let err = errno
             if err == EEXIST { return }
             throw DiligenceError(
-                "storage_error",
+                .storageError,
                 "Cannot create the database \(path): \(String(cString: strerror(err))). Check that its directory exists and is writable.")
         }
         // open(2) applied the umask; fchmod does not, so the mode is exactly 0600.
@@ -553,7 +553,7 @@ public final class SQLite {
         let err = errno
         close(fd)
         if rc != 0 {
-            throw DiligenceError("storage_error", "Cannot set the mode of the database \(path) to 0600: \(String(cString: strerror(err))).")
+            throw DiligenceError(.storageError, "Cannot set the mode of the database \(path) to 0600: \(String(cString: strerror(err))).")
         }
     }
 }

@@ -76,12 +76,12 @@ extension Store {
         for (index, session) in batch.enumerated() {
             if let problem = SessionRules.problem(with: session, window: window) {
                 result.refused.append(
-                    (index, DiligenceError("invalid_session", "The session of \(session.taskName) is refused: \(problem).")))
+                    (index, DiligenceError(.invalidSession, "The session of \(session.taskName) is refused: \(problem).")))
             } else if !taskIDs.contains(session.taskID) {
                 result.refused.append(
                     (
                         index,
-                        DiligenceError("unknown_task", "No task with id \(session.taskID) (\(session.taskName)); it may have been removed.")
+                        DiligenceError(.unknownTask, "No task with id \(session.taskID) (\(session.taskName)); it may have been removed.")
                     ))
             } else {
                 candidates.append(index)
@@ -144,7 +144,7 @@ extension Store {
     ) throws(DiligenceError) -> DiligenceError? {
         func overlaps(_ what: String) -> DiligenceError {
             DiligenceError(
-                "overlapping_session",
+                .overlappingSession,
                 "The session of \(s.taskName) from \(RFC3339.format(s.start)) to \(RFC3339.format(s.end)) overlaps \(what)")
         }
         if let id = recorded.overlapping(s) {
@@ -273,7 +273,7 @@ extension Store {
             if let refusal = admission.refused.first { throw refusal.error }
             if let other = admission.alreadyRecorded[0] {
                 throw DiligenceError(
-                    "overlapping_session", "Session \(other) of \(replacement.taskName) starts at the same moment; remove one of them.")
+                    .overlappingSession, "Session \(other) of \(replacement.taskName) starts at the same moment; remove one of them.")
             }
             try connection.run(
                 "INSERT INTO sessions (id, \(Self.insertTarget.dropFirst("sessions (".count))"
@@ -401,7 +401,7 @@ extension Store {
     private func pending(_ id: Int64) throws(DiligenceError) -> PendingImport {
         guard let pendingImport, pendingImport.id == id else {
             throw DiligenceError(
-                "unknown_import",
+                .unknownImport,
                 "Import \(id) is not in progress (it failed, finished, or another import replaced it); send the file again from its first line."
             )
         }
@@ -438,7 +438,7 @@ extension Store {
         pendingImport = nil // staged is now the only copy: appending to it does not copy the arrays
         guard staged.sessions.count + sessions.count <= Self.maxImportSessions else {
             throw DiligenceError(
-                "invalid_import",
+                .invalidImport,
                 "An import holds at most \(Self.maxImportSessions) sessions; split the file and import each part; nothing was imported.")
         }
         staged.sessions += sessions.map(\.session)
@@ -489,7 +489,7 @@ extension Store {
             let listed = problems.prefix(Self.importProblemsListed).map { "line \($0.line): \($0.reason)" }
             let more = problems.count > Self.importProblemsListed ? "\n… and \(problems.count - Self.importProblemsListed) more." : ""
             throw DiligenceError(
-                "invalid_import",
+                .invalidImport,
                 "\(problems.count) line\(problems.count == 1 ? "" : "s") of the import \(problems.count == 1 ? "is" : "are") refused; nothing was imported.\n"
                     + listed.joined(separator: "\n") + more)
         }

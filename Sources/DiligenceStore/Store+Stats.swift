@@ -54,13 +54,13 @@ extension DeviceFilter {
         case 1: return matches[0].isThis ? .this : .other(matches[0].id)
         case 0:
             throw DiligenceError(
-                "unknown_device",
+                .unknownDevice,
                 "\"device\": \(text.debugDescription) is not a device: give this, a device's name or the beginning of its id. "
                     + "Known: \(list(devices)).")
         default:
             let what = byName ? "is the name of" : "begins the ids of"
             throw DiligenceError(
-                "ambiguous_device",
+                .ambiguousDevice,
                 "\"device\": \(text.debugDescription) \(what) several devices: \(list(matches)); give more of the id.")
         }
     }
@@ -313,7 +313,7 @@ extension Store {
     /// Plans `taskID` for `day` (replacing what was planned). Throws `unknown_task`.
     public func setPlan(day: CalendarDay, taskID: Int64) throws(DiligenceError) {
         guard try task(id: taskID) != nil else {
-            throw DiligenceError("unknown_task", "No task with id \(taskID); it may have been removed.")
+            throw DiligenceError(.unknownTask, "No task with id \(taskID); it may have been removed.")
         }
         try connection.run(
             "INSERT INTO plans (day, task_id) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET task_id = excluded.task_id",
@@ -348,7 +348,7 @@ extension Store {
                 "SELECT \(Self.sessionColumns) FROM sessions s JOIN tasks t ON t.id = s.task_id WHERE s.id = ?", [.integer(id)]
             ).first
         else {
-            throw DiligenceError("unknown_session", "No session with id \(id); `diligencectl history` lists them with their ids.")
+            throw DiligenceError(.unknownSession, "No session with id \(id); `diligencectl history` lists them with their ids.")
         }
         return try session(from: row)
     }

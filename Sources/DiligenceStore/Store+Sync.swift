@@ -107,7 +107,7 @@ extension Store {
     /// This device's id.
     public func deviceID() throws(DiligenceError) -> String {
         guard let id = try syncSetting(.deviceID) else {
-            throw DiligenceError("storage_error", "The database \(path) has no device id (its schema is \(Self.schemaVersion)).")
+            throw DiligenceError(.storageError, "The database \(path) has no device id (its schema is \(Self.schemaVersion)).")
         }
         return id
     }

@@ -62,7 +62,7 @@ public final class Store {
         if applicationID == 0 && version >= 1 && ownTables.isSubset(of: tables) { return }
         let listed = tables.sorted().prefix(8).joined(separator: ", ")
         throw DiligenceError(
-            "foreign_database",
+            .foreignDatabase,
             "\(db.path) is an SQLite database of another program (application id \(applicationID), tables: \(listed.isEmpty ? "none" : listed)); "
                 + "diligence left it untouched. Point --database at a file of its own.")
     }
@@ -76,9 +76,9 @@ public final class Store {
         guard stat(path + "-wal", &log) == 0, log.st_size > 0, access(path, F_OK) == 0 else { return }
         do {
             _ = try SQLite(location: .fileAlone(path), inspect: refuseForeign)
-        } catch  where error.code == "foreign_database" {
+        } catch  where error.code == .foreignDatabase {
             throw DiligenceError(
-                "foreign_database",
+                .foreignDatabase,
                 error.message
                     + " The \(path)-wal beside it is not that file's own (was another database renamed over diligence's?); it was left untouched too."
             )
@@ -207,7 +207,7 @@ public final class Store {
 
     private func tooNew(_ version: Int) -> DiligenceError {
         DiligenceError(
-            "database_too_new",
+            .databaseTooNew,
             "The database \(path) has schema version \(version), newer than this diligence knows (\(Self.schemaVersion)). "
                 + "It was not modified; use a newer diligence, or point --database at another file."
         )
@@ -308,7 +308,7 @@ public final class Store {
         let found = try match(name, in: all, wholeName: wholeName, scope: scope)
         if scope == .active, found.archived {
             throw DiligenceError(
-                "task_archived",
+                .taskArchived,
                 "\(found.name) is archived; bring it back with `diligencectl task unarchive \(found.name)` (task_unarchive).")
         }
         return found
@@ -332,14 +332,14 @@ public final class Store {
             if starting.count == 1 { return starting[0] }
             if starting.count > 1 {
                 throw DiligenceError(
-                    "ambiguous_task",
+                    .ambiguousTask,
                     "\"\(name)\" begins the names of \(starting.count) tasks: \(starting.map { "\"\($0.name)\"" }.joined(separator: ", ")); type more of the name."
                 )
             }
         }
         var hint = Suggestion.didYouMean(name, names, quote: "\"")
         if wholeName, hint.isEmpty, starting.count == 1 { hint = " Did you mean \"\(starting[0].name)\"? Give the whole name here." }
-        throw DiligenceError("unknown_task", "No task named \"\(name)\".\(hint) Tasks: \(names.joined(separator: ", ")).")
+        throw DiligenceError(.unknownTask, "No task named \"\(name)\".\(hint) Tasks: \(names.joined(separator: ", ")).")
     }
 
     /// Stores a new task (its `id` is ignored) and returns it with its new id and its name as
@@ -389,7 +389,7 @@ public final class Store {
             guard let task = try task(id: id) else { throw unknownID(id) }
             let others = try db.query("SELECT count(*) FROM tasks WHERE archived = 0 AND id != ?", [.integer(id)]).first?.int(0) ?? 0
             if !task.archived, others == 0 {
-                throw DiligenceError("last_task", "\(task.name) is the last task not archived; add another before removing it.")
+                throw DiligenceError(.lastTask, "\(task.name) is the last task not archived; add another before removing it.")
             }
             // Explicit deletes (rather than only ON DELETE CASCADE) so the count is exact.
             let sessions = try db.run("DELETE FROM sessions WHERE task_id = ?", [.integer(id)])
@@ -406,7 +406,7 @@ public final class Store {
             guard var task = try task(id: id) else { throw unknownID(id) }
             let active = try db.query("SELECT count(*) FROM tasks WHERE archived = 0 AND id != ?", [.integer(id)]).first?.int(0) ?? 0
             if archived, !task.archived, active == 0 {
-                throw DiligenceError("last_task", "\(task.name) is the last task not archived; add another before archiving it.")
+                throw DiligenceError(.lastTask, "\(task.name) is the last task not archived; add another before archiving it.")
             }
             try db.run("UPDATE tasks SET archived = ? WHERE id = ?", [.bool(archived), .integer(id)])
             task.archived = archived
@@ -437,12 +437,12 @@ public final class Store {
     private func checkNameFree(_ name: String, except id: Int64?) throws(DiligenceError) {
         let key = name.lowercased()
         for other in try tasks() where other.id != id && other.name.lowercased() == key {
-            throw DiligenceError("duplicate_name", "A task named \"\(other.name)\" already exists.")
+            throw DiligenceError(.duplicateName, "A task named \"\(other.name)\" already exists.")
         }
     }
 
     private func unknownID(_ id: Int64) -> DiligenceError {
-        DiligenceError("unknown_task", "No task with id \(id); it may have been removed.")
+        DiligenceError(.unknownTask, "No task with id \(id); it may have been removed.")
     }
 
     // MARK: Sessions
@@ -517,7 +517,7 @@ public final class Store {
         guard let outcome = Outcome(rawValue: row.string(8)) else {
             // The CHECK constraint makes this unreachable short of a hand-edited file.
             throw DiligenceError(
-                "storage_error", "The database \(path) holds session \(row.int64(0)) with an unknown outcome \"\(row.string(8))\".")
+                .storageError, "The database \(path) holds session \(row.int64(0)) with an unknown outcome \"\(row.string(8))\".")
         }
         return WorkSession(
             id: row.int64(0), taskID: row.int64(1), taskName: row.string(2),

@@ -56,8 +56,8 @@ public enum DateText {
         }
         do {
             return try moment(text, today: today, dayStartsAt: dayStartsAt)
-        } catch  where error.code == "invalid_date" {
-            throw DateTextError("invalid_date", "\(text.debugDescription) is not a day or a time: give \(dayForms); or \(momentForms).")
+        } catch  where error.code == .invalidDate {
+            throw DateTextError(.invalidDate, "\(text.debugDescription) is not a day or a time: give \(dayForms); or \(momentForms).")
         }
     }
 
@@ -70,7 +70,7 @@ public enum DateText {
     public static func moment(_ text: String, today: StatisticsDay, dayStartsAt: Int) throws(DateTextError) -> Double {
         if let wall = RFC3339.parse(text) { return wall }
         guard let local = LocalMoment(text, day: { day(String($0), today: today.date) }) else {
-            throw DateTextError("invalid_date", "\(text.debugDescription) is not a time: give \(momentForms).")
+            throw DateTextError(.invalidDate, "\(text.debugDescription) is not a time: give \(momentForms).")
         }
         let date = local.date ?? (local.hour * 60 + local.minute >= dayStartsAt ? today.date : today.date.adding(days: 1))
         if let offset = local.offset {
@@ -84,13 +84,13 @@ public enum DateText {
             let from = clockText(at, offset: before)
             let to = clockText(at, offset: after)
             throw DateTextError(
-                "nonexistent_time",
+                .nonexistentTime,
                 "\(shown) does not exist here: the clocks jumped from \(from) straight to \(to) "
                     + "(\(zoneName(at - 1, before)) to \(zoneName(at, after))). Give a time before \(from) or from \(to) on.")
         case .repeated(let first, let firstOffset, let second, let secondOffset):
             let back = LocalDay.transition(after: first, before: second)
             throw DateTextError(
-                "ambiguous_time",
+                .ambiguousTime,
                 "\(shown) happens twice here (the clocks went back from \(clockText(back, offset: firstOffset)) "
                     + "to \(clockText(back, offset: secondOffset))): say which with its offset, \(shown)\(RFC3339.offsetText(firstOffset)) "
                     + "(\(zoneName(first, firstOffset)), the first) or \(shown)\(RFC3339.offsetText(secondOffset)) (\(zoneName(second, secondOffset)), the second)."
@@ -116,12 +116,19 @@ public enum DateText {
 /// Why a date or time typed into a command was refused: a protocol error code
 /// (`invalid_date`, `nonexistent_time`, `ambiguous_time`) and a message saying what to give.
 public struct DateTextError: Error, Equatable, Sendable {
-    public var code: String
+    public var code: Code
     public var message: String
 
-    public init(_ code: String, _ message: String) {
+    public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+    }
+
+    /// The raw values are the protocol's codes for these refusals.
+    public enum Code: String, Sendable, CaseIterable {
+        case invalidDate = "invalid_date"
+        case nonexistentTime = "nonexistent_time"
+        case ambiguousTime = "ambiguous_time"
     }
 }
 

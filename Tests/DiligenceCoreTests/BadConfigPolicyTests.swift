@@ -16,7 +16,7 @@ import Testing
             _ = try DaemonConfig.parse(Self.bad)
         } throws: { error in
             let e = error as? DiligenceError
-            return e?.code == "invalid_config"
+            return e?.code.rawValue == "invalid_config"
                 && e?.message.hasPrefix("line 2 ([timer] suspend)") == true
                 && e?.message.contains("and 1 more bad line") == true
                 && e?.message.contains("on_bad_config = defaults") == true
@@ -42,7 +42,7 @@ import Testing
 
     @Test func aBadPolicyValueIsItselfRefused() throws {
         let error = try #require(throws: DiligenceError.self) { _ = try DaemonConfig.parse("[daemon]\non_bad_config = maybe\n") }
-        #expect(error.code == "invalid_config", "\(error)")
+        #expect(error.code.rawValue == "invalid_config", "\(error)")
         #expect(error.message == "line 2 ([daemon] on_bad_config): on_bad_config is refuse or defaults; got \"maybe\".")
     }
 }

@@ -25,6 +25,6 @@ import Testing
     ])
     func unbalancedQuotesAreErrors(line: String, message: String) throws {
         let error = try #require(throws: DiligenceError.self) { try CommandLineWords.split(line) }
-        #expect(error.code == "invalid_config" && error.message == message, "\(error.code): \(error.message)")
+        #expect(error.code.rawValue == "invalid_config" && error.message == message, "\(error.code): \(error.message)")
     }
 }

@@ -22,7 +22,7 @@ import Testing
         let error = try #require(throws: DiligenceError.self) {
             try DaemonConfig.parse("\u{FEFF}" + crlf + "[timer]\r\nsuspend = never\r\n")
         }
-        #expect(error.code == "invalid_config" && error.message.contains("line 7"), "\(error.message)")
+        #expect(error.code.rawValue == "invalid_config" && error.message.contains("line 7"), "\(error.message)")
     }
 
     @Test func readsEveryKnownSetting() throws {
@@ -69,7 +69,7 @@ import Testing
             _ = try DaemonConfig.parse(text)
         } throws: { error in
             let e = error as? DiligenceError
-            return e?.code == "invalid_config" && e?.message.contains(line) == true
+            return e?.code.rawValue == "invalid_config" && e?.message.contains(line) == true
         }
     }
 }
@@ -119,7 +119,7 @@ import Testing
             _ = try DaemonConfig.parse(text)
         } throws: { error in
             let e = error as? DiligenceError
-            return e?.code == "invalid_config" && e?.message.contains("line 2") == true && e?.message.contains(message) == true
+            return e?.code.rawValue == "invalid_config" && e?.message.contains("line 2") == true && e?.message.contains(message) == true
         }
     }
 }

@@ -56,7 +56,7 @@ import Testing
             _ = try DaemonConfig.parse(text)
             Issue.record("accepted \(text.debugDescription)")
         } catch {
-            #expect(error.code == "invalid_config")
+            #expect(error.code.rawValue == "invalid_config")
             #expect(error.message.contains(line), "\(error.message)")
         }
     }

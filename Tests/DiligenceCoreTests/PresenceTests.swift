@@ -259,6 +259,6 @@ struct PresenceTests {
 /// `discard_away` with nothing counted: refused with its code and the words a user reads.
 func expectNothingToDiscard(_ body: () throws -> [TimerEvent], sourceLocation: SourceLocation = #_sourceLocation) throws {
     let error = try #require(throws: DiligenceError.self, sourceLocation: sourceLocation) { _ = try body() }
-    #expect(error.code == "nothing_to_discard", sourceLocation: sourceLocation)
+    #expect(error.code.rawValue == "nothing_to_discard", sourceLocation: sourceLocation)
     #expect(error.message == "No time away was counted as work since the last work phase began.", sourceLocation: sourceLocation)
 }

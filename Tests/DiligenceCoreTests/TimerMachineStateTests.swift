@@ -265,6 +265,6 @@ struct TimerMachineStateTests {
     #expect(sessions.map(\.note) == ["chapter 3"])
     #expect(copy.note == nil)
     let refused = try #require(throws: DiligenceError.self) { try copy.setNote("no work") }
-    #expect(refused.code == "not_running", "\(refused)")
+    #expect(refused.code.rawValue == "not_running", "\(refused)")
     #expect(refused.message.hasPrefix("A note goes with a work session, and no work phase runs now"), "\(refused.message)")
 }

@@ -54,7 +54,7 @@ import Testing
         let path = d.socketPath
         #expect(
             throws: DiligenceError(
-                "already_running", "Another diligenced is already running on \(path). Stop it first (diligencectl status shows it).")
+                .alreadyRunning, "Another diligenced is already running on \(path). Stop it first (diligencectl status shows it).")
         ) {
             _ = try ListeningSocket.open(path: path)
         }
@@ -83,7 +83,7 @@ import Testing
         let fd = open(path, O_WRONLY | O_CREAT, 0o600)
         close(fd)
         let error = try #require(throws: DiligenceError.self) { _ = try ListeningSocket.open(path: path) }
-        #expect(error.code == "not_a_socket", "\(error)")
+        #expect(error.code.rawValue == "not_a_socket", "\(error)")
         #expect(error.message == "\(path) exists and is not a socket; remove it or choose another path with --socket.")
         #expect(Sys.fileStatus(path).map { $0.st_mode & S_IFMT == S_IFREG } == true, "the plain file is still there")
     }
@@ -104,7 +104,7 @@ import Testing
         mkdir(run, 0o700)
         chmod(run, 0o770)
         let error = try #require(throws: DiligenceError.self) { _ = try ListeningSocket.open(path: run + "/d.sock") }
-        #expect(error.code == "unsafe_directory", "\(error)")
+        #expect(error.code.rawValue == "unsafe_directory", "\(error)")
         #expect(error.message == "\(run) is writable by other users; run `chmod 700 \(run)` or choose another socket path.")
         #expect(Sys.fileStatus(run + "/d.sock") == nil, "no socket was made there")
     }

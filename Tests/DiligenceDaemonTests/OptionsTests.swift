@@ -21,7 +21,7 @@ import Testing
     ])
     func refusesBadArguments(_ arguments: [String], message: String) throws {
         let error = try #require(throws: DiligenceError.self) { try DaemonOptions.parse(arguments) }
-        #expect(error.code == "usage" && error.message == message, "\(error.code): \(error.message)")
+        #expect(error.code.rawValue == "usage" && error.message == message, "\(error.code): \(error.message)")
     }
 
     @Test func defaultPathsFollowXDG() {

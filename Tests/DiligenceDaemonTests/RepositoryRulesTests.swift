@@ -5,7 +5,9 @@ import Testing
 /// 1. Package.swift declares every package module a target imports (SwiftPM builds an undeclared
 ///    import only while some other path happens to build that module first);
 /// 2. the sources, tests, docs and README name no Markdown file that is not in the repository
-///    (docs/ must stand alone: no SPEC.md, DESIGN.md or notes kept elsewhere).
+///    (docs/ must stand alone: no SPEC.md, DESIGN.md or notes kept elsewhere);
+/// 3. no error code is compared with a string literal in Sources: codes are enum cases, so a
+///    renamed code breaks the build instead of leaving a comparison that never matches.
 /// Each scanner is tested on the mistake it exists for, then run over the tree.
 @Suite struct RepositoryRulesTests {
     static let root = SourceRulesTests.root
@@ -59,6 +61,23 @@ import Testing
             }
         }
         #expect(undeclared.isEmpty, "add these to the targets' dependencies in Package.swift:\n\(undeclared.joined(separator: "\n"))")
+    }
+
+    @Test func theCodeComparisonScannerFindsStringLiterals() {
+        let source = """
+            } catch where error.code == "database_locked" {
+            if failure.error.code != "storage_error" { return }
+            } catch where error.code == .databaseLocked {
+            // error.code == "in a comment"
+            """
+        #expect(RepositoryRules.codesComparedWithStrings(in: source).count == 2)
+    }
+
+    @Test func noErrorCodeIsComparedWithAString() {
+        let files = SourceRulesTests.swiftFiles(under: "Sources")
+        #expect(files.count > 50, "the scan found only \(files.count) files")
+        let found = files.flatMap { file in RepositoryRules.codesComparedWithStrings(in: file.text).map { "\(file.path): \($0)" } }
+        #expect(found.isEmpty, "compare with a DiligenceError.Code case instead:\n\(found.joined(separator: "\n"))")
     }
 
     @Test func theReferenceScannerFindsMarkdownFiles() {
@@ -266,6 +285,11 @@ enum RepositoryRules {
         return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { match in
             Range(match.range(at: 1), in: text).map { String(text[$0]) }
         }
+    }
+
+    /// The lines of `text` (comments left out) comparing a `code` with a string literal.
+    static func codesComparedWithStrings(in text: String) -> [String] {
+        SourceRules.code(text, keepingStrings: true).filter { $0.contains("code == \"") || $0.contains("code != \"") }
     }
 
     static func exists(_ name: String, root: URL) -> Bool {

@@ -144,7 +144,7 @@ import Testing
             }
         } throws: { error in
             let e = error as? DiligenceError
-            return e?.code == "storage_error" && e?.message.contains(dataDir) == true
+            return e?.code.rawValue == "storage_error" && e?.message.contains(dataDir) == true
         }
         umount2(dataDir, Int32(MNT_DETACH))
         // The refused daemon's directory could not be removed while the mount stood.

@@ -97,7 +97,7 @@ struct JSONConformanceTests {
         (Array("[\"\u{FFFE}\u{10FFFF}\"]".utf8), .success(.array([.string("\u{FFFE}\u{10FFFF}")]))),
     ]
 
-    static func code(_ code: String) -> JSONParseError { JSONParseError(code: code, message: "") }
+    static func code(_ code: String) -> JSONParseError { JSONParseError(code: JSONParseError.Code(rawValue: code)!, message: "") }
 
     @Test("must accept", arguments: mustAccept.indices)
     func accepted(_ index: Int) throws {
@@ -122,7 +122,7 @@ struct JSONConformanceTests {
         let shown = String(decoding: bytes.prefix(60), as: UTF8.self).debugDescription
         switch outcome {
         case .success(let value): #expect(try JSON.parse(bytes) == value, "\(shown)")
-        case .failure(let error): #expect(jsonErrorCode(bytes) == error.code, "\(shown)")
+        case .failure(let error): #expect(jsonErrorCode(bytes) == error.code.rawValue, "\(shown)")
         }
     }
 }

@@ -8,7 +8,7 @@ func jsonErrorCode(_ bytes: [UInt8]) -> String? {
         _ = try JSON.parse(bytes)
         return nil
     } catch {
-        return error.code
+        return error.code.rawValue
     }
 }
 

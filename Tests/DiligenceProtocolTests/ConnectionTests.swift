@@ -28,7 +28,7 @@ import Testing
         // The "daemon": accept, answer with a refusal, hang up, all before the client writes.
         let peer = accept(listener, nil, nil)
         try #require(peer >= 0)
-        let refusal = Array(Response.error(.init("permission_denied", "uid 65534 may not control it."), id: nil).utf8)
+        let refusal = Array(Response.error(.init(.permissionDenied, "uid 65534 may not control it."), id: nil).utf8)
         #expect(refusal.withUnsafeBytes { write(peer, $0.baseAddress, $0.count) } == refusal.count)
         close(peer)
 

@@ -1,5 +1,7 @@
 import DiligenceCore
+import DiligenceJSON
 import DiligenceTestSupport
+import DiligenceTime
 import Testing
 
 @testable import DiligenceProtocol
@@ -129,38 +131,8 @@ struct DocumentationTests {
         return codes
     }
 
-    /// Every `"snake_case"` literal passed as an error code in Sources: `DiligenceError("code"`,
-    /// `code: "code"`, `fail("code"`, `asError("code"`, `.choice(..., code: "code")`.
-    static func codesInSources() -> Set<String> {
-        var found: Set<String> = []
-        for file in swiftFiles(under: root + "/Sources") {
-            let text = read(String(file.dropFirst(root.count + 1)))
-            for marker in ["DiligenceError(", "DateTextError(", "code: ", "fail(", "asError("] {
-                var rest = Substring(text)
-                while let at = rest.firstRange(of: marker) {
-                    rest = rest[at.upperBound...]
-                    let literal = rest.drop { $0 == " " || $0 == "\n" }
-                    guard literal.first == "\"" else { continue }
-                    let word = literal.dropFirst().prefix { $0 != "\"" }
-                    if !word.isEmpty, word.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }) { found.insert(String(word)) }
-                }
-            }
-        }
-        return found
-    }
-
-    static func swiftFiles(under directory: String) -> [String] {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
-        var files: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasPrefix(".") { continue }
-            let path = directory + "/" + name
-            if entry.pointee.d_type == DT_DIR { files += swiftFiles(under: path) } else if name.hasSuffix(".swift") { files.append(path) }
-        }
-        return files
-    }
+    /// Every code the sources can send or log: the enum's raw values.
+    static func codesInSources() -> Set<String> { Set(DiligenceError.Code.allCases.map(\.rawValue)) }
 
     @Test("the error tables list exactly the codes the sources use")
     func errorCodes() {
@@ -169,46 +141,25 @@ struct DocumentationTests {
         let atStart = Self.codes(under: "### At start", in: doc)
         let documented = Set(answered + atStart)
         let used = Self.codesInSources()
-        #expect(used.count > 40, "the scan found only \(used.sorted())")
+        #expect(used.count > 40, "DiligenceError.Code has only \(used.sorted())")
         #expect(
-            used.subtracting(documented).isEmpty, "used in Sources, missing in docs/protocol.md: \(used.subtracting(documented).sorted())")
+            used.subtracting(documented).isEmpty,
+            "in DiligenceError.Code, missing in docs/protocol.md: \(used.subtracting(documented).sorted())")
         #expect(
-            documented.subtracting(used).isEmpty, "in docs/protocol.md, used nowhere in Sources: \(documented.subtracting(used).sorted())")
+            documented.subtracting(used).isEmpty,
+            "in docs/protocol.md, not in DiligenceError.Code: \(documented.subtracting(used).sorted())")
         #expect(Set(answered).count == answered.count && Set(atStart).count == atStart.count, "a code is listed twice")
     }
 
-    /// Codes the sources compare with (`error.code == "…"`) and the client's list of codes that
-    /// mean a mistake in what was typed (exit 2) name documented codes: a renamed code cannot
-    /// leave a stale one behind.
-    @Test("every code the sources test for or the client sorts by is documented")
-    func codesReferredTo() {
-        let doc = Self.protocolDoc
-        let documented = Set(Self.codes(under: "### Answers", in: doc) + Self.codes(under: "### At start", in: doc))
-        var referred: Set<String> = []
-        for file in Self.swiftFiles(under: Self.root + "/Sources") {
-            let text = Self.read(String(file.dropFirst(Self.root.count + 1)))
-            referred.formUnion(Self.literals(after: "error.code == ", in: Substring(text)))
+    /// The modules below the core name their refusals with codes of their own: each must reach
+    /// the wire as the same string, or a script matching on it would break.
+    @Test("the date and JSON refusals keep their codes on the wire")
+    func lowerCodesReachTheWireUnchanged() {
+        for code in DateTextError.Code.allCases {
+            #expect(DiligenceError.Code(code).rawValue == code.rawValue, "\(code)")
         }
-        let run = Self.read("Sources/DiligenceClient/Run.swift")
-        let list = run.firstRange(of: "mistakesInWhatWasTyped").map { run[$0.upperBound...].prefix { $0 != "]" } } ?? ""
-        let typed = Self.literals(after: "\"", in: "\"" + list)
-        #expect(typed.count > 10, "the scan found only \(typed) in Run.swift's mistakesInWhatWasTyped")
-        #expect(referred.count >= 3, "the scan found only \(referred) compared with error.code")
-        let stale = referred.union(typed).subtracting(documented).sorted()
-        #expect(stale.isEmpty, "referred to in Sources but not in docs/protocol.md: \(stale)")
-    }
-
-    /// The snake_case word of each string literal right after `marker` in `text`.
-    static func literals(after marker: String, in text: Substring) -> [String] {
-        var found: [String] = []
-        var rest = text
-        while let at = rest.firstRange(of: marker) {
-            rest = rest[at.upperBound...]
-            let literal = rest.drop { $0 == " " || $0 == "\n" || $0 == "," }
-            let start = marker.hasSuffix("\"") ? literal : (literal.first == "\"" ? literal.dropFirst() : "")
-            let word = start.prefix { $0 != "\"" }
-            if !word.isEmpty, word.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }) { found.append(String(word)) }
+        for code in JSONParseError.Code.allCases {
+            #expect(DiligenceError.Code(code).rawValue == code.rawValue, "\(code)")
         }
-        return found
     }
 }

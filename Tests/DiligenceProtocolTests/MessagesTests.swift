@@ -25,28 +25,28 @@ struct MessagesTests {
     @Test(arguments: [#"[1]"#, #""status""#, "7", "null", "true"])
     func notAnObject(_ line: String) throws {
         let f = try #require(failure(line))
-        #expect(f.error.code == "not_an_object")
+        #expect(f.error.code.rawValue == "not_an_object")
         #expect(f.id == nil)
     }
 
     @Test func missingCommandEchoesTheID() throws {
         let f = try #require(failure(#"{"id":7,"task":"x"}"#))
-        #expect(f.error.code == "missing_command")
+        #expect(f.error.code.rawValue == "missing_command")
         #expect(f.id == .int(7))
     }
 
     @Test(arguments: [#"{"command":5,"id":"a"}"#, #"{"command":null,"id":"a"}"#, #"{"command":["status"],"id":"a"}"#])
     func nonStringCommandIsInvalidArgument(_ line: String) throws {
         let f = try #require(failure(line))
-        #expect(f.error.code == "invalid_argument")
+        #expect(f.error.code.rawValue == "invalid_argument")
         #expect(f.id == .string("a"))
     }
 
     @Test func jsonErrorsPassThroughWithoutAnID() throws {
         let f = try #require(failure(#"{"command":"status","id":7"#))
-        #expect(f.error.code == "invalid_json")
+        #expect(f.error.code.rawValue == "invalid_json")
         #expect(f.id == nil)
-        #expect(try #require(failure("ÿ")).error.code == "invalid_json")
+        #expect(try #require(failure("ÿ")).error.code.rawValue == "invalid_json")
         #expect(Request.parse(line: [0x7B, 0xFF, 0x7D]).failureCode == "invalid_utf8")
     }
 
@@ -65,7 +65,7 @@ struct MessagesTests {
     }
 
     @Test func errorLines() {
-        let error = DiligenceError("unknown_task", "No task named \"X\".\nTasks: Work")
+        let error = DiligenceError(.unknownTask, "No task named \"X\".\nTasks: Work")
         #expect(
             Response.error(error, id: .int(1))
                 == #"{"ok":false,"error":{"code":"unknown_task","message":"No task named \"X\".\nTasks: Work"},"id":1}"# + "\n")
@@ -100,7 +100,7 @@ struct MessagesTests {
             Issue.record("\(member): \(value) was taken")
             return
         }
-        #expect(error.code == "invalid_import")
+        #expect(error.code.rawValue == "invalid_import")
         #expect(error.message.contains("\"\(member)\""), "\(error.message)")
     }
 
@@ -140,5 +140,5 @@ struct MessagesTests {
 }
 
 extension Result where Failure == ProtocolFailure {
-    var failureCode: String? { if case .failure(let f) = self { f.error.code } else { nil } }
+    var failureCode: String? { if case .failure(let f) = self { f.error.code.rawValue } else { nil } }
 }

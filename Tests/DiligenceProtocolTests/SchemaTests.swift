@@ -82,13 +82,13 @@ struct SchemaTests {
 
     @Test func unknownCommandListsTheCommands() throws {
         let error = try #require(throwing { try command(#"{"command":"stauts"}"#) })
-        #expect(error.code == "unknown_command")
+        #expect(error.code.rawValue == "unknown_command")
         #expect(error.message.contains("status, start, pause"))
     }
 
     @Test func unknownMemberIsRefusedNamingIt() throws {
         let error = try #require(throwing { try command(#"{"command":"task_add","name":"X","wrok":30}"#) })
-        #expect(error.code == "invalid_argument")
+        #expect(error.code.rawValue == "invalid_argument")
         #expect(error.message.contains("\"wrok\""))
         #expect(error.message.contains("\"work\""))
     }
@@ -125,7 +125,7 @@ struct SchemaTests {
     ])
     func integersOutOfRange(_ value: String) throws {
         let error = try #require(throwing { try command(#"{"command":"week","offset":"# + value + "}") })
-        #expect(error.code == "out_of_range", "\(value): \(error)")
+        #expect(error.code.rawValue == "out_of_range", "\(value): \(error)")
         #expect(error.message.contains("\"offset\""), "\(error.message)")
         #expect(error.message.contains("-100000 and 100000"), "\(error.message)")
     }
@@ -133,7 +133,7 @@ struct SchemaTests {
     @Test(arguments: ["1.5", "\"5\"", "true", "[1]", "{}", "-0.5"])
     func nonIntegersAreInvalidArguments(_ value: String) throws {
         let error = try #require(throwing { try command(#"{"command":"week","offset":"# + value + "}") })
-        #expect(error.code == "invalid_argument", "\(value): \(error)")
+        #expect(error.code.rawValue == "invalid_argument", "\(value): \(error)")
         #expect(error.message.contains("\"offset\""))
     }
 
@@ -161,7 +161,7 @@ struct SchemaTests {
     @Test(arguments: ["0", "-1", "86401", #""25h""#, #""0s""#, "1e308", "9223372036854775807"])
     func durationsOutOfRange(_ value: String) throws {
         let error = try #require(throwing { try command(#"{"command":"extend","duration":"# + value + "}") })
-        #expect(error.code == "out_of_range", "\(value): \(error)")
+        #expect(error.code.rawValue == "out_of_range", "\(value): \(error)")
         #expect(error.message.contains("1s and 24h"), "\(error.message)")
     }
 
@@ -175,7 +175,7 @@ struct SchemaTests {
     @Test func textLengthIsBounded() throws {
         let long = String(repeating: "d", count: 1001)
         let error = try #require(throwing { try command(#"{"command":"task_edit","task":"T","description":""# + long + #""}"#) })
-        #expect(error.code == "out_of_range")
+        #expect(error.code.rawValue == "out_of_range")
         #expect(error.message.contains("\"description\" holds at most 1000 characters"))
         let fits = String(repeating: "d", count: 1000)
         guard case .taskEdit(_, _, let changes) = try command(#"{"command":"task_edit","task":"T","description":""# + fits + #""}"#) else {

@@ -26,7 +26,7 @@ import Testing
     @Test("this needs no list of the devices (reading it costs a pass over the sessions)")
     func thisAsksForNoList() throws {
         let filter = try DeviceFilter.resolve("This") { () throws(DiligenceError) -> [KnownDevice] in
-            throw DiligenceError("storage_error", "the device list was read")
+            throw DiligenceError(.storageError, "the device list was read")
         }
         #expect(filter == .this)
     }
@@ -52,18 +52,19 @@ import Testing
     func ambiguous() {
         let twin = KnownDevice(id: "dddd5555-0000-4000-8000-000000000005", name: "LAPTOP", isThis: false)
         let byName = failure("laptop", Self.devices + [twin])
-        #expect(byName?.code == "ambiguous_device")
+        #expect(byName?.code.rawValue == "ambiguous_device")
         #expect(byName?.message.contains("aaaa1111 (laptop)") == true && byName?.message.contains("dddd5555 (LAPTOP)") == true)
         let byID = failure("bbbb")
-        #expect(byID?.code == "ambiguous_device" && byID?.message.contains("bbbb3333 (cafe)") == true, "\(String(describing: byID))")
+        #expect(
+            byID?.code.rawValue == "ambiguous_device" && byID?.message.contains("bbbb3333 (cafe)") == true, "\(String(describing: byID))")
     }
 
     @Test("nothing that matches is unknown, and the message lists every device known, this one first")
     func unknown() {
         let error = failure("kitchen")
-        #expect(error?.code == "unknown_device")
+        #expect(error?.code.rawValue == "unknown_device")
         let message = error?.message ?? ""
         #expect(message.contains("aaaa1111 (laptop) this device, bbbb2222 (Schreibtisch)") && message.contains("cccc4444"), "\(message)")
-        #expect(failure("")?.code == "unknown_device")
+        #expect(failure("")?.code.rawValue == "unknown_device")
     }
 }

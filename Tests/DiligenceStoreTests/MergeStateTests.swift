@@ -145,7 +145,7 @@ import Testing
                 try store.saveMergeState(
                     folder: "/sync", cursors: [Self.other: .start], sessions: [row(held, later)],
                     lines: ["plan 2026-12-01": "lost"])
-                throw DiligenceError("storage_error", "the merge's transaction failed")
+                throw DiligenceError(.storageError, "the merge's transaction failed")
             }
         }
         #expect(failed != nil)

@@ -26,10 +26,10 @@ import Testing
     let failure = error { () throws(DiligenceError) in
         try db.transaction { () throws(DiligenceError) in
             _ = try db.run("INSERT INTO t VALUES (1)")
-            throw DiligenceError("test", "stop")
+            throw DiligenceError(.invalidValue, "stop")
         }
     }
-    #expect(failure?.code == "test")
+    #expect(failure == DiligenceError(.invalidValue, "stop"))
     #expect(try db.query("SELECT count(*) FROM t").first?.int(0) == 0)
     try db.transaction { () throws(DiligenceError) in
         _ = try db.run("INSERT INTO t VALUES (2)")
@@ -40,7 +40,7 @@ import Testing
 @Test func badSQLIsAStorageErrorWithSQLitesMessage() throws {
     let db = try SQLite(location: .memory)
     let failure = error { () throws(DiligenceError) in try db.prepare("SELEKT 1") }
-    #expect(failure?.code == "storage_error")
+    #expect(failure?.code.rawValue == "storage_error")
     #expect(failure?.message.contains(":memory:") == true)
     #expect(failure?.message.contains("syntax error") == true)
 }
@@ -55,12 +55,12 @@ import Testing
 }
 
 @Test func errorCodesMapToProtocolCodes() {
-    #expect(SQLite.error(code: 5, detail: "database is locked", path: "/p").code == "database_locked")
-    #expect(SQLite.error(code: 6, detail: "locked", path: "/p").code == "database_locked")
-    #expect(SQLite.error(code: 5 | (3 << 8), detail: "busy timeout", path: "/p").code == "database_locked")
-    #expect(SQLite.error(code: 11, detail: "malformed", path: "/p").code == "database_corrupt")
-    #expect(SQLite.error(code: 26, detail: "file is not a database", path: "/p").code == "database_corrupt")
+    #expect(SQLite.error(code: 5, detail: "database is locked", path: "/p").code.rawValue == "database_locked")
+    #expect(SQLite.error(code: 6, detail: "locked", path: "/p").code.rawValue == "database_locked")
+    #expect(SQLite.error(code: 5 | (3 << 8), detail: "busy timeout", path: "/p").code.rawValue == "database_locked")
+    #expect(SQLite.error(code: 11, detail: "malformed", path: "/p").code.rawValue == "database_corrupt")
+    #expect(SQLite.error(code: 26, detail: "file is not a database", path: "/p").code.rawValue == "database_corrupt")
     let generic = SQLite.error(code: 10, detail: "disk I/O error", path: "/p/db")
-    #expect(generic.code == "storage_error")
+    #expect(generic.code.rawValue == "storage_error")
     #expect(generic.message.contains("/p/db") && generic.message.contains("disk I/O error"))
 }

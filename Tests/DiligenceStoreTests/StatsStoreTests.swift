@@ -76,8 +76,8 @@ import Testing
         }
         let changed = try moved(recorded.id, to: study.id)
         #expect(changed.taskName == "Study" && changed.id == recorded.id && changed.uuid == recorded.uuid)
-        #expect(error { () throws(DiligenceError) in try moved(999, to: study.id) }?.code == "unknown_session")
-        #expect(error { () throws(DiligenceError) in try moved(recorded.id, to: 999) }?.code == "unknown_task")
+        #expect(error { () throws(DiligenceError) in try moved(999, to: study.id) }?.code.rawValue == "unknown_session")
+        #expect(error { () throws(DiligenceError) in try moved(recorded.id, to: 999) }?.code.rawValue == "unknown_task")
         #expect(try s.session(id: recorded.id).taskName == "Study", "a refused edit changes nothing")
         // Onto another recorded session: refused, and the session is still there as it was.
         let other = try s.record(session(work, start: 5_000))
@@ -85,10 +85,10 @@ import Testing
         overlapping.start = 1_100
         #expect(
             error { () throws(DiligenceError) in try s.replaceSession(id: other.id, with: overlapping, window: 0...4e9, reserved: nil) }?
-                .code == "overlapping_session")
+                .code.rawValue == "overlapping_session")
         #expect(try s.session(id: other.id).start == 5_000)
         #expect(try s.removeSession(id: recorded.id).id == recorded.id)
-        #expect(error { () throws(DiligenceError) in try s.session(id: recorded.id) }?.code == "unknown_session")
+        #expect(error { () throws(DiligenceError) in try s.session(id: recorded.id) }?.code.rawValue == "unknown_session")
     }
 
     @Test func historyLimitKeepsTheMostRecent() throws {
@@ -120,7 +120,7 @@ import Testing
         #expect(try s.sessions().count == 2)
         #expect(try s.connection.query("SELECT DISTINCT source FROM sessions").map { $0.string(0) } == ["import"])
         #expect(
-            error { () throws(DiligenceError) in try s.importNextLine(id) }?.code == "unknown_import",
+            error { () throws(DiligenceError) in try s.importNextLine(id) }?.code.rawValue == "unknown_import",
             "a finished import takes no more chunks")
 
         // The same sessions again (start within a second): skipped, not errors.
@@ -145,7 +145,7 @@ import Testing
         ]
         try s.stageImport(id, sessions: staged(lines), rejected: [(7, "not JSON")], lines: 7)
         let failure = error { () throws(DiligenceError) in try s.commitImport(id, window: Self.window, reserved: nil) }
-        #expect(failure?.code == "invalid_import")
+        #expect(failure?.code.rawValue == "invalid_import")
         let message = failure?.message ?? ""
         #expect(message.hasPrefix("5 lines of the import are refused; nothing was imported."), "\(message)")
         for expected in [
@@ -165,7 +165,8 @@ import Testing
         try s.stageImport(id, sessions: staged([session(work, start: 1_000)]), rejected: [], lines: 1)
         _ = s.beginImport() // a new import replaces the unfinished one
         #expect(
-            error { () throws(DiligenceError) in try s.stageImport(id, sessions: [], rejected: [], lines: 1) }?.code == "unknown_import")
+            error { () throws(DiligenceError) in try s.stageImport(id, sessions: [], rejected: [], lines: 1) }?.code.rawValue
+                == "unknown_import")
         s.discardImport()
         #expect(try s.sessions().isEmpty)
     }
@@ -193,7 +194,10 @@ import Testing
         #expect(admission.recorded.keys.sorted() == [2])
         #expect(admission.alreadyRecorded[3] == admission.recorded[2])
         #expect(admission.refused.map(\.index) == [1, 4, 5, 6])
-        #expect(admission.refused.map(\.error.code) == ["overlapping_session", "overlapping_session", "invalid_session", "unknown_task"])
+        #expect(
+            admission.refused.map(\.error.code.rawValue) == [
+                "overlapping_session", "overlapping_session", "invalid_session", "unknown_task",
+            ])
         #expect(admission.refused[0].error.message.contains("session \(recorded.id) (Work"), "\(admission.refused[0].error.message)")
         #expect(try s.sessions().count == 2)
     }

@@ -54,7 +54,7 @@ import Testing
     defer { dir.remove() }
     let path = dir.file("no-such-dir/db.sqlite3")
     let failure = error { () throws(DiligenceError) in try Store(location: .path(path)) }
-    #expect(failure?.code == "storage_error")
+    #expect(failure?.code.rawValue == "storage_error")
     #expect(failure?.message.contains(path) == true)
 }
 
@@ -105,11 +105,11 @@ import Testing
     let store = try Store(location: .memory)
     for name in ["Work", "work", "WORK"] {
         let failure = error { () throws(DiligenceError) in try store.addTask(TaskConfig(name: name)) }
-        #expect(failure == DiligenceError("duplicate_name", "A task named \"Work\" already exists."))
+        #expect(failure == DiligenceError(.duplicateName, "A task named \"Work\" already exists."))
     }
     // Beyond ASCII, where SQLite's NOCASE would not fold.
     _ = try store.addTask(TaskConfig(name: "Été"))
-    #expect(error { () throws(DiligenceError) in try store.addTask(TaskConfig(name: "ÉTÉ")) }?.code == "duplicate_name")
+    #expect(error { () throws(DiligenceError) in try store.addTask(TaskConfig(name: "ÉTÉ")) }?.code.rawValue == "duplicate_name")
     #expect(try store.tasks().count == 8)
 }
 
@@ -125,10 +125,10 @@ import Testing
         (TaskConfig(name: "Late", reminderMinute: 24 * 60), "invalid_value"),
     ]
     for (task, code) in cases {
-        #expect(error { () throws(DiligenceError) in try store.addTask(task) }?.code == code)
+        #expect(error { () throws(DiligenceError) in try store.addTask(task) }?.code.rawValue == code)
         var edited = task
         edited.id = 1
-        #expect(error { () throws(DiligenceError) in try store.updateTask(edited) }?.code == code)
+        #expect(error { () throws(DiligenceError) in try store.updateTask(edited) }?.code.rawValue == code)
     }
     #expect(
         try store.tasks().map {
@@ -150,7 +150,7 @@ import Testing
     old.goal = 3
     #expect(try store.updateTask(old).name == "Old\u{200B}")
     old.name = "New\u{200B}"
-    #expect(error { () throws(DiligenceError) in try store.updateTask(old) }?.code == "invalid_name")
+    #expect(error { () throws(DiligenceError) in try store.updateTask(old) }?.code.rawValue == "invalid_name")
 }
 
 @Test func editAndRenameKeepTheSessions() throws {
@@ -167,7 +167,7 @@ import Testing
     var expected = recorded
     expected.taskName = "Deep work"
     #expect(try store.sessions() == [expected])
-    #expect(error { () throws(DiligenceError) in try store.findTask("Work") }?.code == "unknown_task")
+    #expect(error { () throws(DiligenceError) in try store.findTask("Work") }?.code.rawValue == "unknown_task")
 }
 
 @Test func renameChecksDuplicatesExceptItself() throws {
@@ -177,14 +177,14 @@ import Testing
     #expect(try store.updateTask(study).name == "STUDY")
     study.name = "work"
     let failure = error { () throws(DiligenceError) in try store.updateTask(study) }
-    #expect(failure == DiligenceError("duplicate_name", "A task named \"Work\" already exists."))
+    #expect(failure == DiligenceError(.duplicateName, "A task named \"Work\" already exists."))
     #expect(try store.task(id: study.id)?.name == "STUDY")
 }
 
 @Test func updatingAnUnknownIDIsUnknownTask() throws {
     let store = try Store(location: .memory)
     let failure = error { () throws(DiligenceError) in try store.updateTask(TaskConfig(id: 42, name: "Ghost")) }
-    #expect(failure?.code == "unknown_task")
+    #expect(failure?.code.rawValue == "unknown_task")
     #expect(try store.tasks().count == 7)
 }
 
@@ -204,7 +204,7 @@ import Testing
     )
     #expect(try store.findTask("étude").id == 9)
     #expect(try store.findTask("Étude").id == 8)
-    #expect(error { () throws(DiligenceError) in try store.findTask("ÉTUDE") }?.code == "unknown_task")
+    #expect(error { () throws(DiligenceError) in try store.findTask("ÉTUDE") }?.code.rawValue == "unknown_task")
 }
 
 @Test func unknownTaskListsTheNames() throws {
@@ -213,7 +213,7 @@ import Testing
     #expect(
         failure
             == DiligenceError(
-                "unknown_task",
+                .unknownTask,
                 "No task named \"Writing\". Tasks: Work, Study, Exercise, Meditate, Wish, Daily, Errands."
             ))
 }
@@ -235,7 +235,7 @@ import Testing
     #expect(try store.connection.query("SELECT day, task_id FROM plans").map(\.values) == [["2025-03-04", .integer(work.id)]])
     #expect(try store.tasks().count == 6)
     #expect(try store.removeTask(id: try store.findTask("Wish").id) == 0)
-    #expect(error { () throws(DiligenceError) in try store.removeTask(id: study.id) }?.code == "unknown_task")
+    #expect(error { () throws(DiligenceError) in try store.removeTask(id: study.id) }?.code.rawValue == "unknown_task")
 }
 
 @Test func theLastTaskCannotBeRemoved() throws {
@@ -247,7 +247,7 @@ import Testing
     let last = tasks.last!
     _ = try store.record(session(last, start: 1))
     let failure = error { () throws(DiligenceError) in try store.removeTask(id: last.id) }
-    #expect(failure == DiligenceError("last_task", "Errands is the last task not archived; add another before removing it."))
+    #expect(failure == DiligenceError(.lastTask, "Errands is the last task not archived; add another before removing it."))
     #expect(try store.tasks() == [last])
     #expect(try store.sessions().count == 1)
 }
@@ -290,7 +290,7 @@ import Testing
 @Test func recordingForAMissingTaskIsUnknownTask() throws {
     let store = try Store(location: .memory)
     let ghost = TaskConfig(id: 99, name: "Ghost")
-    #expect(error { () throws(DiligenceError) in try store.record(session(ghost, start: 1)) }?.code == "unknown_task")
+    #expect(error { () throws(DiligenceError) in try store.record(session(ghost, start: 1)) }?.code.rawValue == "unknown_task")
     #expect(try store.sessions().isEmpty)
 }
 
@@ -420,7 +420,7 @@ import Testing
     writeBytes(dir.database, garbage)
     chmod(dir.database, 0o644)
     let failure = error { () throws(DiligenceError) in try Store(location: .path(dir.database)) }
-    #expect(failure?.code == "database_corrupt")
+    #expect(failure?.code.rawValue == "database_corrupt")
     #expect(failure?.message.contains(dir.database) == true)
     #expect(failure?.message.contains("not modified") == true)
     #expect(readBytes(dir.database) == garbage)
@@ -435,7 +435,7 @@ import Testing
         try db.exec("PRAGMA user_version = \(Store.schemaVersion + 1)")
     }
     let failure = error { () throws(DiligenceError) in try Store(location: .path(dir.database)) }
-    #expect(failure?.code == "database_too_new")
+    #expect(failure?.code.rawValue == "database_too_new")
     #expect(failure?.message.contains(dir.database) == true)
     let db = try SQLite(location: .path(dir.database))
     #expect(try db.query("SELECT count(*) FROM sqlite_master").first?.int(0) == 0)
@@ -452,12 +452,12 @@ import Testing
     let began = clock.now
     let failure = error { () throws(DiligenceError) in try store.addTask(TaskConfig(name: "Blocked")) }
     let waited = clock.now - began
-    #expect(failure?.code == "database_locked")
+    #expect(failure?.code.rawValue == "database_locked")
     #expect(failure?.message.contains(dir.database) == true)
     #expect(waited >= .milliseconds(1500)) // the busy timeout waited
     #expect(waited < .seconds(10))
     let recordFailure = error { () throws(DiligenceError) in try store.record(session(try store.findTask("Work"), start: 1)) }
-    #expect(recordFailure?.code == "database_locked")
+    #expect(recordFailure?.code.rawValue == "database_locked")
 
     try holder.exec("ROLLBACK")
     #expect(try store.addTask(TaskConfig(name: "Unblocked")).name == "Unblocked")
@@ -472,7 +472,7 @@ import Testing
     let clock = ContinuousClock()
     let began = clock.now
     let failure = error { () throws(DiligenceError) in try Store(location: .path(dir.database)) }
-    #expect(failure?.code == "database_locked")
+    #expect(failure?.code.rawValue == "database_locked")
     #expect(clock.now - began < .seconds(10))
     try holder.exec("ROLLBACK")
     #expect(try Store(location: .path(dir.database)).tasks().count == 7)
@@ -492,7 +492,7 @@ import Testing
     }
     let before = readFileBytes(dir.database)
     let failure = error { () throws(DiligenceError) in try Store(location: .path(dir.database)) }
-    #expect(failure?.code == "foreign_database")
+    #expect(failure?.code.rawValue == "foreign_database")
     #expect(failure?.message.contains("photos") == true && failure?.message.contains(dir.database) == true, "\(failure?.message ?? "")")
     #expect(readFileBytes(dir.database) == before, "the file was modified")
     #expect(access(dir.database + "-wal", F_OK) != 0, "a WAL file was created beside it")
@@ -505,7 +505,7 @@ import Testing
             "PRAGMA application_id = 42; CREATE TABLE tasks (id INTEGER); CREATE TABLE sessions (id INTEGER); CREATE TABLE plans (day TEXT); CREATE TABLE timer_state (id INTEGER); PRAGMA user_version = 1"
         )
     }
-    #expect(error { () throws(DiligenceError) in try Store(location: .path(second.database)) }?.code == "foreign_database")
+    #expect(error { () throws(DiligenceError) in try Store(location: .path(second.database)) }?.code.rawValue == "foreign_database")
 }
 
 /// Another program's database renamed over diligence's, diligence's stale -wal left beside it
@@ -535,7 +535,7 @@ import Testing
     let before = try #require(readBytes(dir.database))
 
     let failure = error { () throws(DiligenceError) in try Store(location: .path(dir.database)) }
-    #expect(failure?.code == "foreign_database", "\(failure.map { "\($0)" } ?? "opened as diligence's")")
+    #expect(failure?.code.rawValue == "foreign_database", "\(failure.map { "\($0)" } ?? "opened as diligence's")")
     #expect(failure?.message.contains("photos") == true && failure?.message.contains("-wal") == true, "\(failure?.message ?? "")")
     #expect(readBytes(dir.database) == before, "the other program's file was modified")
     #expect(readBytes(dir.database + "-wal") == staleLog, "the stale log was modified")
@@ -601,12 +601,12 @@ import Testing
     #expect(try store.recordedTotals(taskID: tasks[0].id).sessions == 1)
     for task in tasks.dropFirst().dropLast() { _ = try store.setArchived(id: task.id, true) }
     let last = tasks.last!
-    #expect(error { () throws(DiligenceError) in try store.setArchived(id: last.id, true) }?.code == "last_task")
-    #expect(error { () throws(DiligenceError) in try store.removeTask(id: last.id) }?.code == "last_task")
+    #expect(error { () throws(DiligenceError) in try store.setArchived(id: last.id, true) }?.code.rawValue == "last_task")
+    #expect(error { () throws(DiligenceError) in try store.removeTask(id: last.id) }?.code.rawValue == "last_task")
     // An archived task can still be removed: the active one remains.
     #expect(try store.removeTask(id: tasks[0].id) == 1)
     // The active scope refuses an archived task by name, and a beginning prefers an active one.
-    #expect(error { () throws(DiligenceError) in try store.findTask("Study", scope: .active) }?.code == "task_archived")
+    #expect(error { () throws(DiligenceError) in try store.findTask("Study", scope: .active) }?.code.rawValue == "task_archived")
     #expect(try store.findTask("Stu").name == "Study")
     #expect(try store.findTask("Err", scope: .active).name == "Errands")
 }

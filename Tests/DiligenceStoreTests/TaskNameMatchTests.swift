@@ -21,14 +21,14 @@ import Testing
     @Test func anAmbiguousBeginningListsTheCandidates() throws {
         let s = try store()
         let e = error { () throws(DiligenceError) in try s.findTask("re") }
-        #expect(e?.code == "ambiguous_task")
+        #expect(e?.code.rawValue == "ambiguous_task")
         #expect(e?.message.contains("\"Reading\"") == true && e?.message.contains("\"Research\"") == true, "\(e?.message ?? "")")
     }
 
     @Test func aMistypedNameGetsTheClosest() throws {
         let s = try store()
         let e = error { () throws(DiligenceError) in try s.findTask("Wirting") }
-        #expect(e?.code == "unknown_task")
+        #expect(e?.code.rawValue == "unknown_task")
         #expect(e?.message.contains("Did you mean \"Writing\"?") == true, "\(e?.message ?? "")")
         #expect(error { () throws(DiligenceError) in try s.findTask("zzzz") }?.message.contains("Did you mean") == false)
     }
@@ -37,7 +37,7 @@ import Testing
     @Test func wholeNameOnlyWhenAsked() throws {
         let s = try store()
         let e = error { () throws(DiligenceError) in try s.findTask("wri", wholeName: true) }
-        #expect(e?.code == "unknown_task" && e?.message.contains("\"Writing\"") == true, "\(e?.message ?? "")")
+        #expect(e?.code.rawValue == "unknown_task" && e?.message.contains("\"Writing\"") == true, "\(e?.message ?? "")")
         #expect(try s.findTask("WRITING", wholeName: true).name == "Writing")
     }
 }

@@ -41,7 +41,7 @@ import Testing
             _ = try store.record(orphan)
         }
     }
-    #expect(thrown?.code == "unknown_task")
+    #expect(thrown?.code.rawValue == "unknown_task")
     #expect(try store.sessions().isEmpty)
     #expect(try store.loadTimer() == nil)
 }
@@ -65,7 +65,7 @@ import Testing
     #expect(try db.query("PRAGMA synchronous").first?.int(0) == 2) // FULL
     // A failed body restores it too.
     _ = error { () throws(DiligenceError) in
-        try db.transaction(flush: .byCaller) { () throws(DiligenceError) in throw DiligenceError("test", "stop") }
+        try db.transaction(flush: .byCaller) { () throws(DiligenceError) in throw DiligenceError(.invalidValue, "stop") }
     }
     #expect(try db.query("PRAGMA synchronous").first?.int(0) == 2)
     // An in-memory database has no log to flush.

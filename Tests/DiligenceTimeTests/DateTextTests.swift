@@ -82,7 +82,7 @@ import Testing
                 _ = try moment("2026-03-29 02:30")
                 Issue.record("a time in the gap was accepted")
             } catch let error as DateTextError {
-                #expect(error.code == "nonexistent_time")
+                #expect(error.code.rawValue == "nonexistent_time")
                 #expect(
                     error.message
                         == "2026-03-29 02:30 does not exist here: the clocks jumped from 02:00 straight to 03:00 (CET, UTC+01:00 to CEST, UTC+02:00). Give a time before 02:00 or from 03:00 on."
@@ -92,7 +92,7 @@ import Testing
                 _ = try moment("2026-10-25 02:30")
                 Issue.record("a repeated time was accepted")
             } catch let error as DateTextError {
-                #expect(error.code == "ambiguous_time")
+                #expect(error.code.rawValue == "ambiguous_time")
                 #expect(
                     error.message
                         == "2026-10-25 02:30 happens twice here (the clocks went back from 03:00 to 02:00): say which with its offset, 2026-10-25 02:30+02:00 (CEST, UTC+02:00, the first) or 2026-10-25 02:30+01:00 (CET, UTC+01:00, the second)."
@@ -174,7 +174,7 @@ import Testing
                     _ = try bound(text)
                     Issue.record("\(text.debugDescription) was taken")
                 } catch let error as DateTextError {
-                    #expect(error.code == code, "\(text): \(error.message)")
+                    #expect(error.code.rawValue == code, "\(text): \(error.message)")
                     if code == "invalid_date" {
                         #expect(error.message.contains("-3d") && error.message.contains("HH:MM"), "\(error.message)")
                     }

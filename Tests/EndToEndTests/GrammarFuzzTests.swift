@@ -387,7 +387,7 @@ struct SchemaRequestGenerator {
             return (value, value == "true" || value == "false" ? .valid : .refused("invalid_argument"))
         case .choice(let words, let code):
             let word = chance(80) ? pick(words) : pick(Self.strings)
-            return (quoted(word), words.contains(word) ? .valid : .refused(code))
+            return (quoted(word), words.contains(word) ? .valid : .refused(code.rawValue))
         case .timeOfDay, .nameOrOff:
             return chance(20) ? ("null", .valid) : (quoted(pick(Self.strings)), .unknown)
         case .text, .taskName, .deviceName, .note:

@@ -7,7 +7,7 @@ public func errorCode<T>(_ body: () throws -> T) -> String? {
         _ = try body()
         return nil
     } catch let error as DiligenceError {
-        return error.code
+        return error.code.rawValue
     } catch {
         return "not a DiligenceError: \(error)"
     }

@@ -18,7 +18,8 @@ extension Daemon {
         do {
             try Self.createBackupFile(path, database: paths.database)
         } catch {
-            Log.info("Refused backup to \(path.prefix(400)): \(error.message)", fields: [("EVENT", "refused"), ("CODE", error.code)])
+            Log.info(
+                "Refused backup to \(path.prefix(400)): \(error.message)", fields: [("EVENT", "refused"), ("CODE", error.code.rawValue)])
             return connection.send(Response.error(error, id: request.id))
         }
         connection.hold()
@@ -41,7 +42,8 @@ extension Daemon {
                                 ("tasks", .int(summary.tasks)),
                             ]), id: request.id))
                 case .failure(let error):
-                    Log.error("Backup to \(path) failed: \(error.message)", fields: [("EVENT", "backup_failed"), ("CODE", error.code)])
+                    Log.error(
+                        "Backup to \(path) failed: \(error.message)", fields: [("EVENT", "backup_failed"), ("CODE", error.code.rawValue)])
                     waiting.send(Response.error(error, id: request.id))
                 }
                 waiting.resume()
@@ -54,26 +56,26 @@ extension Daemon {
     static func createBackupFile(_ path: String, database: String) throws(DiligenceError) {
         guard path.hasPrefix("/") else {
             throw DiligenceError(
-                "invalid_backup_path", "The backup path \(path.debugDescription) is not absolute; give the whole path (diligencectl does).")
+                .invalidBackupPath, "The backup path \(path.debugDescription) is not absolute; give the whole path (diligencectl does).")
         }
         for own in [database, database + "-wal", database + "-shm", database + ".lock"] where path == own {
-            throw DiligenceError("invalid_backup_path", "\(path) is the database's own file; give the backup a path of its own.")
+            throw DiligenceError(.invalidBackupPath, "\(path) is the database's own file; give the backup a path of its own.")
         }
         let fd: Int32
         do { fd = try Sys.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600) } catch {
             switch error.code {
             case EEXIST:
                 throw DiligenceError(
-                    "backup_exists", "\(path) exists already; a backup never replaces a file. Give a new name, or remove it first.")
+                    .backupExists, "\(path) exists already; a backup never replaces a file. Give a new name, or remove it first.")
             case ENOENT, ENOTDIR:
-                throw DiligenceError("invalid_backup_path", "Cannot write the backup \(path): its directory does not exist.")
+                throw DiligenceError(.invalidBackupPath, "Cannot write the backup \(path): its directory does not exist.")
             case EACCES, EPERM, EROFS:
                 throw DiligenceError(
-                    "invalid_backup_path", "Cannot write the backup \(path): its directory is not writable (\(error.reason)).")
+                    .invalidBackupPath, "Cannot write the backup \(path): its directory is not writable (\(error.reason)).")
             case EISDIR:
-                throw DiligenceError("invalid_backup_path", "\(path) is a directory; give the backup a file name in it.")
+                throw DiligenceError(.invalidBackupPath, "\(path) is a directory; give the backup a file name in it.")
             default:
-                throw DiligenceError("storage_error", "Cannot create the backup \(path): \(error.reason).")
+                throw DiligenceError(.storageError, "Cannot create the backup \(path): \(error.reason).")
             }
         }
         Sys.close(fd)

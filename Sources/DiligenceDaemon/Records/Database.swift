@@ -19,10 +19,10 @@ extension Daemon {
     static func openStore(_ path: String, wall: Double) throws(DiligenceError) -> (store: Store, keptAside: String?) {
         do {
             return (try Store(location: .path(path)), nil)
-        } catch  where error.code == "database_corrupt" {
+        } catch  where error.code == .databaseCorrupt {
             let aside = path + ".corrupt-" + RFC3339.compactUTC(wall)
             do { try Sys.rename(path, to: aside) } catch let failure {
-                throw DiligenceError("database_corrupt", "\(error.message) Moving it aside to \(aside) failed too: \(failure.reason).")
+                throw DiligenceError(.databaseCorrupt, "\(error.message) Moving it aside to \(aside) failed too: \(failure.reason).")
             }
             for suffix in ["-wal", "-shm"] where Sys.exists(path + suffix) {
                 try? Sys.rename(path + suffix, to: aside + suffix)
@@ -61,14 +61,14 @@ final class HeldDatabaseLock {
             }
         } catch {
             Sys.close(descriptor)
-            throw DiligenceError("storage_error", "Cannot lock \(path): \(error.reason).")
+            throw DiligenceError(.storageError, "Cannot lock \(path): \(error.reason).")
         }
         guard locked else {
             Sys.close(descriptor)
             let holder = DatabaseLock.holder(ofDatabase: database)
             let who = holder.map { " (pid \($0.pid), socket \($0.socket))" } ?? ""
             throw DiligenceError(
-                "already_running",
+                .alreadyRunning,
                 "Another diligenced is already running\(who) on the database \(database); a second one would run every phase twice. "
                     + (holder.map { "Talk to it with `diligencectl --socket \($0.socket)`, or stop it first." } ?? "Stop it first."))
         }
@@ -85,7 +85,7 @@ final class HeldDatabaseLock {
             }
         } catch {
             throw DiligenceError(
-                "storage_error",
+                .storageError,
                 "Cannot create \(path), the lock that keeps a second diligenced off the database \(database): \(error.reason). Check that its directory is writable."
             )
         }

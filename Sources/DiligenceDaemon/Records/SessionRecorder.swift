@@ -122,7 +122,7 @@ final class SessionRecorder {
             )
             return existing
         }
-        setAside(session, because: admission.refused.first?.error ?? DiligenceError("invalid_session", "refused"))
+        setAside(session, because: admission.refused.first?.error ?? DiligenceError(.invalidSession, "refused"))
         return nil
     }
 
@@ -250,7 +250,7 @@ final class SessionRecorder {
         let text = line.serialized
         Log.error(
             "A session could not be recorded and was set aside in \(setAsidePath): \(error.message) Session: \(text)",
-            fields: [("EVENT", "session_set_aside"), ("CODE", error.code), ("TASK", session.taskName)])
+            fields: [("EVENT", "session_set_aside"), ("CODE", error.code.rawValue), ("TASK", session.taskName)])
         do {
             try Files.append(text + "\n", to: setAsidePath)
         } catch {

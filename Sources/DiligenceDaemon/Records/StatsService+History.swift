@@ -36,7 +36,7 @@ extension StatsService {
         do {
             wall = try DateText.bound(text, endOfDay: endOfDay, today: today, dayStartsAt: dayStartsAt)
         } catch {
-            throw DiligenceError(error.code, "\"\(key)\": \(error.message)")
+            throw DiligenceError(DiligenceError.Code(error.code), "\"\(key)\": \(error.message)")
         }
         let day = DateText.day(text, today: today.date) ?? LocalDay.date(containing: wall, dayStartsAt: dayStartsAt)
         guard DateWindow.contains(day, today: today.date) else { throw outsideWindow(key, text) }
@@ -57,7 +57,7 @@ extension StatsService {
         do {
             return try DateText.moment(text, today: today(at: clocks.now), dayStartsAt: dayStartsAt)
         } catch {
-            throw DiligenceError(error.code, "\"\(key)\": \(error.message)")
+            throw DiligenceError(DiligenceError.Code(error.code), "\"\(key)\": \(error.message)")
         }
     }
 
@@ -76,7 +76,7 @@ extension StatsService {
         if let refusal = admission.refused.first { throw refusal.error }
         guard let id = admission.recorded[0] else {
             let existing = admission.alreadyRecorded[0]
-            throw DiligenceError("overlapping_session", "This session is recorded already\(existing.map { " (session \($0))" } ?? "").")
+            throw DiligenceError(.overlappingSession, "This session is recorded already\(existing.map { " (session \($0))" } ?? "").")
         }
         Log.info("Added a session of \(task.name) by hand.", fields: [("EVENT", "session_added"), ("TASK", task.name)])
         var added = session
@@ -91,7 +91,7 @@ extension StatsService {
     private func checkHappened(_ end: Double) throws(DiligenceError) {
         guard end <= clocks.now.wall + 60 else {
             throw DiligenceError(
-                "invalid_session", "The session ends in the future (\(RFC3339.format(end))); enter sessions that have happened.")
+                .invalidSession, "The session ends in the future (\(RFC3339.format(end))); enter sessions that have happened.")
         }
     }
 
@@ -102,7 +102,7 @@ extension StatsService {
     func editSession(id: Int64, _ changes: SessionChanges) throws(DiligenceError) -> WorkSession {
         guard !changes.isEmpty else {
             throw DiligenceError(
-                "missing_argument", "Nothing to change: give task, start, end or note (diligencectl: --task, --start, --end, --note).")
+                .missingArgument, "Nothing to change: give task, start, end or note (diligencectl: --task, --start, --end, --note).")
         }
         let old = try store.session(id: id)
         var edited = old
@@ -148,7 +148,7 @@ extension StatsService {
         format: ExportFormat, task name: String?, since: String?, until: String?, withTasks: Bool, device: DeviceFilter?
     ) throws(DiligenceError) -> ExportPlan {
         guard !withTasks || format == .jsonl else {
-            throw DiligenceError("invalid_argument", "\"with_tasks\" goes with the jsonl format only (what import reads).")
+            throw DiligenceError(.invalidArgument, "\"with_tasks\" goes with the jsonl format only (what import reads).")
         }
         let task = try name.map { name throws(DiligenceError) in try store.findTask(name) }
         var names: [String?: String] = [:]
@@ -267,7 +267,7 @@ extension StatsService {
             ])
         } catch {
             // A locked database is waited for (`serve` sends the chunk again): keep what is staged.
-            if error.code != "database_locked" {
+            if error.code != .databaseLocked {
                 store.discardImport()
                 Self.returnFreedMemory()
             }
@@ -347,17 +347,17 @@ extension StatsService {
         folded: [String: [TaskConfig]]
     ) -> Result<ImportLine, DiligenceError> {
         let json: JSON
-        do { json = try JSON.parse(bytes) } catch { return .failure(DiligenceError("invalid_import", "not JSON (\(error.message))")) }
+        do { json = try JSON.parse(bytes) } catch { return .failure(DiligenceError(.invalidImport, "not JSON (\(error.message))")) }
         switch json["type"]?.stringValue {
         case "task"?:
             return TaskConfig.exported(json["task"] ?? .null).map(ImportLine.task)
         case "plan"?:
             guard let day = json["day"]?.stringValue.flatMap(CalendarDay.init), let name = json["task"]?.stringValue else {
-                return .failure(DiligenceError("invalid_import", "a plan line has a \"day\" (YYYY-MM-DD) and a \"task\""))
+                return .failure(DiligenceError(.invalidImport, "a plan line has a \"day\" (YYYY-MM-DD) and a \"task\""))
             }
             return .success(.plan(day, name))
         case let other?:
-            return .failure(DiligenceError("invalid_import", "unknown \"type\" \(other.debugDescription): a task, a plan, or a session"))
+            return .failure(DiligenceError(.invalidImport, "unknown \"type\" \(other.debugDescription): a task, a plan, or a session"))
         case nil:
             break
         }
@@ -366,7 +366,7 @@ extension StatsService {
             guard let task = exact[name] ?? folded[name.lowercased()].flatMap({ $0.count == 1 ? $0[0] : nil }) else {
                 return .failure(
                     DiligenceError(
-                        "invalid_import",
+                        .invalidImport,
                         "no task named \(name.debugDescription) (add it first: diligencectl task add \(name.debugDescription), or export with --with-tasks)"
                     ))
             }

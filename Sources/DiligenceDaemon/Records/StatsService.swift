@@ -70,14 +70,14 @@ final class StatsService {
         case .importChunk(let content, let importID, let more, let replaceTasks):
             return try importChunk(content: content, importID: importID, more: more, replaceTasks: replaceTasks)
         default:
-            throw DiligenceError("unknown_command", "Not a statistics command: \(command).")
+            throw DiligenceError(.unknownCommand, "Not a statistics command: \(command).")
         }
     }
 
     /// An `export` command's plan (`exportPlan`); `invalid_argument` for another command.
     func exportPlan(_ command: ControlCommand) throws(DiligenceError) -> ExportPlan {
         guard case .export(let format, let task, let since, let until, let withTasks, let device) = command else {
-            throw DiligenceError("invalid_argument", "Not an export: \(command).")
+            throw DiligenceError(.invalidArgument, "Not an export: \(command).")
         }
         return try exportPlan(
             format: format, task: task, since: since, until: until, withTasks: withTasks, device: try deviceFilter(device))
@@ -137,7 +137,7 @@ final class StatsService {
     /// `out_of_range` for a day outside the date window that `field` led to.
     func outsideWindow(_ field: String, _ what: String) -> DiligenceError {
         DiligenceError(
-            "out_of_range",
+            .outOfRange,
             "\"\(field)\": \(what) is outside the dates diligence keeps, \(DateWindow.description(today: todayDate)) (from 1990 to a year ahead)."
         )
     }
@@ -206,7 +206,7 @@ final class StatsService {
             }
             (first, last) = span
         } else {
-            guard offset == 0 else { throw DiligenceError("invalid_argument", "\"offset\" does not apply to the period \"all\".") }
+            guard offset == 0 else { throw DiligenceError(.invalidArgument, "\"offset\" does not apply to the period \"all\".") }
             first = try firstRecordedDay(taskID: only?.id, device: device) ?? now
             last = now
         }
@@ -274,9 +274,9 @@ final class StatsService {
     /// The day whose period a report shows: `date`, checked, or today.
     private func anchorDay(_ date: String?, period: StatsPeriod, today: CalendarDay) throws(DiligenceError) -> CalendarDay {
         guard let date else { return today }
-        guard period != .all else { throw DiligenceError("invalid_argument", "\"date\" does not apply to the period \"all\".") }
+        guard period != .all else { throw DiligenceError(.invalidArgument, "\"date\" does not apply to the period \"all\".") }
         guard let day = DateText.day(date, today: today) else {
-            throw DiligenceError("invalid_date", "\"date\": \(date.debugDescription) is not a day: give \(DateText.dayForms).")
+            throw DiligenceError(.invalidDate, "\"date\": \(date.debugDescription) is not a day: give \(DateText.dayForms).")
         }
         guard DateWindow.contains(day, today: today) else { throw outsideWindow("date", day.description) }
         return day
@@ -422,7 +422,7 @@ final class StatsService {
     /// the week `offset` weeks from this one.
     private func planDay(_ text: String, offset: Int) throws(DiligenceError) -> CalendarDay {
         guard let day = DateText.day(text, today: todayDate, weekOffset: offset) else {
-            throw DiligenceError("invalid_date", "\"day\": \(text.debugDescription) is not a day: give \(DateText.dayForms).")
+            throw DiligenceError(.invalidDate, "\"day\": \(text.debugDescription) is not a day: give \(DateText.dayForms).")
         }
         guard DateWindow.contains(day, today: todayDate) else { throw outsideWindow("day", day.description) }
         return day

@@ -186,10 +186,10 @@ final class ClientConnection {
         guard case .reading = state, framer.hasPartialLine else { return }
         Log.info(
             "Closing client \(id): a partial request line waited \(partialLineTimeout) s for its newline.",
-            fields: [("EVENT", "refused"), ("CODE", "request_timeout")])
+            fields: [("EVENT", "refused"), ("CODE", DiligenceError.Code.requestTimeout.rawValue)])
         closeAfter(
             DiligenceError(
-                "request_timeout",
+                .requestTimeout,
                 "A request line stayed incomplete for \(Int(partialLineTimeout.rounded(.up))) s; end each request with a newline. Closing the connection."
             ))
     }
@@ -197,7 +197,7 @@ final class ClientConnection {
     /// The rest of an overlong line cannot be told from the next request: answer and close.
     private func refuseLongLine() {
         closeAfter(
-            DiligenceError("line_too_long", "A request line may hold at most \(ProtocolInfo.maxLineBytes) bytes; closing the connection."))
+            DiligenceError(.lineTooLong, "A request line may hold at most \(ProtocolInfo.maxLineBytes) bytes; closing the connection."))
     }
 
     /// Sends `error` as the connection's last answer, then closes it.

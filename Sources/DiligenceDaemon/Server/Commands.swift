@@ -13,7 +13,8 @@ extension Daemon {
             switch Request.parse(line: line) {
             case .success(let r): request = r
             case .failure(let failure):
-                Log.info("Refused a request: \(failure.error.message)", fields: [("EVENT", "refused"), ("CODE", failure.error.code)])
+                Log.info(
+                    "Refused a request: \(failure.error.message)", fields: [("EVENT", "refused"), ("CODE", failure.error.code.rawValue)])
                 connection.send(Response.error(failure.error, id: failure.id))
                 return
             }
@@ -51,7 +52,7 @@ extension Daemon {
                 connection.send(Response.event("status", status: statusJSON(at: now)))
                 driver.rearm()
             }
-        } catch  where error.code == "database_locked" && CommandSpec.named(request.command)?.writes == true && .now() < deadline {
+        } catch  where error.code == .databaseLocked && CommandSpec.named(request.command)?.writes == true && .now() < deadline {
             connection.hold()
             let held = QueueBound((daemon: self, connection: connection), on: queue)
             queue.asyncAfter(deadline: .now() + Self.lockRetryInterval) {
@@ -114,7 +115,8 @@ extension Daemon {
             queue.async {
                 let waiting = waiting.value
                 if let failure {
-                    Log.info("Refused export: \(failure.message.prefix(400))", fields: [("EVENT", "refused"), ("CODE", failure.code)])
+                    Log.info(
+                        "Refused export: \(failure.message.prefix(400))", fields: [("EVENT", "refused"), ("CODE", failure.code.rawValue)])
                     if answered { waiting.close() } else { waiting.send(Response.error(failure, id: request.id)) }
                 }
                 if waiting.isHeld { waiting.resume() }
@@ -124,7 +126,8 @@ extension Daemon {
 
     private func refuse(_ request: Request, _ error: DiligenceError, on connection: ClientConnection) {
         Log.info(
-            "Refused \(request.command.prefix(64)): \(error.message.prefix(400))", fields: [("EVENT", "refused"), ("CODE", error.code)])
+            "Refused \(request.command.prefix(64)): \(error.message.prefix(400))",
+            fields: [("EVENT", "refused"), ("CODE", error.code.rawValue)])
         connection.send(Response.error(error, id: request.id))
     }
 
@@ -289,7 +292,7 @@ extension Daemon {
         }
         guard confirm else {
             throw DiligenceError(
-                "confirmation_required",
+                .confirmationRequired,
                 "Removing \(task.name) erases its \(recorded.sessions) recorded session\(recorded.sessions == 1 ? "" : "s") "
                     + "(\(DurationText.format(recorded.focusedSeconds))) too; send \"confirm\": true (diligencectl: --yes), "
                     + "or archive it instead (task_archive): hidden, its history kept.")

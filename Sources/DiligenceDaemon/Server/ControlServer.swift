@@ -74,7 +74,7 @@ final class ControlServer {
             readLoop = loop
         } catch {
             throw DiligenceError(
-                "socket_error", "Cannot set up reading from clients (\(error)); the system may be out of file descriptors.")
+                .socketError, "Cannot set up reading from clients (\(error)); the system may be out of file descriptors.")
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: queue)
         source.setEventHandler { [unowned self] in self.acceptPending() }
@@ -162,7 +162,7 @@ final class ControlServer {
             "The daemon is out of file descriptors (\(error.reason)) with \(connections.count) clients connected, every one a watcher or busy: new clients are refused with `too_many_connections`."
         )
         let refusal = DiligenceError(
-            "too_many_connections",
+            .tooManyConnections,
             "The daemon is out of file descriptors with \(connections.count) connections, all of them watchers or busy; close some and try again."
         )
         _ = try? Sys.send(fd, Array(Response.error(refusal, id: nil).utf8), flags: Int32(MSG_DONTWAIT))
@@ -236,7 +236,7 @@ final class ControlServer {
         connection.send(
             Response.error(
                 DiligenceError(
-                    "too_many_connections",
+                    .tooManyConnections,
                     "\(limit); this connection was idle longest and is closed to admit another. Connect again when needed."
                 ), id: nil))
         connection.close()
@@ -266,13 +266,13 @@ final class ControlServer {
             let me = Sys.userID
             if peer.uid != me && !(peer.uid == 0 && allowRoot) {
                 Log.warning("Refused a connection from uid \(peer.uid) (pid \(peer.pid)): only uid \(me) may control this daemon.")
-                return DiligenceError("permission_denied", "This daemon belongs to uid \(me); uid \(peer.uid) may not control it.")
+                return DiligenceError(.permissionDenied, "This daemon belongs to uid \(me); uid \(peer.uid) may not control it.")
             }
         }
         if connections.count >= maxConnections {
             note(.refused, "\(atTheLimit), every one a watcher or busy: new clients are refused with `too_many_connections`.")
             return DiligenceError(
-                "too_many_connections",
+                .tooManyConnections,
                 "The daemon already serves \(maxConnections) connections, every one a watcher or busy; close some and try again.")
         }
         return nil

@@ -20,13 +20,13 @@ struct ListeningSocket {
         if let fd = Systemd.listenFD() {
             Sys.setCloseOnExec(fd)
             do { try Sys.setNonBlocking(fd) } catch {
-                throw DiligenceError("socket_error", "Cannot use the socket systemd passed: \(error.reason).")
+                throw DiligenceError(.socketError, "Cannot use the socket systemd passed: \(error.reason).")
             }
             return ListeningSocket(fd: fd, path: path, boundFile: nil)
         }
         guard let address = Sys.unixAddress(path) else {
             throw DiligenceError(
-                "socket_path_too_long",
+                .socketPathTooLong,
                 "The socket path \(path) is longer than \(SocketPath.maxLength) bytes; choose a shorter one with --socket or DILIGENCE_SOCKET."
             )
         }
@@ -35,14 +35,14 @@ struct ListeningSocket {
 
         let fd: Int32
         do { fd = try Sys.unixSocket(nonBlocking: true) } catch {
-            throw DiligenceError("socket_error", "Cannot create a socket: \(error.reason).")
+            throw DiligenceError(.socketError, "Cannot create a socket: \(error.reason).")
         }
         do { try Sys.bind(fd, to: address) } catch {
             Sys.close(fd)
             if error.code == EADDRINUSE {
-                throw DiligenceError("already_running", "Another diligenced is already running on \(path).")
+                throw DiligenceError(.alreadyRunning, "Another diligenced is already running on \(path).")
             }
-            throw DiligenceError("socket_error", "Cannot bind \(path): \(error.reason).")
+            throw DiligenceError(.socketError, "Cannot bind \(path): \(error.reason).")
         }
         // The socket file is 0600 whatever the umask. Not by setting the umask around bind: it
         // is the process's, and another thread creating a file or starting a child meanwhile
@@ -57,7 +57,7 @@ struct ListeningSocket {
             Sys.close(fd)
             Sys.unlink(path)
             let what = error.call.hasPrefix("chmod") ? "make \(path) private (chmod 0600)" : "listen on \(path)"
-            throw DiligenceError("socket_error", "Cannot \(what): \(error.reason).")
+            throw DiligenceError(.socketError, "Cannot \(what): \(error.reason).")
         }
         let file = Sys.fileStatus(path).map { (device: UInt64($0.st_dev), inode: UInt64($0.st_ino)) }
         return ListeningSocket(fd: fd, path: path, boundFile: file)
@@ -71,18 +71,18 @@ struct ListeningSocket {
             return
         }
         guard let st = Sys.fileStatus(directory), Sys.isDirectory(st) else {
-            throw DiligenceError("not_a_directory", "\(directory) is not a directory.")
+            throw DiligenceError(.notADirectory, "\(directory) is not a directory.")
         }
         // A sticky world-writable directory such as /tmp is fine: others cannot remove our files.
         let sticky = st.st_mode & S_ISVTX != 0
         if st.st_uid != Sys.userID && !sticky {
             throw DiligenceError(
-                "unsafe_directory",
+                .unsafeDirectory,
                 "\(directory) belongs to uid \(st.st_uid), not to you (uid \(Sys.userID)); use a directory of your own for the socket.")
         }
         if st.st_mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
             throw DiligenceError(
-                "unsafe_directory", "\(directory) is writable by other users; run `chmod 700 \(directory)` or choose another socket path.")
+                .unsafeDirectory, "\(directory) is writable by other users; run `chmod 700 \(directory)` or choose another socket path.")
         }
     }
 
@@ -90,7 +90,7 @@ struct ListeningSocket {
     private static func removeStale(_ path: String, address: sockaddr_un) throws(DiligenceError) {
         guard let st = Sys.fileStatus(path) else { return }
         guard Sys.isSocket(st) else {
-            throw DiligenceError("not_a_socket", "\(path) exists and is not a socket; remove it or choose another path with --socket.")
+            throw DiligenceError(.notASocket, "\(path) exists and is not a socket; remove it or choose another path with --socket.")
         }
         guard let probe = try? Sys.unixSocket(nonBlocking: false) else { return }
         defer { Sys.close(probe) }
@@ -102,7 +102,7 @@ struct ListeningSocket {
             return
         }
         throw DiligenceError(
-            "already_running", "Another diligenced is already running on \(path). Stop it first (diligencectl status shows it).")
+            .alreadyRunning, "Another diligenced is already running on \(path). Stop it first (diligencectl status shows it).")
     }
 
     func close() {

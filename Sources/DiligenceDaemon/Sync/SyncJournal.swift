@@ -145,7 +145,7 @@ final class SyncJournal {
             guard shared == nil else { return } // logged once when found
             Log.error(
                 "The sync journal could not be written (\(error.message)); the changes are kept in the database and written after the next change.",
-                fields: [("EVENT", "sync_journal_failed"), ("CODE", error.code)])
+                fields: [("EVENT", "sync_journal_failed"), ("CODE", error.code.rawValue)])
         }
     }
 
@@ -186,11 +186,11 @@ final class SyncJournal {
             return false
         case .foreign(let why):
             let error = DiligenceError(
-                "sync_device_shared",
+                .syncDeviceShared,
                 "The journal \(place.ownPath) holds lines this device did not write (\(why)): another machine uses this device's id, as a database copied from one machine to another does, or this database was restored from an older copy. Nothing is written to it; the changes wait in the database. To make this database a device of its own (which merges that journal as another device's, the later changes of a restored database with it): diligencectl sync enable \(folder) --new-device"
             )
             // Logged once, however the other machine's lines grow meanwhile.
-            if shared == nil { Log.error(error.message, fields: [("EVENT", "sync_device_shared"), ("CODE", error.code)]) }
+            if shared == nil { Log.error(error.message, fields: [("EVENT", "sync_device_shared"), ("CODE", error.code.rawValue)]) }
             shared = why
             throw error
         }
@@ -282,8 +282,8 @@ final class SyncJournal {
         // What this daemon wrote, known at once (kept in the database with the append's record).
         do { written = try JournalFolder(directory: folder, device: device).append(entries) } catch {
             // A FIFO or a link in its place is not written to (nor through): said as such.
-            if case .notRegular = error.problem { throw DiligenceError("not_a_regular_file", "\(error)") }
-            throw DiligenceError("sync_journal_unwritable", "\(error)")
+            if case .notRegular = error.problem { throw DiligenceError(.notARegularFile, "\(error)") }
+            throw DiligenceError(.syncJournalUnwritable, "\(error)")
         }
         clock = stamped
         return clock.last
@@ -304,14 +304,14 @@ final class SyncJournal {
         if configured != nil, !newDevice || Self.expand(text) != directory() { throw configuredError("enable") }
         if name != nil, let configuredName {
             throw DiligenceError(
-                "sync_configured",
+                .syncConfigured,
                 "The config file sets [sync] name = \(configuredName); it names this device. Change or remove that line and reload to name it here."
             )
         }
-        if let problem = SyncFolder.problem(with: text) { throw DiligenceError("invalid_directory", "Refused: \(problem).") }
+        if let problem = SyncFolder.problem(with: text) { throw DiligenceError(.invalidDirectory, "Refused: \(problem).") }
         let folder = Self.expand(text)
         do { try Files.makeDirectories(folder, mode: 0o700) } catch {
-            throw DiligenceError("invalid_directory", error.message)
+            throw DiligenceError(.invalidDirectory, error.message)
         }
         if newDevice { try renewDevice() }
         let formerName = givenName
@@ -319,7 +319,7 @@ final class SyncJournal {
         if journaled != folder {
             do { try start(in: folder, now: now) } catch {
                 givenName = formerName
-                throw DiligenceError("invalid_directory", "Cannot write the journal in \(folder): \(error.message)")
+                throw DiligenceError(.invalidDirectory, "Cannot write the journal in \(folder): \(error.message)")
             }
         }
         do {
@@ -376,7 +376,7 @@ final class SyncJournal {
 
     private func configuredError(_ verb: String) -> DiligenceError {
         DiligenceError(
-            "sync_configured",
+            .syncConfigured,
             "The config file sets [sync] directory = \(configured ?? ""); it decides where the journal is. Change or remove that line and reload to \(verb) sync here."
         )
     }

@@ -301,7 +301,7 @@ final class SyncMerge {
             if skippedFiles[file.path] != kind {
                 Log.warning(
                     "Sync: \(file.description); it is skipped (not read, not waited on, not followed) until a journal is there.",
-                    fields: [("EVENT", "sync_file_skipped"), ("CODE", "not_a_regular_file")])
+                    fields: [("EVENT", "sync_file_skipped"), ("CODE", DiligenceError.Code.notARegularFile.rawValue)])
             }
         }
         skippedFiles = now

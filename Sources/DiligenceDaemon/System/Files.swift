@@ -17,14 +17,14 @@ enum Files {
     static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(DiligenceError) {
         if let st = Sys.fileStatus(path) {
             guard Sys.isDirectory(st) else {
-                throw DiligenceError("not_a_directory", "\(path) exists and is not a directory.")
+                throw DiligenceError(.notADirectory, "\(path) exists and is not a directory.")
             }
             return
         }
         let parent = directory(of: path)
         if parent != path && parent != "." && parent != "/" { try makeDirectories(parent, mode: mode) }
         do { try Sys.makeDirectory(path, mode: mode) } catch  where error.code != EEXIST {
-            throw DiligenceError("cannot_create_directory", "Cannot create \(path): \(error.reason).")
+            throw DiligenceError(.cannotCreateDirectory, "Cannot create \(path): \(error.reason).")
         } catch {}
     }
 
@@ -63,13 +63,13 @@ enum Files {
             bytes = contents
         } catch {
             switch error.problem {
-            case .tooLarge: throw DiligenceError("cannot_read", "\(path) is larger than 1 MiB; is it the right file?")
-            case .notRegular: throw DiligenceError("not_a_regular_file", "\(error.description); it is not read.")
-            case .system: throw DiligenceError("cannot_read", "Cannot read \(path): \(error.reason).")
+            case .tooLarge: throw DiligenceError(.cannotRead, "\(path) is larger than 1 MiB; is it the right file?")
+            case .notRegular: throw DiligenceError(.notARegularFile, "\(error.description); it is not read.")
+            case .system: throw DiligenceError(.cannotRead, "Cannot read \(path): \(error.reason).")
             }
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw DiligenceError("invalid_config", "\(path) is not UTF-8 text.")
+            throw DiligenceError(.invalidConfig, "\(path) is not UTF-8 text.")
         }
         return text
     }

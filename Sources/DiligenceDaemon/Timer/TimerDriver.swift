@@ -230,7 +230,7 @@ final class TimerDriver: RecorderListener {
                 return (stored, trimmed)
             }
             return Recording(sessions: sessions, revisions: revisions, unflushed: true)
-        } catch  where error.code == "database_locked" {
+        } catch  where error.code == .databaseLocked {
             // Another process holds the database: each write on its own would wait for it
             // again. The retry timer writes the sessions once it lets go.
             Log.error("Could not record \(ended.count) session(s) nor save the timer; will retry: \(error.message)")
