@@ -27,9 +27,9 @@ extension EndToEnd {
             self.turnOn = turnOn
         }
 
-        static func make(_ name: String) throws -> FocusDesktop {
+        static func make(_ name: String, doNotDisturb: Bool = true) throws -> FocusDesktop {
             let d = try DaemonUnderTest(launch: false)
-            var config = "[focus]\ndo_not_disturb = yes\n"
+            var config = "[focus]\ndo_not_disturb = \(doNotDisturb ? "yes" : "no")\n"
             let desktop: FocusDesktop
             switch name {
             case "dunst":
@@ -168,6 +168,33 @@ extension EndToEnd {
             #expect(desktop.status?["active"]?.boolValue == true)
             try d.call("stop")
             try desktop.waitFor(false, "after stop")
+        }
+
+        @Test(
+            "a task's own --dnd: on under do_not_disturb = no, off under yes; default follows the config",
+            arguments: [false, true])
+        func perTaskSetting(_ configured: Bool) throws {
+            let desktop = try FocusDesktop.make("plasma", doNotDisturb: configured)
+            let d = desktop.daemon
+            func work(expecting on: Bool, _ why: String) throws {
+                try d.call("start", [("task", .string("Write"))])
+                if on {
+                    try desktop.waitFor(true, why)
+                } else {
+                    // Time for a guard that would enter to reach the server.
+                    sleepFor(0.5)
+                    #expect(desktop.isOn() == false, "\(why)\n\(d.diagnostics)")
+                    #expect(desktop.status?["active"]?.boolValue == false)
+                }
+                try d.call("stop")
+                try desktop.waitFor(false, "after stop")
+            }
+            let own = try d.ctl("task", "edit", "Write", "--dnd", configured ? "off" : "on")
+            #expect(own.exitCode == 0, "\(own)")
+            try work(expecting: !configured, "the task's own --dnd \(configured ? "off" : "on")")
+            let back = try d.ctl("task", "edit", "Write", "--dnd", "default")
+            #expect(back.exitCode == 0, "\(back)")
+            try work(expecting: configured, "--dnd default, do_not_disturb = \(configured ? "yes" : "no")")
         }
 
         @Test("the daemon's exit puts it back", arguments: EndToEnd.focusServers)
