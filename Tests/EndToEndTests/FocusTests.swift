@@ -18,6 +18,7 @@ extension EndToEnd {
         let turnOn: (() throws -> Void)?
         private let keep: [AnyObject]
         var dunst: Dunst? { keep.lazy.compactMap { $0 as? Dunst }.first }
+        var clock: SimulatedClock? { keep.lazy.compactMap { $0 as? SimulatedClock }.first }
 
         init(name: String, daemon: DaemonUnderTest, keep: [AnyObject], isOn: @escaping () -> Bool?, turnOn: (() throws -> Void)?) {
             self.name = name
@@ -27,7 +28,8 @@ extension EndToEnd {
             self.turnOn = turnOn
         }
 
-        static func make(_ name: String, doNotDisturb: Bool = true) throws -> FocusDesktop {
+        /// `simulatedClock`: the daemon's wall clock can be stepped (`clock`), for reminders.
+        static func make(_ name: String, doNotDisturb: Bool = true, simulatedClock: Bool = false) throws -> FocusDesktop {
             let d = try DaemonUnderTest(launch: false)
             var config = "[focus]\ndo_not_disturb = \(doNotDisturb ? "yes" : "no")\n"
             let desktop: FocusDesktop
@@ -36,8 +38,14 @@ extension EndToEnd {
                 let bus = try SessionBus(directory: d.root)
                 let dunst = try Dunst(directory: d.root, busAddress: bus.address)
                 d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+                var keep: [AnyObject] = [bus, dunst]
+                if simulatedClock {
+                    let clock = try SimulatedClock(directory: d.root)
+                    d.daemonEnvironment = try clock.environment
+                    keep.append(clock)
+                }
                 desktop = FocusDesktop(
-                    name: name, daemon: d, keep: [bus, dunst], isOn: { dunst.isPaused }, turnOn: { try dunst.setPaused(true) })
+                    name: name, daemon: d, keep: keep, isOn: { dunst.isPaused }, turnOn: { try dunst.setPaused(true) })
             case "mako", "swaync":
                 let wayland = try WaylandDesktop(name == "mako" ? .mako : .swaync)
                 d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = wayland.busAddress
@@ -139,6 +147,38 @@ extension EndToEnd {
             try waitUntil("diligence's end of work is shown, not held", timeout: 10, diagnostics: d.diagnostics) {
                 desktop.isOn() == false && dunst.displayed == 2 && dunst.waiting == 0
             }
+        }
+
+        /// dunst holds every notification while paused, critical ones too (1.9), and pausing again
+        /// takes a shown one back into its queue.
+        @Test(
+            "dunst: a reminder during guarded work is shown, and the pause comes back once it is closed",
+            .enabled(if: Dunst.unavailable == nil))
+        func reminderShown() throws {
+            let desktop = try FocusDesktop.make("dunst", simulatedClock: true)
+            let d = desktop.daemon
+            let dunst = try #require(desktop.dunst)
+            let clock = try #require(desktop.clock)
+            let pid = try #require(d.process?.pid)
+            // A minute at least a minute ahead (the daemon runs in UTC), reached by stepping its clock.
+            let target = (floor(clock.daemonWall / 60) + 2) * 60
+            let minute = Int(target / 60) % (24 * 60)
+            let edit = try d.ctl("task", "edit", "Quick", "--reminder", String(format: "%02d:%02d", minute / 60, minute % 60))
+            #expect(edit.exitCode == 0, "\(edit)")
+            try d.call("start", [("task", .string("Write"))])
+            try desktop.waitFor(true, "at work start")
+            try clock.stepWall(target - clock.daemonWall - 1, pid: pid)
+            try waitUntil("the reminder is shown, not held", timeout: 10, diagnostics: d.diagnostics) {
+                (dunst.displayed ?? 0) >= 1
+            }
+            #expect(try d.status()["state"]?.stringValue == "running")
+            #expect(desktop.status?["active"]?.boolValue == true, "the work is still guarded")
+            let closed = try runProgram(
+                ["/usr/bin/dunstctl", "close-all"], environment: dunst.environmentForTools, directory: dunst.directoryForTools)
+            #expect(closed.succeeded, "\(closed)")
+            try desktop.waitFor(true, "once the reminder was closed")
+            try d.call("stop")
+            try desktop.waitFor(false, "after stop")
         }
 
         @Test("do not disturb the user had on stays on after the work", arguments: EndToEnd.focusServers.filter { $0 != "plasma" })
