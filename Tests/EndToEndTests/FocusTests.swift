@@ -181,6 +181,25 @@ extension EndToEnd {
             try desktop.waitFor(false, "after stop")
         }
 
+        @Test(
+            "dunst restarted during work is paused again; at the end the state found before the work is put back",
+            .enabled(if: Dunst.unavailable == nil), arguments: [false, true])
+        func serverRestarted(_ pausedBefore: Bool) throws {
+            let desktop = try FocusDesktop.make("dunst")
+            let d = desktop.daemon
+            let dunst = try #require(desktop.dunst)
+            if pausedBefore { try dunst.setPaused(true) }
+            try d.call("start", [("task", .string("Write"))])
+            try waitUntil("the guard is on", timeout: 10) { desktop.status?["active"]?.boolValue == true }
+            try desktop.waitFor(true, "at work start")
+            try dunst.restart()
+            try desktop.waitFor(true, "after dunst restarted")
+            try d.call("stop")
+            try waitUntil("the guard is off", timeout: 10) { desktop.status?["active"]?.boolValue == false }
+            sleepFor(0.3)
+            #expect(desktop.isOn() == pausedBefore, "\(d.diagnostics)")
+        }
+
         @Test("do not disturb the user had on stays on after the work", arguments: EndToEnd.focusServers.filter { $0 != "plasma" })
         func previousStateKept(_ server: String) throws {
             let desktop = try FocusDesktop.make(server)

@@ -79,6 +79,8 @@ final class FocusGuard {
                 record = saved
                 self.driver = driver
                 persist(saved)
+                // Opens the session bus if no bus backend did, to see the server start again.
+                _ = sessionBus()
                 driver.enter(previous: previous) { [self] entered in
                     switch entered {
                     case .failure(let failure): reportOnce(backend, failure)
@@ -166,6 +168,7 @@ final class FocusGuard {
         guard saved.backend != .commands else { return done() }
         let driver = makeDriver(saved.backend, settings)
         self.driver = driver
+        _ = sessionBus()
         driver.enter(previous: previous) { [self] result in
             switch result {
             case .failure(let failure): reportOnce(saved.backend, failure)
@@ -175,6 +178,26 @@ final class FocusGuard {
             case .success: break
             }
             done()
+        }
+    }
+
+    /// The notification server started (again) while the guard holds: do-not-disturb is set
+    /// again; what is put back at the end stays the state found before the first change.
+    func serverStarted() {
+        guard let saved = record, !leaving, !steppedAside, saved.backend != .commands, let driver else { return }
+        driver.enter(previous: saved.previous) { [self] result in
+            switch result {
+            case .failure(let failure): reportOnce(saved.backend, failure)
+            case .success(let held):
+                // Plasma answers a new cookie; the old one went with the old server.
+                if held != saved.previous, record != nil {
+                    record?.previous = held
+                    persist(record)
+                }
+                Log.info(
+                    "The notification server started again: do not disturb on again (\(saved.backend.rawValue)).",
+                    fields: [("EVENT", "focus_enter"), ("BACKEND", saved.backend.rawValue)])
+            }
         }
     }
 
