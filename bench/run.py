@@ -254,6 +254,63 @@ def presence_wakeups(daemon_binary, root, window):
             bus.wait()
 
 
+def focus_wakeups(daemon_binary, root, window):
+    """Wake-ups of a daemon under `[focus] do_not_disturb = yes` beside the real dunst on a
+    private session bus (drawing on Xvfb; docs/focus.md): idle, then while a one-hour work phase
+    runs with dunst paused by the guard, which then watches the server's name on the bus."""
+    missing = [p for p in ("dbus-daemon", "dunst", "dunstctl", "Xvfb") if shutil.which(p) is None]
+    if missing:
+        raise RuntimeError(f"{', '.join(missing)} missing: apt-get install -y dbus dunst xvfb")
+    directory = os.path.join(root, "focus")
+    os.makedirs(os.path.join(directory, "daemon", "config", "diligence"), exist_ok=True)
+    with open(os.path.join(directory, "daemon", "config", "diligence", "diligenced.conf"), "w") as f:
+        f.write("[focus]\ndo_not_disturb = yes\n")
+    processes = []
+    try:
+        bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1",
+                                f"--address=unix:path={directory}/bus"], stdout=subprocess.PIPE, text=True)
+        processes.append(bus)
+        address = bus.stdout.readline().strip()
+        read_end, write_end = os.pipe()
+        xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-nolisten", "tcp", "-nolisten", "unix",
+                                 "-screen", "0", "640x480x24"], pass_fds=(write_end,),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        processes.append(xvfb)
+        os.close(write_end)
+        # The number comes when the server is ready, the newline after it.
+        said = b""
+        while not said.endswith(b"\n"):
+            chunk = os.read(read_end, 64)
+            if not chunk:
+                break
+            said += chunk
+        os.close(read_end)
+        display = said.decode().strip()
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": directory, "DISPLAY": ":" + display,
+               "XDG_CONFIG_HOME": os.path.join(directory, "dunst-config"), "DBUS_SESSION_BUS_ADDRESS": address}
+        dunst_log = open(os.path.join(directory, "dunst.log"), "ab")
+        processes.append(subprocess.Popen(["dunst"], env=env, stdout=dunst_log, stderr=dunst_log))
+
+        def paused():
+            run = subprocess.run(["dunstctl", "is-paused"], env=env, capture_output=True, text=True)
+            return run.stdout.strip() if run.returncode == 0 else None
+
+        deadline = time.monotonic() + 10
+        while paused() is None:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"dunst did not answer on the bench's bus (see {directory}/dunst.log)")
+            time.sleep(0.1)
+        daemon = Daemon(daemon_binary, os.path.join(directory, "daemon"), name="focus",
+                        extra_env={"DBUS_SESSION_BUS_ADDRESS": address})
+        try:
+            return idle_and_running_wakeups(daemon, window, "Bench quiet", settle=2, what=" with the focus guard on")
+        finally:
+            daemon.stop()
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+            process.wait()
+
 
 def hyperfine_status(ctl, socat_request, socket_path, runs, out_dir):
     """`diligencectl status` and socat sending the same request, whole processes, same run."""
@@ -814,6 +871,16 @@ def presence_rows(raw, table):
                         ("running phase, presence sources connected", p["running"])))
 
 
+def measure_focus(build):
+    return {"focus": focus_wakeups(build.daemon, build.root, build.window)}
+
+
+def focus_rows(raw, table):
+    f = raw["focus"]
+    wakeup_rows(table, (("idle, focus guard on beside dunst", f["idle"]),
+                        ("running phase, dunst paused by the focus guard", f["running"])))
+
+
 def measure_ready(build):
     """Start to READY=1 on a database of a million sessions, against a client's start-up."""
     sessions = 1_000_000
@@ -913,6 +980,7 @@ def stats_rows(raw, table):
 GROUPS = [
     ("requests", measure_requests, requests_rows),
     ("presence", measure_presence, presence_rows),
+    ("focus", measure_focus, focus_rows),
     ("ready", measure_ready, ready_rows),
     ("export", measure_export, export_rows),
     ("sync", measure_sync, sync_rows),
@@ -920,7 +988,7 @@ GROUPS = [
     ("stats", measure_stats, stats_rows),
 ]
 # The table's order: the sync rows first, as docs/performance.md lists them.
-ROW_ORDER = ["sync", "requests", "presence", "ready", "export", "package", "stats"]
+ROW_ORDER = ["sync", "requests", "presence", "focus", "ready", "export", "package", "stats"]
 
 
 # MARK: - Side by side (make bench-compare)

@@ -324,7 +324,7 @@ extension Command {
         Option(
             "color", key: "color", "C", help: "one of " + TaskColor.allCases.map(\.rawValue).joined(separator: " ") + " (new task: blue)"),
         Option("goal", key: "goal"), Option("reminder", key: "reminder"), Option("sound", key: "sound"),
-        Option("description", key: "description"), Option("away", key: "away"),
+        Option("description", key: "description"), Option("away", key: "away"), Option("dnd", key: "dnd"),
     ]
 
     static let task = Argument("TASK", key: "task")

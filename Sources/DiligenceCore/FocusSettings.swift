@@ -17,6 +17,12 @@ public struct FocusSettings: Equatable, Sendable {
     public var onLeave: [String]?
 
     public init() {}
+
+    /// Whether work of `task` is done under do not disturb: the task's own setting, else
+    /// `do_not_disturb`.
+    public func doNotDisturb(for task: TaskConfig?) -> Bool {
+        task?.doNotDisturb ?? doNotDisturb
+    }
 }
 
 extension DaemonConfig {

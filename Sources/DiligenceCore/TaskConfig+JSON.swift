@@ -23,6 +23,7 @@ extension TaskConfig {
             ("sound", .string(sound)),
             ("archived", .bool(archived)),
             ("away", .string(awayPolicy?.rawValue ?? "default")),
+            ("dnd", .string(doNotDisturb.map { $0 ? "on" : "off" } ?? "default")),
         ])
     }
 }
@@ -32,7 +33,7 @@ extension TaskConfig {
     /// describes, its id 0; or why it is not one. Every member present is checked: its type and
     /// its documented range (`validate`). A member left out takes the default, unless `complete`:
     /// a journal line carries every setting, so one left out is a damaged line, not a default.
-    /// `uuid`, `archived` and `away` are kept when present.
+    /// `uuid`, `archived`, `away` and `dnd` are kept when present.
     public static func exported(_ json: JSON, complete: Bool = false) -> Result<TaskConfig, DiligenceError> {
         do throws(DiligenceError) {
             return .success(try TaskObject(json: json, complete: complete).config())
@@ -78,6 +79,12 @@ private struct TaskObject {
                 throw Self.bad("the task's \"away\" is not default, \(policies)")
             }
             task.awayPolicy = policy
+        }
+        switch json["dnd"] {
+        case nil, .string("default")?: break
+        case .string("on")?: task.doNotDisturb = true
+        case .string("off")?: task.doNotDisturb = false
+        default: throw Self.bad("the task's \"dnd\" is not on, off or default")
         }
         if let text = try member("uuid", "a string", optional: true, \.stringValue), !text.isEmpty {
             guard let uuid = UUIDText.parse(text) else { throw Self.bad("the task's \"uuid\" is not a UUID") }

@@ -43,6 +43,8 @@ public struct TaskConfig: Equatable, Sendable {
     public var focusMode: Bool
     /// What leaving the computer does to its work; nil: `[presence] on_away`.
     public var awayPolicy: AwayPolicy?
+    /// Do not disturb during its work; nil: `[focus] do_not_disturb`.
+    public var doNotDisturb: Bool?
     /// Completed work sessions per day; 0 = no goal.
     public var goal: Int
     /// Daily reminder as minutes after midnight, nil = off.
@@ -61,9 +63,10 @@ public struct TaskConfig: Equatable, Sendable {
         workSeconds: Int = 25 * 60, shortBreakSeconds: Int = 5 * 60, longBreakSeconds: Int = 15 * 60,
         longBreakEvery: Int = 4, breaks: Bool = true, autostart: Autostart = .none,
         focusMode: Bool = false, goal: Int = 0, reminderMinute: Int? = nil, sound: String? = nil, uuid: String = "",
-        archived: Bool = false, awayPolicy: AwayPolicy? = nil
+        archived: Bool = false, awayPolicy: AwayPolicy? = nil, doNotDisturb: Bool? = nil
     ) {
         self.awayPolicy = awayPolicy
+        self.doNotDisturb = doNotDisturb
         self.id = id
         self.uuid = uuid
         self.archived = archived

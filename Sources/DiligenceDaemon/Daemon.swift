@@ -71,7 +71,9 @@ public final class Daemon: TimerOutlet {
         recorder.minSession = loaded.config.minSession
         self.driver = TimerDriver(queue: queue, clocks: clocks, store: store, recorder: recorder, suspendPolicy: loaded.config.suspend)
         let stats = StatsService(store: store, clocks: clocks, recorder: recorder, dayStartsAt: loaded.config.dayStartsAt)
-        self.records = Records(recorder: recorder, stats: stats, exports: QueueBound(ExportReader(), on: DispatchQueue(label: "diligenced.export")), lock: lock, keptAside: keptAside)
+        self.records = Records(
+            recorder: recorder, stats: stats, exports: QueueBound(ExportReader(), on: DispatchQueue(label: "diligenced.export")),
+            lock: lock, keptAside: keptAside)
         let journal = try SyncJournal(store: store, clocks: clocks, queue: queue)
         journal.configured = loaded.config.syncDirectory
         journal.configuredName = loaded.config.deviceName

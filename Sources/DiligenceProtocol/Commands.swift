@@ -60,10 +60,13 @@ public enum Fields {
     static let away = Field<Setting<AwayPolicy>?>.policyOrDefault(
         "away", "what leaving the computer does to work: pause, continue, abandon, or default ([presence] on_away) (new task: default)")
 
+    static let dnd = Field<Setting<Bool>?>.onOffOrDefault(
+        "dnd", "do not disturb during work: on, off, or default ([focus] do_not_disturb) (new task: default)")
+
     /// Every task field, in the order help and docs list them.
     static let taskFields: [any FieldDeclaration] = [
         description, color, work, workSeconds, shortBreak, shortBreakSeconds, longBreak, longBreakSeconds,
-        longBreakEvery, breaks, autostart, focusMode, goal, reminder, sound, away,
+        longBreakEvery, breaks, autostart, focusMode, goal, reminder, sound, away, dnd,
     ]
 
     static let confirm = Field<Bool>.boolean("confirm", default: false, "must be true: the task's sessions are removed too")
@@ -192,6 +195,8 @@ public struct TaskChanges: Sendable, Equatable {
     public var sound: Setting<String>?
     /// The task's own away policy; `.off`: back to `[presence] on_away`.
     public var away: Setting<AwayPolicy>?
+    /// Do not disturb during the task's work; `.off`: back to `[focus] do_not_disturb`.
+    public var dnd: Setting<Bool>?
 
     public init() {}
 
@@ -210,6 +215,7 @@ public struct TaskChanges: Sendable, Equatable {
         reminder = a[Fields.reminder]
         sound = a[Fields.sound]
         away = a[Fields.away]
+        dnd = a[Fields.dnd]
     }
 
     public func apply(to task: inout TaskConfig) {
@@ -226,6 +232,7 @@ public struct TaskChanges: Sendable, Equatable {
         if let reminder { task.reminderMinute = reminder.value }
         if let sound { task.sound = sound.value }
         if let away { task.awayPolicy = away.value }
+        if let dnd { task.doNotDisturb = dnd.value }
     }
 }
 

@@ -341,6 +341,16 @@ extension Field where Value == Setting<AwayPolicy>? {
     }
 }
 
+extension Field where Value == Setting<Bool>? {
+    /// `on` or `off`, or `default` (the configured one).
+    static func onOffOrDefault(_ name: String, _ doc: String) -> Field {
+        Field(FieldSpec(name, .choice(["on", "off", "default"], code: .invalidValue), .optional, doc)) {
+            guard let word = $0?.stringValue else { return nil }
+            return word == "default" ? .off : .on(word == "on")
+        }
+    }
+}
+
 extension Field where Value == Setting<String>? {
     static func nameOrOff(_ name: String, maxLength: Int, _ doc: String) -> Field {
         Field(FieldSpec(name, .nameOrOff(maxLength: maxLength), .optional, doc)) { json in

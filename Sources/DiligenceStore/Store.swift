@@ -11,7 +11,7 @@ import Glibc
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 9
+    public static let schemaVersion = 10
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), with the `writeCount` they were read at.
@@ -187,6 +187,10 @@ public final class Store {
         mergeStateMigration,
         // 9: the removals a journal may still contradict (docs/sync.md, "Removals"; Store+Sync.swift).
         removalMigration,
+        // 10: a task's own do not disturb during work (1 on, 0 off, NULL: [focus] do_not_disturb).
+        """
+        ALTER TABLE tasks ADD COLUMN dnd INTEGER;
+        """,
     ]
 
     /// Indexes that only speed reads up: created when missing on every open, outside the schema
@@ -239,7 +243,7 @@ public final class Store {
 
     private static let taskColumns = """
         id, name, description, color, work_seconds, short_break_seconds, long_break_seconds,
-        long_break_every, breaks, autostart, focus_mode, goal, reminder_minute, sound, away
+        long_break_every, breaks, autostart, focus_mode, goal, reminder_minute, sound, away, dnd
         """
     /// What `task(from:)` reads: `taskColumns`, the UUID (which no edit changes) and whether it
     /// is archived (which only `setArchived` changes).
@@ -263,9 +267,10 @@ public final class Store {
             goal: row.int(11),
             reminderMinute: row.optionalInt(12),
             sound: row.optionalString(13),
-            uuid: row.optionalString(15) ?? "",
-            archived: row.bool(16),
-            awayPolicy: row.optionalString(14).flatMap(AwayPolicy.init(rawValue:))
+            uuid: row.optionalString(16) ?? "",
+            archived: row.bool(17),
+            awayPolicy: row.optionalString(14).flatMap(AwayPolicy.init(rawValue:)),
+            doNotDisturb: row.optionalInt(15).map { $0 != 0 }
         )
     }
 
@@ -276,7 +281,7 @@ public final class Store {
             .int(task.workSeconds), .int(task.shortBreakSeconds), .int(task.longBreakSeconds),
             .int(task.longBreakEvery), .bool(task.breaks), .text(task.autostart.rawValue),
             .bool(task.focusMode), .int(task.goal), .optional(task.reminderMinute), .optional(task.sound),
-            .optional(task.awayPolicy?.rawValue),
+            .optional(task.awayPolicy?.rawValue), .optional(task.doNotDisturb.map { $0 ? 1 : 0 }),
         ]
     }
 
@@ -372,7 +377,7 @@ public final class Store {
                 """
                 UPDATE tasks SET name = ?, description = ?, color = ?, work_seconds = ?,
                     short_break_seconds = ?, long_break_seconds = ?, long_break_every = ?, breaks = ?,
-                    autostart = ?, focus_mode = ?, goal = ?, reminder_minute = ?, sound = ?, away = ?
+                    autostart = ?, focus_mode = ?, goal = ?, reminder_minute = ?, sound = ?, away = ?, dnd = ?
                 WHERE id = ?
                 """,
                 Self.values(of: task) + [.integer(task.id)]
@@ -425,7 +430,7 @@ public final class Store {
         var stored = task
         if stored.uuid.isEmpty { stored.uuid = Self.newUUID() }
         try db.run(
-            "INSERT INTO tasks (\(Self.taskReadColumns)) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tasks (\(Self.taskReadColumns)) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             Self.values(of: task) + [.text(stored.uuid), .bool(task.archived)]
         )
         stored.id = db.lastInsertRowID

@@ -22,6 +22,7 @@ extension TaskConfig {
         if let sound { members.append(("sound", .string(sound))) }
         if !uuid.isEmpty { members.append(("uuid", .string(uuid))) }
         if let awayPolicy { members.append(("awayPolicy", .string(awayPolicy.rawValue))) }
+        if let doNotDisturb { members.append(("doNotDisturb", .bool(doNotDisturb))) }
         return .object(members)
     }
 
@@ -40,7 +41,8 @@ extension TaskConfig {
             shortBreakSeconds: Int(shortBreak), longBreakSeconds: Int(longBreak), longBreakEvery: Int(every),
             breaks: breaks, autostart: autostart, focusMode: focusMode, goal: Int(goal),
             reminderMinute: json["reminderMinute"]?.intValue.map(Int.init), sound: json["sound"]?.stringValue,
-            uuid: json["uuid"]?.stringValue ?? "", awayPolicy: json["awayPolicy"]?.stringValue.flatMap(AwayPolicy.init(rawValue:)))
+            uuid: json["uuid"]?.stringValue ?? "", awayPolicy: json["awayPolicy"]?.stringValue.flatMap(AwayPolicy.init(rawValue:)),
+            doNotDisturb: json["doNotDisturb"]?.boolValue)
     }
 }
 

@@ -277,14 +277,15 @@ public struct JournalEntry: Equatable, Sendable {
     }
 
     /// The task object of a line: the protocol's task object (`TaskConfig.exported`, every
-    /// setting present) with the stable id as `id`. Its `away` is read but not carried: the
-    /// away policy is each device's own (`SyncMerge.adopt`).
+    /// setting present) with the stable id as `id`. Its `away` and `dnd` are read but not
+    /// carried: they follow each device's presence and notification server (`SyncMerge.adopt`).
     static func task(_ json: JSON?) throws(JournalLineError) -> SyncedTask {
         guard let json, case .object = json else { throw JournalLineError("\"task\" is not an object") }
         let id = try id(json, "id")
         switch TaskConfig.exported(json, complete: true) {
         case .success(var config):
             config.awayPolicy = nil
+            config.doNotDisturb = nil
             return SyncedTask(id: id, config: config, archived: config.archived)
         case .failure(let error): throw JournalLineError(error.message)
         }

@@ -9,6 +9,16 @@ import Testing
         #expect(c.focus.onEnter == nil && c.focus.onLeave == nil)
     }
 
+    @Test func aTasksOwnSettingWinsOverDoNotDisturb() {
+        var focus = FocusSettings()
+        #expect(!focus.doNotDisturb(for: TaskConfig(name: "A")))
+        #expect(focus.doNotDisturb(for: TaskConfig(name: "A", doNotDisturb: true)))
+        focus.doNotDisturb = true
+        #expect(focus.doNotDisturb(for: TaskConfig(name: "A")))
+        #expect(focus.doNotDisturb(for: nil))
+        #expect(!focus.doNotDisturb(for: TaskConfig(name: "A", doNotDisturb: false)))
+    }
+
     @Test func readsTheSection() throws {
         let c = try DaemonConfig.parse(
             """

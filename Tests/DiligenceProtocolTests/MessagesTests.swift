@@ -84,7 +84,7 @@ struct MessagesTests {
             id: 3, name: "T", color: .cyan, workSeconds: 60, reminderMinute: 545, uuid: "0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012")
         #expect(
             config.json.serialized
-                == #"{"id":3,"uuid":"0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012","name":"T","description":"","color":"cyan","work_seconds":60,"short_break_seconds":300,"long_break_seconds":900,"long_break_every":4,"breaks":true,"autostart":"none","focus_mode":false,"goal":0,"reminder":"09:05","sound":null,"archived":false,"away":"default"}"#
+                == #"{"id":3,"uuid":"0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012","name":"T","description":"","color":"cyan","work_seconds":60,"short_break_seconds":300,"long_break_seconds":900,"long_break_every":4,"breaks":true,"autostart":"none","focus_mode":false,"goal":0,"reminder":"09:05","sound":null,"archived":false,"away":"default","dnd":"default"}"#
         )
     }
 
@@ -93,6 +93,7 @@ struct MessagesTests {
         arguments: [
             ("work_seconds", #""1500""#), ("goal", "1.5"), ("breaks", "1"), ("focus_mode", #""no""#), ("archived", #""yes""#),
             ("description", "7"), ("sound", "5"), ("color", "3"), ("autostart", "true"), ("reminder", "545"), ("away", #""sometimes""#),
+            ("dnd", #""maybe""#), ("dnd", "true"),
         ])
     func exportedTaskMemberOfTheWrongType(member: String, value: String) throws {
         let json = try JSON.parse(Array(#"{"name":"Write","\#(member)":\#(value)}"#.utf8))
@@ -106,9 +107,10 @@ struct MessagesTests {
 
     @Test("a task object without a setting takes the default, unless every setting is required (a journal line)")
     func exportedTaskDefaultsAndCompleteness() throws {
-        let short = try JSON.parse(Array(#"{"name":"Write","work_seconds":600,"away":"pause"}"#.utf8))
+        let short = try JSON.parse(Array(#"{"name":"Write","work_seconds":600,"away":"pause","dnd":"off"}"#.utf8))
         let task = try TaskConfig.exported(short).get()
         #expect(task.workSeconds == 600 && task.goal == TaskConfig(name: "x").goal && task.awayPolicy == .pause)
+        #expect(task.doNotDisturb == false)
         guard case .failure(let error) = TaskConfig.exported(short, complete: true) else {
             Issue.record("a task object without its settings was taken as complete")
             return

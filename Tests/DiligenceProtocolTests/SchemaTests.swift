@@ -271,6 +271,17 @@ struct SchemaTests {
         #expect(config.sound == nil)
     }
 
+    @Test(arguments: [("on", true), ("off", false), ("default", nil)] as [(String, Bool?)])
+    func dndOnOffOrDefault(_ word: String, _ expected: Bool?) throws {
+        guard case .taskEdit(_, _, let changes) = try command(#"{"command":"task_edit","task":"T","dnd":"\#(word)"}"#) else {
+            Issue.record("not task_edit")
+            return
+        }
+        var config = TaskConfig(name: "T", doNotDisturb: !(expected ?? true))
+        changes.apply(to: &config)
+        #expect(config.doNotDisturb == expected)
+    }
+
     @Test func noTaskFieldsChangeNothing() throws {
         guard case .taskEdit(_, _, let changes) = try command(#"{"command":"task_edit","task":"T"}"#) else {
             Issue.record("not task_edit")

@@ -18,6 +18,7 @@ extension EndToEnd {
         let turnOn: (() throws -> Void)?
         private let keep: [AnyObject]
         var dunst: Dunst? { keep.lazy.compactMap { $0 as? Dunst }.first }
+        var clock: SimulatedClock? { keep.lazy.compactMap { $0 as? SimulatedClock }.first }
 
         init(name: String, daemon: DaemonUnderTest, keep: [AnyObject], isOn: @escaping () -> Bool?, turnOn: (() throws -> Void)?) {
             self.name = name
@@ -27,17 +28,24 @@ extension EndToEnd {
             self.turnOn = turnOn
         }
 
-        static func make(_ name: String) throws -> FocusDesktop {
+        /// `simulatedClock`: the daemon's wall clock can be stepped (`clock`), for reminders.
+        static func make(_ name: String, doNotDisturb: Bool = true, simulatedClock: Bool = false) throws -> FocusDesktop {
             let d = try DaemonUnderTest(launch: false)
-            var config = "[focus]\ndo_not_disturb = yes\n"
+            var config = "[focus]\ndo_not_disturb = \(doNotDisturb ? "yes" : "no")\n"
             let desktop: FocusDesktop
             switch name {
             case "dunst":
                 let bus = try SessionBus(directory: d.root)
                 let dunst = try Dunst(directory: d.root, busAddress: bus.address)
                 d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+                var keep: [AnyObject] = [bus, dunst]
+                if simulatedClock {
+                    let clock = try SimulatedClock(directory: d.root)
+                    d.daemonEnvironment = try clock.environment
+                    keep.append(clock)
+                }
                 desktop = FocusDesktop(
-                    name: name, daemon: d, keep: [bus, dunst], isOn: { dunst.isPaused }, turnOn: { try dunst.setPaused(true) })
+                    name: name, daemon: d, keep: keep, isOn: { dunst.isPaused }, turnOn: { try dunst.setPaused(true) })
             case "mako", "swaync":
                 let wayland = try WaylandDesktop(name == "mako" ? .mako : .swaync)
                 d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = wayland.busAddress
@@ -141,6 +149,57 @@ extension EndToEnd {
             }
         }
 
+        /// dunst holds every notification while paused, critical ones too (1.9), and pausing again
+        /// takes a shown one back into its queue.
+        @Test(
+            "dunst: a reminder during guarded work is shown, and the pause comes back once it is closed",
+            .enabled(if: Dunst.unavailable == nil))
+        func reminderShown() throws {
+            let desktop = try FocusDesktop.make("dunst", simulatedClock: true)
+            let d = desktop.daemon
+            let dunst = try #require(desktop.dunst)
+            let clock = try #require(desktop.clock)
+            let pid = try #require(d.process?.pid)
+            // A minute at least a minute ahead (the daemon runs in UTC), reached by stepping its clock.
+            let target = (floor(clock.daemonWall / 60) + 2) * 60
+            let minute = Int(target / 60) % (24 * 60)
+            let edit = try d.ctl("task", "edit", "Quick", "--reminder", String(format: "%02d:%02d", minute / 60, minute % 60))
+            #expect(edit.exitCode == 0, "\(edit)")
+            try d.call("start", [("task", .string("Write"))])
+            try desktop.waitFor(true, "at work start")
+            try clock.stepWall(target - clock.daemonWall - 1, pid: pid)
+            try waitUntil("the reminder is shown, not held", timeout: 10, diagnostics: d.diagnostics) {
+                (dunst.displayed ?? 0) >= 1
+            }
+            #expect(try d.status()["state"]?.stringValue == "running")
+            #expect(desktop.status?["active"]?.boolValue == true, "the work is still guarded")
+            let closed = try runProgram(
+                ["/usr/bin/dunstctl", "close-all"], environment: dunst.environmentForTools, directory: dunst.directoryForTools)
+            #expect(closed.succeeded, "\(closed)")
+            try desktop.waitFor(true, "once the reminder was closed")
+            try d.call("stop")
+            try desktop.waitFor(false, "after stop")
+        }
+
+        @Test(
+            "dunst restarted during work is paused again; at the end the state found before the work is put back",
+            .enabled(if: Dunst.unavailable == nil), arguments: [false, true])
+        func serverRestarted(_ pausedBefore: Bool) throws {
+            let desktop = try FocusDesktop.make("dunst")
+            let d = desktop.daemon
+            let dunst = try #require(desktop.dunst)
+            if pausedBefore { try dunst.setPaused(true) }
+            try d.call("start", [("task", .string("Write"))])
+            try waitUntil("the guard is on", timeout: 10) { desktop.status?["active"]?.boolValue == true }
+            try desktop.waitFor(true, "at work start")
+            try dunst.restart()
+            try desktop.waitFor(true, "after dunst restarted")
+            try d.call("stop")
+            try waitUntil("the guard is off", timeout: 10) { desktop.status?["active"]?.boolValue == false }
+            sleepFor(0.3)
+            #expect(desktop.isOn() == pausedBefore, "\(d.diagnostics)")
+        }
+
         @Test("do not disturb the user had on stays on after the work", arguments: EndToEnd.focusServers.filter { $0 != "plasma" })
         func previousStateKept(_ server: String) throws {
             let desktop = try FocusDesktop.make(server)
@@ -168,6 +227,33 @@ extension EndToEnd {
             #expect(desktop.status?["active"]?.boolValue == true)
             try d.call("stop")
             try desktop.waitFor(false, "after stop")
+        }
+
+        @Test(
+            "a task's own --dnd: on under do_not_disturb = no, off under yes; default follows the config",
+            arguments: [false, true])
+        func perTaskSetting(_ configured: Bool) throws {
+            let desktop = try FocusDesktop.make("plasma", doNotDisturb: configured)
+            let d = desktop.daemon
+            func work(expecting on: Bool, _ why: String) throws {
+                try d.call("start", [("task", .string("Write"))])
+                if on {
+                    try desktop.waitFor(true, why)
+                } else {
+                    // Time for a guard that would enter to reach the server.
+                    sleepFor(0.5)
+                    #expect(desktop.isOn() == false, "\(why)\n\(d.diagnostics)")
+                    #expect(desktop.status?["active"]?.boolValue == false)
+                }
+                try d.call("stop")
+                try desktop.waitFor(false, "after stop")
+            }
+            let own = try d.ctl("task", "edit", "Write", "--dnd", configured ? "off" : "on")
+            #expect(own.exitCode == 0, "\(own)")
+            try work(expecting: !configured, "the task's own --dnd \(configured ? "off" : "on")")
+            let back = try d.ctl("task", "edit", "Write", "--dnd", "default")
+            #expect(back.exitCode == 0, "\(back)")
+            try work(expecting: configured, "--dnd default, do_not_disturb = \(configured ? "yes" : "no")")
         }
 
         @Test("the daemon's exit puts it back", arguments: EndToEnd.focusServers)

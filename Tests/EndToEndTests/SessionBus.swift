@@ -284,7 +284,8 @@ final class Dunst {
     }()
 
     private let xvfb: ChildProcess
-    private let dunst: ChildProcess
+    private var dunst: ChildProcess
+    private var starts = 0
     private let environment: [String: String]
     private let directory: String
     var environmentForTools: [String: String] { environment }
@@ -306,12 +307,25 @@ final class Dunst {
             "PATH": "/usr/bin:/bin", "HOME": directory, "XDG_CONFIG_HOME": directory + "/config",
             "DISPLAY": ":" + display, "DBUS_SESSION_BUS_ADDRESS": busAddress,
         ]
-        dunst = try ChildProcess(
-            executable: "/usr/bin/dunst", arguments: [], environment: environment,
-            stdoutPath: directory + "/dunst.log", stderrPath: directory + "/dunst.log")
+        dunst = try Self.launch(environment, directory + "/dunst.log")
         try waitUntil("dunst answers on the bus", timeout: 10, diagnostics: readTextFile(directory + "/dunst.log")) {
             displayed != nil
         }
+    }
+
+    private static func launch(_ environment: [String: String], _ log: String) throws -> ChildProcess {
+        try ChildProcess(executable: "/usr/bin/dunst", arguments: [], environment: environment, stdoutPath: log, stderrPath: log)
+    }
+
+    /// dunst killed and started again, as after a crash or a config reload by restart: the new
+    /// one is not paused.
+    func restart() throws {
+        dunst.killAndReap()
+        try waitUntil("dunst gone from the bus", timeout: 10) { displayed == nil }
+        starts += 1
+        let log = directory + "/dunst.\(starts).log"
+        dunst = try Self.launch(environment, log)
+        try waitUntil("dunst answers on the bus again", timeout: 10, diagnostics: readTextFile(log)) { displayed != nil }
     }
 
     /// How many notifications dunst shows now; nil when it does not answer.

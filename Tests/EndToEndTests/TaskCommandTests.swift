@@ -72,6 +72,23 @@ extension EndToEnd {
             #expect(duplicate.exitCode == 1, "a duplicate name is the daemon's error: \(duplicate)")
         }
 
+        @Test("task add and edit --dnd on|off|default: task show says it, another word is refused")
+        func doNotDisturbOption() throws {
+            let d = try DaemonUnderTest()
+            let add = try d.ctl("task", "add", "Deep", "--dnd", "on")
+            #expect(add.exitCode == 0, "\(add)")
+            #expect(try Self.shown(d, "Deep")["dnd"]?.stringValue == "on")
+            #expect(try Self.shown(d, "Work")["dnd"]?.stringValue == "default", "a task follows [focus] unless told")
+            for word in ["off", "default", "on"] {
+                let edit = try d.ctl("task", "edit", "Deep", "--dnd", word)
+                #expect(edit.exitCode == 0, "\(edit)")
+                #expect(try Self.shown(d, "Deep")["dnd"]?.stringValue == word)
+            }
+            let bad = try d.ctl("task", "edit", "Deep", "--dnd", "maybe")
+            #expect(bad.exitCode == 2, "\(bad)")
+            #expect(try Self.shown(d, "Deep")["dnd"]?.stringValue == "on", "a refused edit changes nothing")
+        }
+
         @Test("task remove needs --yes off a terminal; the last task cannot be removed")
         func removeRules() throws {
             let d = try DaemonUnderTest()

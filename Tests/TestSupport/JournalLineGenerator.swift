@@ -378,6 +378,7 @@ extension JournalLineGenerator {
         case "autostart": return quoted(pick(Autostart.allCases.map(\.rawValue) + ["sometimes", ""]))
         case "breaks", "focus_mode", "archived": return pick(["true", "false", "\"true\"", "1", "null"])
         case "away": return quoted(pick(["default", "bogus", ""] + AwayPolicy.allCases.map(\.rawValue)))
+        case "dnd": return pick([quoted("on"), quoted("off"), quoted("default"), quoted("maybe"), "true", "null"])
         case "uuid": return quoted(pick(["", "nope"]))
         default: return nil
         }

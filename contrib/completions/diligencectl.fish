@@ -41,7 +41,7 @@ end
 # __fish_seen_subcommand_from, this tells `week` the command from `stats week`.
 function __diligencectl_words
     set -l valued socket format work short-break long-break long-break-every breaks autostart focus-mode \
-        color goal reminder sound description away name task device offset since until limit pauses
+        color goal reminder sound description away dnd name task device offset since until limit pauses
     set -l skip 0
     for word in (commandline -opc)[2..-1]
         if test $skip = 1
@@ -138,6 +138,7 @@ for sub in add edit
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l reminder -x -a off -d 'daily reminder HH:MM or off'
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l sound -x -a off -d 'ambient sound or off'
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l away -x -a 'pause continue abandon default' -d 'what leaving does to work'
+    complete -c diligencectl -n "__diligencectl_task_sub $sub" -l dnd -x -a 'on off default' -d 'do not disturb during work'
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l description -x -d 'free text'
 end
 

@@ -137,21 +137,30 @@ final class BusConnection {
 
     /// Subscribes to a signal (the AddMatch call goes out asynchronously); `handle` runs inside
     /// sd_bus_process, so anything that may use the bus again goes through `afterProcessing`.
-    /// The caller pumps afterwards to send it. Returns sd-bus's negative errno on failure.
+    /// `arg0` narrows it to signals whose first argument is that string (the bus then sends no
+    /// others: NameOwnerChanged of one name costs no wake-up for the rest). The caller pumps
+    /// afterwards to send it. Returns sd-bus's negative errno on failure.
     @discardableResult
     func matchSignal(
-        sender: String, path: String?, interface: String, member: String,
+        sender: String, path: String?, interface: String, member: String, arg0: String? = nil,
         _ handle: @escaping (OpaquePointer) -> Void
     ) -> Int32 {
         let handler = SignalHandler(handle)
         var slot: OpaquePointer?
-        let rc = sd_bus_match_signal_async(
-            bus, &slot, sender, path, interface, member,
-            { m, userdata, _ in
-                guard let m, let userdata else { return 0 }
-                Unmanaged<SignalHandler>.fromOpaque(userdata).takeUnretainedValue().handle(m)
-                return 0
-            }, nil, Unmanaged.passUnretained(handler).toOpaque())
+        let callback: sd_bus_message_handler_t = { m, userdata, _ in
+            guard let m, let userdata else { return 0 }
+            Unmanaged<SignalHandler>.fromOpaque(userdata).takeUnretainedValue().handle(m)
+            return 0
+        }
+        let context = Unmanaged.passUnretained(handler).toOpaque()
+        let rc: Int32
+        if let arg0 {
+            var rule = "type='signal',sender='\(sender)',interface='\(interface)',member='\(member)',arg0='\(arg0)'"
+            if let path { rule += ",path='\(path)'" }
+            rc = sd_bus_add_match_async(bus, &slot, rule, callback, nil, context)
+        } else {
+            rc = sd_bus_match_signal_async(bus, &slot, sender, path, interface, member, callback, nil, context)
+        }
         guard rc >= 0 else { return rc }
         slots.append(slot)
         signalHandlers.append(handler) // kept alive as long as its slot

@@ -3,9 +3,10 @@ import DiligenceJSON
 
 /// Do-not-disturb for the work phase (FocusGuard): on while work runs, off however it ends.
 extension Daemon {
-    /// Whether notifications are to be held back now: a work phase runs under `do_not_disturb`.
+    /// Whether notifications are to be held back now: a work phase runs whose task is done under
+    /// do not disturb (its own `--dnd`, else `do_not_disturb`).
     var focusWanted: Bool {
-        config.focus.doNotDisturb && machine.state == .running && machine.phase == .work
+        machine.state == .running && machine.phase == .work && config.focus.doNotDisturb(for: machine.task)
     }
 
     /// Brings the guard in line with the timer; `then` runs once the server is back when the

@@ -20,9 +20,31 @@ extension FocusGuard {
         {
         case .success(let connection):
             bus.connection = connection
+            watchServer(connection)
             return connection
         case .failure: return nil
         }
+    }
+
+    /// A notification server that starts while the guard holds (dunst killed and started
+    /// again, a crashed Plasma) comes up without do-not-disturb: NameOwnerChanged of
+    /// org.freedesktop.Notifications with a new owner makes the guard enter again.
+    private func watchServer(_ connection: BusConnection) {
+        connection.matchSignal(
+            sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "NameOwnerChanged", arg0: BusFocusBackend.notifications
+        ) { [weak self] m in
+            // (s name, s old_owner, s new_owner); an empty new owner: gone, nothing to set yet.
+            var texts: [String] = []
+            for _ in 0..<3 {
+                var text: UnsafePointer<CChar>?
+                guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &text) > 0, let text else { return }
+                texts.append(String(cString: text))
+            }
+            guard !texts[2].isEmpty else { return }
+            self?.bus.connection?.afterProcessing { self?.serverStarted() }
+        }
+        connection.pump()
     }
 
     /// The backend for `settings`: the one set, else the one the running server's name says

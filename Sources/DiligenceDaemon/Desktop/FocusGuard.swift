@@ -20,6 +20,10 @@ final class FocusGuard {
     var record: FocusRecord?
     private var driver: FocusBackendDriver?
     private var commands: FocusBackendDriver?
+    /// Between `leave` and the server put back: nothing enters again meanwhile.
+    private var leaving = false
+    /// The pause is lifted for one of diligence's own notifications (`stepAside`).
+    private var steppedAside = false
 
     /// `makeDriver` stands in for the servers in tests; nil: the real ones.
     init(
@@ -75,6 +79,8 @@ final class FocusGuard {
                 record = saved
                 self.driver = driver
                 persist(saved)
+                // Opens the session bus if no bus backend did, to see the server start again.
+                _ = sessionBus()
                 driver.enter(previous: previous) { [self] entered in
                     switch entered {
                     case .failure(let failure): reportOnce(backend, failure)
@@ -118,10 +124,13 @@ final class FocusGuard {
     /// notification is not held back with the others.
     func leave(settings: FocusSettings, done: @escaping () -> Void) {
         guard let saved = record else { return done() }
+        leaving = true
+        steppedAside = false
         // A Plasma cookie of a daemon that died was released by the bus with its connection.
         let owned = saved.backend != .commands && !(saved.backend == .plasma && self.driver == nil)
         let driver = self.driver ?? (owned ? makeDriver(saved.backend, settings) : nil)
         let finish = { [self] in
+            leaving = false
             record = nil
             self.driver = nil
             self.commands = nil
@@ -159,6 +168,7 @@ final class FocusGuard {
         guard saved.backend != .commands else { return done() }
         let driver = makeDriver(saved.backend, settings)
         self.driver = driver
+        _ = sessionBus()
         driver.enter(previous: previous) { [self] result in
             switch result {
             case .failure(let failure): reportOnce(saved.backend, failure)
@@ -168,6 +178,54 @@ final class FocusGuard {
             case .success: break
             }
             done()
+        }
+    }
+
+    /// The notification server started (again) while the guard holds: do-not-disturb is set
+    /// again; what is put back at the end stays the state found before the first change.
+    func serverStarted() {
+        guard let saved = record, !leaving, !steppedAside, saved.backend != .commands, let driver else { return }
+        driver.enter(previous: saved.previous) { [self] result in
+            switch result {
+            case .failure(let failure): reportOnce(saved.backend, failure)
+            case .success(let held):
+                // Plasma answers a new cookie; the old one went with the old server.
+                if held != saved.previous, record != nil {
+                    record?.previous = held
+                    persist(record)
+                }
+                Log.info(
+                    "The notification server started again: do not disturb on again (\(saved.backend.rawValue)).",
+                    fields: [("EVENT", "focus_enter"), ("BACKEND", saved.backend.rawValue)])
+            }
+        }
+    }
+
+    /// Whether diligence's own notifications are held back with everyone else's now, critical
+    /// ones too: dunst (1.9) shows none while paused, and pausing takes a shown one back.
+    var holdsOwnNotifications: Bool {
+        record?.backend == .dunst && record?.previous != "true" && driver != nil && !leaving
+    }
+
+    /// Lifts the pause for one of diligence's own notifications (then `done`); `stepBack` when
+    /// it is closed. Others' notifications held back meanwhile are shown with it.
+    func stepAside(_ done: @escaping () -> Void) {
+        guard !steppedAside else { return done() }
+        guard holdsOwnNotifications, let saved = record, let driver else { return done() }
+        steppedAside = true
+        driver.leave(previous: saved.previous) { [self] result in
+            if case .failure(let failure) = result { reportOnce(saved.backend, failure) }
+            done()
+        }
+    }
+
+    /// Pauses again after `stepAside`, when the work is still guarded.
+    func stepBack() {
+        guard steppedAside else { return }
+        steppedAside = false
+        guard let saved = record, !leaving, let driver else { return }
+        driver.enter(previous: saved.previous) { [self] result in
+            if case .failure(let failure) = result { reportOnce(saved.backend, failure) }
         }
     }
 

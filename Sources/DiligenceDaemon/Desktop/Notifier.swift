@@ -35,6 +35,8 @@ final class Notifier {
         var stillValid: () -> Bool
         /// Called on the queue with the action key the user chose.
         var onAction: (String) -> Void
+        /// Called on the queue once it is gone: closed, expired or never shown.
+        var onClosed: (() -> Void)?
     }
 
     static let service = "org.freedesktop.Notifications"
@@ -71,12 +73,12 @@ final class Notifier {
 
     /// Shows `message`, replacing the previous one of its slot.
     func show(_ message: Message) {
-        guard message.settings.enabled else { return undelivered(message) }
+        guard message.settings.enabled else { return notShown(message) }
         if inFlight.contains(message.slot) {
             waiting[message.slot] = message
             return
         }
-        guard let connection = openBus() else { return undelivered(message) }
+        guard let connection = openBus() else { return notShown(message) }
         let bus = connection.bus
         var call: OpaquePointer?
         guard sd_bus_message_new_method_call(bus, &call, Self.service, Self.objectPath, Self.service, "Notify") >= 0, let call else {
@@ -84,6 +86,7 @@ final class Notifier {
         }
         defer { sd_bus_message_unref(call) }
         // The one it replaces is no longer ours to close (closeStale would close the new one).
+        // Its `onClosed` is left to the new one, which holds the slot from now on.
         let replaces = shown.removeValue(forKey: message.slot)?.id ?? 0
         let built = Self.appendNotify(call, message: message, replacesID: replaces)
         guard built >= 0 else {
@@ -101,7 +104,7 @@ final class Notifier {
         guard rc >= 0 else {
             Unmanaged<ReplyContext>.fromOpaque(context).release()
             dropBus("sending a notification failed: \(String(cString: strerror(-rc)))")
-            return undelivered(message)
+            return notShown(message)
         }
         inFlight.insert(message.slot)
         connection.pump()
@@ -130,7 +133,7 @@ final class Notifier {
                     fields: [("EVENT", "notifications_unavailable")])
             }
             shown[message.slot] = nil
-            undelivered(message)
+            notShown(message)
         } else if let reply {
             var id: UInt32 = 0
             if sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &id) > 0 {
@@ -151,6 +154,12 @@ final class Notifier {
         }
     }
 
+    /// A message no desktop shows: the terminal fallback, and it is gone.
+    private func notShown(_ message: Message) {
+        undelivered(message)
+        message.onClosed?()
+    }
+
     // MARK: Closing
 
     /// Closes every shown notification whose state is gone (CloseNotification; the server
@@ -159,6 +168,7 @@ final class Notifier {
         for (slot, entry) in shown where !entry.message.stillValid() {
             shown[slot] = nil
             close(id: entry.id)
+            entry.message.onClosed?()
         }
     }
 
@@ -236,7 +246,8 @@ final class Notifier {
             // Not from inside sd_bus_process: the action may show the next notification.
             connection?.afterProcessing { onAction(action) }
         } else {
-            shown[slot] = nil
+            let closed = shown.removeValue(forKey: slot)?.message.onClosed
+            connection?.afterProcessing { closed?() }
         }
     }
 

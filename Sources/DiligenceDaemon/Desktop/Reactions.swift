@@ -167,21 +167,29 @@ extension Daemon {
         let body = task.description.isEmpty ? "Time for \(task.name)." : task.description
         var actions: [(key: String, label: String)] = []
         if machine.state == .idle || machine.state == .pending { actions = [("start_task", "Start \(task.name)")] }
-        desktop.notifier.show(
-            .init(
-                slot: "reminder", summary: "Reminder: \(task.name)", body: body, actions: actions,
-                settings: config.notifications, category: "x-diligence.reminder",
-                stillValid: actions.isEmpty ? { true } : timerStillAsNow()
-            ) { [unowned self] _ in
-                guard self.machine.state == .idle || self.machine.state == .pending,
-                    let current = try? self.store.task(id: task.id)
-                else { return }
-                do {
-                    _ = try self.timerCommand { m, now throws(DiligenceError) in try m.start(current, at: now) }
-                } catch {
-                    Log.warning("Could not start \(task.name) from its reminder: \(error)")
-                }
-            })
+        // Under the guard it still reaches the user: as critical, which the servers but dunst
+        // show during do-not-disturb; dunst shows nothing while paused, so the pause is lifted
+        // until it is closed.
+        var settings = config.notifications
+        let liftsPause = settings.enabled && desktop.focusGuard.holdsOwnNotifications
+        if desktop.focusGuard.record != nil && !liftsPause { settings.urgency = .critical }
+        var message = Notifier.Message(
+            slot: "reminder", summary: "Reminder: \(task.name)", body: body, actions: actions,
+            settings: settings, category: "x-diligence.reminder",
+            stillValid: actions.isEmpty ? { true } : timerStillAsNow()
+        ) { [unowned self] _ in
+            guard self.machine.state == .idle || self.machine.state == .pending,
+                let current = try? self.store.task(id: task.id)
+            else { return }
+            do {
+                _ = try self.timerCommand { m, now throws(DiligenceError) in try m.start(current, at: now) }
+            } catch {
+                Log.warning("Could not start \(task.name) from its reminder: \(error)")
+            }
+        }
+        guard liftsPause else { return desktop.notifier.show(message) }
+        message.onClosed = { [unowned self] in desktop.focusGuard.stepBack() }
+        desktop.focusGuard.stepAside { [unowned self] in desktop.notifier.show(message) }
     }
 
     // MARK: Sound

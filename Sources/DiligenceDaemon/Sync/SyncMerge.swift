@@ -571,7 +571,7 @@ extension SyncMerge {
     }
 
     /// `local` with the settings a journal carries taken from `synced` (the others, such as
-    /// the away policy, are this device's own).
+    /// the away policy and do not disturb, are this device's own).
     static func adopt(_ synced: TaskConfig, into local: TaskConfig) -> TaskConfig {
         var task = local
         task.name = synced.name
