@@ -6,6 +6,23 @@
 enum DisplayWidth {
     /// Columns of `text`; ANSI escape sequences (`ESC [ ... letter`) take none.
     static func of(_ text: String) -> Int {
+        // Printable ASCII, byte for byte a column: nearly every cell of a table, measured without
+        // walking its grapheme clusters (that walk was half of `history`'s time at 100 000
+        // sessions). From the byte before the first other one on, clusters are walked: it may
+        // begin one with what follows (`1` and U+FE0F U+20E3 make a wide 1️⃣).
+        let utf8 = text.utf8
+        var ascii = 0
+        for byte in utf8 {
+            guard byte >= 0x20, byte < 0x7F else { break }
+            ascii += 1
+        }
+        if ascii == utf8.count { return ascii }
+        let kept = max(0, ascii - 1)
+        return kept + clusterWidth(text[utf8.index(utf8.startIndex, offsetBy: kept)...])
+    }
+
+    /// Columns of `text`, cluster by cluster.
+    private static func clusterWidth(_ text: Substring) -> Int {
         var width = 0
         var escaped = false
         for c in text {

@@ -51,15 +51,22 @@ public enum UUIDText {
     }
 
     private static func text(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".unicodeScalars)
-        var out = ""
-        out.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { out.append("-") }
-            out.unicodeScalars.append(digits[Int(byte >> 4)])
-            out.unicodeScalars.append(digits[Int(byte & 0x0F)])
+        // Written in place: appended a scalar at a time, it was a fifth of the daemon's
+        // instructions for an import of 100 000 sessions (one new uuid each).
+        String(unsafeUninitializedCapacity: bytes.count * 2 + 4) { out in
+            func digit(_ n: UInt8) -> UInt8 { n < 10 ? UInt8(ascii: "0") + n : UInt8(ascii: "a") + n - 10 }
+            var at = 0
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    out[at] = UInt8(ascii: "-")
+                    at += 1
+                }
+                out[at] = digit(byte >> 4)
+                out[at + 1] = digit(byte & 0x0F)
+                at += 2
+            }
+            return at
         }
-        return out
     }
 
     /// The same random UUID written by SQLite (the migration that gave existing rows one).

@@ -16,6 +16,9 @@ public final class Store {
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), with the `writeCount` they were read at.
     var totalsMemo: [String: (writes: Int64, tally: Tally)] = [:]
+    /// Time away and whether other devices' sessions are there (`awaySeconds`,
+    /// `holdsOtherDevicesSessions`) of a range, with the `writeCount` they were read at.
+    var rangeMemo: [String: (writes: Int64, value: Int)] = [:]
 
     /// The database file path, or ":memory:".
     public var path: String { db.path }

@@ -8,7 +8,38 @@ public enum RFC3339 {
         var t = timeT(wall)
         var tm = tm()
         localtime_r(&t, &tm)
-        return "\(pad(Int(tm.tm_year) + 1900, 4))-\(pad(Int(tm.tm_mon) + 1))-\(pad(Int(tm.tm_mday)))T"
+        let year = Int(tm.tm_year) + 1900
+        let minutes = tm.tm_gmtoff / 60
+        // The 25 bytes written in place: the interpolated pieces were a third of the daemon's
+        // time for `history` of 100 000 sessions (two dates each). Other years the long way.
+        if (0...9999).contains(year), abs(minutes) < 100 * 60 {
+            return String(unsafeUninitializedCapacity: 25) { b in
+                func put(_ at: Int, _ n: Int, _ digits: Int = 2) {
+                    var n = n
+                    for i in (at..<at + digits).reversed() {
+                        b[i] = UInt8(48 + n % 10)
+                        n /= 10
+                    }
+                }
+                put(0, year, 4)
+                b[4] = 45 // -
+                put(5, Int(tm.tm_mon) + 1)
+                b[7] = 45
+                put(8, Int(tm.tm_mday))
+                b[10] = 84 // T
+                put(11, Int(tm.tm_hour))
+                b[13] = 58 // :
+                put(14, Int(tm.tm_min))
+                b[16] = 58
+                put(17, Int(tm.tm_sec))
+                b[19] = minutes < 0 ? 45 : 43 // - or +
+                put(20, abs(minutes) / 60)
+                b[22] = 58
+                put(23, abs(minutes) % 60)
+                return 25
+            }
+        }
+        return "\(pad(year, 4))-\(pad(Int(tm.tm_mon) + 1))-\(pad(Int(tm.tm_mday)))T"
             + "\(pad(Int(tm.tm_hour))):\(pad(Int(tm.tm_min))):\(pad(Int(tm.tm_sec)))"
             + offsetText(tm.tm_gmtoff)
     }
@@ -85,6 +116,14 @@ public enum RFC3339 {
 
     /// `HH:MM` of an RFC 3339 text, in the offset it was written with.
     public static func clockText(_ text: String) -> String {
+        // What the daemon writes is ASCII, a character a byte: no array of characters per call
+        // (a sixth of the client's time for `history` of 100 000 sessions). A byte past the 16th
+        // that is not ASCII may belong to the 16th character: the slow way then.
+        let utf8 = text.utf8
+        if utf8.count >= 16, utf8.prefix(17).allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            let start = utf8.index(utf8.startIndex, offsetBy: 11)
+            return String(text[start..<utf8.index(start, offsetBy: 5)])
+        }
         let b = Array(text)
         return b.count >= 16 ? String(b[11..<16]) : text
     }

@@ -64,6 +64,28 @@ import Testing
         #expect(try s.awaySeconds(from: 0, to: 86_400, taskID: try s.findTask("Study").id) == 600)
     }
 
+    /// Time away is kept between asks (`rangeMemo`): a session recorded, or another device's
+    /// merged in, changes the next answer all the same.
+    @Test func awayTimeAskedAgainFollowsEveryWrite() throws {
+        let s = try store()
+        var here = session(try s.findTask("Work"), start: 36_000)
+        here.awaySeconds = 300
+        _ = try s.record(here)
+        #expect(try s.awaySeconds(from: 0, to: 86_400) == 300)
+        #expect(try s.awaySeconds(from: 0, to: 86_400) == 300)
+        var later = session(try s.findTask("Work"), start: 40_000)
+        later.awaySeconds = 120
+        _ = try s.record(later)
+        #expect(try s.awaySeconds(from: 0, to: 86_400) == 420)
+        #expect(try s.totals(from: 0, to: 86_400) == Tally(completed: 2, focusedSeconds: 3_000))
+        var there = session(try s.findTask("Study"), start: 36_600, length: 1800)
+        there.awaySeconds = 600
+        there.device = "0c4a2d5e-3f4b-4c6d-8e9f-0a1b2c3d4e5f"
+        #expect(try s.admit([there], source: .sync, window: 0...4e9, mode: .whatPasses).recorded.count == 1)
+        #expect(try s.awaySeconds(from: 0, to: 86_400) == 720)
+        #expect(try s.totals(from: 0, to: 86_400) == Tally(completed: 3, focusedSeconds: 3_900))
+    }
+
     @Test func correctionsChangeAndRemoveSessions() throws {
         let s = try store()
         let work = try s.findTask("Work")

@@ -78,5 +78,7 @@ struct RFC3339Tests {
         #expect(RFC3339.dateText("2026-11-29T23:05:00+05:30") == "2026-11-29")
         #expect(RFC3339.clockText("2026-11-29T23:05:00+05:30") == "23:05")
         #expect(RFC3339.clockText("junk") == "junk")
+        #expect(RFC3339.clockText("2026-11-29T23:05") == "23:05")
+        #expect(RFC3339.clockText("2026-11-29T23:0\u{301}5:00") == "23:0\u{301}5")
     }
 }

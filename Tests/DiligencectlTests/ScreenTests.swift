@@ -13,6 +13,8 @@ import Testing
         ("a\u{200B}b", 2), ("\u{200D}", 0), ("\u{FEFF}", 0), // zero width space, joiner, BOM
         ("\u{1B}[1mbold\u{1B}[0m", 4), ("\u{1B}[38;2;1;2;3m█\u{1B}[0m", 1), // escape sequences take none
         ("·░▒▓█", 5), ("▁▂▃▅▇", 5), ("–—…", 3),
+        // ASCII before other text: the character before the first other one may begin a cluster
+        ("09:00–09:25", 11), ("key 1️⃣", 6), ("cafe\u{301}s", 5), ("ab\u{1B}[1mc\u{1B}[0m", 3), ("a\r\nb", 2),
     ])
     func widths(text: String, expected: Int) {
         #expect(text.displayWidth == expected, "\(text.debugDescription)")
