@@ -412,7 +412,7 @@ public final class SQLite {
 
     /// Called after each commit of a write transaction (from the WAL hook, once `deferCheckpoints`
     /// installed it; the write lock is released by then). It must not use this connection: it
-    /// only schedules what follows a commit (the daemon's journal writer, SyncJournal.swift).
+    /// only schedules what follows a commit (the daemon's journal writer).
     public var onCommit: (() -> Void)?
 
     private func walGrew(to pages: Int32) {

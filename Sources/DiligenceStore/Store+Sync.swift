@@ -23,7 +23,7 @@ public enum SyncSetting: String, Sendable {
     /// The latest hybrid-clock reading written to the journal, `MILLIS.COUNTER`.
     case clock = "sync_hlc"
     /// The folder whose journals the kept merge state (`sync_cursors`, `sync_sessions`,
-    /// `sync_registers`: Store+MergeState.swift) was read from.
+    /// `sync_registers`) was read from.
     case merged = "sync_merged"
     /// The device's name as the journal last said it (`device_named`): a name that differs
     /// from it (a new `--name`, the host renamed) is written again.
@@ -281,7 +281,7 @@ extension Store {
         return SyncedSession(work: work, task: row.string(14), device: work.device ?? device)
     }
 
-    // MARK: Merging the other devices' lines (the daemon's SyncMerge.swift)
+    // MARK: Merging the other devices' lines
 
     /// Runs `body` in one transaction with the notes off: what a merge writes comes from the
     /// journals, not from this device, and goes to no journal.

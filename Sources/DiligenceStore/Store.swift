@@ -42,7 +42,7 @@ public final class Store {
     /// says which database a session spilled at an exit belongs to.
     public private(set) var identity = ""
 
-    /// The import being received, staged in memory until its last chunk (Store+Sessions.swift).
+    /// The import being received, staged in memory until its last chunk.
     var pendingImport: PendingImport?
 
     /// `PRAGMA application_id` of diligence's databases ("dilg"): another program's SQLite
@@ -183,12 +183,12 @@ public final class Store {
         ALTER TABLE sessions ADD COLUMN reason TEXT;
         ALTER TABLE tasks ADD COLUMN away TEXT;
         """,
-        // 7: sync (docs/sync.md; Store+Sync.swift): the device's id, the device each session was
+        // 7: sync (docs/sync.md): the device's id, the device each session was
         // recorded on, and the changes waiting for the device's journal, kept by triggers.
         syncMigration,
-        // 8: what the merge of the journals reached (docs/sync.md, "Merging"; Store+MergeState.swift).
+        // 8: what the merge of the journals reached (docs/sync.md, "Merging").
         mergeStateMigration,
-        // 9: the removals a journal may still contradict (docs/sync.md, "Removals"; Store+Sync.swift).
+        // 9: the removals a journal may still contradict (docs/sync.md, "Removals").
         removalMigration,
         // 10: a task's own do not disturb during work (1 on, 0 off, NULL: [focus] do_not_disturb).
         """
@@ -456,7 +456,7 @@ public final class Store {
     // MARK: Sessions
 
     /// Writes `session` as it is, without the session rules: a fixture for tests (`@testable`).
-    /// Every session the daemon writes goes through `admit` (Store+Sessions.swift).
+    /// Every session the daemon writes goes through `admit`.
     func record(_ session: WorkSession) throws(DiligenceError) -> WorkSession {
         guard try task(id: session.taskID) != nil else { throw unknownID(session.taskID) }
         return try insert(session, source: .timer)

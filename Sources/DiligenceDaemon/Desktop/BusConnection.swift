@@ -53,8 +53,8 @@ final class BusConnection {
         }
     }
 
-    /// Opens `bus` and drives it from `queue` (the one way every bus user opens one).
-    static func open(
+    /// Opens `bus` and drives it from `queue`; bus users go through `open(_:description:queue:lost:)`.
+    private static func open(
         _ bus: Bus, description: String, queue: DispatchQueue, onBroken: @escaping (String) -> Void
     ) -> Result<BusConnection, OpenFailure> {
         var opened: OpaquePointer?

@@ -11,19 +11,16 @@ extension FocusGuard {
     /// The session bus, opened at the first use and again after it broke.
     func sessionBus() -> BusConnection? {
         if let connection = bus.connection { return connection }
-        switch BusConnection.open(
-            .session, description: "diligenced-focus", queue: queue,
-            onBroken: { [weak self] _ in
-                self?.bus.connection?.close()
-                self?.bus.connection = nil
-            })
-        {
-        case .success(let connection):
-            bus.connection = connection
-            watchServer(connection)
-            return connection
-        case .failure: return nil
+        // Not opened: nil, asked again at the next use; ended: dropped, opened again then.
+        let opened = BusConnection.open(.session, description: "diligenced-focus", queue: queue) { [weak self] loss in
+            guard case .ended = loss else { return }
+            self?.bus.connection?.close()
+            self?.bus.connection = nil
         }
+        guard let connection = opened else { return nil }
+        bus.connection = connection
+        watchServer(connection)
+        return connection
     }
 
     /// A notification server that starts while the guard holds (dunst killed and started

@@ -21,7 +21,7 @@ final class Logind {
     private let prepareForSleep: (Bool) -> Void
     private let presence: (LogindSession.Signal) -> Void
     private var connection: BusConnection?
-    /// The user's session, followed for lock and idle (LogindSession.swift).
+    /// The user's session, followed for lock and idle (`LogindSession`).
     private var session: LogindSession?
 
     /// `prepareForSleep` runs on `queue` with the signal's argument: true before the machine
