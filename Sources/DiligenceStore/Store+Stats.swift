@@ -196,10 +196,9 @@ extension Store {
     /// (each `stats year` asks for last year's) and do not change.
     public func totals(from: Double, to: Double, taskID: Int64? = nil, device: DeviceFilter? = nil) throws(DiligenceError) -> Tally {
         let key = "\(from) \(to) \(taskID.map(String.init) ?? "") \(device.map { "\($0)" } ?? "")"
-        if let kept = totalsMemo[key], kept.writes == writeCount { return kept.tally }
+        if let kept = totalsMemo.value(key, writes: writeCount) { return kept }
         let tally = try sumTotals(from: from, to: to, taskID: taskID, device: device)
-        if totalsMemo.count >= 32 { totalsMemo.removeAll() }
-        totalsMemo[key] = (writeCount, tally)
+        totalsMemo.keep(tally, key, writes: writeCount)
         return tally
     }
 
@@ -210,16 +209,10 @@ extension Store {
     /// table row read per session), and with `holdsOtherDevicesSessions` they were 39 % of `stats all`.
     public func awaySeconds(from: Double, to: Double, taskID: Int64? = nil, device: DeviceFilter? = nil) throws(DiligenceError) -> Int {
         let key = "away \(from) \(to) \(taskID.map(String.init) ?? "") \(device.map { "\($0)" } ?? "")"
-        if let kept = rangeMemo[key], kept.writes == writeCount { return kept.value }
+        if let kept = rangeMemo.value(key, writes: writeCount) { return kept }
         let seconds = try sumAwaySeconds(from: from, to: to, taskID: taskID, device: device)
-        remember(key, seconds)
+        rangeMemo.keep(seconds, key, writes: writeCount)
         return seconds
-    }
-
-    /// Keeps `value` under `key` at the current `writeCount` (`rangeMemo`), a bounded few.
-    private func remember(_ key: String, _ value: Int) {
-        if rangeMemo.count >= 32 { rangeMemo.removeAll() }
-        rangeMemo[key] = (writeCount, value)
     }
 
     private func sumAwaySeconds(from: Double, to: Double, taskID: Int64?, device: DeviceFilter?) throws(DiligenceError) -> Int {
@@ -291,11 +284,11 @@ extension Store {
     /// `sumTotals` would count their shared time twice.
     private func holdsOtherDevicesSessions(from: Double, to: Double) throws(DiligenceError) -> Bool {
         let key = "devices \(from) \(to)"
-        if let kept = rangeMemo[key], kept.writes == writeCount { return kept.value != 0 }
+        if let kept = rangeMemo.value(key, writes: writeCount) { return kept != 0 }
         var found = false
         try connection.cached("SELECT 1 FROM sessions WHERE start >= ? AND start <= ? AND device IS NOT NULL LIMIT 1")
             .forEachRow([.real(from - Self.longestSessionSpan), .real(to)]) { _ throws(DiligenceError) in found = true }
-        remember(key, found ? 1 : 0)
+        rangeMemo.keep(found ? 1 : 0, key, writes: writeCount)
         return found
     }
 
@@ -397,5 +390,21 @@ extension Store {
             try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(id)])
             return removed
         }
+    }
+}
+
+/// Answers of read queries kept while nothing is written: each with the `writeCount` it was read
+/// at, a bounded few (a report asks for a handful of ranges).
+struct WriteMemo<Value> {
+    private var kept: [String: (writes: Int64, value: Value)] = [:]
+
+    func value(_ key: String, writes: Int64) -> Value? {
+        guard let entry = kept[key], entry.writes == writes else { return nil }
+        return entry.value
+    }
+
+    mutating func keep(_ value: Value, _ key: String, writes: Int64) {
+        if kept.count >= 32 { kept.removeAll() }
+        kept[key] = (writes, value)
     }
 }

@@ -14,11 +14,11 @@ public final class Store {
     public static let schemaVersion = 10
 
     private let db: SQLite
-    /// Totals already summed (`totals(from:to:taskID:)`), with the `writeCount` they were read at.
-    var totalsMemo: [String: (writes: Int64, tally: Tally)] = [:]
+    /// Totals already summed (`totals(from:to:taskID:)`), kept while nothing is written.
+    var totalsMemo = WriteMemo<Tally>()
     /// Time away and whether other devices' sessions are there (`awaySeconds`,
-    /// `holdsOtherDevicesSessions`) of a range, with the `writeCount` they were read at.
-    var rangeMemo: [String: (writes: Int64, value: Int)] = [:]
+    /// `holdsOtherDevicesSessions`) of a range, kept while nothing is written.
+    var rangeMemo = WriteMemo<Int>()
 
     /// The database file path, or ":memory:".
     public var path: String { db.path }
