@@ -1,14 +1,49 @@
 import CSQLite
-import DiligenceCore
 import Glibc
+
+/// Why a call on an SQLite connection failed: SQLite's result code and message, or the file
+/// check of this wrapper that refused, with the database's path.
+public struct SQLiteError: Error, Sendable, Equatable {
+    public enum Reason: Sendable, Equatable {
+        /// SQLite returned `code` (primary or extended) with `message`.
+        case result(code: Int32, message: String)
+        /// Flushing the write-ahead log to disk returned `code`.
+        case flush(code: Int32, message: String)
+        /// The location is a path, and it is empty.
+        case emptyPath
+        /// SQLite opened the file read-only: it or its directory cannot be written.
+        case readOnly
+        /// The path no longer names the file opened: removed, or `replaced` by another file.
+        case fileGone(replaced: Bool)
+        /// Creating the file failed with `errno`.
+        case create(errno: Int32)
+        /// Setting the new file's mode to 0600 failed with `errno`.
+        case setMode(errno: Int32)
+    }
+
+    /// The database's path, or ":memory:".
+    public var path: String
+    public var reason: Reason
+
+    public init(path: String, reason: Reason) {
+        self.path = path
+        self.reason = reason
+    }
+}
+
+/// The error a connection throws: the application's own type, made from an `SQLiteError`, so
+/// that callers' closures and the connection's calls throw one type.
+public protocol SQLiteFailure: Error {
+    init(_ failure: SQLiteError)
+}
 
 /// A small wrapper around one SQLite connection, in the style of swift-package-manager's
 /// `Basics/SQLite.swift`: a `Location`, prepared statements with typed binds, and a
-/// `transaction` helper. Every failure becomes a `DiligenceError` whose message names the
-/// database path and SQLite's own message.
+/// `transaction` helper. Every failure is an `SQLiteError` naming the database path and
+/// SQLite's own message, thrown as the caller's `Failure`.
 ///
 /// Not thread-safe: one connection is used from one thread (or serial queue) at a time.
-public final class SQLite {
+public final class SQLiteConnection<Failure: SQLiteFailure> {
     /// Where the database lives.
     public enum Location: Sendable, Equatable {
         /// A file; created with mode 0600 when it does not exist.
@@ -128,18 +163,15 @@ public final class SQLite {
     /// (or its directory) was removed, or another file put in its place, while the connection
     /// was open. SQLite would go on writing to the unlinked inode, and every write would be
     /// acknowledged and lost at exit (issue 26); refused instead. One stat(2) per write.
-    public var fileGone: String? {
+    public var fileGone: SQLiteError? {
         guard case .path(let p) = location, let openedFile else { return nil }
         var st = stat()
         if stat(p, &st) == 0, UInt64(st.st_dev) == openedFile.device, UInt64(st.st_ino) == openedFile.inode { return nil }
-        let what = stat(p, &st) == 0 ? "replaced by another file" : "removed"
-        return "The database file \(p) was \(what) while diligenced ran: nothing more is written to the one still open, "
-            + "so that no change is acknowledged and then lost. What it holds can still be read (diligencectl export "
-            + "--with-tasks > FILE); restart diligenced to use the file now at that path (a new one if none), then import FILE."
+        return SQLiteError(path: p, reason: .fileGone(replaced: stat(p, &st) == 0))
     }
 
-    private func refuseIfGone() throws(DiligenceError) {
-        if let fileGone { throw DiligenceError(.storageError, fileGone) }
+    private func refuseIfGone() throws(Failure) {
+        if let fileGone { throw Failure(fileGone) }
     }
     /// Statements prepared once and reused (see `cached(_:)`).
     private var cache: [String: Statement] = [:]
@@ -153,8 +185,8 @@ public final class SQLite {
     /// to it (the store refuses another program's database there, leaving it as it was).
     public init(
         location: Location, busyTimeoutMilliseconds: Int32 = 2000,
-        inspect: (SQLite) throws(DiligenceError) -> Void = { _ throws(DiligenceError) in }
-    ) throws(DiligenceError) {
+        inspect: (SQLiteConnection) throws(Failure) -> Void = { _ throws(Failure) in }
+    ) throws(Failure) {
         self.location = location
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         let filename: String
@@ -167,7 +199,7 @@ public final class SQLite {
             flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX
         case .path(let p):
             guard !p.isEmpty else {
-                throw DiligenceError(.storageError, "The database path is empty; give a file path.")
+                throw Failure(SQLiteError(path: p, reason: .emptyPath))
             }
             try Self.createPrivateFile(p)
             filename = p
@@ -184,7 +216,7 @@ public final class SQLite {
             throw error
         }
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
-        do throws(DiligenceError) {
+        do throws(Failure) {
             // sqlite3_open_v2 reads nothing yet: read the header now, before any pragma that
             // could write, so a file that is not a database is reported and never modified.
             try exec("SELECT count(*) FROM sqlite_master")
@@ -193,10 +225,7 @@ public final class SQLite {
             // SQLite opens a file it may not write read-only without a word (a read-only
             // directory holding the -wal and -shm files): every write would fail later instead.
             if case .path(let p) = location, sqlite3_db_readonly(handle, "main") == 1 {
-                throw DiligenceError(
-                    .storageError,
-                    "The database \(p) can only be read (the file or its directory is read-only); diligence must write to it. Make it writable, or point --database elsewhere."
-                )
+                throw Failure(SQLiteError(path: p, reason: .readOnly))
             }
             // WAL: readers (status, stats) never block the writer, and a crash mid-write
             // leaves the last committed state.
@@ -227,13 +256,13 @@ public final class SQLite {
     // MARK: Statements
 
     /// Runs one or more SQL statements that take no parameters; result rows are discarded.
-    public func exec(_ sql: String) throws(DiligenceError) {
+    public func exec(_ sql: String) throws(Failure) {
         let rc = sqlite3_exec(handle, sql, nil, nil, nil)
         guard rc == SQLITE_OK else { throw makeError(rc) }
     }
 
     /// Prepares `sql` (one statement) for this connection.
-    public func prepare(_ sql: String) throws(DiligenceError) -> Statement {
+    public func prepare(_ sql: String) throws(Failure) -> Statement {
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v2(handle, sql, -1, &stmt, nil)
         guard rc == SQLITE_OK, let stmt else { throw makeError(rc) }
@@ -242,7 +271,7 @@ public final class SQLite {
 
     /// The statement for `sql`, prepared on first use and kept for the connection's lifetime:
     /// for queries that run often (the daemon answers `status` many times a second).
-    public func cached(_ sql: String) throws(DiligenceError) -> Statement {
+    public func cached(_ sql: String) throws(Failure) -> Statement {
         if let stmt = cache[sql] { return stmt }
         let stmt = try prepare(sql)
         cache[sql] = stmt
@@ -250,13 +279,13 @@ public final class SQLite {
     }
 
     /// Runs `sql` with `values` bound and returns every row.
-    public func query(_ sql: String, _ values: [Value] = []) throws(DiligenceError) -> [Row] {
+    public func query(_ sql: String, _ values: [Value] = []) throws(Failure) -> [Row] {
         try cached(sql).rows(values)
     }
 
     /// Runs `sql` with `values` bound, discarding rows; returns the number of rows changed.
     @discardableResult
-    public func run(_ sql: String, _ values: [Value] = []) throws(DiligenceError) -> Int {
+    public func run(_ sql: String, _ values: [Value] = []) throws(Failure) -> Int {
         // Outside a transaction (the saved timer's one statement) it is a write of its own.
         if sqlite3_get_autocommit(handle) != 0 { try refuseIfGone() }
         try cached(sql).run(values)
@@ -265,7 +294,7 @@ public final class SQLite {
 
     /// Rows inserted per statement by `insertMany`: SQLite's per-statement work (opening and
     /// closing cursors, a statement journal) costs as much as a row's own.
-    public static let rowsPerInsert = 256
+    public static var rowsPerInsert: Int { 256 }
 
     /// Inserts `count` rows (`row(i)`: row `i`'s `columns` values) with `INSERT INTO target
     /// VALUES (…), (…), …`, up to `rowsPerInsert` rows a statement, the rows of one statement
@@ -276,7 +305,7 @@ public final class SQLite {
     @discardableResult
     public func insertMany(
         into target: String, columns: Int, count total: Int, replacing: Bool = false, row: (Int) -> [Value]
-    ) throws(DiligenceError) -> [Int64] {
+    ) throws(Failure) -> [Int64] {
         var ids: [Int64] = []
         ids.reserveCapacity(total)
         var start = 0
@@ -302,7 +331,7 @@ public final class SQLite {
     /// Runs `body` with a 32 MiB page cache when `large` (then back to SQLite's default): a
     /// transaction touching more pages than the default 2 MB cache holds spills dirty pages into
     /// the WAL mid-transaction and writes them again at the commit (an import of 100 000 sessions).
-    public func withLargePageCache<T>(if large: Bool, _ body: () throws(DiligenceError) -> T) throws(DiligenceError) -> T {
+    public func withLargePageCache<T>(if large: Bool, _ body: () throws(Failure) -> T) throws(Failure) -> T {
         guard large else { return try body() }
         try exec("PRAGMA cache_size = -32768")
         defer { sqlite3_exec(handle, "PRAGMA cache_size = -2000", nil, nil, nil) }
@@ -339,8 +368,8 @@ public final class SQLite {
     /// (`BEGIN`: another process's lock does not stop it).
     public func transaction<T>(
         flush: Flush = .onCommit, temporaryOnly: Bool = false,
-        _ body: () throws(DiligenceError) -> T
-    ) throws(DiligenceError) -> T {
+        _ body: () throws(Failure) -> T
+    ) throws(Failure) -> T {
         if sqlite3_get_autocommit(handle) == 0 {
             return try body()
         }
@@ -369,7 +398,7 @@ public final class SQLite {
     /// Waits until every committed transaction is on disk: one fsync of the WAL, through
     /// SQLite's own file object (the second half of `transaction(flush: .byCaller)`). Nothing
     /// to do for a database without a journal file (in memory).
-    public func flushJournal() throws(DiligenceError) {
+    public func flushJournal() throws(Failure) {
         var pointer: UnsafeMutableRawPointer?
         var rc = sqlite3_file_control(handle, "main", SQLITE_FCNTL_JOURNAL_POINTER, &pointer)
         guard rc == SQLITE_OK else { throw makeError(rc) }
@@ -377,16 +406,14 @@ public final class SQLite {
         guard let file, let sync = file.pointee.pMethods?.pointee.xSync else { return }
         rc = sync(file, SQLITE_SYNC_FULL)
         guard rc == SQLITE_OK else {
-            throw DiligenceError(
-                .storageError,
-                "\(path): could not flush the write-ahead log to disk (SQLite error \(rc): \(String(cString: sqlite3_errstr(rc))))")
+            throw Failure(SQLiteError(path: path, reason: .flush(code: rc, message: String(cString: sqlite3_errstr(rc)))))
         }
     }
 
     // MARK: Checkpoints
 
     /// WAL pages after which the log is copied back into the database (SQLite's default).
-    public static let checkpointPages: Int32 = 1000
+    public static var checkpointPages: Int32 { 1000 }
 
     /// Moves WAL checkpoints out of the commit that crosses `checkpointPages`: SQLite would
     /// run one inside that COMMIT (two fsyncs and the copying, a few milliseconds on the
@@ -395,19 +422,21 @@ public final class SQLite {
     public func deferCheckpoints(to schedule: @escaping (@escaping () -> Void) -> Void) {
         checkpointScheduler = schedule
         logIdentity = FileIdentity(path + "-wal")
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        // Replaces SQLite's own autocheckpoint hook for this connection. The hook lives as
-        // long as the connection (closed in deinit), so the unretained `self` is valid.
+        let hook = WALHook { [unowned self] pages in self.walGrew(to: pages) }
+        walHook = hook
+        // Replaces SQLite's own autocheckpoint hook for this connection. The hook object lives
+        // as long as the connection (closed in deinit), so the unretained pointer is valid.
         sqlite3_wal_hook(
             handle,
             { context, _, _, pages in
                 guard let context else { return SQLITE_OK }
-                Unmanaged<SQLite>.fromOpaque(context).takeUnretainedValue().walGrew(to: pages)
+                Unmanaged<WALHook>.fromOpaque(context).takeUnretainedValue().grew(pages)
                 return SQLITE_OK
-            }, context)
+            }, Unmanaged.passUnretained(hook).toOpaque())
     }
 
     private var checkpointScheduler: ((@escaping () -> Void) -> Void)?
+    private var walHook: WALHook?
     private var checkpointPending = false
 
     /// Called after each commit of a write transaction (from the WAL hook, once `deferCheckpoints`
@@ -437,7 +466,7 @@ public final class SQLite {
     /// Copies every commit in the write-ahead log into the database file and empties the log
     /// (`TRUNCATE`): the file alone then holds everything, as a backup tool that copies only it
     /// expects. Waits up to the busy timeout for readers still using the log.
-    public func checkpointIntoFile() throws(DiligenceError) {
+    public func checkpointIntoFile() throws(Failure) {
         let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
         guard rc == SQLITE_OK else { throw makeError(rc) }
     }
@@ -486,13 +515,13 @@ public final class SQLite {
 
     // MARK: Errors
 
-    /// Turns an SQLite result code into a `DiligenceError` naming the database and SQLite's message.
-    private func makeError(_ rc: Int32) -> DiligenceError {
+    /// The failure for result code `rc`, naming the database and SQLite's message.
+    private func makeError(_ rc: Int32) -> Failure {
         Self.error(code: rc, handle: handle, path: path)
     }
 
-    /// The error for `rc`, with the message SQLite recorded on `handle`.
-    fileprivate static func error(code rc: Int32, handle: OpaquePointer?, path: String) -> DiligenceError {
+    /// The failure for `rc`, with the message SQLite recorded on `handle`.
+    fileprivate static func error(code rc: Int32, handle: OpaquePointer?, path: String) -> Failure {
         // sqlite3_errmsg describes the most recent failure on this connection; sqlite3_errstr
         // is the generic text for the code when there is no connection (or it has moved on).
         var detail = handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? ""
@@ -502,31 +531,9 @@ public final class SQLite {
         return error(code: rc, detail: detail, path: path)
     }
 
-    /// The error for result code `rc` (primary or extended) with SQLite's message `detail`.
-    static func error(code rc: Int32, detail: String, path: String) -> DiligenceError {
-        switch rc & 0xff {
-        case SQLITE_BUSY, SQLITE_LOCKED:
-            return DiligenceError(
-                .databaseLocked,
-                "The database \(path) is locked: another process holds it (SQLite: \(detail)). Try again in a moment."
-            )
-        case SQLITE_CORRUPT, SQLITE_NOTADB:
-            return DiligenceError(
-                .databaseCorrupt,
-                "The database \(path) is damaged or is not a diligence database (SQLite: \(detail)). "
-                    + "It was not modified; move it aside to start afresh, or restore a backup."
-            )
-        case SQLITE_FULL:
-            return DiligenceError(
-                .storageError, "Cannot write the database \(path): the disk is full (SQLite: \(detail)). Free some space and try again.")
-        case SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN, SQLITE_AUTH:
-            return DiligenceError(
-                .storageError,
-                "Cannot open or write the database \(path) (SQLite: \(detail)). Check that its directory exists and that the file and directory are writable."
-            )
-        default:
-            return DiligenceError(.storageError, "The database \(path) failed (SQLite: \(detail), code \(rc)).")
-        }
+    /// The failure for result code `rc` (primary or extended) with SQLite's message `detail`.
+    static func error(code rc: Int32, detail: String, path: String) -> Failure {
+        Failure(SQLiteError(path: path, reason: .result(code: rc, message: detail)))
     }
 
     /// `path` as the path of a `file:` URI: `%`, `?` and `#` would end or escape it.
@@ -536,7 +543,7 @@ public final class SQLite {
 
     /// Creates `path` with mode 0600 if it does not exist, independent of the umask. An
     /// existing file is left as it is (neither truncated nor re-moded).
-    private static func createPrivateFile(_ path: String) throws(DiligenceError) {
+    private static func createPrivateFile(_ path: String) throws(Failure) {
         var fd: Int32
         repeat {
             fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(0o600))
@@ -544,23 +551,21 @@ public final class SQLite {
         if fd < 0 {
             let err = errno
             if err == EEXIST { return }
-            throw DiligenceError(
-                .storageError,
-                "Cannot create the database \(path): \(String(cString: strerror(err))). Check that its directory exists and is writable.")
+            throw Failure(SQLiteError(path: path, reason: .create(errno: err)))
         }
         // open(2) applied the umask; fchmod does not, so the mode is exactly 0600.
         let rc = fchmod(fd, 0o600)
         let err = errno
         close(fd)
         if rc != 0 {
-            throw DiligenceError(.storageError, "Cannot set the mode of the database \(path) to 0600: \(String(cString: strerror(err))).")
+            throw Failure(SQLiteError(path: path, reason: .setMode(errno: err)))
         }
     }
 }
 
 // MARK: - Statement
 
-extension SQLite {
+extension SQLiteConnection {
     /// A prepared statement. Bind, step, reset; `rows` and `run` do all three.
     public final class Statement {
         private let stmt: OpaquePointer
@@ -570,14 +575,14 @@ extension SQLite {
         private let db: OpaquePointer?
         private let path: String
 
-        fileprivate init(_ stmt: OpaquePointer, connection: SQLite) {
+        fileprivate init(_ stmt: OpaquePointer, connection: SQLiteConnection) {
             self.stmt = stmt
             self.db = connection.handle
             self.path = connection.path
         }
 
-        private func makeError(_ rc: Int32) -> DiligenceError {
-            SQLite.error(code: rc, handle: db, path: path)
+        private func makeError(_ rc: Int32) -> Failure {
+            SQLiteConnection.error(code: rc, handle: db, path: path)
         }
 
         deinit {
@@ -585,10 +590,10 @@ extension SQLite {
         }
 
         /// `SQLITE_TRANSIENT`: SQLite copies bound text before the call returns.
-        private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
 
         /// Resets the statement and binds `values` to parameters 1, 2, ...
-        public func bind(_ values: [Value]) throws(DiligenceError) {
+        public func bind(_ values: [Value]) throws(Failure) {
             reset()
             for (offset, value) in values.enumerated() {
                 let index = Int32(offset + 1)
@@ -618,7 +623,7 @@ extension SQLite {
         }
 
         /// Runs the statement to its next row; nil when it is done.
-        public func step() throws(DiligenceError) -> Row? {
+        public func step() throws(Failure) -> Row? {
             let rc = sqlite3_step(stmt)
             switch rc {
             case SQLITE_ROW:
@@ -633,7 +638,7 @@ extension SQLite {
         }
 
         /// Binds `values`, returns every row, and resets the statement (releasing its read lock).
-        public func rows(_ values: [Value] = []) throws(DiligenceError) -> [Row] {
+        public func rows(_ values: [Value] = []) throws(Failure) -> [Row] {
             try bind(values)
             defer { reset() }
             var rows: [Row] = []
@@ -644,7 +649,7 @@ extension SQLite {
         }
 
         /// Binds `values`, runs the statement to completion and resets it.
-        public func run(_ values: [Value] = []) throws(DiligenceError) {
+        public func run(_ values: [Value] = []) throws(Failure) {
             try bind(values)
             defer { reset() }
             while try step() != nil {}
@@ -652,7 +657,7 @@ extension SQLite {
 
         /// Binds `values` and calls `body` for each row with its columns read in place, without
         /// building `Row`s: for the reports that scan many rows. Resets the statement afterwards.
-        public func forEachRow(_ values: [Value], _ body: (Columns) throws(DiligenceError) -> Void) throws(DiligenceError) {
+        public func forEachRow(_ values: [Value], _ body: (Columns) throws(Failure) -> Void) throws(Failure) {
             try bind(values)
             defer { reset() }
             let columns = Columns(stmt: stmt)
@@ -698,7 +703,7 @@ extension SQLite {
     }
 }
 
-extension SQLite {
+extension SQLiteConnection {
     /// The current row of a statement stepped by `Statement.forEachRow`; valid only inside its body.
     public struct Columns {
         fileprivate let stmt: OpaquePointer
@@ -712,6 +717,14 @@ extension SQLite {
             return String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
         }
     }
+}
+
+/// What the WAL hook calls: a C callback cannot name a generic class's instance, so it reaches
+/// the connection through this plain one.
+private final class WALHook {
+    let grew: (Int32) -> Void
+
+    init(_ grew: @escaping (Int32) -> Void) { self.grew = grew }
 }
 
 /// SQLite's own random source (ChaCha20, seeded once from the system's): random numbers without

@@ -22,9 +22,9 @@ extension Store {
         set { connection.busyTimeoutMilliseconds = newValue }
     }
 
-    /// Why a write would go nowhere: the database file was removed or replaced while open
-    /// (see `SQLite.fileGone`); nil while it is there.
-    public var fileGone: String? { connection.fileGone }
+    /// Why a write would go nowhere: the database file was removed or replaced while open;
+    /// nil while it is there.
+    public var fileGone: String? { connection.fileGone.map { DiligenceError($0).message } }
 
     /// Waits until every committed write is on disk (see `SQLite.flushJournal`).
     public func flushJournal() throws(DiligenceError) {

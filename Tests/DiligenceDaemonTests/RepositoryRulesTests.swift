@@ -170,6 +170,15 @@ extension RepositoryRulesTests {
         #expect(stored.count >= 5, "the scan found only \(stored)")
         #expect(stored.count <= 12, "group the parts instead: \(stored.joined(separator: ", "))")
     }
+
+    /// The SQLite wrapper is generic: its failures are its own type, and the store alone turns
+    /// them into the application's errors.
+    @Test func theSQLiteWrapperKnowsNothingOfTheApplicationsErrors() throws {
+        let source = try String(
+            contentsOf: Self.root.appendingPathComponent("Sources/DiligenceStore/SQLite.swift"), encoding: .utf8)
+        let found = source.split(separator: "\n").filter { $0.contains("DiligenceError") || $0.contains("import DiligenceCore") }
+        #expect(found.isEmpty, "throw SQLiteError there, mapped in the store:\n\(found.joined(separator: "\n"))")
+    }
 }
 
 /// The scanners (text in, findings out).
