@@ -61,12 +61,6 @@ public final class Daemon: TimerOutlet {
         // holding the queue (and every status request behind it): a command waits for the
         // lock off the queue (`serve`), a phase end's sessions in `unsaved`.
         store.lockWait = 0
-        // A checkpoint runs after the work item whose commit filled the log (a phase end's
-        // events, a command's answer), not inside that commit.
-        store.deferCheckpoints { [queue] checkpoint in
-            let checkpoint = QueueBound(checkpoint, on: queue)
-            queue.async { checkpoint.value() }
-        }
         let recorder = SessionRecorder(store: store, clocks: clocks, paths: paths, queue: queue)
         recorder.minSession = loaded.config.minSession
         self.driver = TimerDriver(queue: queue, clocks: clocks, store: store, recorder: recorder, suspendPolicy: loaded.config.suspend)
@@ -81,7 +75,15 @@ public final class Daemon: TimerOutlet {
             store: store, recorder: recorder, journal: journal, clocks: clocks, queue: queue, today: { [stats] in stats.todayDate })
         self.sync = SyncParts(journal: journal, merge: merge)
         journal.removals = { [unowned self] in self.sync.merge.history.removals }
-        store.onLogLost = { [unowned self] rescued in self.writeAheadLogLost(rescued: rescued) }
+        // A checkpoint runs after the work item whose commit filled the log (a phase end's
+        // events, a command's answer), not inside that commit.
+        store.connect(
+            checkpoints: { [queue] checkpoint in
+                let checkpoint = QueueBound(checkpoint, on: queue)
+                queue.async { checkpoint.value() }
+            },
+            committed: { [unowned self] in self.sync.journal.committed() },
+            logLost: { [unowned self] rescued in self.writeAheadLogLost(rescued: rescued) })
         desktop = Desktop(
             notifier: Notifier(queue: queue) { [unowned self] message in self.ringBell(for: message) },
             hooks: Hooks(queue: queue), sound: Sound(queue: queue),
@@ -104,7 +106,7 @@ public final class Daemon: TimerOutlet {
         driver.connect(self)
         records.stats.runningWork = { [unowned self] now in self.driver.runningWork(at: now) }
         records.stats.tasksImported = { [unowned self] in self.tasksImported() }
-        store.onCommit = { [unowned self] in self.sync.journal.committed() }
+        precondition(store.isConnected, "the store's commits reach no journal: Store.connect was never called")
         sync.journal.write(now: clocks.wall)
         sync.merge.merged = { [unowned self] folded in self.syncMerged(folded: folded) }
         records.stats.devices = { [unowned self] recorded in self.sync.merge.knownDevices(recorded: recorded) }

@@ -419,8 +419,18 @@ public final class SQLiteConnection<Failure: SQLiteFailure> {
     /// run one inside that COMMIT (two fsyncs and the copying, a few milliseconds on the
     /// critical path of whatever committed); here the commit only asks `schedule` to run it
     /// next (the daemon passes its queue), after the caller has answered or sent its events.
-    public func deferCheckpoints(to schedule: @escaping (@escaping () -> Void) -> Void) {
+    /// `committed` runs after each commit of a write transaction (the write lock is released by
+    /// then); it must not use this connection. `logLost` runs after a commit found the -wal
+    /// lost, once its commits were copied into the database file (`rescued`) or that failed.
+    /// Called once, right after the connection opens.
+    public func deferCheckpoints(
+        to schedule: @escaping (@escaping () -> Void) -> Void,
+        committed: (() -> Void)? = nil, logLost: ((_ rescued: Bool) -> Void)? = nil
+    ) {
+        precondition(checkpointScheduler == nil, "the checkpoints of \(path) were deferred twice")
         checkpointScheduler = schedule
+        self.committed = committed
+        self.logLost = logLost
         logIdentity = FileIdentity(path + "-wal")
         let hook = WALHook { [unowned self] pages in self.walGrew(to: pages) }
         walHook = hook
@@ -438,14 +448,11 @@ public final class SQLiteConnection<Failure: SQLiteFailure> {
     private var checkpointScheduler: ((@escaping () -> Void) -> Void)?
     private var walHook: WALHook?
     private var checkpointPending = false
-
-    /// Called after each commit of a write transaction (from the WAL hook, once `deferCheckpoints`
-    /// installed it; the write lock is released by then). It must not use this connection: it
-    /// only schedules what follows a commit (the daemon's journal writer).
-    public var onCommit: (() -> Void)?
+    private var committed: (() -> Void)?
+    private var logLost: ((_ rescued: Bool) -> Void)?
 
     private func walGrew(to pages: Int32) {
-        onCommit?()
+        committed?()
         if logIsLost, let schedule = checkpointScheduler {
             // Rescued before `transaction` returns (so before any answer); a write outside one
             // is rescued by the scheduler.
@@ -497,10 +504,6 @@ public final class SQLiteConnection<Failure: SQLiteFailure> {
         return FileIdentity(path + "-wal") != logIdentity
     }
 
-    /// Called (through the checkpoint scheduler) after a commit found the log lost, once its
-    /// commits were copied into the database file (`rescued`) or that failed.
-    public var onLogLost: ((_ rescued: Bool) -> Void)?
-
     /// Commits went to a log no longer at its name since the last rescue.
     private var lostLogCommits = false
 
@@ -510,7 +513,7 @@ public final class SQLiteConnection<Failure: SQLiteFailure> {
         guard lostLogCommits else { return }
         lostLogCommits = false
         let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
-        onLogLost?(rc == SQLITE_OK)
+        logLost?(rc == SQLITE_OK)
     }
 
     // MARK: Errors

@@ -37,23 +37,18 @@ extension Store {
         try connection.checkpointIntoFile()
     }
 
-    /// Runs WAL checkpoints through `schedule` instead of inside a commit (see `SQLite.deferCheckpoints`).
-    public func deferCheckpoints(to schedule: @escaping (@escaping () -> Void) -> Void) {
-        connection.deferCheckpoints(to: schedule)
+    /// Wires what follows a commit, once, before the first write that needs it: checkpoints run
+    /// through `schedule` instead of inside a commit, `committed` after each commit (it must not
+    /// use the store), `logLost` once a write found the -wal lost and its commits were copied
+    /// into the file (`rescued`) or that failed.
+    public func connect(
+        checkpoints schedule: @escaping (@escaping () -> Void) -> Void, committed: @escaping () -> Void,
+        logLost: @escaping (_ rescued: Bool) -> Void
+    ) {
+        connection.deferCheckpoints(to: schedule, committed: committed, logLost: logLost)
+        isConnected = true
     }
 
     /// Whether the database's -wal was removed or replaced under this connection (see `SQLite.logIsLost`).
     public var logIsLost: Bool { connection.logIsLost }
-
-    /// Told after a write found the -wal lost, once its commits were copied into the file or that failed.
-    public var onLogLost: ((_ rescued: Bool) -> Void)? {
-        get { connection.onLogLost }
-        set { connection.onLogLost = newValue }
-    }
-
-    /// Runs after each commit of this store's writes (see `SQLite.onCommit`).
-    public var onCommit: (() -> Void)? {
-        get { connection.onCommit }
-        set { connection.onCommit = newValue }
-    }
 }

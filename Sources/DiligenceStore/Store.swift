@@ -44,6 +44,8 @@ public final class Store {
 
     /// The import being received, staged in memory until its last chunk.
     var pendingImport: PendingImport?
+    /// `connect` was called: the daemon's journal and checkpoints follow the commits.
+    public internal(set) var isConnected = false
 
     /// `PRAGMA application_id` of diligence's databases ("dilg"): another program's SQLite
     /// file is told apart without reading its tables.

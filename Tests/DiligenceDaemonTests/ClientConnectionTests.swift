@@ -41,8 +41,7 @@ import Testing
 
         let served = Served()
         queue.sync {
-            connection.onClose = { _ in served.closed.signal() }
-            connection.start(queue: queue, readLoop: loop) { connection, line in
+            connection.start(queue: queue, readLoop: loop, onClose: { _ in served.closed.signal() }) { connection, line in
                 let request = String(decoding: line, as: UTF8.self)
                 served.requests.append(request)
                 let words = request.split(separator: " ")

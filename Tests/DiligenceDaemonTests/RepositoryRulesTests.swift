@@ -179,6 +179,31 @@ extension RepositoryRulesTests {
         let found = source.split(separator: "\n").filter { $0.contains("DiligenceError") || $0.contains("import DiligenceCore") }
         #expect(found.isEmpty, "throw SQLiteError there, mapped in the store:\n\(found.joined(separator: "\n"))")
     }
+
+    @Test func theClosureSlotScannerFindsEmptyDefaultsAndOpenOptionals() {
+        let source = """
+            var merged: (_ folded: [Int64: Int64]) -> Void = { _ in }
+            var tasksImported: () -> Void = {}
+            public var onCommit: (() -> Void)?
+            var onClose: ((ClientConnection) -> Void)?
+            private var onLine: ((String) -> Void)?
+            let onAction: (String) -> Void
+            var removals: () -> [Int] = { preconditionFailure("never connected") }
+            // var onCommented: (() -> Void)?
+            """
+        #expect(RepositoryRules.closureSlots(in: source).count == 4)
+    }
+
+    /// Collaborators are wired at birth or in one connect step: a closure slot that does nothing
+    /// until someone remembers to fill it fails silently when forgotten.
+    @Test func noStoredClosureWaitsEmptyToBeWired() {
+        let files = ["Sources/DiligenceDaemon", "Sources/DiligenceStore", "Sources/DiligenceSync"].flatMap {
+            SourceRulesTests.swiftFiles(under: $0)
+        }
+        #expect(files.count > 40, "the scan found only \(files.count) files")
+        let found = files.flatMap { file in RepositoryRules.closureSlots(in: file.text).map { "\(file.path): \($0)" } }
+        #expect(found.isEmpty, "pass these to init or to one connect step:\n\(found.joined(separator: "\n"))")
+    }
 }
 
 /// The scanners (text in, findings out).
@@ -294,6 +319,14 @@ enum RepositoryRules {
         return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { match in
             Range(match.range(at: 1), in: text).map { String(text[$0]) }
         }
+    }
+
+    /// Stored closures (comments left out) that default to an empty body, and optional closure
+    /// slots that code outside the type may fill after construction (`var x: ((…) -> …)?`, not private).
+    static func closureSlots(in text: String) -> [String] {
+        let emptyDefault = /(?:let|var) \w+: [^=]*->[^=]*= \{\s*(?:[\w, ]+ in\s*)?\}\s*$/
+        let openOptional = /^\s*(?:public |internal |package )?var \w+: \(\(.*\) -> .*\)\?\s*(?:\{\s*)?$/
+        return SourceRules.code(text).filter { $0.contains(emptyDefault) || $0.contains(openOptional) }
     }
 
     /// The lines of `text` (comments left out) comparing a `code` with a string literal.

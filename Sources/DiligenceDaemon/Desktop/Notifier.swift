@@ -33,10 +33,10 @@ final class Notifier {
         /// Whether the state the notification was shown for (and its buttons act on) is still
         /// there; once it is not, the notification is closed.
         var stillValid: () -> Bool
+        /// Called on the queue once it is gone: closed, expired or never shown.
+        let onClosed: (() -> Void)?
         /// Called on the queue with the action key the user chose.
         var onAction: (String) -> Void
-        /// Called on the queue once it is gone: closed, expired or never shown.
-        var onClosed: (() -> Void)?
     }
 
     static let service = "org.freedesktop.Notifications"

@@ -127,7 +127,7 @@ extension Daemon {
         desktop.notifier.show(
             .init(
                 slot: "phase", summary: summary, body: body, actions: actions, settings: config.notifications,
-                category: "x-diligence.phase", stillValid: actions.isEmpty ? { true } : timerStillAsNow()
+                category: "x-diligence.phase", stillValid: actions.isEmpty ? { true } : timerStillAsNow(), onClosed: nil
             ) { [unowned self] key in
                 self.notificationAction(key)
             })
@@ -173,10 +173,11 @@ extension Daemon {
         var settings = config.notifications
         let liftsPause = settings.enabled && desktop.focusGuard.holdsOwnNotifications
         if desktop.focusGuard.record != nil && !liftsPause { settings.urgency = .critical }
-        var message = Notifier.Message(
+        let message = Notifier.Message(
             slot: "reminder", summary: "Reminder: \(task.name)", body: body, actions: actions,
             settings: settings, category: "x-diligence.reminder",
-            stillValid: actions.isEmpty ? { true } : timerStillAsNow()
+            stillValid: actions.isEmpty ? { true } : timerStillAsNow(),
+            onClosed: liftsPause ? { [unowned self] in desktop.focusGuard.stepBack() } : nil
         ) { [unowned self] _ in
             guard self.machine.state == .idle || self.machine.state == .pending,
                 let current = try? self.store.task(id: task.id)
@@ -188,7 +189,6 @@ extension Daemon {
             }
         }
         guard liftsPause else { return desktop.notifier.show(message) }
-        message.onClosed = { [unowned self] in desktop.focusGuard.stepBack() }
         desktop.focusGuard.stepAside { [unowned self] in desktop.notifier.show(message) }
     }
 

@@ -48,7 +48,7 @@ final class ClientConnection {
     private var inputEnded = false
     private var onLine: ((ClientConnection, ArraySlice<UInt8>) -> Void)?
     private var readLoop: ReadLoop?
-    var onClose: ((ClientConnection) -> Void)?
+    private var onClose: ((ClientConnection) -> Void)?
     /// Seconds a partial request line may wait for its newline (ControlServer.partialLineTimeout).
     var partialLineTimeout = ControlServer.defaultPartialLineTimeout
     /// Exists only while a partial line is pending: an idle connection costs no wake-up.
@@ -76,8 +76,13 @@ final class ClientConnection {
         peer = PeerCredentials.of(fd)
     }
 
-    func start(queue: DispatchQueue, readLoop: ReadLoop, onLine: @escaping (ClientConnection, ArraySlice<UInt8>) -> Void) {
+    /// `onClose` runs once the connection closes, `onLine` for each request line.
+    func start(
+        queue: DispatchQueue, readLoop: ReadLoop, onClose: @escaping (ClientConnection) -> Void,
+        onLine: @escaping (ClientConnection, ArraySlice<UInt8>) -> Void
+    ) {
         self.queue = queue
+        self.onClose = onClose
         self.onLine = onLine
         self.readLoop = readLoop
         updateInterest()
@@ -222,9 +227,17 @@ final class ClientConnection {
         if !waitingForRoom { flush() }
     }
 
-    /// Called after each write of output and at the close: an answer sent in pieces (an
-    /// export) sends its next one once `pendingOutput` is low enough.
-    var onWritten: (() -> Void)?
+    /// Called after each write of output and at the close, while an answer is sent in pieces
+    /// (an export): it sends its next one once `pendingOutput` is low enough.
+    private var onWritten: (() -> Void)?
+
+    /// Calls `watcher` after each write of output and at the close, until `stopWatchingWrites`.
+    func watchWrites(_ watcher: @escaping () -> Void) {
+        precondition(onWritten == nil, "connection \(id): one answer in pieces at a time")
+        onWritten = watcher
+    }
+
+    func stopWatchingWrites() { onWritten = nil }
 
     private func flush() {
         defer { onWritten?() }

@@ -384,11 +384,11 @@ private final class ExportPacing: @unchecked Sendable {
             func check() {
                 guard !signalled, connection.closed || connection.pendingOutput <= Self.low else { return }
                 signalled = true
-                connection.onWritten = nil
+                connection.stopWatchingWrites()
                 open = !connection.closed
                 room.signal()
             }
-            connection.onWritten = check
+            connection.watchWrites(check)
             connection.send(text)
             check()
         }

@@ -255,9 +255,12 @@ final class ControlServer {
         }
         connections[connection.id] = connection
         connection.partialLineTimeout = partialLineTimeout
-        connection.onClose = { [unowned self] in self.connections[$0.id] = nil }
-        guard let readLoop else { return connection.close() }
-        connection.start(queue: queue, readLoop: readLoop, onLine: handler)
+        guard let readLoop else {
+            connections[connection.id] = nil
+            return connection.close()
+        }
+        connection.start(
+            queue: queue, readLoop: readLoop, onClose: { [unowned self] in self.connections[$0.id] = nil }, onLine: handler)
     }
 
     /// Why this peer may not talk to the daemon, if it may not.

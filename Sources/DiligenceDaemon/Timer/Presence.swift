@@ -81,7 +81,8 @@ extension Daemon {
                     slot: "presence", summary: "Time away counted as focus",
                     body: "You were away \(DurationText.format(seconds)) during work; it counted. Keep it or discard it?",
                     actions: [("keep_away", "Keep"), ("discard_away", "Discard away time")], settings: config.notifications,
-                    category: "x-diligence.presence", stillValid: { [unowned self] in self.machine.awayOffer != nil }
+                    category: "x-diligence.presence", stillValid: { [unowned self] in self.machine.awayOffer != nil },
+                    onClosed: nil
                 ) { [unowned self] key in
                     self.awayAction(key)
                 })
@@ -93,7 +94,8 @@ extension Daemon {
                 .init(
                     slot: "presence", summary: "Focus session \(how)",
                     body: "\(session.taskName): you left during work after \(DurationText.format(session.focusedSeconds)) of focus.",
-                    actions: [], settings: config.notifications, category: "x-diligence.presence", stillValid: { true }
+                    actions: [], settings: config.notifications, category: "x-diligence.presence", stillValid: { true },
+                    onClosed: nil
                 ) { _ in })
         default:
             break
