@@ -7,7 +7,7 @@ public struct DaemonConfig: Equatable, Sendable {
     /// What a suspend of the machine means for a running phase.
     public var suspend: SuspendPolicy = .pause
     /// Work stopped or skipped after less focus than this (seconds) is not recorded
-    /// (`SessionRules.tooShort`).
+    /// (`SessionRules.whyNotRecorded`).
     public var minSession = SessionRules.defaultMinSession
     /// Minutes after midnight when a statistics day begins (people who work past midnight set 04:00).
     public var dayStartsAt = 0

@@ -24,7 +24,7 @@ public enum SessionRules {
     /// nil when it does: work stopped or skipped (or abandoned at a suspend) after less focus
     /// than that is noise — `start Study; stop` — not a session. Completed phases are always
     /// recorded, however short the task's phases are.
-    public static func tooShort(_ s: WorkSession, minimum: Int) -> String? {
+    public static func whyNotRecorded(_ s: WorkSession, minimum: Int) -> String? {
         guard s.outcome != .completed, s.focusedSeconds < minimum else { return nil }
         return
             "\(s.outcome.rawValue) after \(DurationText.format(s.focusedSeconds)) of focus, less than min_session (\(DurationText.format(minimum)))"

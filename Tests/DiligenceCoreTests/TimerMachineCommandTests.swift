@@ -371,10 +371,10 @@ struct TimerMachineCommandTests {
     }
 
     @Test func stoppedOrSkippedWorkShorterThanMinSessionIsNotWorthRecording() {
-        #expect(SessionRules.tooShort(ended(.abandoned, focused: 0), minimum: 60)?.contains("min_session (1m)") == true)
-        #expect(SessionRules.tooShort(ended(.skipped, focused: 59), minimum: 60) != nil)
-        #expect(SessionRules.tooShort(ended(.skipped, focused: 60), minimum: 60) == nil)
-        #expect(SessionRules.tooShort(ended(.abandoned, focused: 5), minimum: 0) == nil, "0 records everything")
-        #expect(SessionRules.tooShort(ended(.completed, focused: 20), minimum: 60) == nil, "a completed phase always counts")
+        #expect(SessionRules.whyNotRecorded(ended(.abandoned, focused: 0), minimum: 60)?.contains("min_session (1m)") == true)
+        #expect(SessionRules.whyNotRecorded(ended(.skipped, focused: 59), minimum: 60) != nil)
+        #expect(SessionRules.whyNotRecorded(ended(.skipped, focused: 60), minimum: 60) == nil)
+        #expect(SessionRules.whyNotRecorded(ended(.abandoned, focused: 5), minimum: 0) == nil, "0 records everything")
+        #expect(SessionRules.whyNotRecorded(ended(.completed, focused: 20), minimum: 60) == nil, "a completed phase always counts")
     }
 }

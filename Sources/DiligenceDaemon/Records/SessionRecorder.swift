@@ -126,10 +126,10 @@ final class SessionRecorder {
         return nil
     }
 
-    /// Why a session of the timer is not worth recording (`SessionRules.tooShort` under
+    /// Why a session of the timer is not worth recording (`SessionRules.whyNotRecorded` under
     /// `min_session`), nil when it is. The driver asks before it records a phase end's sessions.
     func whyNotRecorded(_ session: WorkSession) -> String? {
-        SessionRules.tooShort(session, minimum: minSession)
+        SessionRules.whyNotRecorded(session, minimum: minSession)
     }
 
     /// A session trimmed after it was recorded (time away discarded): written over the recorded
