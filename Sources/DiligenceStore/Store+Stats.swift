@@ -195,11 +195,24 @@ extension Store {
     /// nothing is written (`writeCount`): a past period's totals are asked again and again
     /// (each `stats year` asks for last year's) and do not change.
     public func totals(from: Double, to: Double, taskID: Int64? = nil, device: DeviceFilter? = nil) throws(DiligenceError) -> Tally {
-        let key = "\(from) \(to) \(taskID.map(String.init) ?? "") \(device.map { "\($0)" } ?? "")"
-        if let kept = totalsMemo.value(key, writes: writeCount) { return kept }
-        let tally = try sumTotals(from: from, to: to, taskID: taskID, device: device)
-        totalsMemo.keep(tally, key, writes: writeCount)
-        return tally
+        try remembered(\.totalsMemo, Self.rangeKey(from, to, taskID, device)) { () throws(DiligenceError) in
+            try sumTotals(from: from, to: to, taskID: taskID, device: device)
+        }
+    }
+
+    /// `compute`'s answer for `key`, kept in `memo` while nothing is written. The write count is
+    /// read after `compute`: the TEMP tables a query fills count as writes.
+    private func remembered<T>(
+        _ memo: ReferenceWritableKeyPath<Store, WriteMemo<T>>, _ key: String, _ compute: () throws(DiligenceError) -> T
+    ) throws(DiligenceError) -> T {
+        if let kept = self[keyPath: memo].value(key, writes: writeCount) { return kept }
+        let value = try compute()
+        self[keyPath: memo].keep(value, key, writes: writeCount)
+        return value
+    }
+
+    private static func rangeKey(_ from: Double, _ to: Double, _ taskID: Int64?, _ device: DeviceFilter?) -> String {
+        "\(from) \(to) \(taskID.map(String.init) ?? "") \(device.map { "\($0)" } ?? "")"
     }
 
     /// Seconds away during the work of the sessions that began in [from, to) (`away_seconds`,
@@ -208,11 +221,9 @@ extension Store {
     /// Kept as `totals` is, while nothing is written: neither query is on a covering index (a
     /// table row read per session), and with `holdsOtherDevicesSessions` they were 39 % of `stats all`.
     public func awaySeconds(from: Double, to: Double, taskID: Int64? = nil, device: DeviceFilter? = nil) throws(DiligenceError) -> Int {
-        let key = "away \(from) \(to) \(taskID.map(String.init) ?? "") \(device.map { "\($0)" } ?? "")"
-        if let kept = rangeMemo.value(key, writes: writeCount) { return kept }
-        let seconds = try sumAwaySeconds(from: from, to: to, taskID: taskID, device: device)
-        rangeMemo.keep(seconds, key, writes: writeCount)
-        return seconds
+        try remembered(\.rangeMemo, "away " + Self.rangeKey(from, to, taskID, device)) { () throws(DiligenceError) in
+            try sumAwaySeconds(from: from, to: to, taskID: taskID, device: device)
+        }
     }
 
     private func sumAwaySeconds(from: Double, to: Double, taskID: Int64?, device: DeviceFilter?) throws(DiligenceError) -> Int {
@@ -283,13 +294,12 @@ extension Store {
     /// only then can two sessions overlap (this device records one at a time), and the sums of
     /// `sumTotals` would count their shared time twice.
     private func holdsOtherDevicesSessions(from: Double, to: Double) throws(DiligenceError) -> Bool {
-        let key = "devices \(from) \(to)"
-        if let kept = rangeMemo.value(key, writes: writeCount) { return kept != 0 }
-        var found = false
-        try connection.cached("SELECT 1 FROM sessions WHERE start >= ? AND start <= ? AND device IS NOT NULL LIMIT 1")
-            .forEachRow([.real(from - Self.longestSessionSpan), .real(to)]) { _ throws(DiligenceError) in found = true }
-        rangeMemo.keep(found ? 1 : 0, key, writes: writeCount)
-        return found
+        try remembered(\.rangeMemo, "devices \(from) \(to)") { () throws(DiligenceError) in
+            var found = false
+            try connection.cached("SELECT 1 FROM sessions WHERE start >= ? AND start <= ? AND device IS NOT NULL LIMIT 1")
+                .forEachRow([.real(from - Self.longestSessionSpan), .real(to)]) { _ throws(DiligenceError) in found = true }
+            return found ? 1 : 0
+        } != 0
     }
 
     /// `totals` one session at a time, by `StatsAccumulator`'s rules: time sessions share
