@@ -266,6 +266,7 @@ public final class Daemon: TimerOutlet {
         // Pinged from the queue that runs everything else: a wedged queue stops the pings and
         // systemd restarts the daemon. The ping refreshes STATUS= at no extra wake-up.
         timer.setEventHandler { [unowned self] in
+            dispatchPrecondition(condition: .onQueue(self.queue))
             Systemd.notify("WATCHDOG=1\nSTATUS=\(self.statusLine(at: self.clocks.now))")
         }
         timer.schedule(deadline: .now() + interval / 2, repeating: interval / 2, leeway: .milliseconds(Int(interval * 50)))

@@ -76,7 +76,10 @@ final class SessionRecorder {
         self.setAsidePath = paths.database + ".set-aside.jsonl"
         self.spillPath = Files.directory(of: paths.socket) + "/unsaved-sessions.json"
         retryTimer = DispatchSource.makeTimerSource(queue: queue)
-        retryTimer.setEventHandler { [unowned self] in self.retryTimerFired() }
+        retryTimer.setEventHandler { [unowned self, queue] in
+            dispatchPrecondition(condition: .onQueue(queue))
+            self.retryTimerFired()
+        }
         retryTimer.schedule(deadline: .distantFuture)
         retryTimer.activate()
     }

@@ -112,6 +112,7 @@ final class ClientConnection {
     }
 
     private func handle(_ ready: Readiness) {
+        if let queue { dispatchPrecondition(condition: .onQueue(queue)) }
         if ready.contains(.writable) && waitingForRoom { flush() }
         if ready.contains(.readable) && interest.contains(.readable) { readAvailable() }
     }
@@ -187,6 +188,7 @@ final class ClientConnection {
     }
 
     private func partialLineTimedOut() {
+        if let queue { dispatchPrecondition(condition: .onQueue(queue)) }
         disarmPartialLineTimer()
         guard case .reading = state, framer.hasPartialLine else { return }
         Log.info(

@@ -187,6 +187,7 @@ final class ControlServer {
     }
 
     private func retryAccepting() {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard backoff.paused, let source = acceptSource else { return }
         backoff.paused = false
         source.resume()
@@ -211,6 +212,7 @@ final class ControlServer {
     }
 
     private func checkCrowding() {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard let episode = crowding, episode.isOver(at: DispatchTime.now().uptimeNanoseconds) else { return }
         Log.info(episode.summary(connected: connections.count), fields: [("EVENT", "connections_uncrowded")])
         crowding = nil

@@ -183,6 +183,7 @@ final class SyncMerge {
     /// Reads what the journals hold past the cursors and, when it changed the history, makes
     /// the database show it.
     func merge() {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard let folder else { return }
         let now = clocks.wall
         journal.write(now: now)

@@ -76,7 +76,10 @@ final class Subprocess {
         if inputWriter >= 0 { Sys.close(inputWriter) }
         if let onLine, outputReader >= 0 {
             let source = DispatchSource.makeReadSource(fileDescriptor: outputReader, queue: queue)
-            source.setEventHandler { [unowned self] in self.readOutput(outputReader, onLine: onLine) }
+            source.setEventHandler { [unowned self] in
+                dispatchPrecondition(condition: .onQueue(queue))
+                self.readOutput(outputReader, onLine: onLine)
+            }
             self.onLine = onLine
             self.outputReader = outputReader
             source.setCancelHandler { Sys.close(outputReader) }
@@ -89,7 +92,10 @@ final class Subprocess {
             return
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: pidfd, queue: queue)
-        source.setEventHandler { [unowned self] in self.reap(onExit: onExit) }
+        source.setEventHandler { [unowned self] in
+            dispatchPrecondition(condition: .onQueue(queue))
+            self.reap(onExit: onExit)
+        }
         source.setCancelHandler { Sys.close(pidfd) }
         source.activate()
         exitSource = source
@@ -157,6 +163,7 @@ final class Subprocess {
     private func pollForExit(queue: DispatchQueue, onExit: @escaping (pid_t, Int32) -> Void) {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [unowned self] in
+            dispatchPrecondition(condition: .onQueue(queue))
             guard let status = Sys.reap(self.pid) else { return }
             self.finishOutput()
             timer.cancel()
@@ -185,6 +192,7 @@ final class Subprocess {
     func limit(to seconds: Double, queue: DispatchQueue, onTimeout: @escaping () -> Void) {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [unowned self] in
+            dispatchPrecondition(condition: .onQueue(queue))
             self.killTimer = nil
             onTimeout()
             self.terminate(queue: queue)

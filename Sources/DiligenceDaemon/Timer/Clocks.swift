@@ -88,6 +88,7 @@ final class ClockJumpWatch {
         self.fd = fd
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler {
+            dispatchPrecondition(condition: .onQueue(queue))
             // ECANCELED (the jump) or, never, an expiry: either way the timer is armed again.
             Sys.rearmClockJumpTimer(fd)
             jumped()

@@ -47,6 +47,7 @@ extension Daemon {
             let delay = max(0, start + Double(config.presence.idleAfter) - clocks.monotonic)
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.setEventHandler { [unowned self] in
+                dispatchPrecondition(condition: .onQueue(queue))
                 absence.idleTimer?.cancel()
                 absence.idleTimer = nil
                 presenceSignal(.idle, away: true)
