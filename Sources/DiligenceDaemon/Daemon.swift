@@ -311,6 +311,8 @@ public final class Daemon: TimerOutlet {
     func zoneChanged() {
         LocalDay.reloadZone()
         records.stats.zoneChanged()
+        // The kept status writes its times in the old zone's offset: its inputs do not say so.
+        driver.statusAnswer = StatusAnswer()
         let now = clocks.now
         desktop.reminders.reload(from: store, now: clocks.wall)
         Log.info(
@@ -319,15 +321,19 @@ public final class Daemon: TimerOutlet {
         Systemd.notify("STATUS=\(statusLine(at: now))")
     }
 
-    func statusJSON(at now: Now) -> JSON {
-        var status = machine.status(at: now).json(todayCompleted: todayCompleted(at: now))
-        if case .object(var members) = status {
-            members.append(("config_problems", .array(problems.config.map(JSON.string))))
-            members.append(("do_not_disturb", focusStatusJSON))
-            if let problem = problems.database { members.append(("database_problem", .string(problem))) }
-            status = .object(members)
-        }
-        return status
+    func statusJSON(at now: Now) -> JSON { statusInputs(at: now).json }
+
+    /// What the status object shows at `now`.
+    func statusInputs(at now: Now) -> StatusInputs {
+        StatusInputs(
+            timer: machine.status(at: now), todayCompleted: todayCompleted(at: now), configProblems: problems.config,
+            databaseProblem: problems.database, focusActive: desktop.focusGuard.record != nil,
+            focusBackend: desktop.focusGuard.activeBackend)
+    }
+
+    /// The answer line to `status`: the status object is encoded again only once it changed.
+    func statusAnswer(id: JSON?, at now: Now) -> String {
+        Response.ok(serialized: driver.statusAnswer.text(for: statusInputs(at: now)), id: id)
     }
 
     /// The one-line STATUS= text: `Focus · Writing · 12:34 left`, `Idle`; a config problem

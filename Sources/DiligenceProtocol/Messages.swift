@@ -95,6 +95,13 @@ public enum Response {
         return JSON.object(members).serialized + "\n"
     }
 
+    /// `ok(result, id:)` for a result already encoded (`result.serialized`).
+    public static func ok(serialized result: String, id: JSON?) -> String {
+        var line = #"{"ok":true,"result":"# + result
+        if let id { line += #","id":"# + id.serialized }
+        return line + "}\n"
+    }
+
     public static func error(_ error: DiligenceError, id: JSON?) -> String {
         var members: [(String, JSON)] = [
             ("ok", .bool(false)),

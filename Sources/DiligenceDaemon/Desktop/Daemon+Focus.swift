@@ -54,11 +54,4 @@ extension Daemon {
             Log.error("Could not save the focus guard's record: \(error.message)", fields: [("EVENT", "focus_failed")])
         }
     }
-
-    /// `status`'s `do_not_disturb`: whether the guard holds notifications back, and through what.
-    var focusStatusJSON: JSON {
-        var members: [(String, JSON)] = [("active", .bool(desktop.focusGuard.record != nil))]
-        if let backend = desktop.focusGuard.activeBackend { members.append(("backend", .string(backend))) }
-        return .object(members)
-    }
 }

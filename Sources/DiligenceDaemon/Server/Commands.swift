@@ -43,6 +43,12 @@ extension Daemon {
             serveExport(command, request, on: connection, database: store.path)
             return
         }
+        // The most frequent request: its object is kept encoded while it is unchanged.
+        if command == .status {
+            connection.send(statusAnswer(id: request.id, at: driver.observeClocks()))
+            if connection.isHeld { connection.resume() }
+            return
+        }
         do {
             let result = try perform(command, from: connection)
             connection.send(Response.ok(result, id: request.id))

@@ -44,6 +44,8 @@ final class TimerDriver: RecorderListener {
     private var lastReading: Clocks.Reading
     /// The clocks at logind's PrepareForSleep(true), until the sleep it announced is applied.
     var sleepAnnounced: Now?
+    /// The last `status` answer's object, encoded.
+    var statusAnswer = StatusAnswer()
 
     init(queue: DispatchQueue, clocks: Clocks, store: Store, recorder: SessionRecorder, suspendPolicy: SuspendPolicy) {
         self.queue = queue
