@@ -104,12 +104,14 @@ public final class Daemon: TimerOutlet {
         }
         server.allowRoot = config.allowRoot
         driver.connect(self)
-        records.stats.runningWork = { [unowned self] now in self.driver.runningWork(at: now) }
-        records.stats.tasksImported = { [unowned self] in self.tasksImported() }
+        records.stats.connect(
+            StatsService.Links(
+                runningWork: { [unowned self] now in self.driver.runningWork(at: now) },
+                tasksImported: { [unowned self] in self.tasksImported() },
+                devices: { [unowned self] recorded in self.sync.merge.knownDevices(recorded: recorded) }))
         precondition(store.isConnected, "the store's commits reach no journal: Store.connect was never called")
         sync.journal.write(now: clocks.wall)
         sync.merge.merged = { [unowned self] folded in self.syncMerged(folded: folded) }
-        records.stats.devices = { [unowned self] recorded in self.sync.merge.knownDevices(recorded: recorded) }
         records.recorder.replaySpilled()
         driver.start()
         recoverFocus()

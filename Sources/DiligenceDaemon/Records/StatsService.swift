@@ -16,18 +16,18 @@ final class StatsService {
     let recorder: SessionRecorder
     /// The config's `day_starts_at` (minutes after midnight): the daemon sets it on every load.
     var dayStartsAt: Int
-    /// The span of the work phase that is running or paused: no session entered by hand or
-    /// imported may overlap it (the timer records it when it ends). The daemon supplies it.
-    var runningWork: (Now) -> (start: Double, end: Double, task: String)? = { _ in
-        preconditionFailure("StatsService.runningWork was never connected")
+    /// What the daemon supplies once the timer and the sync merge exist.
+    struct Links {
+        /// The span of the work phase that is running or paused: no session entered by hand or
+        /// imported may overlap it (the timer records it when it ends).
+        var runningWork: (Now) -> (start: Double, end: Double, task: String)?
+        /// An import added or replaced tasks: the daemon re-reads the reminders and tells the watchers.
+        var tasksImported: () -> Void
+        /// The devices known here, given the other devices whose sessions are concerned
+        /// (`SyncMerge.knownDevices`).
+        var devices: (_ recorded: Set<String>) -> [KnownDevice]
     }
-    /// An import added or replaced tasks: the daemon re-reads the reminders and tells the watchers.
-    var tasksImported: () -> Void = { preconditionFailure("StatsService.tasksImported was never connected") }
-    /// The devices known here, given the other devices whose sessions are concerned
-    /// (`SyncMerge.knownDevices`): the daemon supplies them.
-    var devices: (_ recorded: Set<String>) -> [KnownDevice] = { _ in
-        preconditionFailure("StatsService.devices was never connected")
-    }
+    private var links: Links?
     /// Today's statistics day (`today(at:)`) and the `day_starts_at` it was computed with.
     private var todayKept: (day: StatisticsDay, dayStartsAt: Int)?
     /// The last `today_completed`, with the day and the store's write count it was taken at.
@@ -39,6 +39,21 @@ final class StatsService {
         self.recorder = recorder
         self.dayStartsAt = dayStartsAt
     }
+
+    /// Wires the daemon's parts in, once, before the first command.
+    func connect(_ links: Links) {
+        precondition(self.links == nil, "StatsService was connected twice")
+        self.links = links
+    }
+
+    private var linked: Links {
+        guard let links else { preconditionFailure("StatsService was never connected") }
+        return links
+    }
+
+    func runningWork(_ now: Now) -> (start: Double, end: Double, task: String)? { linked.runningWork(now) }
+    func tasksImported() { linked.tasksImported() }
+    func devices(_ recorded: Set<String>) -> [KnownDevice] { linked.devices(recorded) }
 
     /// Serves the statistics, plan, history, export and import commands.
     func perform(_ command: ControlCommand) throws(DiligenceError) -> JSON {
