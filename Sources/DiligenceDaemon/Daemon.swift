@@ -321,6 +321,8 @@ public final class Daemon: TimerOutlet {
         if case .object(var members) = status {
             members.append(("config_problems", .array(problems.config.map(JSON.string))))
             members.append(("do_not_disturb", focusStatusJSON))
+            // Work that counts up (flow, overtime) shows its elapsed time; nothing remains of it.
+            members.append(("counts_up", .string(machine.run?.countsUp?.rawValue)))
             if let problem = problems.database { members.append(("database_problem", .string(problem))) }
             status = .object(members)
         }
@@ -341,11 +343,11 @@ public final class Daemon: TimerOutlet {
             let done = todayCompleted(at: now)
             return done > 0 ? "Idle · \(done) completed today" : "Idle"
         }
-        let left = DurationText.clock(s.remainingSeconds)
-        let name = phase == .work ? "Focus" : phase.label.capitalizedFirst
+        let left = s.countsUp ? "\(DurationText.clock(s.elapsedSeconds)) elapsed" : "\(DurationText.clock(s.remainingSeconds)) left"
+        let name = phase == .work ? (machine.run?.countsUp == .overtime ? "Overtime" : "Focus") : phase.label.capitalizedFirst
         switch s.state {
-        case .running: return "\(name) · \(task.name) · \(left) left"
-        case .paused: return "Paused · \(name) · \(task.name) · \(left) left"
+        case .running: return "\(name) · \(task.name) · \(left)"
+        case .paused: return "Paused · \(name) · \(task.name) · \(left)"
         case .pending: return "Ready: \(phase.label) · \(task.name) · waiting for start"
         case .idle: return "Idle"
         }
