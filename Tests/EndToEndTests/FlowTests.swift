@@ -49,6 +49,27 @@ extension EndToEnd {
             #expect(after["duration_seconds"] == .int(600), "\(after.serialized)")
         }
 
+        @Test("the nudge reaches the watchers and stops nothing; SIGKILL mid-flow restores the count-up")
+        func nudgeThenCrash() throws {
+            let (d, clock) = try Self.rig()
+            try d.addTask("Deep", [("mode", .string("flow")), ("flow_nudge", .string("30m"))])
+            let watcher = try d.watch()
+            try d.call("start", [("task", .string("Deep"))])
+            try clock.suspend(2000, pid: d.process!.pid)
+            #expect(watcher.waitFor(timeout: 5) { $0.name == "flow_nudge" } != nil, "no flow_nudge\n\(d.diagnostics)")
+            #expect(try d.status()["state"] == .string("running"))
+            d.kill()
+            try d.start()
+            let restored = try d.status()
+            let elapsed = restored["elapsed_seconds"]?.intValue ?? -1
+            #expect(restored["counts_up"] == .string("flow") && (2000...2005).contains(elapsed), "\(restored.serialized)")
+            let after = try d.call("stop")
+            let sessions = try Self.sessions(d)
+            #expect(sessions.count == 1 && sessions.first?.outcome == "completed", "\(sessions)")
+            #expect((2000...2005).contains(sessions.first?.focused ?? 0), "\(sessions)")
+            #expect(after["duration_seconds"] == .int(Int64((sessions.first?.focused ?? 0) + 2) / 5), "\(after.serialized)")
+        }
+
         @Test("overtime past the bell records focused beyond planned; stats counts it as focus and shows it apart")
         func overtimeIsFocusShownApart() throws {
             let (d, clock) = try Self.rig()
