@@ -548,7 +548,7 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         active?.run.task = config
         // A flow session's pending break was earned by its work, whatever the task says now.
         let earned = run.phase.isBreak && run.task.mode == .flow
-        if run.stage == .pending && !earned { active?.run.duration = Double(config.seconds(for: run.phase)) }
+        if run.stage == .pending && !earned { active?.run.duration = config.plannedLength(of: run.phase) }
     }
 
     /// Forgets the current phase without recording it (its task was removed).
@@ -822,7 +822,7 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         // The wall start stays the finished phase's until this one begins.
         run.stage = .pending
         run.phase = next
-        run.duration = length ?? Double(task.seconds(for: next))
+        run.duration = length ?? task.plannedLength(of: next)
         run.pauses = 0
         run.awayBefore = 0
         run.workWaitsForBack = waits
@@ -830,6 +830,13 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         active?.clock.elapsedBefore = 0
         active?.clock.stretchStart = nil
         return [.phasePending(next)]
+    }
+}
+
+extension TaskConfig {
+    /// What a phase of this task plans, as a pending phase shows it: flow work plans nothing.
+    func plannedLength(of phase: Phase) -> Double {
+        phase == .work && mode == .flow ? 0 : Double(seconds(for: phase))
     }
 }
 

@@ -147,6 +147,19 @@ struct TimerMachineFlowTests {
         }
     }
 
+    @Test func pendingFlowWorkPlansNothing() throws {
+        let clock = FakeClock()
+        var machine = try running(flowTask(), clock)
+        _ = try machine.stop(at: clock.advance(600))
+        _ = try machine.start(nil, at: clock.now)
+        _ = machine.tick(at: clock.advance(machine.duration))
+        #expect(machine.state == .pending && machine.phase == .work && machine.duration == 0)
+        machine.taskChanged(flowTask())
+        #expect(machine.duration == 0)
+        _ = try machine.start(nil, at: clock.now)
+        #expect(machine.status(at: clock.advance(5)).countsUp)
+    }
+
     @Test func editingTheTaskKeepsTheBreakAlreadyEarned() throws {
         let clock = FakeClock()
         var machine = try running(flowTask(), clock)
