@@ -73,6 +73,12 @@ enum ValueKind: Sendable {
         case .nameOrOff:
             guard !raw.isEmpty else { throw bad("a name or off") }
             return raw == "off" ? .null : .string(raw)
+        case .breakRule:
+            return .string(raw)
+        case .durationOrOff:
+            if raw == "off" { return .null }
+            guard DurationText.parse(raw) != nil else { throw bad(DurationText.expected + ", or off") }
+            return .string(raw)
         }
     }
 
@@ -87,6 +93,8 @@ enum ValueKind: Sendable {
         case .choice(let words, _): return words.joined(separator: "|")
         case .timeOfDay: return "HH:MM|off"
         case .nameOrOff: return "NAME|off"
+        case .breakRule: return "RULE"
+        case .durationOrOff: return "D|off"
         }
     }
 }
@@ -200,7 +208,8 @@ extension ValueKind {
         case .boolean: return "on"
         case .choice(let words, _): return spec.defaultText.flatMap { words.contains($0) ? $0 : nil } ?? words[0]
         case .timeOfDay: return "09:00"
-        case .nameOrOff: return "off"
+        case .nameOrOff, .durationOrOff: return "off"
+        case .breakRule: return "1/5"
         case .text, .taskName, .deviceName, .note: return exampleValue(placeholder)
         }
     }
@@ -325,6 +334,8 @@ extension Command {
             "color", key: "color", "C", help: "one of " + TaskColor.allCases.map(\.rawValue).joined(separator: " ") + " (new task: blue)"),
         Option("goal", key: "goal"), Option("reminder", key: "reminder"), Option("sound", key: "sound"),
         Option("description", key: "description"), Option("away", key: "away"), Option("dnd", key: "dnd"),
+        Option("mode", key: "mode"), Option("break-ratio", key: "break_ratio"), Option("min-break", key: "min_break"),
+        Option("max-break", key: "max_break"), Option("flow-nudge", key: "flow_nudge"), Option("overtime", key: "overtime"),
     ]
 
     static let task = Argument("TASK", key: "task")

@@ -39,6 +39,8 @@ struct StatusView {
     var awaySince: Double?
     /// The focus guard holds other programs' notifications back (`do_not_disturb.active`).
     var doNotDisturb: Bool
+    /// Work that counts up: `flow` or `overtime` (`counts_up`); nil for a countdown.
+    var countsUp: String?
 
     init(_ json: JSON) {
         func int(_ key: String) -> Int { num(json, key) }
@@ -58,7 +60,14 @@ struct StatusView {
         presence = json["presence"]?.stringValue ?? "unknown"
         awaySince = json["away_since"]?.stringValue.flatMap { RFC3339.parse($0) }
         doNotDisturb = json["do_not_disturb"]?["active"]?.boolValue ?? false
+        countsUp = json["counts_up"]?.stringValue
     }
+
+    /// The clock a person reads: the time left, or the time spent of work that counts up.
+    var clock: String { DurationText.clock(countsUp == nil ? remaining : elapsed) }
+
+    /// `12:34 left`, or `12:34 elapsed` for work that counts up.
+    var clockLine: String { clock + (countsUp == nil ? " left" : " elapsed") }
 
     /// ` · away since 12:03` while away, else "".
     var awayNote: String {
@@ -86,11 +95,13 @@ struct StatusView {
 func statusLine(_ json: JSON) -> String {
     let s = StatusView(json)
     let task = s.task ?? "?"
-    let left = DurationText.clock(s.remaining) + " left"
+    let left = s.clockLine
     switch s.state {
     case .running?:
         let round = s.longBreakEvery > 0 ? "round \(s.round)/\(s.longBreakEvery)" : "round \(s.round)"
-        return "\(task) · \(s.phaseLabel) · \(left) · \(round)\(s.awayNote)"
+        // Flow and overtime say so where the phase is named.
+        let what = s.countsUp ?? s.phaseLabel
+        return "\(task) · \(what) · \(left) · \(round)\(s.awayNote)"
     case .paused?:
         let what = s.phase == Phase.work.rawValue ? "paused" : "\(s.phaseLabel) paused"
         return "\(task) · \(what) · \(left)\(s.awayNote)"
@@ -119,7 +130,9 @@ let templatePlaceholders: [(name: String, help: String, value: @Sendable (Status
     ("task", "task name (empty when idle)", { $0.task ?? "" }),
     ("phase", "work, short break, long break (empty when idle)", { $0.phaseLabel }),
     ("remaining", "time left, as 12:34", { DurationText.clock($0.remaining) }),
-    ("elapsed", "time spent, pauses excluded, as 12:34", { DurationText.clock($0.elapsed) }),
+    ("elapsed", "time spent, pauses excluded, as 12:34 (what work that counts up shows)", { DurationText.clock($0.elapsed) }),
+    ("clock", "remaining, or elapsed for work that counts up (flow, overtime)", { $0.clock }),
+    ("counts_up", "flow or overtime while work counts up (empty otherwise)", { $0.countsUp ?? "" }),
     ("duration", "the phase's length, as 25:00", { DurationText.clock($0.duration) }),
     ("percent", "elapsed share of the phase, 0 to 100", { String($0.percent) }),
     ("round", "work round in the cycle, from 1", { String($0.round) }),
@@ -200,24 +213,40 @@ func taskTable(_ tasks: [JSON], screen: Screen = .plain) -> String {
 
 /// A task as `key: value` lines; each key is the `task edit` flag that changes it.
 func taskDetails(_ t: JSON) -> String {
-    let lines: [(String, String)] = [
-        ("name", t["name"]?.stringValue ?? ""),
-        ("description", t["description"]?.stringValue ?? ""),
-        ("color", t["color"]?.stringValue ?? ""),
-        ("work", duration(t, "work_seconds")),
-        ("short-break", duration(t, "short_break_seconds")),
-        ("long-break", duration(t, "long_break_seconds")),
-        ("long-break-every", String(num(t, "long_break_every"))),
-        ("breaks", onOff(t["breaks"])),
-        ("autostart", t["autostart"]?.stringValue ?? ""),
-        ("focus-mode", onOff(t["focus_mode"])),
-        ("goal", String(num(t, "goal"))),
-        ("reminder", t["reminder"]?.stringValue ?? "off"),
-        ("sound", t["sound"]?.stringValue ?? "off"),
-    ]
+    let lines: [(String, String)] =
+        [
+            ("name", t["name"]?.stringValue ?? ""),
+            ("description", t["description"]?.stringValue ?? ""),
+            ("color", t["color"]?.stringValue ?? ""),
+            ("work", duration(t, "work_seconds")),
+            ("short-break", duration(t, "short_break_seconds")),
+            ("long-break", duration(t, "long_break_seconds")),
+            ("long-break-every", String(num(t, "long_break_every"))),
+            ("breaks", onOff(t["breaks"])),
+            ("autostart", t["autostart"]?.stringValue ?? ""),
+            ("focus-mode", onOff(t["focus_mode"])),
+            ("goal", String(num(t, "goal"))),
+            ("reminder", t["reminder"]?.stringValue ?? "off"),
+            ("sound", t["sound"]?.stringValue ?? "off"),
+        ] + modeLines(t)
     // `task archive` and `task unarchive` change it, not an edit flag: shown only when set.
     let archived = t["archived"]?.boolValue == true ? [("archived", "yes (task unarchive brings it back)")] : []
     return (lines + archived).map { "\($0): \($1)" }.joined(separator: "\n") + "\n"
+}
+
+/// A flow task's break rule, bounds and nudge; a pomodoro's overtime (an older daemon's task,
+/// without them, is a pomodoro).
+private func modeLines(_ t: JSON) -> [(String, String)] {
+    guard t["mode"]?.stringValue == TaskMode.flow.rawValue else {
+        return [("mode", TaskMode.pomodoro.rawValue), ("overtime", onOff(t["overtime"]))]
+    }
+    return [
+        ("mode", TaskMode.flow.rawValue),
+        ("break-ratio", t["break_ratio"]?.stringValue ?? FlowBreakRule.standard.text),
+        ("min-break", duration(t, "min_break_seconds")),
+        ("max-break", duration(t, "max_break_seconds")),
+        ("flow-nudge", t["flow_nudge_seconds"]?.intValue.map { DurationText.format(Int($0)) } ?? "off"),
+    ]
 }
 
 private func duration(_ t: JSON, _ key: String) -> String {

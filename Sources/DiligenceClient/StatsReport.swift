@@ -51,6 +51,7 @@ private func statsFacts(_ view: StatsView, screen: Screen, paint: Paint) -> Stri
     }
     if let score = view.focusScore { facts.append(["Focus score", "\(score) of 100"]) }
     if view.awaySeconds > 0 { facts.append(["Away", hoursMinutes(view.awaySeconds) + " during work"]) }
+    if view.overtimeSeconds > 0 { facts.append(["Overtime", hoursMinutes(view.overtimeSeconds) + " past the bell, in the focus"]) }
     facts.append(["Streak", view.streakText])
     out += columns(facts, width: screen.columns)
     return out

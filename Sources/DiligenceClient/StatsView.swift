@@ -80,6 +80,8 @@ struct StatsView {
     var recorded: Int
     /// Seconds away during the period's work (`away_seconds`).
     var awaySeconds: Int
+    /// Seconds worked past the bell by the period's sessions (`overtime_seconds`; 0 from an older daemon).
+    var overtimeSeconds: Int
     var averagePerActiveDay: Int
     var focusScore: Int?
     var streak: (current: Int, longest: Int)
@@ -142,6 +144,7 @@ struct StatsView {
         totals = readTotals(r)
         recorded = num(r, "recorded")
         awaySeconds = num(r, "away_seconds")
+        overtimeSeconds = num(r, "overtime_seconds")
         averagePerActiveDay = num(r, "average_seconds_per_active_day")
         focusScore = r["focus_score"]?.intValue.flatMap { Int(exactly: $0) }
         streak = (num(r["streak"], "current"), num(r["streak"], "longest"))

@@ -35,7 +35,7 @@ func waybarClass(_ s: StatusView) -> String {
 func barText(_ s: StatusView) -> String {
     if s.offline { return "\(s.icon) offline" }
     switch s.state {
-    case .running?, .paused?: return "\(s.icon) \(DurationText.clock(s.remaining))"
+    case .running?, .paused?: return "\(s.icon) \(s.clock)"
     case .pending?: return "\(s.icon) \(s.phaseLabel)"
     default: return s.today > 0 ? "\(s.icon) \(s.today)" : s.icon
     }
@@ -53,12 +53,13 @@ func waybarLine(_ status: JSON) -> String {
         tooltip += "\n\(s.today)\(s.goal > 0 ? " of \(s.goal)" : "") completed today"
     }
     let kind = waybarClass(s)
+    let classes = [kind] + (s.countsUp.map { [$0] } ?? []) + (s.doNotDisturb ? ["dnd"] : [])
     return JSON.object([
         ("text", .string(barText(s))),
         ("alt", .string(kind)),
         ("tooltip", .string(tooltip)),
-        // waybar takes an array of classes: `dnd` joins the state's while the focus guard is on.
-        ("class", s.doNotDisturb ? .array([.string(kind), .string("dnd")]) : .string(kind)),
+        // `flow` or `overtime` joins it while work counts up, `dnd` while the focus guard is on.
+        ("class", classes.count > 1 ? .array(classes.map(JSON.string)) : .string(kind)),
         ("percentage", .int(s.percent)),
     ]).serialized
 }
@@ -110,7 +111,7 @@ func liveLine(_ status: JSON, screen: Screen) -> String {
     let width = max(1, screen.columns - 1)
     let body: String
     if s.state == .running || s.state == .paused {
-        let clock = DurationText.clock(s.remaining) + (s.state == .paused ? " paused" : "")
+        let clock = s.clock + (s.state == .paused ? " paused" : "")
         var task = s.task ?? "?"
         // Icon, task, bar of at least 5 cells, clock, with a space between each.
         let fixed = s.icon.displayWidth + clock.displayWidth + 3

@@ -24,6 +24,12 @@ extension TaskConfig {
             ("archived", .bool(archived)),
             ("away", .string(awayPolicy?.rawValue ?? "default")),
             ("dnd", .string(doNotDisturb.map { $0 ? "on" : "off" } ?? "default")),
+            ("mode", .string(mode.rawValue)),
+            ("break_ratio", .string(breakRule.text)),
+            ("min_break_seconds", .int(minBreakSeconds)),
+            ("max_break_seconds", .int(maxBreakSeconds)),
+            ("flow_nudge_seconds", flowNudgeSeconds.map { .int($0) } ?? .null),
+            ("overtime", .bool(overtime)),
         ])
     }
 }
@@ -33,7 +39,8 @@ extension TaskConfig {
     /// describes, its id 0; or why it is not one. Every member present is checked: its type and
     /// its documented range (`validate`). A member left out takes the default, unless `complete`:
     /// a journal line carries every setting, so one left out is a damaged line, not a default.
-    /// `uuid`, `archived`, `away` and `dnd` are kept when present.
+    /// `uuid`, `archived`, `away` and `dnd` are kept when present; so are the flow and overtime
+    /// members, which a line of an older version lacks even when `complete` (they default).
     public static func exported(_ json: JSON, complete: Bool = false) -> Result<TaskConfig, DiligenceError> {
         do throws(DiligenceError) {
             return .success(try TaskObject(json: json, complete: complete).config())
@@ -86,12 +93,30 @@ private struct TaskObject {
         case .string("off")?: task.doNotDisturb = false
         default: throw Self.bad("the task's \"dnd\" is not on, off or default")
         }
+        try readFlow(into: &task)
         if let text = try member("uuid", "a string", optional: true, \.stringValue), !text.isEmpty {
             guard let uuid = UUIDText.parse(text) else { throw Self.bad("the task's \"uuid\" is not a UUID") }
             task.uuid = uuid
         }
         do { try task.validate() } catch { throw Self.bad("the task \(task.name): \(error.message)") }
         return task
+    }
+
+    /// The flow and overtime members, each optional: an older version's task has none.
+    func readFlow(into task: inout TaskConfig) throws(DiligenceError) {
+        let modes = TaskMode.allCases.map(\.rawValue).joined(separator: " or ")
+        task.mode = try member("mode", modes, optional: true) { $0.stringValue.flatMap(TaskMode.init) } ?? task.mode
+        task.breakRule =
+            try member("break_ratio", FlowBreakRule.expected, optional: true) { $0.stringValue.flatMap(FlowBreakRule.parse) }
+            ?? task.breakRule
+        task.minBreakSeconds = try whole("min_break_seconds", optional: true) ?? task.minBreakSeconds
+        task.maxBreakSeconds = try whole("max_break_seconds", optional: true) ?? task.maxBreakSeconds
+        if case .null? = json["flow_nudge_seconds"] {
+            task.flowNudgeSeconds = nil
+        } else {
+            task.flowNudgeSeconds = try whole("flow_nudge_seconds", optional: true)
+        }
+        task.overtime = try member("overtime", "true or false", optional: true, \.boolValue) ?? false
     }
 
     /// `json[key]` read by `read`; nil when absent (an error when `complete`, unless `optional`).
@@ -110,8 +135,8 @@ private struct TaskObject {
         return try member(key, kind, read).map { .some($0) }
     }
 
-    func whole(_ key: String) throws(DiligenceError) -> Int? {
-        try member(key, "a whole number") { $0.intValue.flatMap { Int(exactly: $0) } }
+    func whole(_ key: String, optional: Bool = false) throws(DiligenceError) -> Int? {
+        try member(key, "a whole number", optional: optional) { $0.intValue.flatMap { Int(exactly: $0) } }
     }
 
     static func bad(_ message: String) -> DiligenceError { DiligenceError(.invalidImport, message) }

@@ -57,14 +57,32 @@ public struct TaskConfig: Equatable, Sendable {
     /// Archived: kept with its sessions and statistics, but hidden from lists and completion
     /// and refused by `start` (`task archive`, `task unarchive`).
     public var archived: Bool
+    /// Pomodoro (work to a deadline) or flow (work counts up until ended; the break is earned).
+    public var mode: TaskMode
+    /// Flow: the break its work earns, and the bounds of that break.
+    public var breakRule: FlowBreakRule
+    public var minBreakSeconds: Int
+    public var maxBreakSeconds: Int
+    /// Flow: a notification after this much work (no stop); nil: none.
+    public var flowNudgeSeconds: Int?
+    /// Pomodoro: work goes on past the bell, counting up, until the person ends it.
+    public var overtime: Bool
 
     public init(
         id: Int64 = 0, name: String, description: String = "", color: TaskColor = .blue,
         workSeconds: Int = 25 * 60, shortBreakSeconds: Int = 5 * 60, longBreakSeconds: Int = 15 * 60,
         longBreakEvery: Int = 4, breaks: Bool = true, autostart: Autostart = .none,
         focusMode: Bool = false, goal: Int = 0, reminderMinute: Int? = nil, sound: String? = nil, uuid: String = "",
-        archived: Bool = false, awayPolicy: AwayPolicy? = nil, doNotDisturb: Bool? = nil
+        archived: Bool = false, awayPolicy: AwayPolicy? = nil, doNotDisturb: Bool? = nil, mode: TaskMode = .pomodoro,
+        breakRule: FlowBreakRule = .standard, minBreakSeconds: Int = TaskConfig.defaultMinBreak,
+        maxBreakSeconds: Int = TaskConfig.defaultMaxBreak, flowNudgeSeconds: Int? = nil, overtime: Bool = false
     ) {
+        self.mode = mode
+        self.breakRule = breakRule
+        self.minBreakSeconds = minBreakSeconds
+        self.maxBreakSeconds = maxBreakSeconds
+        self.flowNudgeSeconds = flowNudgeSeconds
+        self.overtime = overtime
         self.awayPolicy = awayPolicy
         self.doNotDisturb = doNotDisturb
         self.id = id
@@ -143,6 +161,7 @@ public struct TaskConfig: Equatable, Sendable {
         {
             throw DiligenceError(.invalidValue, "sound must be a name of at most \(Self.maxNameLength) characters, or off.")
         }
+        try validateFlow()
     }
 }
 

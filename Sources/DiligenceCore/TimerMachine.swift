@@ -106,6 +106,10 @@ public enum TimerEvent: Equatable, Sendable {
     case awayDiscarded(seconds: Int)
     /// A recorded session was trimmed to the moment the person left (same task and start).
     case sessionRevised(WorkSession)
+    /// Work of a task with overtime reached its bell and goes on, counting up.
+    case overtimeStarted
+    /// Flow work reached the task's nudge (`seconds` of work); it goes on.
+    case flowNudge(seconds: Int)
 
     /// The protocol's event name (docs/protocol.md).
     public var name: String {
@@ -123,6 +127,8 @@ public enum TimerEvent: Equatable, Sendable {
         case .back: "back"
         case .awayDiscarded: "away_discarded"
         case .sessionRevised: "session_revised"
+        case .overtimeStarted: "overtime_started"
+        case .flowNudge: "flow_nudge"
         }
     }
 }
@@ -153,11 +159,26 @@ public struct TimerRun: Equatable, Sendable {
     public var awayBefore: Double
     /// A work phase that would have started by itself while away: it starts on return.
     public var workWaitsForBack: Bool
+    /// Work that counts up, with no deadline: flow work, or work past its bell; nil: a countdown.
+    public var countsUp: CountUp?
+    /// Flow work whose nudge was shown.
+    public var nudged: Bool
+
+    /// Why work counts up.
+    public enum CountUp: String, Sendable {
+        /// A flow task's work: its duration is 0, nothing was planned.
+        case flow
+        /// A pomodoro past its bell: its duration is what was planned.
+        case overtime
+    }
 
     public init(
         stage: Stage, phase: Phase, task: TaskConfig, round: Int, roundSkipped: Bool = false, duration: Double,
-        pauses: Int = 0, note: String? = nil, awayBefore: Double = 0, workWaitsForBack: Bool = false
+        pauses: Int = 0, note: String? = nil, awayBefore: Double = 0, workWaitsForBack: Bool = false,
+        countsUp: CountUp? = nil, nudged: Bool = false
     ) {
+        self.countsUp = countsUp
+        self.nudged = nudged
         self.stage = stage
         self.phase = phase
         self.task = task
@@ -173,12 +194,14 @@ public struct TimerRun: Equatable, Sendable {
     /// The run a flat description stands for: none when idle or without a phase and a task.
     init?(
         state: TimerState, phase: Phase?, task: TaskConfig?, round: Int, roundSkipped: Bool = false, duration: Double,
-        pauses: Int, note: String?, awayBefore: Double = 0, workWaitsForBack: Bool = false
+        pauses: Int, note: String?, awayBefore: Double = 0, workWaitsForBack: Bool = false, countsUp: CountUp? = nil,
+        nudged: Bool = false
     ) {
         guard let stage = Stage(rawValue: state.rawValue), let phase, let task else { return nil }
         self.init(
             stage: stage, phase: phase, task: task, round: round, roundSkipped: roundSkipped, duration: duration,
-            pauses: pauses, note: note, awayBefore: awayBefore, workWaitsForBack: workWaitsForBack)
+            pauses: pauses, note: note, awayBefore: awayBefore, workWaitsForBack: workWaitsForBack, countsUp: countsUp,
+            nudged: nudged)
     }
 
     public var state: TimerState {
@@ -220,6 +243,8 @@ public struct TimerStatus: TimerRunView, Equatable, Sendable {
     public var awayOffered = false
 
     public var longBreakEvery: Int { task?.longBreakEvery ?? 0 }
+    /// Work that counts up (flow, overtime): it shows `elapsedSeconds`, and nothing remains.
+    public var countsUp: Bool { run?.countsUp != nil }
 
     public init(
         run: TimerRun?, durationSeconds: Int, remainingSeconds: Int, elapsedSeconds: Int, endsAt: Double?,
@@ -284,6 +309,8 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
     private var absence: Absence?
     /// Counted away time the person may still discard.
     public private(set) var awayOffer: AwayOffer?
+    /// `[timer] min_session` in seconds: flow work ended sooner is no session.
+    public var minSession = SessionRules.defaultMinSession
 
     public init() {}
 
@@ -322,7 +349,18 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
     /// Steady time at which the running phase ends; nil unless running.
     var phaseDeadline: Double? {
         guard case (let run, let clock)? = active, run.stage == .running, let start = clock.stretchStart else { return nil }
-        return start + (run.duration - clock.elapsedBefore)
+        return start + (countUpTarget(run)?.seconds ?? run.duration) - clock.elapsedBefore
+    }
+
+    /// Where work that counts up next needs `tick`, in its running time: the flow nudge not yet
+    /// shown, else the day a session lasts at most, when it completes; nil for a countdown.
+    func countUpTarget(_ run: TimerRun) -> (seconds: Double, nudge: Bool)? {
+        guard run.countsUp != nil else { return nil }
+        let limit = Double(DurationText.maxSeconds)
+        if run.countsUp == .flow, !run.nudged, let nudge = run.task.flowNudgeSeconds.map(Double.init), nudge < limit {
+            return (nudge, true)
+        }
+        return (limit, false)
     }
 
     /// Seconds away during the current work phase up to `now`.
@@ -333,14 +371,15 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
     }
 
     public func status(at now: Now) -> TimerStatus {
-        let elapsed = min(duration, elapsed(at: now))
-        let remaining = max(0, duration - elapsed)
+        let countsUp = run?.countsUp != nil
+        let elapsed = countsUp ? elapsed(at: now) : min(duration, elapsed(at: now))
+        let remaining = countsUp ? 0 : max(0, duration - elapsed)
         return TimerStatus(
             run: run, durationSeconds: Int(duration.rounded()),
             // Round up, so a countdown shows 25:00 at the start and 0:00 only at the end.
             remainingSeconds: Int(remaining.rounded(.up)),
             elapsedSeconds: Int(elapsed.rounded(.down)),
-            endsAt: state == .running ? now.wall + remaining : nil,
+            endsAt: state == .running && !countsUp ? now.wall + remaining : nil,
             presence: presence, awaySince: absence?.since.wall, awayOffered: awayOffer != nil
         )
     }
@@ -361,7 +400,10 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
             if differentTask, let newTask {
                 return begin(.work, of: newTask, at: now)
             }
-            return begin(run.phase, of: newTask ?? run.task, round: run.round, roundSkipped: run.roundSkipped, at: now)
+            // A pending break keeps its length: a flow session's was earned, not configured.
+            return begin(
+                run.phase, of: newTask ?? run.task, round: run.round, roundSkipped: run.roundSkipped,
+                duration: run.phase.isBreak ? run.duration : nil, at: now)
         case .paused where !differentTask:
             return try resume(at: now)
         case .running, .paused:
@@ -422,6 +464,7 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
     /// an event.
     public mutating func stop(at now: Now) throws(DiligenceError) -> [TimerEvent] {
         guard let run else { throw DiligenceError(.notRunning, "The timer is idle: nothing to stop.") }
+        if run.countsUp != nil, run.stage != .pending { return endCountUp(at: now) }
         var events: [TimerEvent] = []
         if run.stage != .pending { events += endPhase(.abandoned, at: now) }
         events.append(.stopped(run.phase))
@@ -434,6 +477,7 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
     public mutating func skip(at now: Now) throws(DiligenceError) -> [TimerEvent] {
         guard let run else { throw DiligenceError(.notRunning, "The timer is idle: nothing to skip.") }
         let phase = run.phase
+        if run.countsUp != nil, run.stage != .pending { return endCountUp(at: now) }
         if run.task.focusMode && phase == .work {
             throw DiligenceError(.focusMode, "\(run.task.name) is in strict focus mode: work cannot be skipped. Stop it to give up.")
         }
@@ -449,6 +493,9 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
     public mutating func extend(by seconds: Int, at now: Now) throws(DiligenceError) -> [TimerEvent] {
         guard let run, run.stage != .pending else {
             throw DiligenceError(.notRunning, "Only a running or paused phase can be extended.")
+        }
+        if run.countsUp != nil {
+            throw DiligenceError(.notRunning, "This work counts up and has no end to extend; end it with `diligencectl stop`.")
         }
         guard seconds > 0, run.duration + Double(seconds) <= Double(DurationText.maxSeconds) else {
             throw DiligenceError(
@@ -477,10 +524,16 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
                 active?.clock.startSteady = now.steady
                 break
             }
+            if let event = countUpReached() {
+                events.append(event)
+                continue
+            }
             let end = Now(steady: deadline, wall: now.wall - (now.steady - deadline))
+            // Flow work that ran the longest a session lasts ends, and earns its break.
+            let earned = run?.countsUp == .flow ? run?.task.flowBreak(forWork: DurationText.maxSeconds) : nil
             events += endPhase(.completed, at: end)
             events.append(.phaseCompleted(phase))
-            events += advance(after: phase, at: end)
+            events += advance(after: phase, earned: earned, at: end)
             chained = true
         }
         return events
@@ -493,7 +546,9 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
     public mutating func taskChanged(_ config: TaskConfig, replacing id: Int64? = nil) {
         guard let run, run.task.id == (id ?? config.id) else { return }
         active?.run.task = config
-        if run.stage == .pending { active?.run.duration = Double(config.seconds(for: run.phase)) }
+        // A flow session's pending break was earned by its work, whatever the task says now.
+        let earned = run.phase.isBreak && run.task.mode == .flow
+        if run.stage == .pending && !earned { active?.run.duration = config.plannedLength(of: run.phase) }
     }
 
     /// Forgets the current phase without recording it (its task was removed).
@@ -518,7 +573,9 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
             return events + giveUpWork(reason: nil, at: sleptAt)
         }
         // The slept time is time away from work (unless an absence already counts it).
-        if run.phase == .work, absence == nil, let end = phaseDeadline {
+        if run.phase == .work, absence == nil, let deadline = phaseDeadline {
+            // Work that counts up runs on through the sleep; a countdown only to its end.
+            let end = run.countsUp == nil ? deadline : .infinity
             active?.run.awayBefore += policy == .pause ? seconds : max(0, min(seconds, end - sleptAt.steady))
         }
         if policy == .pause, let start = active?.clock.stretchStart {
@@ -646,6 +703,34 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         active?.run.workWaitsForBack = false
     }
 
+    // MARK: Counting up
+
+    /// Ends work that counts up, as the person says (`stop`, `skip`): completed as worked, and
+    /// the break follows — a flow session's earned by it. Flow work ended before `minSession`
+    /// is an accidental start, given up as a stop is (and so not recorded).
+    private mutating func endCountUp(at now: Now) -> [TimerEvent] {
+        guard let run else { return [] }
+        let focused = elapsed(at: now).rounded()
+        if run.countsUp == .flow, focused < Double(minSession) { return giveUpWork(reason: nil, at: now) }
+        var events = endPhase(.completed, at: now)
+        events.append(.phaseCompleted(.work))
+        let earned = run.countsUp == .flow ? run.task.flowBreak(forWork: Int(saturating: focused)) : nil
+        return events + advance(after: .work, earned: earned, at: now)
+    }
+
+    /// At a deadline of work: the bell of a task with overtime (work goes on, counting up), or
+    /// the flow nudge; nil when the deadline ends the phase.
+    private mutating func countUpReached() -> TimerEvent? {
+        guard let run, run.phase == .work else { return nil }
+        if run.countsUp == nil, run.task.overtime {
+            active?.run.countsUp = .overtime
+            return .overtimeStarted
+        }
+        guard let target = countUpTarget(run), target.nudge else { return nil }
+        active?.run.nudged = true
+        return .flowNudge(seconds: Int(saturating: target.seconds))
+    }
+
     // MARK: Transitions
 
     /// The phase runs from `now` on.
@@ -664,14 +749,17 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
 
     /// Starts `task`'s `next` phase running at `now`, in `round`.
     private mutating func begin(
-        _ next: Phase, of task: TaskConfig, round: Int = 1, roundSkipped: Bool = false, at now: Now
+        _ next: Phase, of task: TaskConfig, round: Int = 1, roundSkipped: Bool = false, duration: Double? = nil, at now: Now
     ) -> [TimerEvent] {
         workEnded()
         // The offer to discard away time lasts until the next work phase.
         if next == .work { awayOffer = nil }
+        let flow = next == .work && task.mode == .flow
         // A task stored when phases could be longer runs a day at most (the session rules).
-        let duration = Double(min(task.seconds(for: next), DurationText.maxSeconds))
-        let run = TimerRun(stage: .running, phase: next, task: task, round: round, roundSkipped: roundSkipped, duration: duration)
+        let planned = flow ? 0 : duration ?? Double(min(task.seconds(for: next), DurationText.maxSeconds))
+        let run = TimerRun(
+            stage: .running, phase: next, task: task, round: round, roundSkipped: roundSkipped, duration: planned,
+            countsUp: flow ? .flow : nil)
         activity = .active(run, PhaseClock(stretchStart: now.steady, startWall: now.wall, startSteady: now.steady))
         return [.phaseStarted(next)]
     }
@@ -679,7 +767,10 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
     /// Records the end of the current phase when it is work.
     private mutating func endPhase(_ outcome: Outcome, reason: EndReason? = nil, at now: Now) -> [TimerEvent] {
         guard case (let run, let clock)? = active, run.phase == .work else { return [] }
-        let focused = (outcome == .completed ? run.duration : min(run.duration, elapsed(at: now))).rounded()
+        let ran = elapsed(at: now)
+        let focused = (run.countsUp != nil ? ran : outcome == .completed ? run.duration : min(run.duration, ran)).rounded()
+        // Flow planned nothing: its plan is what was worked.
+        let planned = run.countsUp == .flow ? max(1, focused) : run.duration.rounded()
         // Dated from the wall-clock time it started, its span the steady time since (pauses and
         // slept time included), so it always holds its focused time. A span past a day — a
         // pause over the weekend — is one no session may have and says nothing true about when
@@ -690,7 +781,7 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         guard end > start else { return [] }
         let session = WorkSession(
             taskID: run.task.id, taskName: run.task.name, start: start, end: end,
-            plannedSeconds: Int(saturating: run.duration.rounded()), focusedSeconds: Int(saturating: focused),
+            plannedSeconds: Int(saturating: planned), focusedSeconds: Int(saturating: focused),
             pauses: run.pauses, outcome: outcome, note: run.note, awaySeconds: Int(saturating: awayInWork(at: now).rounded()),
             reason: reason)
         keepOffer(for: session, at: now)
@@ -698,18 +789,20 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
     }
 
     /// Moves to the phase that follows `finished`, starting it when autostart says so.
-    private mutating func advance(after finished: Phase, at now: Now) -> [TimerEvent] {
+    private mutating func advance(after finished: Phase, earned: Int? = nil, at now: Now) -> [TimerEvent] {
         guard var run else { return [] }
         let task = run.task
         let next: Phase
         // A skipped round is done again: no long break for it, and the same round number.
         let counts = !run.roundSkipped
+        run.countsUp = nil
+        run.nudged = false
         if finished == .work {
             if !task.breaks {
                 next = .work
                 if counts { run.round = task.longBreakEvery > 0 && run.round >= task.longBreakEvery ? 1 : run.round + 1 }
                 run.roundSkipped = false
-            } else if counts && task.longBreakEvery > 0 && run.round >= task.longBreakEvery {
+            } else if counts && earned == nil && task.longBreakEvery > 0 && run.round >= task.longBreakEvery {
                 next = .longBreak
             } else {
                 next = .shortBreak
@@ -722,13 +815,14 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         workEnded()
         // No pomodoro runs at an empty desk: work that would start by itself waits for the return.
         let waits = next == .work && presence == .away && task.autostart.starts(next)
+        let length = next.isBreak ? earned.map(Double.init) : nil
         if task.autostart.starts(next) && !waits {
-            return begin(next, of: task, round: run.round, roundSkipped: run.roundSkipped, at: now)
+            return begin(next, of: task, round: run.round, roundSkipped: run.roundSkipped, duration: length, at: now)
         }
         // The wall start stays the finished phase's until this one begins.
         run.stage = .pending
         run.phase = next
-        run.duration = Double(task.seconds(for: next))
+        run.duration = length ?? task.plannedLength(of: next)
         run.pauses = 0
         run.awayBefore = 0
         run.workWaitsForBack = waits
@@ -736,6 +830,13 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         active?.clock.elapsedBefore = 0
         active?.clock.stretchStart = nil
         return [.phasePending(next)]
+    }
+}
+
+extension TaskConfig {
+    /// What a phase of this task plans, as a pending phase shows it: flow work plans nothing.
+    func plannedLength(of phase: Phase) -> Double {
+        phase == .work && mode == .flow ? 0 : Double(seconds(for: phase))
     }
 }
 

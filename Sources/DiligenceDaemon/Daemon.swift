@@ -330,7 +330,7 @@ public final class Daemon: TimerOutlet {
         StatusInputs(
             timer: machine.status(at: now), todayCompleted: todayCompleted(at: now), configProblems: problems.config,
             databaseProblem: problems.database, focusActive: desktop.focusGuard.record != nil,
-            focusBackend: desktop.focusGuard.activeBackend)
+            focusBackend: desktop.focusGuard.activeBackend, countsUp: machine.run?.countsUp)
     }
 
     /// The answer line to `status`: the status object is encoded again only once it changed.
@@ -352,11 +352,11 @@ public final class Daemon: TimerOutlet {
             let done = todayCompleted(at: now)
             return done > 0 ? "Idle · \(done) completed today" : "Idle"
         }
-        let left = DurationText.clock(s.remainingSeconds)
-        let name = phase == .work ? "Focus" : phase.label.capitalizedFirst
+        let left = s.countsUp ? "\(DurationText.clock(s.elapsedSeconds)) elapsed" : "\(DurationText.clock(s.remainingSeconds)) left"
+        let name = phase == .work ? (machine.run?.countsUp == .overtime ? "Overtime" : "Focus") : phase.label.capitalizedFirst
         switch s.state {
-        case .running: return "\(name) · \(task.name) · \(left) left"
-        case .paused: return "Paused · \(name) · \(task.name) · \(left) left"
+        case .running: return "\(name) · \(task.name) · \(left)"
+        case .paused: return "Paused · \(name) · \(task.name) · \(left)"
         case .pending: return "Ready: \(phase.label) · \(task.name) · waiting for start"
         case .idle: return "Idle"
         }

@@ -63,10 +63,22 @@ public enum Fields {
     static let dnd = Field<Setting<Bool>?>.onOffOrDefault(
         "dnd", "do not disturb during work: on, off, or default ([focus] do_not_disturb) (new task: default)")
 
+    static let mode = Field<TaskMode?>.choice(
+        "mode", optional: TaskMode.self, "pomodoro: work to a deadline; flow: work counts up until ended (new task: pomodoro)")
+    static let breakRatio = Field<FlowBreakRule?>.breakRule(
+        "break_ratio", "flow: the break earned, a ratio of the work (1/5) or a table (<25m=5m,<50m=8m,else=15m) (new task: 1/5)")
+    static let minBreak = Field<Int?>.duration("min_break", "flow: the shortest break earned (new task: 1m)")
+    static let maxBreak = Field<Int?>.duration("max_break", "flow: the longest break earned (new task: 30m)")
+    static let flowNudge = Field<Setting<Int>?>.durationOrOff(
+        "flow_nudge", "flow: a notification after this much work, no stop (new task: off)")
+    static let overtime = Field<Bool?>.boolean(
+        "overtime", "pomodoro: work goes on past the bell, counting up, until stopped (new task: false)")
+
     /// Every task field, in the order help and docs list them.
     static let taskFields: [any FieldDeclaration] = [
         description, color, work, workSeconds, shortBreak, shortBreakSeconds, longBreak, longBreakSeconds,
         longBreakEvery, breaks, autostart, focusMode, goal, reminder, sound, away, dnd,
+        mode, breakRatio, minBreak, maxBreak, flowNudge, overtime,
     ]
 
     static let confirm = Field<Bool>.boolean("confirm", default: false, "must be true: the task's sessions are removed too")
@@ -197,6 +209,13 @@ public struct TaskChanges: Sendable, Equatable {
     public var away: Setting<AwayPolicy>?
     /// Do not disturb during the task's work; `.off`: back to `[focus] do_not_disturb`.
     public var dnd: Setting<Bool>?
+    public var mode: TaskMode?
+    public var breakRule: FlowBreakRule?
+    public var minBreakSeconds: Int?
+    public var maxBreakSeconds: Int?
+    /// The flow nudge; `.off`: none.
+    public var flowNudge: Setting<Int>?
+    public var overtime: Bool?
 
     public init() {}
 
@@ -216,6 +235,12 @@ public struct TaskChanges: Sendable, Equatable {
         sound = a[Fields.sound]
         away = a[Fields.away]
         dnd = a[Fields.dnd]
+        mode = a[Fields.mode]
+        breakRule = a[Fields.breakRatio]
+        minBreakSeconds = a[Fields.minBreak]
+        maxBreakSeconds = a[Fields.maxBreak]
+        flowNudge = a[Fields.flowNudge]
+        overtime = a[Fields.overtime]
     }
 
     public func apply(to task: inout TaskConfig) {
@@ -233,6 +258,12 @@ public struct TaskChanges: Sendable, Equatable {
         if let sound { task.sound = sound.value }
         if let away { task.awayPolicy = away.value }
         if let dnd { task.doNotDisturb = dnd.value }
+        if let mode { task.mode = mode }
+        if let breakRule { task.breakRule = breakRule }
+        if let minBreakSeconds { task.minBreakSeconds = minBreakSeconds }
+        if let maxBreakSeconds { task.maxBreakSeconds = maxBreakSeconds }
+        if let flowNudge { task.flowNudgeSeconds = flowNudge.value }
+        if let overtime { task.overtime = overtime }
     }
 }
 

@@ -28,6 +28,10 @@ public enum FieldType: Sendable, Equatable {
     case nameOrOff(maxLength: Int)
     /// A session note (`SessionNote.normalize`): one line, trimmed; empty removes the note.
     case note
+    /// The break a flow session earns (`FlowBreakRule`): a ratio `1/5` or a table.
+    case breakRule
+    /// Whole seconds in `range` as `duration` takes them, or `"off"` or null to turn it off.
+    case durationOrOff(ClosedRange<Int>)
 }
 
 /// Whether a field must be given, and what an absent one means.
@@ -128,7 +132,21 @@ public struct FieldSpec: Sendable, Equatable {
         case .note:
             guard let text = value.stringValue else { throw wrongType("a string") }
             return .string(try SessionNote.normalize(text, label: label) ?? "")
+        case .breakRule:
+            guard let text = value.stringValue else { throw wrongType("a string") }
+            return .string(try Self.breakRule(text, label: label).text)
+        case .durationOrOff(let range):
+            if value.isNull || value.stringValue == "off" { return .null }
+            return .int(try Self.duration(value, in: range, label: label))
         }
+    }
+
+    /// The break rule `text` writes, or `invalid_value` saying what one is.
+    private static func breakRule(_ text: String, label: String) throws(DiligenceError) -> FlowBreakRule {
+        guard let rule = FlowBreakRule.parse(text) else {
+            throw DiligenceError(.invalidValue, "\(label) must be \(FlowBreakRule.expected); got \(text.debugDescription).")
+        }
+        return rule
     }
 
     /// A JSON number that is a whole number in `range`. Checked without any trapping conversion:
@@ -188,6 +206,8 @@ public struct FieldSpec: Sendable, Equatable {
         case .timeOfDay: "HH:MM or off"
         case .nameOrOff(let maxLength): "a name of at most \(maxLength) characters, or off"
         case .note: "one line of at most \(SessionNote.maxLength) characters"
+        case .breakRule: FlowBreakRule.expected
+        case .durationOrOff(let range): "\(DurationText.format(range.lowerBound)) and \(DurationText.format(range.upperBound)), or off"
         }
     }
 }
@@ -351,6 +371,22 @@ extension Field where Value == Setting<Bool>? {
     }
 }
 
+extension Field where Value == Setting<Int>? {
+    /// A duration in seconds, or off.
+    static func durationOrOff(_ name: String, _ doc: String) -> Field {
+        Field(FieldSpec(name, .durationOrOff(1...DurationText.maxSeconds), .optional, doc)) { json in
+            guard let json else { return nil }
+            return json.intValue.map { Setting.on(Int($0)) } ?? .off
+        }
+    }
+}
+
+extension Field where Value == FlowBreakRule? {
+    static func breakRule(_ name: String, _ doc: String) -> Field {
+        Field(FieldSpec(name, .breakRule, .optional, doc)) { $0?.stringValue.flatMap(FlowBreakRule.parse) }
+    }
+}
+
 extension Field where Value == Setting<String>? {
     static func nameOrOff(_ name: String, maxLength: Int, _ doc: String) -> Field {
         Field(FieldSpec(name, .nameOrOff(maxLength: maxLength), .optional, doc)) { json in
@@ -409,7 +445,14 @@ public struct CommandSpec: Sendable {
         for spec in fields {
             let value = given[spec.name]
             // null is "not given", except where it means "off".
-            let meansOff = spec.type == .timeOfDay || { if case .nameOrOff = spec.type { true } else { false } }()
+            let meansOff =
+                spec.type == .timeOfDay
+                || {
+                    switch spec.type {
+                    case .nameOrOff, .durationOrOff: true
+                    default: false
+                    }
+                }()
             guard let value, !value.isNull || meansOff else {
                 if spec.isRequired {
                     throw DiligenceError(.missingArgument, "\"\(name)\" needs the argument \"\(spec.name)\" (\(spec.doc)).")

@@ -226,6 +226,22 @@ extension Store {
         }
     }
 
+    /// Seconds worked past the bell (overtime: focused beyond planned) by the sessions that
+    /// began in [`from`, `to`), derived from the columns every session has; focus counts them too.
+    public func overtimeSeconds(from: Double, to: Double, taskID: Int64? = nil, device: DeviceFilter? = nil) throws(DiligenceError)
+        -> Int
+    {
+        let scope = Self.scope(taskID: taskID, device: device)
+        var seconds = 0
+        try connection.cached(
+            "SELECT coalesce(sum(max(0, focused_seconds - planned_seconds)), 0) FROM sessions WHERE start >= ? AND start < ?"
+                + scope.sql
+        ).forEachRow([.real(from), .real(to)] + scope.values) { row throws(DiligenceError) in
+            seconds = row.int(0)
+        }
+        return seconds
+    }
+
     private func sumAwaySeconds(from: Double, to: Double, taskID: Int64?, device: DeviceFilter?) throws(DiligenceError) -> Int {
         if device == nil, try holdsOtherDevicesSessions(from: from, to: to) {
             return try awaySessionBySession(from: from, to: to, taskID: taskID)

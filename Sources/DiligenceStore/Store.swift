@@ -11,7 +11,7 @@ import Glibc
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 10
+    public static let schemaVersion = 11
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), kept while nothing is written.
@@ -196,6 +196,16 @@ public final class Store {
         """
         ALTER TABLE tasks ADD COLUMN dnd INTEGER;
         """,
+        // 11: flow sessions and overtime (a task's mode, the break its flow earns and its
+        // bounds, the nudge, NULL: none); an older task is a pomodoro without overtime.
+        """
+        ALTER TABLE tasks ADD COLUMN mode TEXT NOT NULL DEFAULT 'pomodoro';
+        ALTER TABLE tasks ADD COLUMN break_ratio TEXT NOT NULL DEFAULT '1/5';
+        ALTER TABLE tasks ADD COLUMN min_break INTEGER NOT NULL DEFAULT 60;
+        ALTER TABLE tasks ADD COLUMN max_break INTEGER NOT NULL DEFAULT 1800;
+        ALTER TABLE tasks ADD COLUMN flow_nudge INTEGER;
+        ALTER TABLE tasks ADD COLUMN overtime INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// Indexes that only speed reads up: created when missing on every open, outside the schema
@@ -248,7 +258,8 @@ public final class Store {
 
     private static let taskColumns = """
         id, name, description, color, work_seconds, short_break_seconds, long_break_seconds,
-        long_break_every, breaks, autostart, focus_mode, goal, reminder_minute, sound, away, dnd
+        long_break_every, breaks, autostart, focus_mode, goal, reminder_minute, sound, away, dnd,
+        mode, break_ratio, min_break, max_break, flow_nudge, overtime
         """
     /// What `task(from:)` reads: `taskColumns`, the UUID (which no edit changes) and whether it
     /// is archived (which only `setArchived` changes).
@@ -272,10 +283,14 @@ public final class Store {
             goal: row.int(11),
             reminderMinute: row.optionalInt(12),
             sound: row.optionalString(13),
-            uuid: row.optionalString(16) ?? "",
-            archived: row.bool(17),
+            uuid: row.optionalString(22) ?? "",
+            archived: row.bool(23),
             awayPolicy: row.optionalString(14).flatMap(AwayPolicy.init(rawValue:)),
-            doNotDisturb: row.optionalInt(15).map { $0 != 0 }
+            doNotDisturb: row.optionalInt(15).map { $0 != 0 },
+            mode: TaskMode(rawValue: row.string(16)) ?? .pomodoro,
+            breakRule: FlowBreakRule.parse(row.string(17)) ?? .standard,
+            minBreakSeconds: row.int(18), maxBreakSeconds: row.int(19), flowNudgeSeconds: row.optionalInt(20),
+            overtime: row.bool(21)
         )
     }
 
@@ -287,6 +302,8 @@ public final class Store {
             .int(task.longBreakEvery), .bool(task.breaks), .text(task.autostart.rawValue),
             .bool(task.focusMode), .int(task.goal), .optional(task.reminderMinute), .optional(task.sound),
             .optional(task.awayPolicy?.rawValue), .optional(task.doNotDisturb.map { $0 ? 1 : 0 }),
+            .text(task.mode.rawValue), .text(task.breakRule.text), .int(task.minBreakSeconds), .int(task.maxBreakSeconds),
+            .optional(task.flowNudgeSeconds), .bool(task.overtime),
         ]
     }
 
@@ -382,7 +399,8 @@ public final class Store {
                 """
                 UPDATE tasks SET name = ?, description = ?, color = ?, work_seconds = ?,
                     short_break_seconds = ?, long_break_seconds = ?, long_break_every = ?, breaks = ?,
-                    autostart = ?, focus_mode = ?, goal = ?, reminder_minute = ?, sound = ?, away = ?, dnd = ?
+                    autostart = ?, focus_mode = ?, goal = ?, reminder_minute = ?, sound = ?, away = ?, dnd = ?,
+                    mode = ?, break_ratio = ?, min_break = ?, max_break = ?, flow_nudge = ?, overtime = ?
                 WHERE id = ?
                 """,
                 Self.values(of: task) + [.integer(task.id)]
@@ -435,7 +453,7 @@ public final class Store {
         var stored = task
         if stored.uuid.isEmpty { stored.uuid = Self.newUUID() }
         try db.run(
-            "INSERT INTO tasks (\(Self.taskReadColumns)) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tasks (\(Self.taskReadColumns)) VALUES (NULL\(String(repeating: ", ?", count: 23)))",
             Self.values(of: task) + [.text(stored.uuid), .bool(task.archived)]
         )
         stored.id = db.lastInsertRowID

@@ -23,6 +23,13 @@ extension TaskConfig {
         if !uuid.isEmpty { members.append(("uuid", .string(uuid))) }
         if let awayPolicy { members.append(("awayPolicy", .string(awayPolicy.rawValue))) }
         if let doNotDisturb { members.append(("doNotDisturb", .bool(doNotDisturb))) }
+        // Flow and overtime settings: a timer saved before them has none (a pomodoro).
+        if mode != .pomodoro { members.append(("mode", .string(mode.rawValue))) }
+        if breakRule != .standard { members.append(("breakRule", .string(breakRule.text))) }
+        if minBreakSeconds != Self.defaultMinBreak { members.append(("minBreakSeconds", .int(minBreakSeconds))) }
+        if maxBreakSeconds != Self.defaultMaxBreak { members.append(("maxBreakSeconds", .int(maxBreakSeconds))) }
+        if let flowNudgeSeconds { members.append(("flowNudgeSeconds", .int(flowNudgeSeconds))) }
+        if overtime { members.append(("overtime", .bool(true))) }
         return .object(members)
     }
 
@@ -42,7 +49,12 @@ extension TaskConfig {
             breaks: breaks, autostart: autostart, focusMode: focusMode, goal: Int(goal),
             reminderMinute: json["reminderMinute"]?.intValue.map(Int.init), sound: json["sound"]?.stringValue,
             uuid: json["uuid"]?.stringValue ?? "", awayPolicy: json["awayPolicy"]?.stringValue.flatMap(AwayPolicy.init(rawValue:)),
-            doNotDisturb: json["doNotDisturb"]?.boolValue)
+            doNotDisturb: json["doNotDisturb"]?.boolValue,
+            mode: json["mode"]?.stringValue.flatMap(TaskMode.init(rawValue:)) ?? .pomodoro,
+            breakRule: json["breakRule"]?.stringValue.flatMap(FlowBreakRule.parse) ?? .standard,
+            minBreakSeconds: json["minBreakSeconds"]?.intValue.map(Int.init) ?? Self.defaultMinBreak,
+            maxBreakSeconds: json["maxBreakSeconds"]?.intValue.map(Int.init) ?? Self.defaultMaxBreak,
+            flowNudgeSeconds: json["flowNudgeSeconds"]?.intValue.map(Int.init), overtime: json["overtime"]?.boolValue ?? false)
     }
 }
 
@@ -84,6 +96,8 @@ extension SavedTimer {
         ]
         if roundSkipped { members.append(("roundSkipped", .bool(true))) }
         if let note { members.append(("note", .string(note))) }
+        if let countsUp = run?.countsUp { members.append(("countsUp", .string(countsUp.rawValue))) }
+        if run?.nudged == true { members.append(("nudged", .bool(true))) }
         members += presenceJSON
         return .object(members)
     }
@@ -139,5 +153,10 @@ extension SavedTimer {
             presence: json["presence"]?.stringValue.flatMap(Presence.init(rawValue:)) ?? .unknown,
             absence: Self.absence(json["absence"]), awayBefore: json["awayBefore"]?.doubleValue ?? 0,
             workWaitsForBack: json["workWaitsForBack"]?.boolValue ?? false)
+        if let value = json["countsUp"] {
+            guard let countsUp = value.stringValue.flatMap(TimerRun.CountUp.init(rawValue:)) else { return nil }
+            run?.countsUp = countsUp
+        }
+        run?.nudged = json["nudged"]?.boolValue ?? false
     }
 }

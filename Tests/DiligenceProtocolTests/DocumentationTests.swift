@@ -24,11 +24,12 @@ struct DocumentationTests {
 
     static func typeText(_ type: FieldType) -> String {
         switch type {
-        case .text, .taskName, .deviceName, .choice, .note: "string"
+        case .text, .taskName, .deviceName, .choice, .note, .breakRule: "string"
         case .integer: "integer"
         case .boolean: "boolean"
         case .duration: "duration"
         case .timeOfDay, .nameOrOff: "string or null"
+        case .durationOrOff: "duration or null"
         }
     }
 
@@ -45,6 +46,9 @@ struct DocumentationTests {
         case .timeOfDay: "`HH:MM` (24-hour), or `off`/null"
         case .nameOrOff(let maxLength): "a name of at most \(maxLength) characters, or `off`/null"
         case .note: "one line of at most \(SessionNote.maxLength) characters, no control characters; empty removes it"
+        case .breakRule: "a ratio `N/M` (1 ≤ N ≤ M ≤ 100), or a table `<25m=5m,<50m=8m,else=15m`"
+        case .durationOrOff(let range):
+            "\(DurationText.format(range.lowerBound)) to \(DurationText.format(range.upperBound)): seconds, or text (`25m`), or `off`/null"
         }
     }
 

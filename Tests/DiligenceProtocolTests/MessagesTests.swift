@@ -84,7 +84,7 @@ struct MessagesTests {
             id: 3, name: "T", color: .cyan, workSeconds: 60, reminderMinute: 545, uuid: "0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012")
         #expect(
             config.json.serialized
-                == #"{"id":3,"uuid":"0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012","name":"T","description":"","color":"cyan","work_seconds":60,"short_break_seconds":300,"long_break_seconds":900,"long_break_every":4,"breaks":true,"autostart":"none","focus_mode":false,"goal":0,"reminder":"09:05","sound":null,"archived":false,"away":"default","dnd":"default"}"#
+                == #"{"id":3,"uuid":"0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012","name":"T","description":"","color":"cyan","work_seconds":60,"short_break_seconds":300,"long_break_seconds":900,"long_break_every":4,"breaks":true,"autostart":"none","focus_mode":false,"goal":0,"reminder":"09:05","sound":null,"archived":false,"away":"default","dnd":"default","mode":"pomodoro","break_ratio":"1/5","min_break_seconds":60,"max_break_seconds":1800,"flow_nudge_seconds":null,"overtime":false}"#
         )
     }
 

@@ -50,6 +50,8 @@ struct SchemaTests {
             return (.string(others[0]), .string(others[1]))
         case .timeOfDay: return (.string("07:30"), .string("08:45"))
         case .nameOrOff: return (.string("rain"), .string("waves"))
+        case .breakRule: return (.string("1/4"), .string("<25m=5m,else=15m"))
+        case .durationOrOff: return (.int(600), .int(900))
         }
     }
 

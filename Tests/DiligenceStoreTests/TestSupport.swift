@@ -77,10 +77,15 @@ func savedTimer(
     return machine.saved(at: now)
 }
 
+/// SQL taking a database of this schema back to schema 10 (before flow sessions and overtime).
+let withoutFlowColumns = ["mode", "break_ratio", "min_break", "max_break", "flow_nudge", "overtime"]
+    .map { "ALTER TABLE tasks DROP COLUMN \($0);" }.joined(separator: " ")
+
 /// SQL taking a database of this schema back to schema 6 (before sync), for migration tests
 /// that make an older database out of a new one.
 let backToSchema6 =
-    "ALTER TABLE tasks DROP COLUMN dnd; DROP TRIGGER sync_removed_session; DROP TRIGGER sync_restored_session; DROP TRIGGER sync_removed_task;"
+    withoutFlowColumns
+    + " ALTER TABLE tasks DROP COLUMN dnd; DROP TRIGGER sync_removed_session; DROP TRIGGER sync_restored_session; DROP TRIGGER sync_removed_task;"
     + " DROP TRIGGER sync_restored_task; DROP TABLE sync_removed; "
     + ["sessions", "tasks", "plans"].flatMap { table in
         ["insert", "update", "delete"].map { "DROP TRIGGER sync_\(table)_\($0);" }

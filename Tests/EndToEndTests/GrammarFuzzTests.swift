@@ -1,3 +1,4 @@
+import DiligenceCore
 import DiligenceJSON
 import DiligenceProtocol
 import DiligenceSync
@@ -316,6 +317,11 @@ struct SchemaRequestGenerator {
 
     /// Numbers where conversions trap, written as JSON text.
     static let numbers = BoundaryValues.numbers
+    /// Break rules of flow tasks: ratios and tables at their edges, and ones that are none.
+    static let breakRules = [
+        "1/5", "1/1", "100/100", "0/5", "6/5", "1/101", "1/0", "<25m=5m,<50m=8m,else=15m", "<25m=5m", "else=5m",
+        "<50m=5m,<25m=8m,else=9m", "<24h=24h,else=1s", "<25m=0s,else=5m", " 1 / 5 ", "", "1/5/2",
+    ]
 
     /// Strings that break text handling and date arithmetic.
     static let strings: [String] = [
@@ -390,6 +396,12 @@ struct SchemaRequestGenerator {
             return (quoted(word), words.contains(word) ? .valid : .refused(code.rawValue))
         case .timeOfDay, .nameOrOff:
             return chance(20) ? ("null", .valid) : (quoted(pick(Self.strings)), .unknown)
+        case .breakRule:
+            let rule = pick(Self.breakRules)
+            return (quoted(rule), FlowBreakRule.parse(rule) == nil ? .refused("invalid_value") : .valid)
+        case .durationOrOff:
+            if chance(20) { return (pick(["null", quoted("off")]), .valid) }
+            return (chance(50) ? pick(Self.numbers) : quoted(pick(Self.strings)), .unknown)
         case .text, .taskName, .deviceName, .note:
             if field.name == "content" { return (quoted(importContent()), .unknown) }
             if field.name == "path" && chance(80) { return (quoted(backupPath()), .unknown) }
@@ -416,7 +428,8 @@ struct SchemaRequestGenerator {
         case .duration: takes = ["number", "string"]
         case .boolean: takes = ["boolean"]
         case .timeOfDay, .nameOrOff: takes = ["string", "null"]
-        case .text, .taskName, .deviceName, .note, .choice: takes = ["string"]
+        case .durationOrOff: takes = ["number", "string", "null"]
+        case .text, .taskName, .deviceName, .note, .choice, .breakRule: takes = ["string"]
         }
         if kind == "null" && !takes.contains("null") { return .notGiven }
         if !takes.contains(kind) { return .refused("invalid_argument") }

@@ -379,6 +379,14 @@ extension JournalLineGenerator {
         case "breaks", "focus_mode", "archived": return pick(["true", "false", "\"true\"", "1", "null"])
         case "away": return quoted(pick(["default", "bogus", ""] + AwayPolicy.allCases.map(\.rawValue)))
         case "dnd": return pick([quoted("on"), quoted("off"), quoted("default"), quoted("maybe"), "true", "null"])
+        // Flow and overtime (optional even on a journal line: an older version's has none).
+        case "mode": return pick([quoted("pomodoro"), quoted("flow"), quoted("stopwatch"), quoted(""), "true", "null"])
+        case "break_ratio":
+            return quoted(pick(["1/5", "1/1", "100/100", "0/5", "6/5", "1/0", "<25m=5m,<50m=8m,else=15m", "<25m=5m", "", "0.2"]))
+        case "min_break_seconds", "max_break_seconds":
+            return pick(["1", "60", "1800", String(DurationText.maxSeconds), "0", String(DurationText.maxSeconds + 1), "\"5m\"", "-1"])
+        case "flow_nudge_seconds": return pick(["null", "5400", "0", String(DurationText.maxSeconds + 1), "\"90m\"", "true"])
+        case "overtime": return pick(["true", "false", "\"yes\"", "1", "null"])
         case "uuid": return quoted(pick(["", "nope"]))
         default: return nil
         }

@@ -63,8 +63,8 @@ _diligencectl() {
     local sync_commands="enable status disable"
     local days="today tomorrow monday tuesday wednesday thursday friday saturday sunday"
     # Options that take a value: the word after one is its value, not an argument.
-    local valued="--socket --format --work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away --dnd --name --task --device --offset --since --until --limit --pauses --note --start --end"
-    local task_fields="--work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away --dnd"
+    local valued="--socket --format --work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away --dnd --mode --break-ratio --min-break --max-break --flow-nudge --overtime --name --task --device --offset --since --until --limit --pauses --note --start --end"
+    local task_fields="--work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away --dnd --mode --break-ratio --min-break --max-break --flow-nudge --overtime"
     local formats="--json --waybar --format"
 
     # Find the command after the global options, its subcommand (task, plan, history, sync: the very
@@ -93,6 +93,11 @@ _diligencectl() {
         --sound) COMPREPLY=($(compgen -W "off" -- "$cur")); return ;;
         --away) COMPREPLY=($(compgen -W "pause continue abandon default" -- "$cur")); return ;;
         --dnd) COMPREPLY=($(compgen -W "on off default" -- "$cur")); return ;;
+        --mode) COMPREPLY=($(compgen -W "pomodoro flow" -- "$cur")); return ;;
+        --overtime) COMPREPLY=($(compgen -W "yes no" -- "$cur")); return ;;
+        --flow-nudge) COMPREPLY=($(compgen -W "off" -- "$cur")); return ;;
+        --break-ratio) COMPREPLY=($(compgen -W "1/5" -- "$cur")); return ;;
+        --min-break|--max-break) return ;;
         --format) if [[ $command == export ]]; then COMPREPLY=($(compgen -W "csv jsonl ics" -- "$cur"))
                   else COMPREPLY=("'{icon} {task} {remaining}'"); fi; return ;;
         --task) _diligencectl_complete_tasks; return ;;

@@ -41,7 +41,7 @@ end
 # __fish_seen_subcommand_from, this tells `week` the command from `stats week`.
 function __diligencectl_words
     set -l valued socket format work short-break long-break long-break-every breaks autostart focus-mode \
-        color goal reminder sound description away dnd name task device offset since until limit pauses
+        color goal reminder sound description away dnd mode break-ratio min-break max-break flow-nudge overtime name task device offset since until limit pauses
     set -l skip 0
     for word in (commandline -opc)[2..-1]
         if test $skip = 1
@@ -139,6 +139,12 @@ for sub in add edit
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l sound -x -a off -d 'ambient sound or off'
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l away -x -a 'pause continue abandon default' -d 'what leaving does to work'
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l dnd -x -a 'on off default' -d 'do not disturb during work'
+    complete -c diligencectl -n "__diligencectl_task_sub $sub" -l mode -x -a 'pomodoro flow' -d 'pomodoro or flow'
+    complete -c diligencectl -n "__diligencectl_task_sub $sub" -l break-ratio -x -a '1/5' -d 'break a flow earns: N/M or a table'
+    complete -c diligencectl -n "__diligencectl_task_sub $sub" -l min-break -x -d 'shortest earned break'
+    complete -c diligencectl -n "__diligencectl_task_sub $sub" -l max-break -x -d 'longest earned break'
+    complete -c diligencectl -n "__diligencectl_task_sub $sub" -l flow-nudge -x -a off -d 'notification after this much flow, or off'
+    complete -c diligencectl -n "__diligencectl_task_sub $sub" -l overtime -x -a 'yes no' -d 'work goes on past the bell'
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l description -x -d 'free text'
 end
 

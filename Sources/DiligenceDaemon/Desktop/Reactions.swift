@@ -23,6 +23,7 @@ extension Daemon {
                 desktop.sound.phaseEnded(config.sound)
             }
             notifyPresence(event)
+            notifyCountingUp(event)
         }
         let stillAsNow = timerStillAsNow()
         reconcileFocus { [unowned self] in
@@ -51,7 +52,7 @@ extension Daemon {
         case .skipped: "skip"
         case .away: "away"
         case .back: "back"
-        case .phasePending, .extended, .sessionEnded, .awayDiscarded, .sessionRevised: nil
+        case .phasePending, .extended, .sessionEnded, .awayDiscarded, .sessionRevised, .overtimeStarted, .flowNudge: nil
         }
     }
 
@@ -60,7 +61,7 @@ extension Daemon {
         case .phaseStarted(let p), .phasePending(let p), .phaseCompleted(let p), .paused(let p),
             .resumed(let p), .stopped(let p), .skipped(let p), .extended(let p, _):
             p
-        case .sessionEnded, .awayDiscarded, .sessionRevised: .work
+        case .sessionEnded, .awayDiscarded, .sessionRevised, .overtimeStarted, .flowNudge: .work
         case .away, .back: nil
         }
     }
@@ -131,6 +132,28 @@ extension Daemon {
             ) { [unowned self] key in
                 self.notificationAction(key)
             })
+    }
+
+    /// The one notification of a bell that does not stop the work (overtime), or of a flow
+    /// session's nudge; the work goes on counting up either way.
+    func notifyCountingUp(_ event: TimerEvent) {
+        let task = machine.task?.name ?? ""
+        let summary: String
+        let body: String
+        switch event {
+        case .overtimeStarted:
+            summary = "Overtime"
+            body = "\(task): \(DurationText.format(Int(machine.duration))) are up; the work goes on. Stop it when you finish."
+        case .flowNudge(let seconds):
+            summary = "Still in flow"
+            body = "\(task): \(DurationText.format(seconds)) of work. Stop when you like; the break is earned."
+        default: return
+        }
+        desktop.notifier.show(
+            .init(
+                slot: "phase", summary: summary, body: body, actions: [], settings: config.notifications,
+                category: "x-diligence.phase", stillValid: { true }, onClosed: nil
+            ) { _ in })
     }
 
     /// A button of a phase notification: the same paths as `start` and `skip`. A button of an

@@ -245,7 +245,12 @@ final class StatsService {
         let away = try store.awaySeconds(from: acc.grid.start, to: acc.grid.end, taskID: only?.id, device: device)
         let compared = try previousTotals(period, offset: offset, anchor: anchor, only: only, device: device)
         let toDate = holdsToday ? try previousTotalsToDate(period, offset, anchor: anchor, first: first, only: only, device: device) : .null
-        result += [("away_seconds", .int(away)), ("days", .array(try dayRows(acc, tasks: tasks))), ("previous", compared)]
+        // Overtime is focus too; it is shown apart (docs/statistics.md).
+        let overtime = try store.overtimeSeconds(from: acc.grid.start, to: acc.grid.end, taskID: only?.id, device: device)
+        result += [
+            ("away_seconds", .int(away)), ("overtime_seconds", .int(overtime)), ("days", .array(try dayRows(acc, tasks: tasks))),
+            ("previous", compared),
+        ]
         result.append(("previous_to_date", toDate))
         if period == .today || period == .day {
             let day = acc.grid

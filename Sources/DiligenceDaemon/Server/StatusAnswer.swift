@@ -12,11 +12,14 @@ struct StatusInputs: Equatable {
     /// The focus guard holds notifications back, and through what.
     var focusActive: Bool
     var focusBackend: String?
+    /// Work that counts up (flow, overtime) shows its elapsed time; nothing remains of it.
+    var countsUp: TimerRun.CountUp?
 
     var json: JSON {
         guard case .object(var members) = timer.json(todayCompleted: todayCompleted) else { return .null }
         members.append(("config_problems", .array(configProblems.map(JSON.string))))
         members.append(("do_not_disturb", Self.focusJSON(active: focusActive, backend: focusBackend)))
+        members.append(("counts_up", .string(countsUp?.rawValue)))
         if let databaseProblem { members.append(("database_problem", .string(databaseProblem))) }
         return .object(members)
     }

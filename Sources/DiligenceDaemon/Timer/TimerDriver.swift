@@ -191,6 +191,8 @@ final class TimerDriver: RecorderListener {
     func changeTimer<Failure: Error>(
         at now: Now, _ change: (inout TimerMachine) throws(Failure) -> [TimerEvent]
     ) throws(Failure) -> [TimerEvent] {
+        // Flow work ended sooner than `[timer] min_session` is given up, as the recorder drops it.
+        machine.minSession = recorder.minSession
         let before = machine
         let events = try change(&machine)
         // Nothing changed (most `status` requests): no write, no timer re-armed.
@@ -328,6 +330,10 @@ final class TimerDriver: RecorderListener {
         case .sessionRevised(let s):
             text = "Trimmed the session of \(s.taskName) to the moment you left: \(DurationText.format(s.focusedSeconds)) focused."
             fields[1] = ("TASK", s.taskName)
+        case .overtimeStarted:
+            text = "Work of \(task) reached its bell and goes on in overtime."
+        case .flowNudge(let seconds):
+            text = "Flow work of \(task) reached \(DurationText.format(seconds)); nudged."
         }
         // A phase's events name it; a session's record names its task only.
         if case .sessionEnded = event {} else if let phase = Daemon.phase(of: event) { fields.append(("PHASE", phase.rawValue)) }
