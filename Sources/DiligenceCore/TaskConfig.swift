@@ -57,14 +57,18 @@ public struct TaskConfig: Equatable, Sendable {
     /// Archived: kept with its sessions and statistics, but hidden from lists and completion
     /// and refused by `start` (`task archive`, `task unarchive`).
     public var archived: Bool
+    /// An external interruption voids its work (abandoned, `interrupted`): the technique's strict rule.
+    public var voidOnInterrupt: Bool
 
     public init(
         id: Int64 = 0, name: String, description: String = "", color: TaskColor = .blue,
         workSeconds: Int = 25 * 60, shortBreakSeconds: Int = 5 * 60, longBreakSeconds: Int = 15 * 60,
         longBreakEvery: Int = 4, breaks: Bool = true, autostart: Autostart = .none,
         focusMode: Bool = false, goal: Int = 0, reminderMinute: Int? = nil, sound: String? = nil, uuid: String = "",
-        archived: Bool = false, awayPolicy: AwayPolicy? = nil, doNotDisturb: Bool? = nil
+        archived: Bool = false, awayPolicy: AwayPolicy? = nil, doNotDisturb: Bool? = nil,
+        voidOnInterrupt: Bool = false
     ) {
+        self.voidOnInterrupt = voidOnInterrupt
         self.awayPolicy = awayPolicy
         self.doNotDisturb = doNotDisturb
         self.id = id

@@ -23,6 +23,7 @@ extension TaskConfig {
         if !uuid.isEmpty { members.append(("uuid", .string(uuid))) }
         if let awayPolicy { members.append(("awayPolicy", .string(awayPolicy.rawValue))) }
         if let doNotDisturb { members.append(("doNotDisturb", .bool(doNotDisturb))) }
+        if voidOnInterrupt { members.append(("voidOnInterrupt", .bool(true))) }
         return .object(members)
     }
 
@@ -42,7 +43,7 @@ extension TaskConfig {
             breaks: breaks, autostart: autostart, focusMode: focusMode, goal: Int(goal),
             reminderMinute: json["reminderMinute"]?.intValue.map(Int.init), sound: json["sound"]?.stringValue,
             uuid: json["uuid"]?.stringValue ?? "", awayPolicy: json["awayPolicy"]?.stringValue.flatMap(AwayPolicy.init(rawValue:)),
-            doNotDisturb: json["doNotDisturb"]?.boolValue)
+            doNotDisturb: json["doNotDisturb"]?.boolValue, voidOnInterrupt: json["voidOnInterrupt"]?.boolValue ?? false)
     }
 }
 
@@ -53,7 +54,7 @@ extension WorkSession {
             ("start", .double(start)), ("end", .double(end)), ("plannedSeconds", .int(plannedSeconds)),
             ("focusedSeconds", .int(focusedSeconds)), ("pauses", .int(pauses)), ("outcome", .string(outcome.rawValue)),
             ("uuid", .string(uuid)), ("note", .string(note)), ("awaySeconds", .int(awaySeconds)),
-            ("reason", .string(reason?.rawValue)),
+            ("reason", .string(reason?.rawValue)), ("interruptions", .array(interruptions.map { $0.json(wire: false) })),
         ])
     }
 
@@ -69,7 +70,8 @@ extension WorkSession {
             id: id, taskID: taskID, taskName: taskName, start: start, end: end, plannedSeconds: Int(planned),
             focusedSeconds: Int(focused), pauses: Int(pauses), outcome: outcome, uuid: json["uuid"]?.stringValue ?? "",
             note: json["note"]?.stringValue, awaySeconds: Int(json["awaySeconds"]?.intValue ?? 0),
-            reason: json["reason"]?.stringValue.flatMap(EndReason.init(rawValue:)))
+            reason: json["reason"]?.stringValue.flatMap(EndReason.init(rawValue:)),
+            interruptions: (try? Interruption.list(json["interruptions"], wire: false).get()) ?? [])
     }
 }
 
@@ -84,6 +86,7 @@ extension SavedTimer {
         ]
         if roundSkipped { members.append(("roundSkipped", .bool(true))) }
         if let note { members.append(("note", .string(note))) }
+        if !interruptions.isEmpty { members.append(("interruptions", .array(interruptions.map { $0.json(wire: false) }))) }
         members += presenceJSON
         return .object(members)
     }
@@ -139,5 +142,7 @@ extension SavedTimer {
             presence: json["presence"]?.stringValue.flatMap(Presence.init(rawValue:)) ?? .unknown,
             absence: Self.absence(json["absence"]), awayBefore: json["awayBefore"]?.doubleValue ?? 0,
             workWaitsForBack: json["workWaitsForBack"]?.boolValue ?? false)
+        guard case .success(let marked) = Interruption.list(json["interruptions"], wire: false) else { return nil }
+        run?.interruptions = marked
     }
 }

@@ -51,7 +51,7 @@ extension Daemon {
         case .skipped: "skip"
         case .away: "away"
         case .back: "back"
-        case .phasePending, .extended, .sessionEnded, .awayDiscarded, .sessionRevised: nil
+        case .phasePending, .extended, .sessionEnded, .awayDiscarded, .sessionRevised, .interrupted: nil
         }
     }
 
@@ -60,7 +60,7 @@ extension Daemon {
         case .phaseStarted(let p), .phasePending(let p), .phaseCompleted(let p), .paused(let p),
             .resumed(let p), .stopped(let p), .skipped(let p), .extended(let p, _):
             p
-        case .sessionEnded, .awayDiscarded, .sessionRevised: .work
+        case .sessionEnded, .awayDiscarded, .sessionRevised, .interrupted: .work
         case .away, .back: nil
         }
     }

@@ -311,7 +311,7 @@ final class TimerDriver: RecorderListener {
         case .skipped(let p): text = "Skipped \(p.label) of \(task)."
         case .extended(let p, let seconds): text = "Extended \(p.label) of \(task) by \(DurationText.format(seconds))."
         case .sessionEnded(let s):
-            let why = s.reason == .left ? " (you left)" : ""
+            let why = s.reason == .left ? " (you left)" : s.reason == .interrupted ? " (voided by an external interruption)" : ""
             // "an abandoned", "a completed", "a skipped": the article follows the outcome's first sound.
             let article = s.outcome.rawValue.first.map { "aeiou".contains($0) } == true ? "an" : "a"
             text =
@@ -326,6 +326,9 @@ final class TimerDriver: RecorderListener {
         case .sessionRevised(let s):
             text = "Trimmed the session of \(s.taskName) to the moment you left: \(DurationText.format(s.focusedSeconds)) focused."
             fields[1] = ("TASK", s.taskName)
+        case .interrupted(let i):
+            text = "Marked an \(i.kind.rawValue) interruption of the work of \(task)."
+            fields.append(("INTERRUPTION_KIND", i.kind.rawValue))
         }
         // A phase's events name it; a session's record names its task only.
         if case .sessionEnded = event {} else if let phase = Daemon.phase(of: event) { fields.append(("PHASE", phase.rawValue)) }
