@@ -11,7 +11,7 @@ import Glibc
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 10
+    public static let schemaVersion = 11
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), kept while nothing is written.
@@ -194,6 +194,12 @@ public final class Store {
         """
         ALTER TABLE tasks ADD COLUMN dnd INTEGER;
         """,
+        // 11: interruptions (`interrupt`): each session's as a JSON array of {kind, at, note}
+        // (NULL: none), and a task's strict rule that an external one voids its work.
+        """
+        ALTER TABLE sessions ADD COLUMN interruptions TEXT;
+        ALTER TABLE tasks ADD COLUMN void_on_interrupt INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// Indexes that only speed reads up: created when missing on every open, outside the schema
@@ -246,7 +252,7 @@ public final class Store {
 
     private static let taskColumns = """
         id, name, description, color, work_seconds, short_break_seconds, long_break_seconds,
-        long_break_every, breaks, autostart, focus_mode, goal, reminder_minute, sound, away, dnd
+        long_break_every, breaks, autostart, focus_mode, goal, reminder_minute, sound, away, dnd, void_on_interrupt
         """
     /// What `task(from:)` reads: `taskColumns`, the UUID (which no edit changes) and whether it
     /// is archived (which only `setArchived` changes).
@@ -270,10 +276,11 @@ public final class Store {
             goal: row.int(11),
             reminderMinute: row.optionalInt(12),
             sound: row.optionalString(13),
-            uuid: row.optionalString(16) ?? "",
-            archived: row.bool(17),
+            uuid: row.optionalString(17) ?? "",
+            archived: row.bool(18),
             awayPolicy: row.optionalString(14).flatMap(AwayPolicy.init(rawValue:)),
-            doNotDisturb: row.optionalInt(15).map { $0 != 0 }
+            doNotDisturb: row.optionalInt(15).map { $0 != 0 },
+            voidOnInterrupt: row.bool(16)
         )
     }
 
@@ -284,7 +291,7 @@ public final class Store {
             .int(task.workSeconds), .int(task.shortBreakSeconds), .int(task.longBreakSeconds),
             .int(task.longBreakEvery), .bool(task.breaks), .text(task.autostart.rawValue),
             .bool(task.focusMode), .int(task.goal), .optional(task.reminderMinute), .optional(task.sound),
-            .optional(task.awayPolicy?.rawValue), .optional(task.doNotDisturb.map { $0 ? 1 : 0 }),
+            .optional(task.awayPolicy?.rawValue), .optional(task.doNotDisturb.map { $0 ? 1 : 0 }), .bool(task.voidOnInterrupt),
         ]
     }
 
@@ -380,7 +387,8 @@ public final class Store {
                 """
                 UPDATE tasks SET name = ?, description = ?, color = ?, work_seconds = ?,
                     short_break_seconds = ?, long_break_seconds = ?, long_break_every = ?, breaks = ?,
-                    autostart = ?, focus_mode = ?, goal = ?, reminder_minute = ?, sound = ?, away = ?, dnd = ?
+                    autostart = ?, focus_mode = ?, goal = ?, reminder_minute = ?, sound = ?, away = ?, dnd = ?,
+                    void_on_interrupt = ?
                 WHERE id = ?
                 """,
                 Self.values(of: task) + [.integer(task.id)]
@@ -433,7 +441,7 @@ public final class Store {
         var stored = task
         if stored.uuid.isEmpty { stored.uuid = Self.newUUID() }
         try db.run(
-            "INSERT INTO tasks (\(Self.taskReadColumns)) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tasks (\(Self.taskReadColumns)) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             Self.values(of: task) + [.text(stored.uuid), .bool(task.archived)]
         )
         stored.id = db.lastInsertRowID
@@ -517,8 +525,11 @@ public final class Store {
     /// The columns `session(from:)` reads, in its order.
     static let sessionColumns = """
         s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome, s.uuid, s.note,
-        s.away_seconds, s.reason, s.device
+        s.away_seconds, s.reason, s.device, s.interruptions
         """
+
+    /// How many `sessionColumns` are: the columns a query adds after them start there.
+    static let sessionColumnCount = 15
 
     /// A session from a row of `sessionColumns`.
     func session(from row: SQLite.Row) throws(DiligenceError) -> WorkSession {
@@ -533,8 +544,26 @@ public final class Store {
             focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome, uuid: row.optionalString(9) ?? "",
             note: row.optionalString(10),
             awaySeconds: row.int(11), reason: row.optionalString(12).flatMap(EndReason.init(rawValue:)),
-            device: row.optionalString(13)
+            device: row.optionalString(13), interruptions: try Self.interruptions(row.optionalString(14))
         )
+    }
+
+    /// A session's `interruptions` column (NULL: none), as `interruptionsColumn` wrote it.
+    static func interruptions(_ text: String?) throws(DiligenceError) -> [Interruption] {
+        guard let text else { return [] }
+        let json: JSON
+        do { json = try JSON.parse(Array(text.utf8)) } catch {
+            throw DiligenceError(.storageError, "A session's interruptions in the database are not JSON: \(error.message)")
+        }
+        switch Interruption.list(json, wire: false) {
+        case .success(let list): return list
+        case .failure(let error): throw DiligenceError(.storageError, "A session's interruptions in the database: \(error.message)")
+        }
+    }
+
+    /// What the `interruptions` column holds for `list`: NULL for none.
+    static func interruptionsColumn(_ list: [Interruption]) -> SQLite.Value {
+        list.isEmpty ? .null : .text(JSON.array(list.map { $0.json(wire: false) }).serialized)
     }
 
     /// How many completed work sessions count on `day`: those that ended in it, an end exactly

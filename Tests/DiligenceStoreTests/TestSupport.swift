@@ -79,8 +79,12 @@ func savedTimer(
 
 /// SQL taking a database of this schema back to schema 6 (before sync), for migration tests
 /// that make an older database out of a new one.
+/// Takes out what the interruptions' migration added (sessions' interruptions, tasks' void_on_interrupt).
+let withoutInterruptions = "ALTER TABLE sessions DROP COLUMN interruptions; ALTER TABLE tasks DROP COLUMN void_on_interrupt; "
+
 let backToSchema6 =
-    "ALTER TABLE tasks DROP COLUMN dnd; DROP TRIGGER sync_removed_session; DROP TRIGGER sync_restored_session; DROP TRIGGER sync_removed_task;"
+    withoutInterruptions
+    + "ALTER TABLE tasks DROP COLUMN dnd; DROP TRIGGER sync_removed_session; DROP TRIGGER sync_restored_session; DROP TRIGGER sync_removed_task;"
     + " DROP TRIGGER sync_restored_task; DROP TABLE sync_removed; "
     + ["sessions", "tasks", "plans"].flatMap { table in
         ["insert", "update", "delete"].map { "DROP TRIGGER sync_\(table)_\($0);" }
