@@ -39,6 +39,8 @@ struct StatusView {
     var awaySince: Double?
     /// The focus guard holds other programs' notifications back (`do_not_disturb.active`).
     var doNotDisturb: Bool
+    /// Interruptions marked on the work phase (`interrupt`).
+    var interruptions: Int
 
     init(_ json: JSON) {
         func int(_ key: String) -> Int { num(json, key) }
@@ -58,6 +60,7 @@ struct StatusView {
         presence = json["presence"]?.stringValue ?? "unknown"
         awaySince = json["away_since"]?.stringValue.flatMap { RFC3339.parse($0) }
         doNotDisturb = json["do_not_disturb"]?["active"]?.boolValue ?? false
+        interruptions = int("interruptions")
     }
 
     /// ` · away since 12:03` while away, else "".
@@ -132,6 +135,7 @@ let templatePlaceholders: [(name: String, help: String, value: @Sendable (Status
     ("note", "the work phase's note (empty when none)", { $0.note ?? "" }),
     ("presence", "here, away or unknown (diligenced(1), PRESENCE)", { $0.presence }),
     ("dnd", "🔕 while do not disturb holds notifications back (empty otherwise)", { $0.doNotDisturb ? "🔕" : "" }),
+    ("interruptions", "interruptions marked on the work phase (diligencectl interrupt)", { String($0.interruptions) }),
 ]
 
 /// Fills `template`'s `{placeholder}`s from a status object; `{{` and `}}` print braces.

@@ -24,6 +24,7 @@ extension TaskConfig {
             ("archived", .bool(archived)),
             ("away", .string(awayPolicy?.rawValue ?? "default")),
             ("dnd", .string(doNotDisturb.map { $0 ? "on" : "off" } ?? "default")),
+            ("void_on_interrupt", .bool(voidOnInterrupt)),
         ])
     }
 }
@@ -33,7 +34,7 @@ extension TaskConfig {
     /// describes, its id 0; or why it is not one. Every member present is checked: its type and
     /// its documented range (`validate`). A member left out takes the default, unless `complete`:
     /// a journal line carries every setting, so one left out is a damaged line, not a default.
-    /// `uuid`, `archived`, `away` and `dnd` are kept when present.
+    /// `uuid`, `archived`, `away`, `dnd` and `void_on_interrupt` are kept when present.
     public static func exported(_ json: JSON, complete: Bool = false) -> Result<TaskConfig, DiligenceError> {
         do throws(DiligenceError) {
             return .success(try TaskObject(json: json, complete: complete).config())
@@ -68,6 +69,8 @@ private struct TaskObject {
         task.goal = try whole("goal") ?? task.goal
         task.breaks = try member("breaks", "true or false", \.boolValue) ?? task.breaks
         task.focusMode = try member("focus_mode", "true or false", \.boolValue) ?? task.focusMode
+        // Optional even in a journal line: lines written before interruptions lack it.
+        task.voidOnInterrupt = try member("void_on_interrupt", "true or false", optional: true, \.boolValue) ?? false
         task.archived = try member("archived", "true or false", \.boolValue) ?? false
         task.sound = try nullable("sound", "a string or null", \.stringValue) ?? nil
         task.reminderMinute = try nullable("reminder", "HH:MM or null") { $0.stringValue.flatMap(TimeOfDay.parse) } ?? nil

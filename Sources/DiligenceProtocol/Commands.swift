@@ -33,6 +33,10 @@ public enum Fields {
 
     static let extendBy = Field<Int>.duration("duration", default: 300, "how much to add to the phase")
 
+    static let interruptionKind = Field<InterruptionKind>.choice(
+        "kind", default: .internal, "internal (your own thought, marked ') or external (someone else, marked -)")
+    static let interruptionNote = Field<String?>.note("note", "what it was (history, exports, hooks)")
+
     // MARK: Task fields (task_add, task_edit)
 
     static let name = Field<String>.taskName("name", "the new task's name (see Task names)")
@@ -63,10 +67,13 @@ public enum Fields {
     static let dnd = Field<Setting<Bool>?>.onOffOrDefault(
         "dnd", "do not disturb during work: on, off, or default ([focus] do_not_disturb) (new task: default)")
 
+    static let voidOnInterrupt = Field<Bool?>.boolean(
+        "void_on_interrupt", "true: an external interruption ends its work as abandoned, reason interrupted (new task: false)")
+
     /// Every task field, in the order help and docs list them.
     static let taskFields: [any FieldDeclaration] = [
         description, color, work, workSeconds, shortBreak, shortBreakSeconds, longBreak, longBreakSeconds,
-        longBreakEvery, breaks, autostart, focusMode, goal, reminder, sound, away, dnd,
+        longBreakEvery, breaks, autostart, focusMode, goal, reminder, sound, away, dnd, voidOnInterrupt,
     ]
 
     static let confirm = Field<Bool>.boolean("confirm", default: false, "must be true: the task's sessions are removed too")
@@ -197,6 +204,7 @@ public struct TaskChanges: Sendable, Equatable {
     public var away: Setting<AwayPolicy>?
     /// Do not disturb during the task's work; `.off`: back to `[focus] do_not_disturb`.
     public var dnd: Setting<Bool>?
+    public var voidOnInterrupt: Bool?
 
     public init() {}
 
@@ -216,6 +224,7 @@ public struct TaskChanges: Sendable, Equatable {
         sound = a[Fields.sound]
         away = a[Fields.away]
         dnd = a[Fields.dnd]
+        voidOnInterrupt = a[Fields.voidOnInterrupt]
     }
 
     public func apply(to task: inout TaskConfig) {
@@ -233,6 +242,7 @@ public struct TaskChanges: Sendable, Equatable {
         if let sound { task.sound = sound.value }
         if let away { task.awayPolicy = away.value }
         if let dnd { task.doNotDisturb = dnd.value }
+        if let voidOnInterrupt { task.voidOnInterrupt = voidOnInterrupt }
     }
 }
 
@@ -258,6 +268,7 @@ public enum ControlCommand: Sendable, Equatable {
     case status
     case start(task: String?, note: String?)
     case note(text: String)
+    case interrupt(kind: InterruptionKind, note: String?)
     case pause
     case resume
     case toggle(task: String?)
@@ -352,6 +363,11 @@ extension CommandSpec {
             "note", "note the running or paused work phase: the note is recorded with its session",
             result: "the status object", fields: [Fields.note], writes: true
         ) { .note(text: $0[Fields.note]) },
+        CommandSpec(
+            "interrupt",
+            "mark the running or paused work with an interruption, recorded with its session; no deadline moves (a void_on_interrupt task's work ends at an external one)",
+            result: "the status object", fields: [Fields.interruptionKind, Fields.interruptionNote], writes: true
+        ) { .interrupt(kind: $0[Fields.interruptionKind], note: $0[Fields.interruptionNote]) },
         CommandSpec("version", "the protocol and release", result: "{\"protocol\": 1, \"version\": RELEASE}") { _ in .version },
         CommandSpec(
             "doctor", "what works for this daemon: notifications, sound, presence, sync and hooks, and what to install where one does not",

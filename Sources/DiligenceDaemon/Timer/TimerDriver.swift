@@ -274,6 +274,7 @@ final class TimerDriver: RecorderListener {
                 extra = [("session", session.json)]
             case .back(let seconds, let offer): extra = [("away_seconds", .int(seconds)), ("offer", .bool(offer))]
             case .awayDiscarded(let seconds): extra = [("discarded_seconds", .int(seconds))]
+            case .interrupted(let marked): extra = [("interruption", marked.json(wire: true))]
             default: extra = []
             }
             connected.broadcast(event.name, now: now, extra: extra)

@@ -1,0 +1,118 @@
+import DiligenceJSON
+import DiligenceProtocol
+import DiligenceTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension EndToEnd {
+    @Suite("Interruptions: marked on running work, in status, history, watchers, hooks and across a SIGKILL")
+    struct Interruptions {
+        /// A daemon that records work of any length (`min_session = 0`), with `hooks` in its config.
+        static func daemon(_ hooks: String = "") throws -> DaemonUnderTest {
+            let d = try DaemonUnderTest(launch: false)
+            try d.writeConfig("[timer]\nmin_session = 0\n\(hooks)")
+            try d.start()
+            return d
+        }
+
+        @Test("diligencectl interrupt marks the work without stopping it; status, history and watchers show it")
+        func markedAndShown() throws {
+            let d = try Self.daemon()
+            try d.addTask("Deep", [("work", .string("1h"))])
+            let idle = try d.ctl("interrupt")
+            #expect(idle.exitCode == 1 && idle.stderr.contains("no work phase runs"), "\(idle)")
+            let watcher = try d.watch()
+            try d.call("start", [("task", .string("Deep"))])
+            let before = try d.status()["ends_at"]?.stringValue
+            #expect(try d.ctl("interrupt", "mail").exitCode == 0)
+            let external = try d.ctl("interrupt", "--external", "phone call")
+            #expect(external.exitCode == 0, "\(external)")
+            #expect(try d.ctl("interrupt", "--internal", "--external").exitCode == 2)
+            let status = try d.status()
+            #expect(status["state"]?.stringValue == "running")
+            #expect(status["interruptions"]?.intValue == 2)
+            #expect(status["ends_at"]?.stringValue == before, "an interruption moved the deadline")
+            #expect(try d.ctl("status", "--format", "{interruptions}").stdout == "2\n")
+            let event = watcher.waitFor(timeout: 3) { $0.name == "interrupted" && $0.json["interruption"]?["kind"] == .string("external") }
+            #expect(event?.event.json["interruption"]?["note"]?.stringValue == "phone call", "\(watcher.transcript)")
+            #expect(event?.event.status?["interruptions"]?.intValue == 2)
+            try d.call("stop")
+            let history = try d.ctl("history", "--json").json()
+            let list = try #require(history["sessions"]?.arrayValue?.first?["interruptions"]?.arrayValue)
+            #expect(list.map { $0["kind"]?.stringValue ?? "" } == ["internal", "external"])
+            #expect(list.map { $0["note"]?.stringValue ?? "" } == ["mail", "phone call"])
+            let table = try d.ctl("history")
+            #expect(table.stdout.contains("INTERRUPTED") && table.stdout.contains("'- 1' 1-"), "\(table)")
+        }
+
+        @Test("a void_on_interrupt task's work ends at an external interruption, abandoned for that reason")
+        func voidOnInterrupt() throws {
+            let d = try Self.daemon()
+            let added = try d.ctl("task", "add", "Strict", "--work", "1h", "--void-on-interrupt", "on")
+            #expect(added.exitCode == 0, "\(added)")
+            #expect(try d.call("task_show", [("task", .string("Strict"))])["void_on_interrupt"]?.boolValue == true)
+            try d.call("start", [("task", .string("Strict"))])
+            sleepFor(1.1)
+            #expect(try d.ctl("interrupt").exitCode == 0)
+            #expect(try d.status()["state"]?.stringValue == "running")
+            let voided = try d.ctl("interrupt", "--external")
+            #expect(voided.exitCode == 0, "\(voided)")
+            #expect(try d.status()["state"]?.stringValue == "idle")
+            let session = try #require(try d.call("history")["sessions"]?.arrayValue?.first)
+            #expect(session["outcome"]?.stringValue == "abandoned")
+            #expect(session["reason"]?.stringValue == "interrupted")
+            #expect(session["interruptions"]?.arrayValue?.count == 2)
+        }
+
+        @Test("on_interrupt gets DILIGENCE_INTERRUPTION_KIND and the interruption on stdin")
+        func hook() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let record = d.root + "/interrupt.out"
+            let script = try d.writeScript(
+                "record-interrupt",
+                """
+                #!/bin/sh
+                { printf 'event=%s\\nkind=%s\\nnote=%s\\nstdin=' "$DILIGENCE_EVENT" "$DILIGENCE_INTERRUPTION_KIND" "$DILIGENCE_INTERRUPTION_NOTE"; cat; } > "\(record).tmp"
+                mv "\(record).tmp" "\(record)"
+                """)
+            try d.writeConfig("[hooks]\non_interrupt = \"\(script)\"\n")
+            try d.start()
+            try d.addTask("Deep", [("work", .string("1h"))])
+            try d.call("start", [("task", .string("Deep"))])
+            try d.call("interrupt", [("kind", .string("external")), ("note", .string("door"))])
+            let deadline = monotonicNow() + 6
+            while access(record, F_OK) != 0 && monotonicNow() < deadline { sleepFor(0.05) }
+            let lines = readTextFile(record).split(separator: "\n").map(String.init)
+            #expect(lines.contains("event=interrupt"), "\(lines)\n\(d.diagnostics)")
+            #expect(lines.contains("kind=external"), "\(lines)")
+            #expect(lines.contains("note=door"), "\(lines)")
+            let stdin = try JSON.parse(lines.first { $0.hasPrefix("stdin=") }.map { String($0.dropFirst(6)) } ?? "")
+            #expect(stdin["event"]?.stringValue == "interrupted")
+            #expect(stdin["interruption"]?["kind"]?.stringValue == "external")
+            try d.call("stop")
+        }
+
+        @Test("SIGKILL in the middle of the work: the restarted daemon has its interruptions, and records them")
+        func survivesSIGKILL() throws {
+            let d = try Self.daemon()
+            try d.addTask("Deep", [("work", .string("1h"))])
+            try d.call("start", [("task", .string("Deep"))])
+            try d.call("interrupt", [("note", .string("idea"))])
+            try d.call("interrupt", [("kind", .string("external"))])
+            try d.call("interrupt")
+            d.kill()
+            try d.start()
+            let status = try d.status()
+            #expect(status["state"]?.stringValue == "running", "\(status.serialized)")
+            #expect(status["interruptions"]?.intValue == 3, "\(status.serialized)")
+            try d.call("stop")
+            let list = try d.call("history")["sessions"]?.arrayValue?.first?["interruptions"]?.arrayValue ?? []
+            #expect(list.map { $0["kind"]?.stringValue ?? "" } == ["internal", "external", "internal"])
+            #expect(list.first?["note"]?.stringValue == "idea")
+        }
+    }
+}
