@@ -18,8 +18,9 @@ public struct Interruption: Hashable, Sendable {
     /// What it was (`SessionNote`'s rules); nil: nothing said.
     public var note: String?
 
-    /// Interruptions one session holds at most: a bound on what a line, a row and a hook carry.
-    public static let maxPerSession = 1000
+    /// Interruptions one session holds at most: a bound on what a line, a row and a hook carry
+    /// (a journal line and an import's request line hold 64 KiB).
+    public static let maxPerSession = 100
 
     public init(kind: InterruptionKind, at: Double, note: String? = nil) {
         self.kind = kind

@@ -116,3 +116,76 @@ extension EndToEnd {
         }
     }
 }
+
+extension EndToEnd {
+    @Suite("Interruptions in exports, import and sync")
+    struct InterruptionRecords {
+        /// A daemon whose one recorded session of Deep has an internal and an external interruption.
+        static func markedSession(_ d: DaemonUnderTest) throws {
+            try d.addTask("Deep", [("work", .string("1h"))])
+            try d.call("start", [("task", .string("Deep"))])
+            try d.call("interrupt", [("note", .string("idea, \"big\""))])
+            try d.call("interrupt", [("kind", .string("external"))])
+            sleepFor(1.1)
+            try d.call("stop")
+        }
+
+        static func daemon(_ d: DaemonUnderTest) throws {
+            try d.writeConfig("[timer]\nmin_session = 0\n")
+            try d.start()
+        }
+
+        @Test("JSON lines carry the list and import reads it back into a fresh database; CSV counts, iCalendar describes")
+        func exportsAndImport() throws {
+            let a = try DaemonUnderTest(launch: false)
+            try Self.daemon(a)
+            try Self.markedSession(a)
+            let jsonl = try a.ctl("export", "--format", "jsonl", "--with-tasks")
+            #expect(jsonl.exitCode == 0, "\(jsonl)")
+            let csv = try a.ctl("export", "--format", "csv").stdout.split(separator: "\r\n").map(String.init)
+            #expect(csv.first?.hasSuffix(",interruptions_internal,interruptions_external") == true, "\(csv)")
+            #expect(csv.dropFirst().first?.hasSuffix(",1,1") == true, "\(csv)")
+            let ics = try a.ctl("export", "--format", "ics").stdout.replacing("\r\n ", with: "")
+            #expect(ics.contains("interruptions '- (1 internal\\, 1 external): idea\\, \"big\""), "\(ics)")
+
+            let b = try DaemonUnderTest(launch: false)
+            try Self.daemon(b)
+            let file = b.root + "/export.jsonl"
+            try jsonl.stdout.write(toFile: file, atomically: true, encoding: .utf8)
+            let imported = try b.ctl("import", file)
+            #expect(imported.exitCode == 0, "\(imported)")
+            let original = try a.call("history")["sessions"]?.arrayValue?.first?["interruptions"]
+            let back = try b.call("history")["sessions"]?.arrayValue?.first?["interruptions"]
+            #expect(back != nil && back == original, "\(String(describing: back?.serialized))")
+            #expect(try b.call("task_show", [("task", .string("Deep"))])["void_on_interrupt"]?.boolValue == false)
+        }
+
+        @Test("a second device's history shows them after the merge, and a voided session stays voided")
+        func throughSync() throws {
+            let (a, folderA, idA) = try EndToEnd.SyncMerge.device("laptop")
+            let (b, folderB, _) = try EndToEnd.SyncMerge.device("desktop")
+            // Work of a second is recorded (`min_session = 0`).
+            try a.writeConfig("[timer]\nmin_session = 0\n")
+            try a.call("reload")
+            try a.call("task_add", [("name", .string("Strict")), ("work", .string("1h")), ("void_on_interrupt", .bool(true))])
+            try a.call("start", [("task", .string("Strict"))])
+            try a.call("interrupt", [("note", .string("idea"))])
+            sleepFor(1.1)
+            try a.call("interrupt", [("kind", .string("external")), ("note", .string("door"))])
+            _ = try a.status()
+            let journal = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(folderA)/\(idA).jsonl")))
+            let text = String(decoding: journal, as: UTF8.self)
+            // Readers before interruptions refuse a reason they do not know; they read `voided` as nothing.
+            #expect(text.contains(#""voided":true"#) && !text.contains(#""reason":"interrupted""#), "\(text)")
+            try EndToEnd.SyncMerge.deliver(journal, to: "\(folderB)/\(idA).jsonl")
+            try EndToEnd.SyncMerge.eventually("B shows A's session") { try (b.call("history")["sessions"]?.arrayValue ?? []).count == 1 }
+            let merged = try #require(try b.call("history")["sessions"]?.arrayValue?.first)
+            #expect(merged["reason"]?.stringValue == "interrupted", "\(merged.serialized)")
+            let list = merged["interruptions"]?.arrayValue ?? []
+            #expect(list.map { $0["kind"]?.stringValue ?? "" } == ["internal", "external"], "\(merged.serialized)")
+            #expect(list.map { $0["note"]?.stringValue ?? "" } == ["idea", "door"])
+            let table = try b.ctl("history")
+            #expect(table.stdout.contains("'- 1' 1-"), "\(table)")
+        }
+    }
+}
