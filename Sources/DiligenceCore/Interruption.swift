@@ -74,3 +74,41 @@ extension Interruption {
         return .success(list)
     }
 }
+
+/// Interruptions of a report's days, counted by kind: per day (by the day of their moment),
+/// per task and per hour of the day.
+public struct InterruptionTally: Sendable {
+    public struct Counts: Equatable, Sendable {
+        public var `internal` = 0
+        public var external = 0
+        public var total: Int { `internal` + external }
+
+        public init() {}
+
+        mutating func add(_ kind: InterruptionKind) {
+            if kind == .internal { `internal` += 1 } else { external += 1 }
+        }
+    }
+
+    public private(set) var total = Counts()
+    public private(set) var days: [Counts]
+    public private(set) var tasks: [Int64: Counts] = [:]
+    public private(set) var hours = [Counts](repeating: Counts(), count: 24)
+
+    public init(days: Int) { self.days = [Counts](repeating: Counts(), count: days) }
+
+    /// One interruption of `taskID`, on day `day` (nil: outside the days), at `hour` (0–23).
+    public mutating func add(_ kind: InterruptionKind, taskID: Int64, day: Int?, hour: Int) {
+        guard let day, days.indices.contains(day) else { return }
+        total.add(kind)
+        days[day].add(kind)
+        tasks[taskID, default: Counts()].add(kind)
+        if hours.indices.contains(hour) { hours[hour].add(kind) }
+    }
+
+    /// Focused seconds per interruption: the technique's measure of how well focus held; nil
+    /// without interruptions.
+    public func focusedSecondsPerInterruption(_ focused: Double) -> Int? {
+        total.total == 0 ? nil : Int(saturating: (focused / Double(total.total)).rounded())
+    }
+}

@@ -189,3 +189,61 @@ extension EndToEnd {
         }
     }
 }
+
+extension EndToEnd {
+    @Suite("Interruptions in reports")
+    struct InterruptionReports {
+        @Test("stats and the HTML report count per day and task exactly what history --json lists, and focus per interruption")
+        func perDayMatchesHistory() throws {
+            let d = try DaemonUnderTest(launch: false)
+            try d.writeConfig("[timer]\nmin_session = 0\n")
+            try d.start()
+            try d.addTask("Deep", [("work", .string("1h"))])
+            try d.addTask("Mail", [("work", .string("1h"))])
+            for (task, kinds) in [("Deep", ["internal", "external", "internal"]), ("Mail", ["external"])] {
+                try d.call("start", [("task", .string(task))])
+                for kind in kinds { try d.call("interrupt", [("kind", .string(kind))]) }
+                sleepFor(1.1)
+                try d.call("stop")
+            }
+            // What history --json says, per local day of each interruption's moment.
+            var expected: [String: (Int, Int)] = [:]
+            for session in try d.ctl("history", "--json").json()["sessions"]?.arrayValue ?? [] {
+                for i in session["interruptions"]?.arrayValue ?? [] {
+                    let day = String((i["at"]?.stringValue ?? "").prefix(10))
+                    var counts = expected[day] ?? (0, 0)
+                    if i["kind"]?.stringValue == "internal" { counts.0 += 1 } else { counts.1 += 1 }
+                    expected[day] = counts
+                }
+            }
+            #expect(expected.values.reduce(0) { $0 + $1.0 + $1.1 } == 4)
+            let stats = try d.ctl("stats", "week", "--json").json()
+            var reported: [String: (Int, Int)] = [:]
+            for day in stats["days"]?.arrayValue ?? [] {
+                let i = day["interruptions"]
+                let counts = (Int(i?["internal"]?.intValue ?? 0), Int(i?["external"]?.intValue ?? 0))
+                if counts.0 + counts.1 > 0 { reported[day["date"]?.stringValue ?? ""] = counts }
+            }
+            #expect(reported.mapValues { "\($0)" } == expected.mapValues { "\($0)" }, "\(stats.serialized)")
+            let totals = try #require(stats["interruptions"])
+            #expect(totals["internal"]?.intValue == 2 && totals["external"]?.intValue == 2)
+            let focused = stats["focused_seconds"]?.intValue ?? 0
+            #expect(totals["focused_seconds_per_interruption"]?.intValue == Int64((Double(focused) / 4).rounded()))
+            let tasks = totals["tasks"]?.arrayValue ?? []
+            #expect(
+                tasks.map { "\($0["task"]?.stringValue ?? ""):\($0["internal"]?.intValue ?? 0)/\($0["external"]?.intValue ?? 0)" } == [
+                    "Deep:2/1", "Mail:0/1",
+                ])
+            let text = try d.ctl("stats", "week", "--plain")
+            #expect(text.stdout.contains("Interruptions") && text.stdout.contains("4: 2 internal ('), 2 external (-)"), "\(text)")
+            let page = try d.ctl("report", "week", "--html")
+            #expect(page.exitCode == 0, "\(page)")
+            for (day, counts) in expected {
+                #expect(
+                    page.stdout.contains("<tr><th scope=\"row\">\(day)</th><td>\(counts.0)</td><td>\(counts.1)</td></tr>"),
+                    "\(page.stdout.suffix(3000))")
+            }
+            #expect(page.stdout.contains("<tr><th scope=\"row\">Deep</th><td>2</td><td>1</td></tr>"))
+        }
+    }
+}
