@@ -66,7 +66,7 @@ let package = Package(
             path: "Tests/TestSupport"),
         .testTarget(name: "DiligenceTimeTests", dependencies: ["DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(name: "DiligenceJSONTests", dependencies: ["DiligenceJSON", "DiligenceTestSupport"]),
-        .testTarget(name: "DiligenceCoreTests", dependencies: ["DiligenceCore", "DiligenceTime", "DiligenceTestSupport"]),
+        .testTarget(name: "DiligenceCoreTests", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceTime", "DiligenceTestSupport"]),
         .testTarget(
             name: "DiligenceProtocolTests",
             dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime", "DiligenceTestSupport"]),

@@ -336,6 +336,7 @@ extension Command {
         Option("description", key: "description"), Option("away", key: "away"), Option("dnd", key: "dnd"),
         Option("mode", key: "mode"), Option("break-ratio", key: "break_ratio"), Option("min-break", key: "min_break"),
         Option("max-break", key: "max_break"), Option("flow-nudge", key: "flow_nudge"), Option("overtime", key: "overtime"),
+        Option("void-on-interrupt", key: "void_on_interrupt"),
     ]
 
     static let task = Argument("TASK", key: "task")
@@ -367,6 +368,16 @@ extension Command {
                 words: ["note"], arguments: [Argument("TEXT", key: "text")], wire: "note",
                 summary: "note the running work phase (recorded with its session; '' removes it)",
                 example: "note 'chapter 3, exercises'"),
+            Command(
+                words: ["interrupt"], arguments: [Argument("TEXT", key: "note")],
+                options: [
+                    Option("internal", key: "kind", sends: "internal", help: "your own thought broke in (the default; marked ')"),
+                    Option("external", key: "kind", sends: "external", help: "someone or something else did (marked -)"),
+                ],
+                wire: "interrupt", exclusive: [["internal", "external"]],
+                summary: "mark the running work with an interruption; it goes on (its deadline stays)",
+                notes: "A task with --void-on-interrupt on ends its work as abandoned at an external one.",
+                example: "interrupt --external 'phone call'"),
             Command(
                 words: ["status"], options: statusFormats, wire: "status", exclusive: [["json", "waybar", "format"]],
                 summary: "show what the timer is doing", notes: templateHelp),

@@ -41,6 +41,8 @@ struct StatusView {
     var doNotDisturb: Bool
     /// Work that counts up: `flow` or `overtime` (`counts_up`); nil for a countdown.
     var countsUp: String?
+    /// Interruptions marked on the work phase (`interrupt`).
+    var interruptions: Int
 
     init(_ json: JSON) {
         func int(_ key: String) -> Int { num(json, key) }
@@ -61,6 +63,7 @@ struct StatusView {
         awaySince = json["away_since"]?.stringValue.flatMap { RFC3339.parse($0) }
         doNotDisturb = json["do_not_disturb"]?["active"]?.boolValue ?? false
         countsUp = json["counts_up"]?.stringValue
+        interruptions = int("interruptions")
     }
 
     /// The clock a person reads: the time left, or the time spent of work that counts up.
@@ -145,6 +148,7 @@ let templatePlaceholders: [(name: String, help: String, value: @Sendable (Status
     ("note", "the work phase's note (empty when none)", { $0.note ?? "" }),
     ("presence", "here, away or unknown (diligenced(1), PRESENCE)", { $0.presence }),
     ("dnd", "🔕 while do not disturb holds notifications back (empty otherwise)", { $0.doNotDisturb ? "🔕" : "" }),
+    ("interruptions", "interruptions marked on the work phase (diligencectl interrupt)", { String($0.interruptions) }),
 ]
 
 /// Fills `template`'s `{placeholder}`s from a status object; `{{` and `}}` print braces.

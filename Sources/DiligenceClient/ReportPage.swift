@@ -193,6 +193,7 @@ func reportHTML(_ view: StatsView, week: JSON, device: String? = nil) -> String 
             id: "hours", title: "Focused time per hour of the day", labels: (0..<24).map { twoDigits($0) }, values: view.hours,
             color: view.color, labelEvery: 3)
         + "</div></section>\n"
+    body += interruptionsSection(view.interruptions)
     body += weekSection(week, today: view.today)
     body += goalsSection(view)
     body +=
@@ -216,6 +217,19 @@ func reportHTML(_ view: StatsView, week: JSON, device: String? = nil) -> String 
         </html>
 
         """
+}
+
+/// Interruptions per day and per task, and the focused time per interruption; nothing without any.
+private func interruptionsSection(_ marked: StatsView.Interruptions) -> String {
+    guard marked.total > 0 else { return "" }
+    func rows(_ list: [StatsView.Interruptions.Row]) -> String {
+        list.map { "<tr><th scope=\"row\">\(xmlEscaped($0.label))</th><td>\($0.internal)</td><td>\($0.external)</td></tr>" }.joined()
+    }
+    let head = "<thead><tr><th scope=\"col\"></th><th scope=\"col\">Internal (')</th><th scope=\"col\">External (-)</th></tr></thead>"
+    return "<section id=\"interruptions\"><h2>Interruptions</h2><p>"
+        + xmlEscaped(StatsView.Interruptions.text(marked.internal, marked.external) + "; " + marked.perInterruptionText) + "</p>"
+        + "<table id=\"interruptions-days\">\(head)<tbody>\(rows(marked.days))</tbody></table>"
+        + "<table id=\"interruptions-tasks\">\(head)<tbody>\(rows(marked.tasks))</tbody></table></section>\n"
 }
 
 /// The totals with their change against the previous period, and the best task, weekday, hour.

@@ -306,6 +306,17 @@ private func sessionLine(_ s: JSON) -> String {
         + (s["note"]?.stringValue.map { ", note \"\($0)\"" } ?? "")
 }
 
+/// The technique's marks of a session's interruptions (`'` internal, `-` external, in the order
+/// marked, cut at 12) and their counts: `''- 2' 1-`; "" for none.
+func interruptionMarks(_ list: JSON?) -> String {
+    let kinds = (list?.arrayValue ?? []).compactMap { $0["kind"]?.stringValue.flatMap(InterruptionKind.init(rawValue:)) }
+    guard !kinds.isEmpty else { return "" }
+    let marks = String(kinds.map(\.mark))
+    let shown = marks.count > 12 ? marks.prefix(11) + "…" : Substring(marks)
+    let internalCount = kinds.filter { $0 == .internal }.count
+    return "\(shown) \(internalCount)' \(kinds.count - internalCount)-"
+}
+
 func weekdayShort(_ name: String) -> String { name.prefix(1).uppercased() + name.dropFirst().prefix(2) }
 
 private func weekReport(_ r: JSON, _ paint: Paint) -> String {
@@ -331,7 +342,11 @@ private func historyTable(_ sessions: [JSON]) -> String {
     // Once another device's sessions are merged from the sync folder, each session names the
     // device that recorded it: its name, else its id's first digits.
     let devices = sessions.contains { $0["device"]?.stringValue != nil }
-    let header = ["ID", "DATE", "TIME", "TASK", "FOCUSED", "PAUSES", "OUTCOME"] + (devices ? ["DEVICE"] : []) + ["NOTE"]
+    // The interruptions' column only once one is marked: the table stays as it was otherwise.
+    let marked = sessions.contains { !($0["interruptions"]?.arrayValue ?? []).isEmpty }
+    let header =
+        ["ID", "DATE", "TIME", "TASK", "FOCUSED", "PAUSES", "OUTCOME"] + (marked ? ["INTERRUPTED"] : []) + (devices ? ["DEVICE"] : [])
+        + ["NOTE"]
     let rows = sessions.map { s in
         let id = s["device"]?.stringValue.map { String($0.prefix(8)) }
         let device = devices ? [(s["device_name"]?.stringValue ?? id ?? "this").truncated(toWidth: 20)] : []
@@ -339,7 +354,7 @@ private func historyTable(_ sessions: [JSON]) -> String {
             String(num(s, "id")), RFC3339.dateText(str(s, "start")),
             RFC3339.clockText(str(s, "start")) + "–" + RFC3339.clockText(str(s, "end")), str(s, "task"),
             hoursMinutes(num(s, "focused_seconds")), String(num(s, "pauses")), str(s, "outcome"),
-        ] + device + [
+        ] + (marked ? [interruptionMarks(s["interruptions"])] : []) + device + [
             // A long note is cut: --json has it whole.
             (s["note"]?.stringValue ?? "").truncated(toWidth: 40)
         ]

@@ -52,9 +52,23 @@ private func statsFacts(_ view: StatsView, screen: Screen, paint: Paint) -> Stri
     if let score = view.focusScore { facts.append(["Focus score", "\(score) of 100"]) }
     if view.awaySeconds > 0 { facts.append(["Away", hoursMinutes(view.awaySeconds) + " during work"]) }
     if view.overtimeSeconds > 0 { facts.append(["Overtime", hoursMinutes(view.overtimeSeconds) + " past the bell, in the focus"]) }
+    let marked = view.interruptions
+    if marked.total > 0 {
+        facts.append(["Interruptions", StatsView.Interruptions.text(marked.internal, marked.external) + ", " + marked.perInterruptionText])
+    }
     facts.append(["Streak", view.streakText])
     out += columns(facts, width: screen.columns)
-    return out
+    return out + interruptionSection(marked, screen: screen)
+}
+
+/// Interruptions per day and per task, when the period has any.
+private func interruptionSection(_ marked: StatsView.Interruptions, screen: Screen) -> String {
+    guard marked.total > 0 else { return "" }
+    let rows = (marked.days.count > 1 ? marked.days : []) + marked.tasks
+    return "\nInterruptions\n"
+        + columns(
+            rows.map { [$0.label.truncated(toWidth: nameWidth(screen)), String($0.internal) + "'", String($0.external) + "-"] },
+            right: [1, 2], width: screen.columns)
 }
 
 /// A day's timeline, sessions and goals.

@@ -111,6 +111,8 @@ struct StatsView {
     var dayEnd: String?
     var sessions: [Session]
     var goals: [Goal]
+    /// The period's interruptions (`interruptions`).
+    var interruptions: Interruptions
 
     /// Whether this is one day's report (`today` or `day`).
     var isDay: Bool { period == "today" || period == "day" }
@@ -172,6 +174,7 @@ struct StatsView {
         var hours = Array(repeating: 0, count: 24)
         for h in list("hours") where (0..<24).contains(num(h, "hour")) { hours[num(h, "hour")] = num(h, "focused_seconds") }
         self.hours = hours
+        interruptions = Interruptions(r["interruptions"], days: list("days"))
         // A report of one task has no other to be best among ("Best task X, 0% above average").
         bestTask = task == nil ? best("best_task") { str($0, "task") } : nil
         bestWeekday = best("best_weekday") { capitalized(str($0, "weekday")) }
@@ -202,3 +205,44 @@ func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 
 /// `Jan` … `Dec`.
 let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+extension StatsView {
+    /// A report's interruptions: by kind, per day (those with any), per task, and the focused
+    /// time per interruption.
+    struct Interruptions {
+        struct Row {
+            var label: String
+            var `internal`: Int
+            var external: Int
+        }
+
+        var `internal`: Int
+        var external: Int
+        var focusedPerInterruption: Int?
+        var days: [Row]
+        var tasks: [Row]
+
+        var total: Int { `internal` + external }
+
+        init(_ json: JSON?, days: [JSON]) {
+            `internal` = num(json, "internal")
+            external = num(json, "external")
+            focusedPerInterruption = json?["focused_seconds_per_interruption"]?.intValue.flatMap { Int(exactly: $0) }
+            self.days = days.map {
+                Row(label: str($0, "date"), internal: num($0["interruptions"], "internal"), external: num($0["interruptions"], "external"))
+            }
+            .filter { $0.internal + $0.external > 0 }
+            tasks = (json?["tasks"]?.arrayValue ?? []).map {
+                Row(label: str($0, "task"), internal: num($0, "internal"), external: num($0, "external"))
+            }
+        }
+
+        /// `3: 2 internal ('), 1 external (-)`.
+        static func text(_ i: Int, _ e: Int) -> String { "\(i + e): \(i) internal ('), \(e) external (-)" }
+
+        /// `12m focused per interruption`, "" without interruptions.
+        var perInterruptionText: String {
+            focusedPerInterruption.map { "\(hoursMinutes($0)) focused per interruption" } ?? ""
+        }
+    }
+}

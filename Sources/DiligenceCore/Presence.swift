@@ -25,6 +25,8 @@ public typealias SuspendPolicy = AwayPolicy
 public enum EndReason: String, CaseIterable, Sendable {
     /// The person left during work (strict focus after the grace, or `on_away = abandon`).
     case left
+    /// An external interruption voided the work (the task's `void_on_interrupt`).
+    case interrupted
 }
 
 /// The `[presence]` settings (docs/configuration.md).

@@ -67,6 +67,13 @@ public enum SessionRules {
         guard awayRange.contains(s.awaySeconds) else {
             return "its time away (\(s.awaySeconds) s) is not 0 s to \(DurationText.format(awayRange.upperBound))"
         }
+        guard s.interruptions.count <= Interruption.maxPerSession else {
+            return "it holds \(s.interruptions.count) interruptions; a session holds at most \(Interruption.maxPerSession)"
+        }
+        // Marked on the phase's own clock, as its end: a second apart is rounding.
+        if let stray = s.interruptions.first(where: { !($0.at >= s.start - 1 && $0.at <= s.end + 1) }) {
+            return "an interruption (\(RFC3339.format(stray.at))) lies outside the session"
+        }
         return nil
     }
 }

@@ -30,6 +30,7 @@ extension TaskConfig {
             ("max_break_seconds", .int(maxBreakSeconds)),
             ("flow_nudge_seconds", flowNudgeSeconds.map { .int($0) } ?? .null),
             ("overtime", .bool(overtime)),
+            ("void_on_interrupt", .bool(voidOnInterrupt)),
         ])
     }
 }
@@ -39,7 +40,7 @@ extension TaskConfig {
     /// describes, its id 0; or why it is not one. Every member present is checked: its type and
     /// its documented range (`validate`). A member left out takes the default, unless `complete`:
     /// a journal line carries every setting, so one left out is a damaged line, not a default.
-    /// `uuid`, `archived`, `away` and `dnd` are kept when present; so are the flow and overtime
+    /// `uuid`, `archived`, `away`, `dnd` and `void_on_interrupt` are kept when present; so are the flow and overtime
     /// members, which a line of an older version lacks even when `complete` (they default).
     public static func exported(_ json: JSON, complete: Bool = false) -> Result<TaskConfig, DiligenceError> {
         do throws(DiligenceError) {
@@ -75,6 +76,8 @@ private struct TaskObject {
         task.goal = try whole("goal") ?? task.goal
         task.breaks = try member("breaks", "true or false", \.boolValue) ?? task.breaks
         task.focusMode = try member("focus_mode", "true or false", \.boolValue) ?? task.focusMode
+        // Optional even in a journal line: lines written before interruptions lack it.
+        task.voidOnInterrupt = try member("void_on_interrupt", "true or false", optional: true, \.boolValue) ?? false
         task.archived = try member("archived", "true or false", \.boolValue) ?? false
         task.sound = try nullable("sound", "a string or null", \.stringValue) ?? nil
         task.reminderMinute = try nullable("reminder", "HH:MM or null") { $0.stringValue.flatMap(TimeOfDay.parse) } ?? nil

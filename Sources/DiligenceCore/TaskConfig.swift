@@ -67,6 +67,8 @@ public struct TaskConfig: Equatable, Sendable {
     public var flowNudgeSeconds: Int?
     /// Pomodoro: work goes on past the bell, counting up, until the person ends it.
     public var overtime: Bool
+    /// An external interruption voids its work (abandoned, `interrupted`): the technique's strict rule.
+    public var voidOnInterrupt: Bool
 
     public init(
         id: Int64 = 0, name: String, description: String = "", color: TaskColor = .blue,
@@ -75,8 +77,10 @@ public struct TaskConfig: Equatable, Sendable {
         focusMode: Bool = false, goal: Int = 0, reminderMinute: Int? = nil, sound: String? = nil, uuid: String = "",
         archived: Bool = false, awayPolicy: AwayPolicy? = nil, doNotDisturb: Bool? = nil, mode: TaskMode = .pomodoro,
         breakRule: FlowBreakRule = .standard, minBreakSeconds: Int = TaskConfig.defaultMinBreak,
-        maxBreakSeconds: Int = TaskConfig.defaultMaxBreak, flowNudgeSeconds: Int? = nil, overtime: Bool = false
+        maxBreakSeconds: Int = TaskConfig.defaultMaxBreak, flowNudgeSeconds: Int? = nil, overtime: Bool = false,
+        voidOnInterrupt: Bool = false
     ) {
+        self.voidOnInterrupt = voidOnInterrupt
         self.mode = mode
         self.breakRule = breakRule
         self.minBreakSeconds = minBreakSeconds

@@ -57,13 +57,16 @@ public struct WorkSession: Hashable, Sendable {
     /// The id of the device that recorded it when another device did (merged from the sync
     /// folder, docs/sync.md); nil: this device.
     public var device: String?
+    /// The interruptions marked on it (`interrupt`), in the order marked.
+    public var interruptions: [Interruption]
 
     public init(
         id: Int64 = 0, taskID: Int64, taskName: String, start: Double, end: Double,
         plannedSeconds: Int, focusedSeconds: Int, pauses: Int, outcome: Outcome, uuid: String = "", note: String? = nil,
-        awaySeconds: Int = 0, reason: EndReason? = nil, device: String? = nil
+        awaySeconds: Int = 0, reason: EndReason? = nil, device: String? = nil, interruptions: [Interruption] = []
     ) {
         self.id = id
+        self.interruptions = interruptions
         self.device = device
         self.awaySeconds = awaySeconds
         self.reason = reason
@@ -110,6 +113,8 @@ public enum TimerEvent: Equatable, Sendable {
     case overtimeStarted
     /// Flow work reached the task's nudge (`seconds` of work); it goes on.
     case flowNudge(seconds: Int)
+    /// The running work was marked with an interruption (its deadline stays).
+    case interrupted(Interruption)
 
     /// The protocol's event name (docs/protocol.md).
     public var name: String {
@@ -129,6 +134,7 @@ public enum TimerEvent: Equatable, Sendable {
         case .sessionRevised: "session_revised"
         case .overtimeStarted: "overtime_started"
         case .flowNudge: "flow_nudge"
+        case .interrupted: "interrupted"
         }
     }
 }
@@ -171,14 +177,17 @@ public struct TimerRun: Equatable, Sendable {
         /// A pomodoro past its bell: its duration is what was planned.
         case overtime
     }
+    /// The interruptions marked on the work phase, recorded with its session.
+    public var interruptions: [Interruption]
 
     public init(
         stage: Stage, phase: Phase, task: TaskConfig, round: Int, roundSkipped: Bool = false, duration: Double,
         pauses: Int = 0, note: String? = nil, awayBefore: Double = 0, workWaitsForBack: Bool = false,
-        countsUp: CountUp? = nil, nudged: Bool = false
+        countsUp: CountUp? = nil, nudged: Bool = false, interruptions: [Interruption] = []
     ) {
         self.countsUp = countsUp
         self.nudged = nudged
+        self.interruptions = interruptions
         self.stage = stage
         self.phase = phase
         self.task = task
@@ -226,6 +235,7 @@ extension TimerRunView {
     public var round: Int { run?.round ?? 1 }
     public var pauses: Int { run?.pauses ?? 0 }
     public var note: String? { run?.note }
+    public var interruptions: [Interruption] { run?.interruptions ?? [] }
 }
 
 /// The timer's status at one moment, as plain values (the protocol's `status` object).
@@ -425,6 +435,26 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
             )
         }
         active?.run.note = text
+    }
+
+    /// `interrupt`: marks the work phase that runs or is paused with an interruption of `kind`
+    /// at `now`, its note under `SessionNote`'s rules; no deadline moves. An external one ends
+    /// a `voidOnInterrupt` task's work as abandoned (`interrupted`), as the technique voids it.
+    public mutating func interrupt(_ kind: InterruptionKind, note: String? = nil, at now: Now) throws(DiligenceError) -> [TimerEvent] {
+        guard case (let run, let clock)? = active, run.stage != .pending, run.phase == .work else {
+            throw DiligenceError(
+                .notRunning,
+                "An interruption marks running work, and no work phase runs now (\(run.map { "\($0.phase.label), \($0.state.rawValue)" } ?? "idle"))."
+            )
+        }
+        guard run.interruptions.count < Interruption.maxPerSession else {
+            throw DiligenceError(.outOfRange, "A work session holds at most \(Interruption.maxPerSession) interruptions.")
+        }
+        let marked = Interruption(
+            kind: kind, at: clock.wall(at: now), note: try note.flatMap { text throws(DiligenceError) in try SessionNote.normalize(text) })
+        active?.run.interruptions.append(marked)
+        guard kind == .external, run.task.voidOnInterrupt else { return [.interrupted(marked)] }
+        return [.interrupted(marked)] + giveUpWork(reason: .interrupted, at: now)
     }
 
     public mutating func pause(at now: Now) throws(DiligenceError) -> [TimerEvent] {
@@ -665,6 +695,7 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
             return [.awayDiscarded(seconds: Int(saturating: offer.countedSeconds.rounded()))]
         }
         session.end = max(session.start, min(session.end, offer.left.wall))
+        session.interruptions.removeAll { $0.at > session.end }
         session.focusedSeconds = min(session.focusedSeconds, Int(saturating: offer.elapsedAtLeaving.rounded()))
         session.awaySeconds = min(session.awaySeconds, Int(saturating: offer.awayAtLeaving.rounded()))
         session.outcome = .abandoned
@@ -783,7 +814,8 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
             taskID: run.task.id, taskName: run.task.name, start: start, end: end,
             plannedSeconds: Int(saturating: planned), focusedSeconds: Int(saturating: focused),
             pauses: run.pauses, outcome: outcome, note: run.note, awaySeconds: Int(saturating: awayInWork(at: now).rounded()),
-            reason: reason)
+            reason: reason,
+            interruptions: run.interruptions.map { Interruption(kind: $0.kind, at: min(max($0.at, start), end), note: $0.note) })
         keepOffer(for: session, at: now)
         return [.sessionEnded(session)]
     }
@@ -824,6 +856,7 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         run.phase = next
         run.duration = length ?? task.plannedLength(of: next)
         run.pauses = 0
+        run.interruptions = []
         run.awayBefore = 0
         run.workWaitsForBack = waits
         active?.run = run

@@ -33,6 +33,10 @@ public enum Fields {
 
     static let extendBy = Field<Int>.duration("duration", default: 300, "how much to add to the phase")
 
+    static let interruptionKind = Field<InterruptionKind>.choice(
+        "kind", default: .internal, "internal (your own thought, marked ') or external (someone else, marked -)")
+    static let interruptionNote = Field<String?>.note("note", "what it was (history, exports, hooks)")
+
     // MARK: Task fields (task_add, task_edit)
 
     static let name = Field<String>.taskName("name", "the new task's name (see Task names)")
@@ -73,12 +77,14 @@ public enum Fields {
         "flow_nudge", "flow: a notification after this much work, no stop (new task: off)")
     static let overtime = Field<Bool?>.boolean(
         "overtime", "pomodoro: work goes on past the bell, counting up, until stopped (new task: false)")
+    static let voidOnInterrupt = Field<Bool?>.boolean(
+        "void_on_interrupt", "true: an external interruption ends its work as abandoned, reason interrupted (new task: false)")
 
     /// Every task field, in the order help and docs list them.
     static let taskFields: [any FieldDeclaration] = [
         description, color, work, workSeconds, shortBreak, shortBreakSeconds, longBreak, longBreakSeconds,
         longBreakEvery, breaks, autostart, focusMode, goal, reminder, sound, away, dnd,
-        mode, breakRatio, minBreak, maxBreak, flowNudge, overtime,
+        mode, breakRatio, minBreak, maxBreak, flowNudge, overtime, voidOnInterrupt,
     ]
 
     static let confirm = Field<Bool>.boolean("confirm", default: false, "must be true: the task's sessions are removed too")
@@ -216,6 +222,7 @@ public struct TaskChanges: Sendable, Equatable {
     /// The flow nudge; `.off`: none.
     public var flowNudge: Setting<Int>?
     public var overtime: Bool?
+    public var voidOnInterrupt: Bool?
 
     public init() {}
 
@@ -241,6 +248,7 @@ public struct TaskChanges: Sendable, Equatable {
         maxBreakSeconds = a[Fields.maxBreak]
         flowNudge = a[Fields.flowNudge]
         overtime = a[Fields.overtime]
+        voidOnInterrupt = a[Fields.voidOnInterrupt]
     }
 
     public func apply(to task: inout TaskConfig) {
@@ -264,6 +272,7 @@ public struct TaskChanges: Sendable, Equatable {
         if let maxBreakSeconds { task.maxBreakSeconds = maxBreakSeconds }
         if let flowNudge { task.flowNudgeSeconds = flowNudge.value }
         if let overtime { task.overtime = overtime }
+        if let voidOnInterrupt { task.voidOnInterrupt = voidOnInterrupt }
     }
 }
 
@@ -289,6 +298,7 @@ public enum ControlCommand: Sendable, Equatable {
     case status
     case start(task: String?, note: String?)
     case note(text: String)
+    case interrupt(kind: InterruptionKind, note: String?)
     case pause
     case resume
     case toggle(task: String?)
@@ -383,6 +393,11 @@ extension CommandSpec {
             "note", "note the running or paused work phase: the note is recorded with its session",
             result: "the status object", fields: [Fields.note], writes: true
         ) { .note(text: $0[Fields.note]) },
+        CommandSpec(
+            "interrupt",
+            "mark the running or paused work with an interruption, recorded with its session; no deadline moves (a void_on_interrupt task's work ends at an external one)",
+            result: "the status object", fields: [Fields.interruptionKind, Fields.interruptionNote], writes: true
+        ) { .interrupt(kind: $0[Fields.interruptionKind], note: $0[Fields.interruptionNote]) },
         CommandSpec("version", "the protocol and release", result: "{\"protocol\": 1, \"version\": RELEASE}") { _ in .version },
         CommandSpec(
             "doctor", "what works for this daemon: notifications, sound, presence, sync and hooks, and what to install where one does not",

@@ -141,6 +141,7 @@ extension TimerStatus {
             ("presence", .string(presence.rawValue)),
             ("away_since", .string(awaySince.map(RFC3339.format))),
             ("away_offered", .bool(awayOffered)),
+            ("interruptions", .int(interruptions.count)),
         ])
     }
 }
@@ -162,6 +163,7 @@ extension WorkSession {
             ("away_seconds", .int(awaySeconds)),
             ("reason", .string(reason?.rawValue)),
             ("device", .string(device)),
+            ("interruptions", .array(interruptions.map { $0.json(wire: true) })),
         ])
     }
 
@@ -226,18 +228,33 @@ extension WorkSession {
         case .int(let number)?: awaySeconds = Int(number)
         case let value?: return bad("\"away_seconds\" is \(value.serialized.prefix(40)), not a whole number")
         }
-        var reason: EndReason?
-        switch json["reason"] {
-        case nil, .null?: break
-        case .string(let text)?:
-            guard let known = EndReason(rawValue: text) else { return bad("\"reason\": \(text.debugDescription) is not left or null") }
-            reason = known
-        case let value?: return bad("\"reason\" is \(value.typeName.withArticle), not a string")
+        let reason: EndReason?
+        switch Self.reason(json["reason"]) {
+        case .success(let read): reason = read
+        case .failure(let error): return .failure(error)
+        }
+        // Optional: exports older than interruptions have none.
+        let interruptions: [Interruption]
+        switch Interruption.list(json["interruptions"], wire: true) {
+        case .success(let list): interruptions = list
+        case .failure(let error): return .failure(error)
         }
         return .success(
             WorkSession(
                 taskID: 0, taskName: name, start: start, end: end, plannedSeconds: numbers[0],
                 focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome, uuid: uuid, note: note,
-                awaySeconds: awaySeconds, reason: reason))
+                awaySeconds: awaySeconds, reason: reason, interruptions: interruptions))
+    }
+
+    /// An exported session's `reason`: absent or null, or an `EndReason`.
+    static func reason(_ json: JSON?) -> Result<EndReason?, DiligenceError> {
+        switch json {
+        case nil, .null?: return .success(nil)
+        case .string(let text)?:
+            if let known = EndReason(rawValue: text) { return .success(known) }
+            let known = EndReason.allCases.map(\.rawValue).joined(separator: ", ")
+            return .failure(DiligenceError(.invalidImport, "\"reason\": \(text.debugDescription) is not \(known) or null"))
+        case let value?: return .failure(DiligenceError(.invalidImport, "\"reason\" is \(value.typeName.withArticle), not a string"))
+        }
     }
 }

@@ -143,6 +143,27 @@ extension Store {
         try inStartOrder(&ties, body)
     }
 
+    /// Calls `body` with the task id, kind and moment of every interruption marked in
+    /// [`from`, `to`) on a recorded session (of `taskID`, of `device`), read by SQLite from the
+    /// sessions' `interruptions` column: only sessions that have some hold it.
+    public func forEachInterruption(
+        from: Double, to: Double, taskID: Int64? = nil, device: DeviceFilter? = nil,
+        _ body: (_ taskID: Int64, _ kind: InterruptionKind, _ at: Double) -> Void
+    ) throws(DiligenceError) {
+        let scope = Self.scope(taskID: taskID, device: device, prefix: "s.")
+        let sql = """
+            SELECT s.task_id, json_extract(j.value, '$.kind'), json_extract(j.value, '$.at')
+            FROM sessions s, json_each(s.interruptions) j
+            WHERE s.interruptions IS NOT NULL AND s.start >= ? AND s.start <= ?\(scope.sql)
+            """
+        let values: [SQLite.Value] = [.real(from - Self.longestSessionSpan), .real(to)] + scope.values
+        try connection.cached(sql).forEachRow(values) { row throws(DiligenceError) in
+            let at = row.double(2)
+            guard at >= from, at < to, let kind = InterruptionKind(rawValue: row.string(1)) else { return }
+            body(row.int64(0), kind, at)
+        }
+    }
+
     /// A session as `forEachSession` reads it.
     struct ReportRow {
         var id: Int64, taskID: Int64, start: Double, end: Double, focused: Int, pauses: Int, completed: Bool

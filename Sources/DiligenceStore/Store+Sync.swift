@@ -278,7 +278,7 @@ extension Store {
     /// A row of `syncedSessionQuery`; a session without a device is `device`'s own.
     func syncedSession(_ row: SQLite.Row, device: String) throws(DiligenceError) -> SyncedSession {
         let work = try session(from: row)
-        return SyncedSession(work: work, task: row.string(14), device: work.device ?? device)
+        return SyncedSession(work: work, task: row.string(Self.sessionColumnCount), device: work.device ?? device)
     }
 
     // MARK: Merging the other devices' lines
@@ -344,12 +344,12 @@ extension Store {
         try connection.run(
             """
             UPDATE sessions SET task_id = ?, start = ?, end = ?, planned_seconds = ?, focused_seconds = ?, pauses = ?, outcome = ?,
-                note = ?, away_seconds = ?, reason = ?, device = ? WHERE id = ?
+                note = ?, away_seconds = ?, reason = ?, device = ?, interruptions = ? WHERE id = ?
             """,
             [
                 .integer(taskRow), .real(s.start), .real(s.end), .int(s.plannedSeconds), .int(s.focusedSeconds), .int(s.pauses),
                 .text(s.outcome.rawValue), .optional(s.note), .int(s.awaySeconds), .optional(s.reason?.rawValue),
-                s.device == ownDevice ? .null : .text(s.device), .integer(id),
+                s.device == ownDevice ? .null : .text(s.device), Self.interruptionsColumn(s.interruptions), .integer(id),
             ])
     }
 

@@ -11,7 +11,7 @@ import Glibc
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 11
+    public static let schemaVersion = 12
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), kept while nothing is written.
@@ -206,6 +206,12 @@ public final class Store {
         ALTER TABLE tasks ADD COLUMN flow_nudge INTEGER;
         ALTER TABLE tasks ADD COLUMN overtime INTEGER NOT NULL DEFAULT 0;
         """,
+        // 12: interruptions (`interrupt`): each session's as a JSON array of {kind, at, note}
+        // (NULL: none), and a task's strict rule that an external one voids its work.
+        """
+        ALTER TABLE sessions ADD COLUMN interruptions TEXT;
+        ALTER TABLE tasks ADD COLUMN void_on_interrupt INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// Indexes that only speed reads up: created when missing on every open, outside the schema
@@ -259,7 +265,7 @@ public final class Store {
     private static let taskColumns = """
         id, name, description, color, work_seconds, short_break_seconds, long_break_seconds,
         long_break_every, breaks, autostart, focus_mode, goal, reminder_minute, sound, away, dnd,
-        mode, break_ratio, min_break, max_break, flow_nudge, overtime
+        mode, break_ratio, min_break, max_break, flow_nudge, overtime, void_on_interrupt
         """
     /// What `task(from:)` reads: `taskColumns`, the UUID (which no edit changes) and whether it
     /// is archived (which only `setArchived` changes).
@@ -283,14 +289,14 @@ public final class Store {
             goal: row.int(11),
             reminderMinute: row.optionalInt(12),
             sound: row.optionalString(13),
-            uuid: row.optionalString(22) ?? "",
-            archived: row.bool(23),
+            uuid: row.optionalString(23) ?? "",
+            archived: row.bool(24),
             awayPolicy: row.optionalString(14).flatMap(AwayPolicy.init(rawValue:)),
             doNotDisturb: row.optionalInt(15).map { $0 != 0 },
             mode: TaskMode(rawValue: row.string(16)) ?? .pomodoro,
             breakRule: FlowBreakRule.parse(row.string(17)) ?? .standard,
             minBreakSeconds: row.int(18), maxBreakSeconds: row.int(19), flowNudgeSeconds: row.optionalInt(20),
-            overtime: row.bool(21)
+            overtime: row.bool(21), voidOnInterrupt: row.bool(22)
         )
     }
 
@@ -303,7 +309,7 @@ public final class Store {
             .bool(task.focusMode), .int(task.goal), .optional(task.reminderMinute), .optional(task.sound),
             .optional(task.awayPolicy?.rawValue), .optional(task.doNotDisturb.map { $0 ? 1 : 0 }),
             .text(task.mode.rawValue), .text(task.breakRule.text), .int(task.minBreakSeconds), .int(task.maxBreakSeconds),
-            .optional(task.flowNudgeSeconds), .bool(task.overtime),
+            .optional(task.flowNudgeSeconds), .bool(task.overtime), .bool(task.voidOnInterrupt),
         ]
     }
 
@@ -400,7 +406,8 @@ public final class Store {
                 UPDATE tasks SET name = ?, description = ?, color = ?, work_seconds = ?,
                     short_break_seconds = ?, long_break_seconds = ?, long_break_every = ?, breaks = ?,
                     autostart = ?, focus_mode = ?, goal = ?, reminder_minute = ?, sound = ?, away = ?, dnd = ?,
-                    mode = ?, break_ratio = ?, min_break = ?, max_break = ?, flow_nudge = ?, overtime = ?
+                    mode = ?, break_ratio = ?, min_break = ?, max_break = ?, flow_nudge = ?, overtime = ?,
+                    void_on_interrupt = ?
                 WHERE id = ?
                 """,
                 Self.values(of: task) + [.integer(task.id)]
@@ -453,7 +460,7 @@ public final class Store {
         var stored = task
         if stored.uuid.isEmpty { stored.uuid = Self.newUUID() }
         try db.run(
-            "INSERT INTO tasks (\(Self.taskReadColumns)) VALUES (NULL\(String(repeating: ", ?", count: 23)))",
+            "INSERT INTO tasks (\(Self.taskReadColumns)) VALUES (NULL\(String(repeating: ", ?", count: 24)))",
             Self.values(of: task) + [.text(stored.uuid), .bool(task.archived)]
         )
         stored.id = db.lastInsertRowID
@@ -537,8 +544,11 @@ public final class Store {
     /// The columns `session(from:)` reads, in its order.
     static let sessionColumns = """
         s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome, s.uuid, s.note,
-        s.away_seconds, s.reason, s.device
+        s.away_seconds, s.reason, s.device, s.interruptions
         """
+
+    /// How many `sessionColumns` are: the columns a query adds after them start there.
+    static let sessionColumnCount = 15
 
     /// A session from a row of `sessionColumns`.
     func session(from row: SQLite.Row) throws(DiligenceError) -> WorkSession {
@@ -553,8 +563,26 @@ public final class Store {
             focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome, uuid: row.optionalString(9) ?? "",
             note: row.optionalString(10),
             awaySeconds: row.int(11), reason: row.optionalString(12).flatMap(EndReason.init(rawValue:)),
-            device: row.optionalString(13)
+            device: row.optionalString(13), interruptions: try Self.interruptions(row.optionalString(14))
         )
+    }
+
+    /// A session's `interruptions` column (NULL: none), as `interruptionsColumn` wrote it.
+    static func interruptions(_ text: String?) throws(DiligenceError) -> [Interruption] {
+        guard let text else { return [] }
+        let json: JSON
+        do { json = try JSON.parse(Array(text.utf8)) } catch {
+            throw DiligenceError(.storageError, "A session's interruptions in the database are not JSON: \(error.message)")
+        }
+        switch Interruption.list(json, wire: false) {
+        case .success(let list): return list
+        case .failure(let error): throw DiligenceError(.storageError, "A session's interruptions in the database: \(error.message)")
+        }
+    }
+
+    /// What the `interruptions` column holds for `list`: NULL for none.
+    static func interruptionsColumn(_ list: [Interruption]) -> SQLite.Value {
+        list.isEmpty ? .null : .text(JSON.array(list.map { $0.json(wire: false) }).serialized)
     }
 
     /// How many completed work sessions count on `day`: those that ended in it, an end exactly

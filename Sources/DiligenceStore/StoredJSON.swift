@@ -30,6 +30,7 @@ extension TaskConfig {
         if maxBreakSeconds != Self.defaultMaxBreak { members.append(("maxBreakSeconds", .int(maxBreakSeconds))) }
         if let flowNudgeSeconds { members.append(("flowNudgeSeconds", .int(flowNudgeSeconds))) }
         if overtime { members.append(("overtime", .bool(true))) }
+        if voidOnInterrupt { members.append(("voidOnInterrupt", .bool(true))) }
         return .object(members)
     }
 
@@ -54,7 +55,8 @@ extension TaskConfig {
             breakRule: json["breakRule"]?.stringValue.flatMap(FlowBreakRule.parse) ?? .standard,
             minBreakSeconds: json["minBreakSeconds"]?.intValue.map(Int.init) ?? Self.defaultMinBreak,
             maxBreakSeconds: json["maxBreakSeconds"]?.intValue.map(Int.init) ?? Self.defaultMaxBreak,
-            flowNudgeSeconds: json["flowNudgeSeconds"]?.intValue.map(Int.init), overtime: json["overtime"]?.boolValue ?? false)
+            flowNudgeSeconds: json["flowNudgeSeconds"]?.intValue.map(Int.init), overtime: json["overtime"]?.boolValue ?? false,
+            voidOnInterrupt: json["voidOnInterrupt"]?.boolValue ?? false)
     }
 }
 
@@ -65,7 +67,7 @@ extension WorkSession {
             ("start", .double(start)), ("end", .double(end)), ("plannedSeconds", .int(plannedSeconds)),
             ("focusedSeconds", .int(focusedSeconds)), ("pauses", .int(pauses)), ("outcome", .string(outcome.rawValue)),
             ("uuid", .string(uuid)), ("note", .string(note)), ("awaySeconds", .int(awaySeconds)),
-            ("reason", .string(reason?.rawValue)),
+            ("reason", .string(reason?.rawValue)), ("interruptions", .array(interruptions.map { $0.json(wire: false) })),
         ])
     }
 
@@ -81,7 +83,8 @@ extension WorkSession {
             id: id, taskID: taskID, taskName: taskName, start: start, end: end, plannedSeconds: Int(planned),
             focusedSeconds: Int(focused), pauses: Int(pauses), outcome: outcome, uuid: json["uuid"]?.stringValue ?? "",
             note: json["note"]?.stringValue, awaySeconds: Int(json["awaySeconds"]?.intValue ?? 0),
-            reason: json["reason"]?.stringValue.flatMap(EndReason.init(rawValue:)))
+            reason: json["reason"]?.stringValue.flatMap(EndReason.init(rawValue:)),
+            interruptions: (try? Interruption.list(json["interruptions"], wire: false).get()) ?? [])
     }
 }
 
@@ -98,6 +101,7 @@ extension SavedTimer {
         if let note { members.append(("note", .string(note))) }
         if let countsUp = run?.countsUp { members.append(("countsUp", .string(countsUp.rawValue))) }
         if run?.nudged == true { members.append(("nudged", .bool(true))) }
+        if !interruptions.isEmpty { members.append(("interruptions", .array(interruptions.map { $0.json(wire: false) }))) }
         members += presenceJSON
         return .object(members)
     }
@@ -158,5 +162,7 @@ extension SavedTimer {
             run?.countsUp = countsUp
         }
         run?.nudged = json["nudged"]?.boolValue ?? false
+        guard case .success(let marked) = Interruption.list(json["interruptions"], wire: false) else { return nil }
+        run?.interruptions = marked
     }
 }

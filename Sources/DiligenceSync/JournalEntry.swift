@@ -126,7 +126,12 @@ public struct JournalEntry: Equatable, Sendable {
             ("change", .string(change.name)),
         ]
         switch change {
-        case .sessionRecorded(let s), .sessionEdited(let s): members.append(("session", Self.json(s)))
+        case .sessionRecorded(var s), .sessionEdited(var s):
+            // A line holds 64 KiB: interruptions' notes are what gives way, never the session.
+            if !s.interruptions.isEmpty, Self.json(s).serialized.utf8.count > Self.maxLineBytes - 512 {
+                s.work.interruptions = s.interruptions.map { Interruption(kind: $0.kind, at: $0.at) }
+            }
+            members.append(("session", Self.json(s)))
         case .sessionRemoved(let id), .taskRemoved(let id): members.append(("id", .string(id)))
         case .taskAdded(let t), .taskEdited(let t), .taskArchived(let t): members.append(("task", Self.json(t)))
         case .planSet(let day, let task): members += [("day", .string(day.description)), ("task", .string(task))]
@@ -149,12 +154,22 @@ public struct JournalEntry: Equatable, Sendable {
     }
 
     /// The session's members a line holds only when there is something to say (a line without
-    /// them, as an older diligence wrote, is a session without a note, time away or reason).
+    /// them, as an older diligence wrote, is a session without a note, time away, reason or
+    /// interruptions). Readers before interruptions ignore `interruptions` and `voided`, and
+    /// refuse a `reason` they do not know: a voided session says `"voided": true` instead, so
+    /// they keep it, as abandoned.
     static func extras(_ s: SyncedSession) -> [(String, JSON)] {
         var members: [(String, JSON)] = []
         if let note = s.note { members.append(("note", .string(note))) }
         if s.awaySeconds != 0 { members.append(("away_seconds", .int(s.awaySeconds))) }
-        if let reason = s.reason { members.append(("reason", .string(reason.rawValue))) }
+        if s.reason == .interrupted {
+            members.append(("voided", .bool(true)))
+        } else if let reason = s.reason {
+            members.append(("reason", .string(reason.rawValue)))
+        }
+        if !s.interruptions.isEmpty {
+            members.append(("interruptions", .array(s.interruptions.map { $0.json(wire: false) })))
+        }
         return members
     }
 
@@ -273,6 +288,15 @@ public struct JournalEntry: Equatable, Sendable {
         case .string(let text)? where EndReason(rawValue: text) != nil: s.reason = EndReason(rawValue: text)
         default:
             throw JournalLineError("the session's \"reason\" is not \(EndReason.allCases.map(\.rawValue).joined(separator: ", ")) or null")
+        }
+        switch json["voided"] {
+        case nil, .bool(false)?: break
+        case .bool(true)?: s.reason = .interrupted
+        default: throw JournalLineError("the session's \"voided\" is not true or false")
+        }
+        switch Interruption.list(json["interruptions"], wire: false) {
+        case .success(let list): s.interruptions = list
+        case .failure(let error): throw JournalLineError("the session's \(error.message)")
         }
     }
 

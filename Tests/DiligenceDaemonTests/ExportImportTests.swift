@@ -136,7 +136,9 @@ import Testing
                 + #""pauses":0,"outcome":"abandoned","away_seconds":120,"reason":"left"}"#
             #expect(try d.call("import", [("content", .string(left))])["imported"]?.intValue == 1)
             let lines = try export(d, "csv").split(separator: "\r\n")
-            #expect(lines.first?.hasSuffix(",note,away_seconds,reason,device,device_name") == true, "\(lines)")
+            #expect(
+                lines.first?.hasSuffix(",note,away_seconds,reason,device,device_name,interruptions_internal,interruptions_external")
+                    == true, "\(lines)")
             #expect(lines.last?.contains(",120,left,") == true, "\(lines)")
         }
     }

@@ -26,7 +26,7 @@ struct DatesInJSONTests {
                 members.map(\.0) == [
                     "state", "phase", "task", "color", "round", "long_break_every", "duration_seconds",
                     "remaining_seconds", "elapsed_seconds", "ends_at", "pauses", "focus_mode", "today_completed", "goal",
-                    "note", "presence", "away_since", "away_offered",
+                    "note", "presence", "away_since", "away_offered", "interruptions",
                 ])
             #expect(json["state"] == .string("running"))
             #expect(json["phase"] == .string("work"))
@@ -47,7 +47,7 @@ struct DatesInJSONTests {
                 plannedSeconds: 1500, focusedSeconds: 1400, pauses: 2, outcome: .abandoned, uuid: "0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012")
             #expect(
                 session.json.serialized
-                    == #"{"id":4,"uuid":"0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012","task":"Writing","start":"2026-11-29T17:30:00+00:00","end":"2026-11-29T17:55:00+00:00","planned_seconds":1500,"focused_seconds":1400,"pauses":2,"outcome":"abandoned","note":null,"away_seconds":0,"reason":null,"device":null}"#
+                    == #"{"id":4,"uuid":"0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012","task":"Writing","start":"2026-11-29T17:30:00+00:00","end":"2026-11-29T17:55:00+00:00","planned_seconds":1500,"focused_seconds":1400,"pauses":2,"outcome":"abandoned","note":null,"away_seconds":0,"reason":null,"device":null,"interruptions":[]}"#
             )
         }
     }

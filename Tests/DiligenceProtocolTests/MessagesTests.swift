@@ -1,6 +1,7 @@
 import DiligenceCore
 import DiligenceJSON
 import DiligenceTestSupport
+import DiligenceTime
 import Testing
 
 @testable import DiligenceProtocol
@@ -84,7 +85,7 @@ struct MessagesTests {
             id: 3, name: "T", color: .cyan, workSeconds: 60, reminderMinute: 545, uuid: "0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012")
         #expect(
             config.json.serialized
-                == #"{"id":3,"uuid":"0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012","name":"T","description":"","color":"cyan","work_seconds":60,"short_break_seconds":300,"long_break_seconds":900,"long_break_every":4,"breaks":true,"autostart":"none","focus_mode":false,"goal":0,"reminder":"09:05","sound":null,"archived":false,"away":"default","dnd":"default","mode":"pomodoro","break_ratio":"1/5","min_break_seconds":60,"max_break_seconds":1800,"flow_nudge_seconds":null,"overtime":false}"#
+                == #"{"id":3,"uuid":"0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012","name":"T","description":"","color":"cyan","work_seconds":60,"short_break_seconds":300,"long_break_seconds":900,"long_break_every":4,"breaks":true,"autostart":"none","focus_mode":false,"goal":0,"reminder":"09:05","sound":null,"archived":false,"away":"default","dnd":"default","mode":"pomodoro","break_ratio":"1/5","min_break_seconds":60,"max_break_seconds":1800,"flow_nudge_seconds":null,"overtime":false,"void_on_interrupt":false}"#
         )
     }
 
@@ -124,7 +125,7 @@ struct MessagesTests {
         let status = TimerMachine().status(at: Now(steady: 0, wall: 0))
         #expect(
             status.json(todayCompleted: 2).serialized
-                == #"{"state":"idle","phase":null,"task":null,"color":null,"round":1,"long_break_every":0,"duration_seconds":0,"remaining_seconds":0,"elapsed_seconds":0,"ends_at":null,"pauses":0,"focus_mode":false,"today_completed":2,"goal":0,"note":null,"presence":"unknown","away_since":null,"away_offered":false}"#
+                == #"{"state":"idle","phase":null,"task":null,"color":null,"round":1,"long_break_every":0,"duration_seconds":0,"remaining_seconds":0,"elapsed_seconds":0,"ends_at":null,"pauses":0,"focus_mode":false,"today_completed":2,"goal":0,"note":null,"presence":"unknown","away_since":null,"away_offered":false,"interruptions":0}"#
         )
     }
 
@@ -143,4 +144,51 @@ struct MessagesTests {
 
 extension Result where Failure == ProtocolFailure {
     var failureCode: String? { if case .failure(let f) = self { f.error.code.rawValue } else { nil } }
+}
+
+/// Interruptions on the wire: the status counts them, a session lists them, an export's line
+/// reads them back, a task says whether an external one voids its work.
+@Suite("Messages: interruptions")
+struct InterruptionMessagesTests {
+    @Test func theStatusCountsThemAndASessionListsThem() throws {
+        var machine = TimerMachine()
+        let now = Now(steady: 100, wall: 1_795_973_400)
+        _ = try machine.start(TaskConfig(name: "Writing"), at: now)
+        _ = try machine.interrupt(.external, note: "phone", at: now.adding(60))
+        #expect(machine.status(at: now.adding(61)).json(todayCompleted: 0)["interruptions"] == .int(1))
+        let ended = try machine.stop(at: now.adding(120))
+        guard case .sessionEnded(let session)? = ended.first else {
+            Issue.record("no session: \(ended)")
+            return
+        }
+        let list = try #require(session.json["interruptions"]?.arrayValue)
+        #expect(list.count == 1)
+        #expect(list[0]["kind"] == .string("external") && list[0]["note"] == .string("phone"))
+        #expect(list[0]["at"]?.stringValue.flatMap(RFC3339.parse) == now.wall + 60)
+        let back = try WorkSession.exported(session.json).get()
+        #expect(back.interruptions == session.interruptions)
+    }
+
+    @Test func anExportWithoutThemHasNoneAndABadListIsRefused() throws {
+        var json = WorkSession(
+            taskID: 1, taskName: "W", start: 1_795_973_400, end: 1_795_974_900, plannedSeconds: 1500, focusedSeconds: 1500,
+            pauses: 0, outcome: .completed
+        ).json
+        guard case .object(var members) = json else { return }
+        members.removeAll { $0.0 == "interruptions" }
+        #expect(try WorkSession.exported(.object(members)).get().interruptions.isEmpty)
+        members.append(("interruptions", .array([.object([("kind", .string("lunch")), ("at", .string("x"))])])))
+        json = .object(members)
+        #expect(errorCode { try WorkSession.exported(json).get() } == "invalid_import")
+    }
+
+    @Test func aTaskSaysWhetherAnExternalOneVoidsItsWork() throws {
+        let strict = TaskConfig(name: "Strict", voidOnInterrupt: true)
+        #expect(strict.json["void_on_interrupt"] == .bool(true))
+        #expect(try TaskConfig.exported(strict.json).get().voidOnInterrupt)
+        guard case .object(var members) = strict.json else { return }
+        // A journal's task line written before interruptions lacks the member: it is not damaged.
+        members.removeAll { $0.0 == "void_on_interrupt" }
+        #expect(try TaskConfig.exported(.object(members), complete: true).get().voidOnInterrupt == false)
+    }
 }

@@ -47,7 +47,8 @@ struct SchemaTests {
         case .duration: return (.int(60), .int(120))
         case .choice(let words, _):
             let others = words.filter { field.presence != .defaulted(.string($0)) }
-            return (.string(others[0]), .string(others[1]))
+            // Two words, one the default (`interrupt`'s kind): the other one twice.
+            return (.string(others[0]), .string(others[min(1, others.count - 1)]))
         case .timeOfDay: return (.string("07:30"), .string("08:45"))
         case .nameOrOff: return (.string("rain"), .string("waves"))
         case .breakRule: return (.string("1/4"), .string("<25m=5m,else=15m"))

@@ -610,3 +610,19 @@ import Testing
     #expect(try store.findTask("Stu").name == "Study")
     #expect(try store.findTask("Err", scope: .active).name == "Errands")
 }
+
+@Test func savedTimerKeepsTheWorkPhasesInterruptions() throws {
+    let store = try Store(location: .memory)
+    var strict = try store.findTask("Study")
+    strict.voidOnInterrupt = true
+    let marked = try savedTimer(strict, wall: 1_700_000_000, elapsed: 10) { machine, now throws(DiligenceError) in
+        _ = try machine.interrupt(.internal, note: "idea", at: now)
+        _ = try machine.interrupt(.internal, at: now.adding(1))
+    }
+    #expect(marked.interruptions.count == 2)
+    try store.saveTimer(marked, wall: 1, boottime: 2, bootID: "marked")
+    let loaded = try #require(try store.loadTimer()).saved
+    #expect(loaded == marked)
+    #expect(loaded.interruptions.map(\.note) == ["idea", nil])
+    #expect(loaded.task?.voidOnInterrupt == true)
+}

@@ -83,8 +83,11 @@ let withoutFlowColumns = ["mode", "break_ratio", "min_break", "max_break", "flow
 
 /// SQL taking a database of this schema back to schema 6 (before sync), for migration tests
 /// that make an older database out of a new one.
+/// Takes out what the interruptions' migration added (sessions' interruptions, tasks' void_on_interrupt).
+let withoutInterruptions = "ALTER TABLE sessions DROP COLUMN interruptions; ALTER TABLE tasks DROP COLUMN void_on_interrupt; "
+
 let backToSchema6 =
-    withoutFlowColumns
+    withoutInterruptions + withoutFlowColumns
     + " ALTER TABLE tasks DROP COLUMN dnd; DROP TRIGGER sync_removed_session; DROP TRIGGER sync_restored_session; DROP TRIGGER sync_removed_task;"
     + " DROP TRIGGER sync_restored_task; DROP TABLE sync_removed; "
     + ["sessions", "tasks", "plans"].flatMap { table in

@@ -227,3 +227,55 @@ import Testing
         #expect(Version(hlc: HLC(millis: 4, counter: 9), device: deviceB) < Version(hlc: hlc, device: deviceA))
     }
 }
+
+@Suite("Journal lines: interruptions") struct JournalInterruptionTests {
+    static func marked(reason: EndReason?) -> SyncedSession {
+        var s = session(uuid(1), task: uuid(9), device: deviceA, start: 1_764_569_000, outcome: reason == nil ? .completed : .abandoned)
+        s.reason = reason
+        s.interruptions = [
+            Interruption(kind: .internal, at: 1_764_569_100.25, note: "idea"), Interruption(kind: .external, at: 1_764_569_200),
+        ]
+        return s
+    }
+
+    @Test("a session's interruptions travel with it; a voided one says so in a member older readers ignore")
+    func roundTrip() throws {
+        for reason in [nil, .left, .interrupted] as [EndReason?] {
+            let entry = JournalEntry(
+                device: deviceA, hlc: HLC(millis: 1, counter: 0), change: .sessionRecorded(Self.marked(reason: reason)))
+            #expect(try JournalEntry.parse(Array(entry.line.utf8)) == entry, "\(entry.line)")
+            #expect(entry.line.contains(#""interruptions":[{"kind":"internal","at":1764569100.25,"note":"idea"}"#), "\(entry.line)")
+            #expect(!entry.line.contains(#""reason":"interrupted""#))
+            #expect(entry.line.contains(#""voided":true"#) == (reason == .interrupted))
+        }
+    }
+
+    @Test("a line with a bad interruption is refused, saying so; one without any has none")
+    func refusedOrAbsent() throws {
+        let plain = JournalEntry(device: deviceA, hlc: HLC(millis: 1, counter: 0), change: .sessionRecorded(Self.marked(reason: nil)))
+        let without = plain.line.replacing(/,"interruptions":\[[^\]]*\]/, with: "")
+        guard case .sessionRecorded(let read) = try JournalEntry.parse(Array(without.utf8)).change else { return }
+        #expect(read.interruptions.isEmpty, "\(without)")
+        for bad in [#""interruptions":[{"kind":"lunch","at":1764569100}]"#, #""interruptions":7"#, #""voided":"yes""#] {
+            let line = without.replacing(#""outcome":"completed""#, with: #""outcome":"completed","# + bad)
+            #expect(throws: JournalLineError.self) { try JournalEntry.parse(Array(line.utf8)) }
+        }
+        // Outside its session: the same rules as every other door.
+        let stray = without.replacing(
+            #""outcome":"completed""#, with: #""outcome":"completed","interruptions":[{"kind":"internal","at":1}]"#)
+        #expect(throws: JournalLineError.self) { try JournalEntry.parse(Array(stray.utf8)) }
+    }
+
+    @Test("a line stays within 64 KiB: the interruptions' notes give way, never the session")
+    func bounded() throws {
+        var s = Self.marked(reason: nil)
+        s.end = s.start + 3000
+        s.interruptions = (0..<Interruption.maxPerSession).map {
+            Interruption(kind: .internal, at: s.start + Double($0), note: String(repeating: "ü", count: 500))
+        }
+        let entry = JournalEntry(device: deviceA, hlc: HLC(millis: 1, counter: 0), change: .sessionRecorded(s))
+        #expect(entry.line.utf8.count <= JournalEntry.maxLineBytes)
+        guard case .sessionRecorded(let read) = try JournalEntry.parse(Array(entry.line.utf8)).change else { return }
+        #expect(read.interruptions.count == Interruption.maxPerSession && read.interruptions.allSatisfy { $0.note == nil })
+    }
+}

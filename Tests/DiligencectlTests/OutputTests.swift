@@ -45,7 +45,7 @@ import Testing
             ("{duration}", "5:00"), ("{percent}", "33"), ("{round}", "2"), ("{long_break_every}", "4"),
             ("{state}", "running"), ("{today}", "5"), ("{goal}", "8"), ("{color}", "blue"), ("{icon}", "☕"),
             ("{note}", ""),
-            ("{presence}", "unknown"), ("{dnd}", ""), ("{clock}", "3:20"), ("{counts_up}", ""),
+            ("{presence}", "unknown"), ("{dnd}", ""), ("{clock}", "3:20"), ("{counts_up}", ""), ("{interruptions}", "0"),
         ]
         #expect(cases.count == templatePlaceholders.count)
         for (template, expected) in cases {

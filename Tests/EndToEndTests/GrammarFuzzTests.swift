@@ -189,7 +189,11 @@ extension EndToEnd {
             for round in 0..<(3 * fractions.count) {
                 let fraction = fractions[round % fractions.count]
                 let limit = Int(Double(Self.outputBacklog) * fraction / perSession)
-                var batch = (0..<20).map { _ in generator.next().line }
+                // Without the removals: the large answers need the sessions (a new command in the
+                // schema shifts the seeded sequence onto a `task_remove` of Work).
+                var batch = (0..<20).map { _ in generator.next().line }.filter {
+                    !$0.contains(#""command":"task_remove""#) && !$0.contains(#""command":"history_remove""#)
+                }
                 let large = #"{"command":"history","limit":\#(limit),"id":"large \#(round)"}"#
                 batch.insert(large, at: generator.int(4))
                 batch.append(#"{"command":"status","id":"last \#(round)"}"#)
@@ -198,7 +202,9 @@ extension EndToEnd {
                     let answer = try JSON.parse(bytes)
                     if line == large {
                         #expect(answer["id"] == .string("large \(round)"), "seed \(Self.seed): \(answer.serialized.prefix(200))")
-                        #expect((answer["result"]?["sessions"]?.arrayValue?.count ?? 0) > limit / 2)
+                        #expect(
+                            (answer["result"]?["sessions"]?.arrayValue?.count ?? 0) > limit / 2,
+                            "seed \(Self.seed): \(answer.serialized.prefix(300))")
                     } else if !answer.isOK {
                         let code = answer.errorCode ?? "(none)"
                         #expect(documented.contains(code), "seed \(Self.seed): undocumented \(code) for \(line.prefix(300))")

@@ -107,7 +107,8 @@ extension EndToEnd {
             let rows = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
             #expect(
                 rows.first
-                    == "id,task,start,end,planned_seconds,focused_seconds,pauses,outcome,uuid,note,away_seconds,reason,device,device_name")
+                    == "id,task,start,end,planned_seconds,focused_seconds,pauses,outcome,uuid,note,away_seconds,reason,device,device_name,"
+                    + "interruptions_internal,interruptions_external")
             #expect(rows.count == 2, "since 2025-05-02: the 14:00 session only: \(rows)")
 
             let all = try d.ctl("stats", "all", "--json").json()

@@ -390,8 +390,10 @@ extension EndToEnd {
             let jsonl = try a.call("export", [("device", .string("desktop"))])["content"]?.stringValue ?? ""
             #expect(jsonl.contains(#""device":"\#(idB)""#) && jsonl.contains(#""device_name":"desktop""#), "\(jsonl)")
             let csv = (try a.call("export", [("format", .string("csv"))])["content"]?.stringValue ?? "").split(separator: "\r\n")
-            #expect(csv.first?.hasSuffix(",away_seconds,reason,device,device_name") == true, "\(csv)")
-            #expect(csv.contains { $0.hasSuffix(",\(idB),desktop") } && csv.contains { $0.hasSuffix(",,laptop") }, "\(csv)")
+            #expect(
+                csv.first?.hasSuffix(",away_seconds,reason,device,device_name,interruptions_internal,interruptions_external") == true,
+                "\(csv)")
+            #expect(csv.contains { $0.hasSuffix(",\(idB),desktop,0,0") } && csv.contains { $0.hasSuffix(",,laptop,0,0") }, "\(csv)")
 
             // A third device under the same name (in another case): the name is ambiguous, the ids are not.
             try Self.copyJournal(of: deviceC, to: folderA)

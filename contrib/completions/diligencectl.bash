@@ -56,15 +56,15 @@ _diligencectl() {
         cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
         words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
     }
-    local commands="start note pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync reload version doctor backup help"
+    local commands="start note interrupt pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync reload version doctor backup help"
     local task_commands="list show add edit archive unarchive remove"
     local plan_commands="set clear"
     local history_commands="add remove edit"
     local sync_commands="enable status disable"
     local days="today tomorrow monday tuesday wednesday thursday friday saturday sunday"
     # Options that take a value: the word after one is its value, not an argument.
-    local valued="--socket --format --work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away --dnd --mode --break-ratio --min-break --max-break --flow-nudge --overtime --name --task --device --offset --since --until --limit --pauses --note --start --end"
-    local task_fields="--work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away --dnd --mode --break-ratio --min-break --max-break --flow-nudge --overtime"
+    local valued="--socket --format --work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away --dnd --mode --break-ratio --min-break --max-break --flow-nudge --overtime --void-on-interrupt --name --task --device --offset --since --until --limit --pauses --note --start --end"
+    local task_fields="--work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away --dnd --mode --break-ratio --min-break --max-break --flow-nudge --overtime --void-on-interrupt"
     local formats="--json --waybar --format"
 
     # Find the command after the global options, its subcommand (task, plan, history, sync: the very
@@ -86,7 +86,7 @@ _diligencectl() {
 
     case $prev in
         --socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --breaks|--focus-mode) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
+        --breaks|--focus-mode|--void-on-interrupt) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
         --autostart) COMPREPLY=($(compgen -W "none breaks work all" -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W "red orange yellow green cyan blue purple" -- "$cur")); return ;;
         --reminder) COMPREPLY=($(compgen -W "off" -- "$cur")); return ;;
@@ -115,6 +115,7 @@ _diligencectl() {
         start)
             [[ $cur == -* ]] && { COMPREPLY=($(compgen -W $'--note\n--help' -- "$cur")); return; }
             _diligencectl_complete_tasks ;;
+        interrupt) [[ $cur == -* ]] && COMPREPLY=($(compgen -W $'--internal\n--external\n--help' -- "$cur")) ;;
         status) COMPREPLY=($(compgen -W "${formats// /$'\n'}"$'\n'--help -- "$cur")) ;;
         watch) COMPREPLY=($(compgen -W "${formats// /$'\n'}"$'\n'--no-reconnect$'\n'--bell$'\n'--help -- "$cur")) ;;
         help) COMPREPLY=($(compgen -W "${commands// /$'\n'}" -- "$cur")) ;;

@@ -1,7 +1,7 @@
 # fish completion for diligencectl. Install to /usr/share/fish/vendor_completions.d/
 # (make install does). Task and device names come from the running daemon.
 
-set -l commands start note pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync reload version doctor backup help
+set -l commands start note interrupt pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync reload version doctor backup help
 set -l task_commands list show add edit archive unarchive remove
 set -l days today tomorrow monday tuesday wednesday thursday friday saturday sunday
 
@@ -41,7 +41,7 @@ end
 # __fish_seen_subcommand_from, this tells `week` the command from `stats week`.
 function __diligencectl_words
     set -l valued socket format work short-break long-break long-break-every breaks autostart focus-mode \
-        color goal reminder sound description away dnd mode break-ratio min-break max-break flow-nudge overtime name task device offset since until limit pauses
+        color goal reminder sound description away dnd mode break-ratio min-break max-break flow-nudge overtime void-on-interrupt name task device offset since until limit pauses
     set -l skip 0
     for word in (commandline -opc)[2..-1]
         if test $skip = 1
@@ -107,6 +107,9 @@ complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a help 
 complete -c diligencectl -n "__fish_seen_subcommand_from start" -a '(__diligencectl_tasks)'
 complete -c diligencectl -n "__fish_seen_subcommand_from start" -l note -x -d 'a note for the work session'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a note -d 'note the running work phase'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a interrupt -d 'mark the running work with an interruption'
+complete -c diligencectl -n "__fish_seen_subcommand_from interrupt" -l internal -d 'your own thought broke in'
+complete -c diligencectl -n "__fish_seen_subcommand_from interrupt" -l external -d 'someone or something else did'
 complete -c diligencectl -n "__fish_seen_subcommand_from help" -a "$commands"
 complete -c diligencectl -n "__fish_seen_subcommand_from status watch" -l json -d 'print JSON'
 complete -c diligencectl -n "__fish_seen_subcommand_from status watch" -l waybar -d 'print JSON for waybar'
@@ -145,6 +148,7 @@ for sub in add edit
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l max-break -x -d 'longest earned break'
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l flow-nudge -x -a off -d 'notification after this much flow, or off'
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l overtime -x -a 'yes no' -d 'work goes on past the bell'
+    complete -c diligencectl -n "__diligencectl_task_sub $sub" -l void-on-interrupt -x -a 'on off' -d 'an external interruption voids the work'
     complete -c diligencectl -n "__diligencectl_task_sub $sub" -l description -x -d 'free text'
 end
 

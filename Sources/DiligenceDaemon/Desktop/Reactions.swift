@@ -15,7 +15,9 @@ extension Daemon {
         var endOfWork: [Phase] = []
         for event in events {
             if case .sessionEnded(let session) = event { note = session.note }
-            if let hook = Self.hookName(for: event) {
+            if case .interrupted(let marked) = event {
+                runHook("interrupt", protocolEvent: event.name, phase: .work, note: note, interruption: marked, at: now)
+            } else if let hook = Self.hookName(for: event) {
                 runHook(hook, protocolEvent: event.name, phase: Self.phase(of: event), note: note, at: now)
             }
             if case .phaseCompleted(let finished) = event {
@@ -52,6 +54,7 @@ extension Daemon {
         case .skipped: "skip"
         case .away: "away"
         case .back: "back"
+        case .interrupted: "interrupt"
         case .phasePending, .extended, .sessionEnded, .awayDiscarded, .sessionRevised, .overtimeStarted, .flowNudge: nil
         }
     }
@@ -61,7 +64,7 @@ extension Daemon {
         case .phaseStarted(let p), .phasePending(let p), .phaseCompleted(let p), .paused(let p),
             .resumed(let p), .stopped(let p), .skipped(let p), .extended(let p, _):
             p
-        case .sessionEnded, .awayDiscarded, .sessionRevised, .overtimeStarted, .flowNudge: .work
+        case .sessionEnded, .awayDiscarded, .sessionRevised, .interrupted, .overtimeStarted, .flowNudge: .work
         case .away, .back: nil
         }
     }
@@ -70,7 +73,12 @@ extension Daemon {
 
     /// Runs the hook for `hook` with the status in its environment and the event JSON (as a
     /// watcher would get it, plus `"hook"`) on its stdin.
-    func runHook(_ hook: String, protocolEvent: String, phase: Phase?, task: TaskConfig? = nil, note: String? = nil, at now: Now) {
+    /// `interruption`: the one an `interrupt` hook is about (`DILIGENCE_INTERRUPTION_KIND`, its
+    /// note `DILIGENCE_INTERRUPTION_NOTE`; the stdin JSON's `"interruption"`).
+    func runHook(
+        _ hook: String, protocolEvent: String, phase: Phase?, task: TaskConfig? = nil, note: String? = nil,
+        interruption: Interruption? = nil, at now: Now
+    ) {
         guard config.hooks.commands[hook] != nil else { return }
         let status = machine.status(at: now)
         let taskName = task?.name ?? status.task?.name ?? ""
@@ -86,10 +94,13 @@ extension Daemon {
             ("DILIGENCE_TODAY_COMPLETED", "\(todayCompleted(at: now))"),
             ("DILIGENCE_SOCKET", paths.socket),
             ("DILIGENCE_NOTE", note ?? ""),
+            ("DILIGENCE_INTERRUPTION_KIND", interruption?.kind.rawValue ?? ""),
+            ("DILIGENCE_INTERRUPTION_NOTE", interruption?.note ?? ""),
         ]
         var extra: [(String, JSON)] = [("hook", .string(hook))]
         if let note { extra.append(("note", .string(note))) }
         if let task { extra.append(("task", .string(task.name))) }
+        if let interruption { extra.append(("interruption", interruption.json(wire: true))) }
         let payload = Response.event(protocolEvent, status: statusJSON(at: now), extra: extra)
         desktop.hooks.run(hook, settings: config.hooks, variables: variables, payload: payload)
     }

@@ -58,7 +58,7 @@ extension ExportFormat {
 
     static let csvHeader = [
         "id", "task", "start", "end", "planned_seconds", "focused_seconds", "pauses", "outcome", "uuid", "note", "away_seconds", "reason",
-        "device", "device_name",
+        "device", "device_name", "interruptions_internal", "interruptions_external",
     ]
 
     /// One line per session (after the header, `head`); CRLF line ends; a field holding a comma,
@@ -70,6 +70,7 @@ extension ExportFormat {
                 String(s.id), s.taskName, RFC3339.format(s.start), RFC3339.format(s.end), String(s.plannedSeconds),
                 String(s.focusedSeconds), String(s.pauses), s.outcome.rawValue, s.uuid, s.note ?? "",
                 String(s.awaySeconds), s.reason?.rawValue ?? "", s.device ?? "", deviceNames[s.device] ?? "",
+                String(s.interruptions.count(.internal)), String(s.interruptions.count(.external)),
             ]
             out += fields.map(csvField).joined(separator: ",") + "\r\n"
         }
@@ -110,6 +111,7 @@ extension ExportFormat {
             line("SUMMARY:" + icsText(s.taskName))
             let detail =
                 "\(s.outcome.rawValue), focused \(DurationText.format(s.focusedSeconds)) of \(DurationText.format(s.plannedSeconds)), \(s.pauses) pause\(s.pauses == 1 ? "" : "s")"
+                + icsInterruptions(s.interruptions)
             // The note first: what a calendar shows of the description.
             line("DESCRIPTION:" + icsText(s.note.map { $0 + "\n" + detail } ?? detail))
             line("CATEGORIES:" + icsText(s.taskName))
@@ -119,6 +121,14 @@ extension ExportFormat {
     }
 
     /// TEXT value escaping: backslash, semicolon, comma and line breaks.
+    /// `, interruptions ''- (2 internal, 1 external): mail; phone` — "" for none.
+    static func icsInterruptions(_ list: [Interruption]) -> String {
+        guard !list.isEmpty else { return "" }
+        let notes = list.compactMap(\.note)
+        return ", interruptions \(list.marks) (\(list.count(.internal)) internal, \(list.count(.external)) external)"
+            + (notes.isEmpty ? "" : ": " + notes.joined(separator: "; "))
+    }
+
     static func icsText(_ text: String) -> String {
         var out = ""
         for c in text {

@@ -247,10 +247,12 @@ final class StatsService {
         let toDate = holdsToday ? try previousTotalsToDate(period, offset, anchor: anchor, first: first, only: only, device: device) : .null
         // Overtime is focus too; it is shown apart (docs/statistics.md).
         let overtime = try store.overtimeSeconds(from: acc.grid.start, to: acc.grid.end, taskID: only?.id, device: device)
+        let marked = try interruptions(acc.grid, only: only, device: device)
         result += [
-            ("away_seconds", .int(away)), ("overtime_seconds", .int(overtime)), ("days", .array(try dayRows(acc, tasks: tasks))),
-            ("previous", compared),
+            ("away_seconds", .int(away)), ("overtime_seconds", .int(overtime)),
+            ("days", .array(try dayRows(acc, tasks: tasks, marked: marked))), ("previous", compared),
         ]
+        result += interruptionFigures(marked, tasks: tasks, focused: acc.total.focusedSeconds)
         result.append(("previous_to_date", toDate))
         if period == .today || period == .day {
             let day = acc.grid
@@ -326,7 +328,41 @@ final class StatsService {
 
     /// One row per day of `acc`: its tally, and its plan with what was done of the planned task
     /// (a plan for a task other than the report's `--task` is left out).
-    private func dayRows(_ acc: StatsAccumulator, tasks: [TaskConfig]) throws(DiligenceError) -> [JSON] {
+    /// The interruptions marked on the days of `grid`, each on the day and hour of its moment.
+    private func interruptions(_ grid: DayGrid, only: TaskConfig?, device: DeviceFilter?) throws(DiligenceError) -> InterruptionTally {
+        var tally = InterruptionTally(days: grid.count)
+        guard grid.count > 0 else { return tally }
+        try store.forEachInterruption(from: grid.start, to: grid.end, taskID: only?.id, device: device) { task, kind, at in
+            tally.add(kind, taskID: task, day: grid.index(of: at), hour: LocalDay.minuteOfDay(at) / 60)
+        }
+        return tally
+    }
+
+    /// The report's interruption figures (docs/statistics.md, "Interruptions"): totals by kind,
+    /// per task and per hour of the day, and the focused time per interruption.
+    private func interruptionFigures(_ marked: InterruptionTally, tasks: [TaskConfig], focused: Double) -> [(String, JSON)] {
+        let perTask: [JSON] = tasks.compactMap { task in
+            guard let counts = marked.tasks[task.id] else { return nil }
+            return .object([("task", .string(task.name))] + Self.counts(counts))
+        }
+        let hours: [JSON] = (0..<24).map { .object([("hour", .int($0))] + Self.counts(marked.hours[$0])) }
+        return [
+            (
+                "interruptions",
+                .object(
+                    Self.counts(marked.total) + [
+                        ("focused_seconds_per_interruption", marked.focusedSecondsPerInterruption(focused).map { .int($0) } ?? .null),
+                        ("tasks", .array(perTask)), ("hours", .array(hours)),
+                    ])
+            )
+        ]
+    }
+
+    static func counts(_ c: InterruptionTally.Counts) -> [(String, JSON)] {
+        [("internal", .int(c.internal)), ("external", .int(c.external))]
+    }
+
+    private func dayRows(_ acc: StatsAccumulator, tasks: [TaskConfig], marked: InterruptionTally) throws(DiligenceError) -> [JSON] {
         let grid = acc.grid
         let plans = grid.count == 0 ? [:] : try store.plans(from: grid.dates[0], through: grid.dates[grid.count - 1])
         let taskIndex = Dictionary(tasks.indices.map { (tasks[$0].id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -336,6 +372,7 @@ final class StatsService {
             var row: [(String, JSON)] = [
                 ("date", .string(date.description)), ("weekday", .string(CalendarDay.weekdayNames[date.weekday - 1])),
                 ("completed", .int(acc.days[i].completed)), ("focused_seconds", .int(acc.days[i].seconds)),
+                ("interruptions", .object(Self.counts(marked.days[i]))),
             ]
             if let planned {
                 row += [("planned", .string(tasks[planned].name)), ("planned_completed", .int(acc.tally(day: i, task: planned).completed))]

@@ -147,7 +147,7 @@ extension Daemon {
             return .object([("protocol", .int(ProtocolInfo.version)), ("version", .string(ProtocolInfo.release))])
         case .doctor:
             return doctorReport()
-        case .start, .note, .toggle, .pause, .resume, .stop, .skip, .away, .back, .discardAway, .extend:
+        case .start, .note, .interrupt, .toggle, .pause, .resume, .stop, .skip, .away, .back, .discardAway, .extend:
             return try performTimerCommand(command)
         case .reload:
             switch reload() {
@@ -197,6 +197,8 @@ extension Daemon {
                 try machine.setNote(text.isEmpty ? nil : text)
                 return []
             }
+        case .interrupt(let kind, let note):
+            return try timerCommand { m, now throws(DiligenceError) in try m.interrupt(kind, note: note, at: now) }
         case .toggle(let name):
             let task = try machine.state == .idle ? taskToStart(name) : nil
             return try timerCommand { machine, now throws(DiligenceError) in try machine.toggle(task, at: now) }

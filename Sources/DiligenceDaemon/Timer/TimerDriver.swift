@@ -278,6 +278,7 @@ final class TimerDriver: RecorderListener {
                 extra = [("session", session.json)]
             case .back(let seconds, let offer): extra = [("away_seconds", .int(seconds)), ("offer", .bool(offer))]
             case .awayDiscarded(let seconds): extra = [("discarded_seconds", .int(seconds))]
+            case .interrupted(let marked): extra = [("interruption", marked.json(wire: true))]
             default: extra = []
             }
             connected.broadcast(event.name, now: now, extra: extra)
@@ -315,7 +316,7 @@ final class TimerDriver: RecorderListener {
         case .skipped(let p): text = "Skipped \(p.label) of \(task)."
         case .extended(let p, let seconds): text = "Extended \(p.label) of \(task) by \(DurationText.format(seconds))."
         case .sessionEnded(let s):
-            let why = s.reason == .left ? " (you left)" : ""
+            let why = s.reason == .left ? " (you left)" : s.reason == .interrupted ? " (voided by an external interruption)" : ""
             // "an abandoned", "a completed", "a skipped": the article follows the outcome's first sound.
             let article = s.outcome.rawValue.first.map { "aeiou".contains($0) } == true ? "an" : "a"
             text =
@@ -334,6 +335,9 @@ final class TimerDriver: RecorderListener {
             text = "Work of \(task) reached its bell and goes on in overtime."
         case .flowNudge(let seconds):
             text = "Flow work of \(task) reached \(DurationText.format(seconds)); nudged."
+        case .interrupted(let i):
+            text = "Marked an \(i.kind.rawValue) interruption of the work of \(task)."
+            fields.append(("INTERRUPTION_KIND", i.kind.rawValue))
         }
         // A phase's events name it; a session's record names its task only.
         if case .sessionEnded = event {} else if let phase = Daemon.phase(of: event) { fields.append(("PHASE", phase.rawValue)) }
