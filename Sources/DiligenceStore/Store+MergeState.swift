@@ -65,12 +65,13 @@ extension Store {
             let rows = try connection.query(query, [.text(after)])
             for row in rows {
                 let synced = try syncedSession(row, device: device)
-                let hlc = HLC(millis: row.int64(15), counter: row.int64(16))
-                session(synced, Version(hlc: hlc, device: row.optionalString(17) ?? synced.device))
+                let own = Self.sessionColumnCount
+                let hlc = HLC(millis: row.int64(own + 1), counter: row.int64(own + 2))
+                session(synced, Version(hlc: hlc, device: row.optionalString(own + 3) ?? synced.device))
             }
             state.sessions += rows.count
             guard rows.count == Self.restorePage, let last = rows.last else { break }
-            after = last.string(18)
+            after = last.string(Self.sessionColumnCount + 4)
         }
         return state
     }

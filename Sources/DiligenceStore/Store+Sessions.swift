@@ -227,8 +227,8 @@ extension Store {
     static let largeBatch = 1_000
 
     static let insertTarget =
-        "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source, uuid, note, away_seconds, reason, device)"
-    static let insertColumns = 13
+        "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source, uuid, note, away_seconds, reason, device, segments)"
+    static let insertColumns = 14
 
     /// A session's values in `insertTarget`'s columns. The device is written with the row (another
     /// device's session merged from its journal): a later UPDATE of 100 000 merged rows cost a
@@ -239,6 +239,7 @@ extension Store {
             .int(session.plannedSeconds), .int(session.focusedSeconds), .int(session.pauses),
             .text(session.outcome.rawValue), .text(source.rawValue), .text(uuid), .optional(session.note),
             .int(session.awaySeconds), .optional(session.reason?.rawValue), .optional(session.device),
+            .optional(segmentsText(session)),
         ]
     }
 
@@ -559,10 +560,10 @@ extension Store {
                 ])
             guard let id = found.first?.int64(0) else { return nil }
             try connection.run(
-                "UPDATE sessions SET end = ?, focused_seconds = ?, away_seconds = ?, outcome = ?, reason = ? WHERE id = ?",
+                "UPDATE sessions SET end = ?, focused_seconds = ?, away_seconds = ?, outcome = ?, reason = ?, segments = ? WHERE id = ?",
                 [
                     .real(revised.end), .int(revised.focusedSeconds), .int(revised.awaySeconds), .text(revised.outcome.rawValue),
-                    .optional(revised.reason?.rawValue), .integer(id),
+                    .optional(revised.reason?.rawValue), .optional(Self.segmentsText(revised)), .integer(id),
                 ])
             return try session(id: id)
         }

@@ -278,7 +278,7 @@ extension Store {
     /// A row of `syncedSessionQuery`; a session without a device is `device`'s own.
     func syncedSession(_ row: SQLite.Row, device: String) throws(DiligenceError) -> SyncedSession {
         let work = try session(from: row)
-        return SyncedSession(work: work, task: row.string(14), device: work.device ?? device)
+        return SyncedSession(work: work, task: row.string(Self.sessionColumnCount), device: work.device ?? device)
     }
 
     // MARK: Merging the other devices' lines

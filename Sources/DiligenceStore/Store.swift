@@ -11,7 +11,7 @@ import Glibc
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 10
+    public static let schemaVersion = 11
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), kept while nothing is written.
@@ -193,6 +193,12 @@ public final class Store {
         // 10: a task's own do not disturb during work (1 on, 0 off, NULL: [focus] do_not_disturb).
         """
         ALTER TABLE tasks ADD COLUMN dnd INTEGER;
+        """,
+        // 11: a session's focus segments (`FocusSegment`) as `[[start, seconds], ...]`; NULL is
+        // one segment of its focused time from its start, so no row is rewritten (nor noted
+        // for the sync journal) and an older session is that one segment.
+        """
+        ALTER TABLE sessions ADD COLUMN segments TEXT;
         """,
     ]
 
@@ -517,8 +523,10 @@ public final class Store {
     /// The columns `session(from:)` reads, in its order.
     static let sessionColumns = """
         s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome, s.uuid, s.note,
-        s.away_seconds, s.reason, s.device
+        s.away_seconds, s.reason, s.device, s.segments
         """
+    /// How many columns `sessionColumns` names: a query's own columns follow them.
+    static let sessionColumnCount = 15
 
     /// A session from a row of `sessionColumns`.
     func session(from row: SQLite.Row) throws(DiligenceError) -> WorkSession {
@@ -533,8 +541,28 @@ public final class Store {
             focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome, uuid: row.optionalString(9) ?? "",
             note: row.optionalString(10),
             awaySeconds: row.int(11), reason: row.optionalString(12).flatMap(EndReason.init(rawValue:)),
-            device: row.optionalString(13)
+            device: row.optionalString(13), segments: Self.segments(row.optionalString(14))
         )
+    }
+
+    /// The `segments` column's text for `session`: NULL when it is the one segment NULL means.
+    static func segmentsText(_ session: WorkSession) -> String? {
+        if session.segments == FocusSegment.whole(start: session.start, focused: session.focusedSeconds) { return nil }
+        return JSON.array(session.segments.map { .array([.double($0.start), .int($0.seconds)]) }).serialized
+    }
+
+    /// The segments a `segments` column holds; nil (one from the start) for NULL or a text
+    /// that is not a list of `[start, seconds]` (a hand-edited file).
+    static func segments(_ text: String?) -> [FocusSegment]? {
+        guard let text, let list = (try? JSON.parse(text))?.arrayValue else { return nil }
+        var segments: [FocusSegment] = []
+        for pair in list {
+            guard let ends = pair.arrayValue, ends.count == 2, let start = ends[0].doubleValue, let seconds = ends[1].intValue else {
+                return nil
+            }
+            segments.append(FocusSegment(start: start, seconds: Int(seconds)))
+        }
+        return segments
     }
 
     /// How many completed work sessions count on `day`: those that ended in it, an end exactly

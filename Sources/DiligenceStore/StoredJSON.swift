@@ -54,6 +54,7 @@ extension WorkSession {
             ("focusedSeconds", .int(focusedSeconds)), ("pauses", .int(pauses)), ("outcome", .string(outcome.rawValue)),
             ("uuid", .string(uuid)), ("note", .string(note)), ("awaySeconds", .int(awaySeconds)),
             ("reason", .string(reason?.rawValue)),
+            ("segments", .array(segments.map { .array([.double($0.start), .int($0.seconds)]) })),
         ])
     }
 
@@ -69,7 +70,14 @@ extension WorkSession {
             id: id, taskID: taskID, taskName: taskName, start: start, end: end, plannedSeconds: Int(planned),
             focusedSeconds: Int(focused), pauses: Int(pauses), outcome: outcome, uuid: json["uuid"]?.stringValue ?? "",
             note: json["note"]?.stringValue, awaySeconds: Int(json["awaySeconds"]?.intValue ?? 0),
-            reason: json["reason"]?.stringValue.flatMap(EndReason.init(rawValue:)))
+            reason: json["reason"]?.stringValue.flatMap(EndReason.init(rawValue:)),
+            segments: json["segments"]?.arrayValue.map { list in
+                list.compactMap { pair in
+                    guard let ends = pair.arrayValue, ends.count == 2, let start = ends[0].doubleValue, let seconds = ends[1].intValue
+                    else { return nil }
+                    return FocusSegment(start: start, seconds: Int(seconds))
+                }
+            })
     }
 }
 
@@ -84,6 +92,10 @@ extension SavedTimer {
         ]
         if roundSkipped { members.append(("roundSkipped", .bool(true))) }
         if let note { members.append(("note", .string(note))) }
+        if !focus.isEmpty {
+            members.append(("focus", .array(focus.map { .array([.double($0.from), .double($0.to)]) })))
+        }
+        if let since = focusSince { members.append(("focusSince", .double(since))) }
         members += presenceJSON
         return .object(members)
     }
@@ -139,5 +151,13 @@ extension SavedTimer {
             presence: json["presence"]?.stringValue.flatMap(Presence.init(rawValue:)) ?? .unknown,
             absence: Self.absence(json["absence"]), awayBefore: json["awayBefore"]?.doubleValue ?? 0,
             workWaitsForBack: json["workWaitsForBack"]?.boolValue ?? false)
+        // A timer saved before segments were kept has none: its session is one segment.
+        focus = (json["focus"]?.arrayValue ?? []).compactMap { pair in
+            guard let ends = pair.arrayValue, ends.count == 2, let from = ends[0].doubleValue, let to = ends[1].doubleValue else {
+                return nil
+            }
+            return FocusSpan(from: from, to: to)
+        }
+        focusSince = json["focusSince"]?.doubleValue
     }
 }
