@@ -34,6 +34,7 @@ public struct HookSettings: Equatable, Sendable {
     /// The events a hook can be attached to: `on_<name>` in the file.
     public static let events = [
         "work_start", "work_end", "break_start", "break_end", "pause", "resume", "stop", "skip", "reminder", "away", "back",
+        "session_recorded", "session_changed", "session_removed",
     ]
 
     /// Event name (without `on_`) → argv.

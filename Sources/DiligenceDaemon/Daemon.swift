@@ -104,7 +104,10 @@ public final class Daemon: TimerOutlet {
         driver.connect(self)
         records.stats.runningWork = { [unowned self] now in self.driver.runningWork(at: now) }
         records.stats.tasksImported = { [unowned self] in self.tasksImported() }
-        store.onCommit = { [unowned self] in self.sync.journal.committed() }
+        store.onCommit = { [unowned self] in
+            self.sync.journal.committed()
+            self.sessionsCommitted()
+        }
         sync.journal.write(now: clocks.wall)
         sync.merge.merged = { [unowned self] folded in self.syncMerged(folded: folded) }
         records.stats.devices = { [unowned self] recorded in self.sync.merge.knownDevices(recorded: recorded) }

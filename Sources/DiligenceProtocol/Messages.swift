@@ -155,6 +155,16 @@ extension WorkSession {
             ("away_seconds", .int(awaySeconds)),
             ("reason", .string(reason?.rawValue)),
             ("device", .string(device)),
+            (
+                "segments",
+                .array(
+                    segments.map {
+                        .object([
+                            ("start", .string(RFC3339.format($0.start))), ("end", .string(RFC3339.format($0.end))),
+                            ("seconds", .int($0.seconds)),
+                        ])
+                    })
+            ),
         ])
     }
 

@@ -257,7 +257,7 @@ extension Store {
     public func replaceSession(
         id: Int64, with edited: WorkSession, window: ClosedRange<Double>, reserved: (start: Double, end: Double, task: String)?
     ) throws(DiligenceError) -> WorkSession {
-        try connection.transaction { () throws(DiligenceError) -> WorkSession in
+        try through(.history) { () throws(DiligenceError) -> WorkSession in
             let old = try session(id: id)
             let source = try connection.query("SELECT source FROM sessions WHERE id = ?", [.integer(id)]).first?.string(0) ?? "timer"
             // Out of the way while the edited session is checked against the others; a
@@ -551,7 +551,7 @@ extension Store {
     /// (time away discarded after the session ended, docs/presence.md). Returns it as stored,
     /// nil when there is no such session (it was removed, or not recorded).
     public func reviseSession(_ revised: WorkSession) throws(DiligenceError) -> WorkSession? {
-        try connection.transaction { () throws(DiligenceError) -> WorkSession? in
+        try through(.discardAway) { () throws(DiligenceError) -> WorkSession? in
             let found = try connection.query(
                 "SELECT id FROM sessions WHERE task_id = ? AND start > ? AND start < ? ORDER BY abs(start - ?) LIMIT 1",
                 [

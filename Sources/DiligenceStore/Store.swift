@@ -35,6 +35,7 @@ public final class Store {
         db = try SQLite(location: location, inspect: Self.refuseForeign)
         try migrate()
         try db.exec(Self.readIndexes)
+        try db.exec(Self.sessionEventSQL)
         identity = try db.query("SELECT value FROM database_info WHERE name = 'uuid'").first?.string(0) ?? ""
     }
 
@@ -399,7 +400,7 @@ public final class Store {
     /// transaction, and returns how many sessions went with it. Throws `last_task` when it is
     /// the only task not archived, `unknown_task` when there is no such task.
     public func removeTask(id: Int64) throws(DiligenceError) -> Int {
-        try db.transaction { () throws(DiligenceError) -> Int in
+        try through(.task) { () throws(DiligenceError) -> Int in
             guard let task = try task(id: id) else { throw unknownID(id) }
             let others = try db.query("SELECT count(*) FROM tasks WHERE archived = 0 AND id != ?", [.integer(id)]).first?.int(0) ?? 0
             if !task.archived, others == 0 {

@@ -36,7 +36,8 @@ struct SegmentStoreTests {
         defer { dir.remove() }
         do {
             let s = try Store(location: .path(dir.database))
-            try s.connection.exec("ALTER TABLE sessions DROP COLUMN segments; PRAGMA user_version = \(Store.schemaVersion - 1);")
+            try s.connection.exec(
+                Store.dropSessionNotes + "ALTER TABLE sessions DROP COLUMN segments; PRAGMA user_version = \(Store.schemaVersion - 1);")
             let work = try s.findTask("Work")
             try s.connection.run(
                 "INSERT INTO sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, uuid) VALUES (?, ?, ?, 1500, 1200, 2, 'completed', 'a')",

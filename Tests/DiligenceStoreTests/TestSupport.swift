@@ -80,7 +80,8 @@ func savedTimer(
 /// SQL taking a database of this schema back to schema 6 (before sync), for migration tests
 /// that make an older database out of a new one.
 let backToSchema6 =
-    "ALTER TABLE sessions DROP COLUMN segments; ALTER TABLE tasks DROP COLUMN dnd; DROP TRIGGER sync_removed_session; DROP TRIGGER sync_restored_session; DROP TRIGGER sync_removed_task;"
+    Store.dropSessionNotes
+    + "ALTER TABLE sessions DROP COLUMN segments; ALTER TABLE tasks DROP COLUMN dnd; DROP TRIGGER sync_removed_session; DROP TRIGGER sync_restored_session; DROP TRIGGER sync_removed_task;"
     + " DROP TRIGGER sync_restored_task; DROP TABLE sync_removed; "
     + ["sessions", "tasks", "plans"].flatMap { table in
         ["insert", "update", "delete"].map { "DROP TRIGGER sync_\(table)_\($0);" }

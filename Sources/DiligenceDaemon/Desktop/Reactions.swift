@@ -69,26 +69,32 @@ extension Daemon {
 
     /// Runs the hook for `hook` with the status in its environment and the event JSON (as a
     /// watcher would get it, plus `"hook"`) on its stdin.
-    func runHook(_ hook: String, protocolEvent: String, phase: Phase?, task: TaskConfig? = nil, note: String? = nil, at now: Now) {
+    /// `session`: more variables; `extra`: more members of the JSON (a session event's).
+    func runHook(
+        _ hook: String, protocolEvent: String, phase: Phase?, task: TaskConfig? = nil, note: String? = nil, at now: Now,
+        session: [(String, String)] = [], extra more: [(String, JSON)] = []
+    ) {
         guard config.hooks.commands[hook] != nil else { return }
         let status = machine.status(at: now)
         let taskName = task?.name ?? status.task?.name ?? ""
-        let variables: [(String, String)] = [
-            ("DILIGENCE_EVENT", hook),
-            ("DILIGENCE_TASK", taskName),
-            ("DILIGENCE_PHASE", phase?.rawValue ?? ""),
-            ("DILIGENCE_STATE", status.state.rawValue),
-            ("DILIGENCE_NEXT_PHASE", status.phase?.rawValue ?? ""),
-            ("DILIGENCE_ROUND", "\(status.round)"),
-            ("DILIGENCE_DURATION", "\(status.durationSeconds)"),
-            ("DILIGENCE_REMAINING", "\(status.remainingSeconds)"),
-            ("DILIGENCE_TODAY_COMPLETED", "\(todayCompleted(at: now))"),
-            ("DILIGENCE_SOCKET", paths.socket),
-            ("DILIGENCE_NOTE", note ?? ""),
-        ]
+        let variables: [(String, String)] =
+            [
+                ("DILIGENCE_EVENT", hook),
+                ("DILIGENCE_TASK", taskName),
+                ("DILIGENCE_PHASE", phase?.rawValue ?? ""),
+                ("DILIGENCE_STATE", status.state.rawValue),
+                ("DILIGENCE_NEXT_PHASE", status.phase?.rawValue ?? ""),
+                ("DILIGENCE_ROUND", "\(status.round)"),
+                ("DILIGENCE_DURATION", "\(status.durationSeconds)"),
+                ("DILIGENCE_REMAINING", "\(status.remainingSeconds)"),
+                ("DILIGENCE_TODAY_COMPLETED", "\(todayCompleted(at: now))"),
+                ("DILIGENCE_SOCKET", paths.socket),
+                ("DILIGENCE_NOTE", note ?? ""),
+            ] + session
         var extra: [(String, JSON)] = [("hook", .string(hook))]
         if let note { extra.append(("note", .string(note))) }
         if let task { extra.append(("task", .string(task.name))) }
+        extra += more
         let payload = Response.event(protocolEvent, status: statusJSON(at: now), extra: extra)
         desktop.hooks.run(hook, settings: config.hooks, variables: variables, payload: payload)
     }
