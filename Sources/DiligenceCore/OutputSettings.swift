@@ -35,6 +35,7 @@ public struct HookSettings: Equatable, Sendable {
     public static let events = [
         "work_start", "work_end", "break_start", "break_end", "pause", "resume", "stop", "skip", "reminder", "away", "back",
         "interrupt",
+        "session_recorded", "session_changed", "session_removed",
     ]
 
     /// Event name (without `on_`) → argv.

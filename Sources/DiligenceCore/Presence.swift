@@ -60,6 +60,8 @@ public struct AwayOffer: Equatable, Sendable {
     public var elapsedAtLeaving: Double
     /// Seconds away during the work phase before that absence.
     public var awayAtLeaving: Double
+    /// The steady time the person came back; nil while away.
+    public var back: Double? = nil
     /// The work session that ended while away (the offer then trims it), nil while open.
     public var endedSession: WorkSession? = nil
 }

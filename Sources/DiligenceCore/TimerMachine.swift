@@ -59,14 +59,19 @@ public struct WorkSession: Hashable, Sendable {
     public var device: String?
     /// The interruptions marked on it (`interrupt`), in the order marked.
     public var interruptions: [Interruption]
+    /// The stretches it was focused, in start order, summing to `focusedSeconds`.
+    public var segments: [FocusSegment]
 
+    /// `segments` nil: one segment of its focused time from its start (`FocusSegment.whole`).
     public init(
         id: Int64 = 0, taskID: Int64, taskName: String, start: Double, end: Double,
         plannedSeconds: Int, focusedSeconds: Int, pauses: Int, outcome: Outcome, uuid: String = "", note: String? = nil,
-        awaySeconds: Int = 0, reason: EndReason? = nil, device: String? = nil, interruptions: [Interruption] = []
+        awaySeconds: Int = 0, reason: EndReason? = nil, device: String? = nil, interruptions: [Interruption] = [],
+        segments: [FocusSegment]? = nil
     ) {
         self.id = id
         self.interruptions = interruptions
+        self.segments = segments ?? FocusSegment.whole(start: start, focused: focusedSeconds)
         self.device = device
         self.awaySeconds = awaySeconds
         self.reason = reason
@@ -297,6 +302,10 @@ struct PhaseClock: Equatable, Sendable {
     /// Steady time at that moment: the session's end is its start plus the steady time since,
     /// so a wall-clock step during the phase moves neither its length nor its end before its start.
     var startSteady: Double
+    /// The running stretches that ended, and where the one running now began (nil unless
+    /// running), in seconds after the start: the session's focus segments.
+    var focus: [FocusSpan] = []
+    var focusSince: Double?
 }
 
 /// The timer state machine: pure, driven with `now`.
@@ -552,6 +561,8 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
                 active?.clock.stretchStart = now.steady
                 active?.clock.startWall = now.wall
                 active?.clock.startSteady = now.steady
+                active?.clock.focus = []
+                active?.clock.focusSince = 0
                 break
             }
             if let event = countUpReached() {
@@ -609,6 +620,7 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
             active?.run.awayBefore += policy == .pause ? seconds : max(0, min(seconds, end - sleptAt.steady))
         }
         if policy == .pause, let start = active?.clock.stretchStart {
+            closeFocus(at: sleptAt, reopeningAt: sleptAt.steady + seconds)
             active?.clock.stretchStart = start + seconds
             return events
         }
@@ -668,7 +680,7 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         if absence.countsWork, phase == .work, state == .running || state == .paused {
             awayOffer = AwayOffer(
                 countedSeconds: max(0, elapsed(at: now) - absence.elapsedAtLeaving), left: absence.since,
-                elapsedAtLeaving: absence.elapsedAtLeaving, awayAtLeaving: absence.awayAtLeaving)
+                elapsedAtLeaving: absence.elapsedAtLeaving, awayAtLeaving: absence.awayAtLeaving, back: now.steady)
         }
         let seconds = Int(saturating: max(0, now.steady - absence.since.steady).rounded())
         var events: [TimerEvent] = [.back(seconds: seconds, offer: awayOffer != nil)]
@@ -692,6 +704,7 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         awayOffer = nil
         guard var session = offer.endedSession else {
             active?.clock.elapsedBefore -= offer.countedSeconds
+            discardFocus(from: offer.left.steady, to: offer.back ?? offer.left.steady + offer.countedSeconds)
             return [.awayDiscarded(seconds: Int(saturating: offer.countedSeconds.rounded()))]
         }
         session.end = max(session.start, min(session.end, offer.left.wall))
@@ -700,7 +713,21 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         session.awaySeconds = min(session.awaySeconds, Int(saturating: offer.awayAtLeaving.rounded()))
         session.outcome = .abandoned
         session.reason = .left
+        session.segments = FocusSegment.fit(session.segments, start: session.start, end: session.end, focused: session.focusedSeconds)
         return [.sessionRevised(session)]
+    }
+
+    /// The time from `a` to `b` (steady) is no focus: out of the stretches that ended and the
+    /// one that runs.
+    private mutating func discardFocus(from a: Double, to b: Double) {
+        guard let clock = active?.clock else { return }
+        let from = a - clock.startSteady
+        let to = b - clock.startSteady
+        active?.clock.focus = clock.focus.removing(from: from, to: to)
+        if let since = clock.focusSince, since < to {
+            if since < from { active?.clock.focus.append(FocusSpan(from: since, to: from)) }
+            active?.clock.focusSince = to
+        }
     }
 
     /// The work phase that just ended: an offer for its counted away time now stands for its
@@ -768,11 +795,21 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
     private mutating func beginStretch(at now: Now) {
         active?.clock.stretchStart = now.steady
         active?.run.stage = .running
+        let since = active.map { now.steady - $0.clock.startSteady }
+        active?.clock.focusSince = since
+    }
+
+    /// The running stretch, for the focus segments, ends at `now` (and another begins at `next`).
+    private mutating func closeFocus(at now: Now, reopeningAt next: Double? = nil) {
+        guard let clock = active?.clock else { return }
+        if let since = clock.focusSince { active?.clock.focus.append(FocusSpan(from: since, to: now.steady - clock.startSteady)) }
+        active?.clock.focusSince = next.map { $0 - clock.startSteady }
     }
 
     /// The phase stops running at `now`, keeping the time it ran.
     private mutating func endStretch(at now: Now) {
         let elapsed = elapsed(at: now)
+        closeFocus(at: now)
         active?.clock.elapsedBefore = elapsed
         active?.clock.stretchStart = nil
         active?.run.stage = .paused
@@ -791,7 +828,8 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         let run = TimerRun(
             stage: .running, phase: next, task: task, round: round, roundSkipped: roundSkipped, duration: planned,
             countsUp: flow ? .flow : nil)
-        activity = .active(run, PhaseClock(stretchStart: now.steady, startWall: now.wall, startSteady: now.steady))
+        activity = .active(
+            run, PhaseClock(stretchStart: now.steady, startWall: now.wall, startSteady: now.steady, focusSince: 0))
         return [.phaseStarted(next)]
     }
 
@@ -810,12 +848,18 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         let end = clock.wall(at: now)
         let start = end - clock.startWall <= SessionRules.maxLength ? clock.startWall : end - focused
         guard end > start else { return [] }
+        let focusedSeconds = Int(saturating: focused)
+        let segments =
+            start == clock.startWall
+            ? FocusSegment.segments(of: clock.focusSpans(until: now), startWall: start, focused: focusedSeconds)
+            : FocusSegment.whole(start: start, focused: focusedSeconds)
         let session = WorkSession(
             taskID: run.task.id, taskName: run.task.name, start: start, end: end,
-            plannedSeconds: Int(saturating: planned), focusedSeconds: Int(saturating: focused),
+            plannedSeconds: Int(saturating: planned), focusedSeconds: focusedSeconds,
             pauses: run.pauses, outcome: outcome, note: run.note, awaySeconds: Int(saturating: awayInWork(at: now).rounded()),
             reason: reason,
-            interruptions: run.interruptions.map { Interruption(kind: $0.kind, at: min(max($0.at, start), end), note: $0.note) })
+            interruptions: run.interruptions.map { Interruption(kind: $0.kind, at: min(max($0.at, start), end), note: $0.note) },
+            segments: segments)
         keepOffer(for: session, at: now)
         return [.sessionEnded(session)]
     }
@@ -860,6 +904,8 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         run.awayBefore = 0
         run.workWaitsForBack = waits
         active?.run = run
+        active?.clock.focus = []
+        active?.clock.focusSince = nil
         active?.clock.elapsedBefore = 0
         active?.clock.stretchStart = nil
         return [.phasePending(next)]
@@ -874,6 +920,13 @@ extension TaskConfig {
 }
 
 extension PhaseClock {
+    /// The running stretches up to `now`, the open one included.
+    func focusSpans(until now: Now) -> [FocusSpan] {
+        let end = now.steady - startSteady
+        let spans = focus + (focusSince.map { [FocusSpan(from: $0, to: end)] } ?? [])
+        return spans.compactMap { $0.from < end ? FocusSpan(from: $0.from, to: min($0.to, end)) : nil }
+    }
+
     /// The wall time of `now` on the phase's own clock: its start plus the steady time since
     /// (pauses and slept time included), never before the start.
     func wall(at now: Now) -> Double {
@@ -907,6 +960,10 @@ public struct SavedTimer: TimerRunView, Equatable, Sendable {
     /// Presence as it was: an absence goes on across a restart (its sources say when it ends).
     public var presence: Presence = .unknown
     public var absence: SavedAbsence?
+    /// The phase's running stretches that ended and where the running one began, in seconds
+    /// after its start (nil unless running; a timer saved before they were kept has neither).
+    public var focus: [FocusSpan] = []
+    public var focusSince: Double?
 
     public var duration: Double { run?.duration ?? 0 }
     public var roundSkipped: Bool { run?.roundSkipped ?? false }
@@ -943,10 +1000,13 @@ public struct SavedTimer: TimerRunView, Equatable, Sendable {
 extension TimerMachine {
     public func saved(at now: Now) -> SavedTimer {
         let clock = active?.clock
-        return SavedTimer(
+        var saved = SavedTimer(
             run: run, elapsed: elapsed(at: now), phaseStartWall: clock?.startWall ?? 0,
             phaseAge: clock.map { max(0, now.steady - $0.startSteady) } ?? 0, presence: presence,
             absence: absence.map { SavedAbsence($0, at: now) })
+        saved.focus = clock?.focus ?? []
+        saved.focusSince = clock?.focusSince
+        return saved
     }
 
     /// Rebuilds the machine saved `downtime` seconds before `now`. A running phase ran on while
@@ -955,7 +1015,9 @@ extension TimerMachine {
         self.init()
         guard let run = saved.run else { return }
         let lag = max(0, downtime)
-        var clock = PhaseClock(startWall: saved.phaseStartWall, startSteady: now.steady - saved.phaseAge - lag)
+        var clock = PhaseClock(
+            startWall: saved.phaseStartWall, startSteady: now.steady - saved.phaseAge - lag, focus: saved.focus,
+            focusSince: saved.focusSince)
         if run.stage == .running {
             clock.stretchStart = now.steady - saved.elapsed - lag
         } else {

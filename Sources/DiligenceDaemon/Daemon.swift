@@ -82,7 +82,10 @@ public final class Daemon: TimerOutlet {
                 let checkpoint = QueueBound(checkpoint, on: queue)
                 queue.async { checkpoint.value() }
             },
-            committed: { [unowned self] in self.sync.journal.committed() },
+            committed: { [unowned self] in
+                self.sync.journal.committed()
+                self.sessionsCommitted()
+            },
             logLost: { [unowned self] rescued in self.writeAheadLogLost(rescued: rescued) })
         desktop = Desktop(
             notifier: Notifier(queue: queue) { [unowned self] message in self.ringBell(for: message) },

@@ -164,6 +164,16 @@ extension WorkSession {
             ("reason", .string(reason?.rawValue)),
             ("device", .string(device)),
             ("interruptions", .array(interruptions.map { $0.json(wire: true) })),
+            (
+                "segments",
+                .array(
+                    segments.map {
+                        .object([
+                            ("start", .string(RFC3339.format($0.start))), ("end", .string(RFC3339.format($0.end))),
+                            ("seconds", .int($0.seconds)),
+                        ])
+                    })
+            ),
         ])
     }
 

@@ -227,8 +227,8 @@ extension Store {
     static let largeBatch = 1_000
 
     static let insertTarget =
-        "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source, uuid, note, away_seconds, reason, device, interruptions)"
-    static let insertColumns = 14
+        "sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, source, uuid, note, away_seconds, reason, device, interruptions, segments)"
+    static let insertColumns = 15
 
     /// A session's values in `insertTarget`'s columns. The device is written with the row (another
     /// device's session merged from its journal): a later UPDATE of 100 000 merged rows cost a
@@ -240,6 +240,7 @@ extension Store {
             .text(session.outcome.rawValue), .text(source.rawValue), .text(uuid), .optional(session.note),
             .int(session.awaySeconds), .optional(session.reason?.rawValue), .optional(session.device),
             interruptionsColumn(session.interruptions),
+            .optional(segmentsText(session)),
         ]
     }
 
@@ -257,7 +258,7 @@ extension Store {
     public func replaceSession(
         id: Int64, with edited: WorkSession, window: ClosedRange<Double>, reserved: (start: Double, end: Double, task: String)?
     ) throws(DiligenceError) -> WorkSession {
-        try connection.transaction { () throws(DiligenceError) -> WorkSession in
+        try through(.history) { () throws(DiligenceError) -> WorkSession in
             let old = try session(id: id)
             let source = try connection.query("SELECT source FROM sessions WHERE id = ?", [.integer(id)]).first?.string(0) ?? "timer"
             // Out of the way while the edited session is checked against the others; a
@@ -551,7 +552,7 @@ extension Store {
     /// (time away discarded after the session ended, docs/presence.md). Returns it as stored,
     /// nil when there is no such session (it was removed, or not recorded).
     public func reviseSession(_ revised: WorkSession) throws(DiligenceError) -> WorkSession? {
-        try connection.transaction { () throws(DiligenceError) -> WorkSession? in
+        try through(.discardAway) { () throws(DiligenceError) -> WorkSession? in
             let found = try connection.query(
                 "SELECT id FROM sessions WHERE task_id = ? AND start > ? AND start < ? ORDER BY abs(start - ?) LIMIT 1",
                 [
@@ -560,10 +561,11 @@ extension Store {
                 ])
             guard let id = found.first?.int64(0) else { return nil }
             try connection.run(
-                "UPDATE sessions SET end = ?, focused_seconds = ?, away_seconds = ?, outcome = ?, reason = ?, interruptions = ? WHERE id = ?",
+                "UPDATE sessions SET end = ?, focused_seconds = ?, away_seconds = ?, outcome = ?, reason = ?, interruptions = ?, segments = ? WHERE id = ?",
                 [
                     .real(revised.end), .int(revised.focusedSeconds), .int(revised.awaySeconds), .text(revised.outcome.rawValue),
-                    .optional(revised.reason?.rawValue), Self.interruptionsColumn(revised.interruptions), .integer(id),
+                    .optional(revised.reason?.rawValue), Self.interruptionsColumn(revised.interruptions),
+                    .optional(Self.segmentsText(revised)), .integer(id),
                 ])
             return try session(id: id)
         }

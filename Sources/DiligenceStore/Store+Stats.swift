@@ -432,7 +432,7 @@ extension Store {
 
     /// Deletes session `id` and returns it; throws `unknown_session`.
     public func removeSession(id: Int64) throws(DiligenceError) -> WorkSession {
-        try connection.transaction { () throws(DiligenceError) -> WorkSession in
+        try through(.history) { () throws(DiligenceError) -> WorkSession in
             let removed = try session(id: id)
             try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(id)])
             return removed

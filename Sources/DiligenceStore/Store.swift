@@ -11,7 +11,7 @@ import Glibc
 /// task-rule code such as `unknown_task`). docs/storage.md describes the schema.
 public final class Store {
     /// The schema version this build writes (`PRAGMA user_version`).
-    public static let schemaVersion = 12
+    public static let schemaVersion = 13
 
     private let db: SQLite
     /// Totals already summed (`totals(from:to:taskID:)`), kept while nothing is written.
@@ -35,6 +35,7 @@ public final class Store {
         db = try SQLite(location: location, inspect: Self.refuseForeign)
         try migrate()
         try db.exec(Self.readIndexes)
+        try db.exec(Self.sessionEventSQL)
         identity = try db.query("SELECT value FROM database_info WHERE name = 'uuid'").first?.string(0) ?? ""
     }
 
@@ -211,6 +212,12 @@ public final class Store {
         """
         ALTER TABLE sessions ADD COLUMN interruptions TEXT;
         ALTER TABLE tasks ADD COLUMN void_on_interrupt INTEGER NOT NULL DEFAULT 0;
+        """,
+        // 13: a session's focus segments (`FocusSegment`) as `[[start, seconds], ...]`; NULL is
+        // one segment of its focused time from its start, so no row is rewritten (nor noted
+        // for the sync journal) and an older session is that one segment.
+        """
+        ALTER TABLE sessions ADD COLUMN segments TEXT;
         """,
     ]
 
@@ -420,7 +427,7 @@ public final class Store {
     /// transaction, and returns how many sessions went with it. Throws `last_task` when it is
     /// the only task not archived, `unknown_task` when there is no such task.
     public func removeTask(id: Int64) throws(DiligenceError) -> Int {
-        try db.transaction { () throws(DiligenceError) -> Int in
+        try through(.task) { () throws(DiligenceError) -> Int in
             guard let task = try task(id: id) else { throw unknownID(id) }
             let others = try db.query("SELECT count(*) FROM tasks WHERE archived = 0 AND id != ?", [.integer(id)]).first?.int(0) ?? 0
             if !task.archived, others == 0 {
@@ -544,11 +551,10 @@ public final class Store {
     /// The columns `session(from:)` reads, in its order.
     static let sessionColumns = """
         s.id, s.task_id, t.name, s.start, s.end, s.planned_seconds, s.focused_seconds, s.pauses, s.outcome, s.uuid, s.note,
-        s.away_seconds, s.reason, s.device, s.interruptions
+        s.away_seconds, s.reason, s.device, s.interruptions, s.segments
         """
-
-    /// How many `sessionColumns` are: the columns a query adds after them start there.
-    static let sessionColumnCount = 15
+    /// How many columns `sessionColumns` names: a query's own columns follow them.
+    static let sessionColumnCount = 16
 
     /// A session from a row of `sessionColumns`.
     func session(from row: SQLite.Row) throws(DiligenceError) -> WorkSession {
@@ -563,7 +569,8 @@ public final class Store {
             focusedSeconds: row.int(6), pauses: row.int(7), outcome: outcome, uuid: row.optionalString(9) ?? "",
             note: row.optionalString(10),
             awaySeconds: row.int(11), reason: row.optionalString(12).flatMap(EndReason.init(rawValue:)),
-            device: row.optionalString(13), interruptions: try Self.interruptions(row.optionalString(14))
+            device: row.optionalString(13), interruptions: try Self.interruptions(row.optionalString(14)),
+            segments: Self.segments(row.optionalString(15))
         )
     }
 
@@ -583,6 +590,26 @@ public final class Store {
     /// What the `interruptions` column holds for `list`: NULL for none.
     static func interruptionsColumn(_ list: [Interruption]) -> SQLite.Value {
         list.isEmpty ? .null : .text(JSON.array(list.map { $0.json(wire: false) }).serialized)
+    }
+
+    /// The `segments` column's text for `session`: NULL when it is the one segment NULL means.
+    static func segmentsText(_ session: WorkSession) -> String? {
+        if session.segments == FocusSegment.whole(start: session.start, focused: session.focusedSeconds) { return nil }
+        return JSON.array(session.segments.map { .array([.double($0.start), .int($0.seconds)]) }).serialized
+    }
+
+    /// The segments a `segments` column holds; nil (one from the start) for NULL or a text
+    /// that is not a list of `[start, seconds]` (a hand-edited file).
+    static func segments(_ text: String?) -> [FocusSegment]? {
+        guard let text, let list = (try? JSON.parse(text))?.arrayValue else { return nil }
+        var segments: [FocusSegment] = []
+        for pair in list {
+            guard let ends = pair.arrayValue, ends.count == 2, let start = ends[0].doubleValue, let seconds = ends[1].intValue else {
+                return nil
+            }
+            segments.append(FocusSegment(start: start, seconds: Int(seconds)))
+        }
+        return segments
     }
 
     /// How many completed work sessions count on `day`: those that ended in it, an end exactly

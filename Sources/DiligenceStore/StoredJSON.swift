@@ -68,6 +68,7 @@ extension WorkSession {
             ("focusedSeconds", .int(focusedSeconds)), ("pauses", .int(pauses)), ("outcome", .string(outcome.rawValue)),
             ("uuid", .string(uuid)), ("note", .string(note)), ("awaySeconds", .int(awaySeconds)),
             ("reason", .string(reason?.rawValue)), ("interruptions", .array(interruptions.map { $0.json(wire: false) })),
+            ("segments", .array(segments.map { .array([.double($0.start), .int($0.seconds)]) })),
         ])
     }
 
@@ -84,7 +85,14 @@ extension WorkSession {
             focusedSeconds: Int(focused), pauses: Int(pauses), outcome: outcome, uuid: json["uuid"]?.stringValue ?? "",
             note: json["note"]?.stringValue, awaySeconds: Int(json["awaySeconds"]?.intValue ?? 0),
             reason: json["reason"]?.stringValue.flatMap(EndReason.init(rawValue:)),
-            interruptions: (try? Interruption.list(json["interruptions"], wire: false).get()) ?? [])
+            interruptions: (try? Interruption.list(json["interruptions"], wire: false).get()) ?? [],
+            segments: json["segments"]?.arrayValue.map { list in
+                list.compactMap { pair in
+                    guard let ends = pair.arrayValue, ends.count == 2, let start = ends[0].doubleValue, let seconds = ends[1].intValue
+                    else { return nil }
+                    return FocusSegment(start: start, seconds: Int(seconds))
+                }
+            })
     }
 }
 
@@ -102,6 +110,10 @@ extension SavedTimer {
         if let countsUp = run?.countsUp { members.append(("countsUp", .string(countsUp.rawValue))) }
         if run?.nudged == true { members.append(("nudged", .bool(true))) }
         if !interruptions.isEmpty { members.append(("interruptions", .array(interruptions.map { $0.json(wire: false) }))) }
+        if !focus.isEmpty {
+            members.append(("focus", .array(focus.map { .array([.double($0.from), .double($0.to)]) })))
+        }
+        if let since = focusSince { members.append(("focusSince", .double(since))) }
         members += presenceJSON
         return .object(members)
     }
@@ -164,5 +176,13 @@ extension SavedTimer {
         run?.nudged = json["nudged"]?.boolValue ?? false
         guard case .success(let marked) = Interruption.list(json["interruptions"], wire: false) else { return nil }
         run?.interruptions = marked
+        // A timer saved before segments were kept has none: its session is one segment.
+        focus = (json["focus"]?.arrayValue ?? []).compactMap { pair in
+            guard let ends = pair.arrayValue, ends.count == 2, let from = ends[0].doubleValue, let to = ends[1].doubleValue else {
+                return nil
+            }
+            return FocusSpan(from: from, to: to)
+        }
+        focusSince = json["focusSince"]?.doubleValue
     }
 }

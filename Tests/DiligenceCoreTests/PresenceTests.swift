@@ -99,6 +99,7 @@ struct PresenceTests {
         trimmed.awaySeconds = 0
         trimmed.outcome = .abandoned
         trimmed.reason = .left
+        trimmed.segments = [FocusSegment(start: origin.wall, seconds: 600)]
         #expect(revised == [.sessionRevised(trimmed)])
     }
 

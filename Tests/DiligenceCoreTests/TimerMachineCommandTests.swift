@@ -207,7 +207,8 @@ struct TimerMachineCommandTests {
                 .sessionEnded(
                     WorkSession(
                         taskID: 1, taskName: "Writing", start: startWall, end: clock.now.wall,
-                        plannedSeconds: 1500, focusedSeconds: 780, pauses: 1, outcome: .abandoned)),
+                        plannedSeconds: 1500, focusedSeconds: 780, pauses: 1, outcome: .abandoned,
+                        segments: [FocusSegment(start: startWall, seconds: 600), FocusSegment(start: startWall + 900, seconds: 180)])),
                 .stopped(.work),
             ])
         #expect(machine.state == .idle)

@@ -47,7 +47,7 @@ struct DatesInJSONTests {
                 plannedSeconds: 1500, focusedSeconds: 1400, pauses: 2, outcome: .abandoned, uuid: "0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012")
             #expect(
                 session.json.serialized
-                    == #"{"id":4,"uuid":"0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012","task":"Writing","start":"2026-11-29T17:30:00+00:00","end":"2026-11-29T17:55:00+00:00","planned_seconds":1500,"focused_seconds":1400,"pauses":2,"outcome":"abandoned","note":null,"away_seconds":0,"reason":null,"device":null,"interruptions":[]}"#
+                    == #"{"id":4,"uuid":"0b7e9a52-4c1d-4f0e-9a3b-5d6c7e8f9012","task":"Writing","start":"2026-11-29T17:30:00+00:00","end":"2026-11-29T17:55:00+00:00","planned_seconds":1500,"focused_seconds":1400,"pauses":2,"outcome":"abandoned","note":null,"away_seconds":0,"reason":null,"device":null,"interruptions":[],"segments":[{"start":"2026-11-29T17:30:00+00:00","end":"2026-11-29T17:53:20+00:00","seconds":1400}]}"#
             )
         }
     }

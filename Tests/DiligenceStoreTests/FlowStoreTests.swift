@@ -40,7 +40,9 @@ struct FlowStoreTests {
         do {
             let s = try Store(location: .path(dir.database))
             _ = try s.addTask(TaskConfig(name: "Old", workSeconds: 600, doNotDisturb: true))
-            try s.connection.exec(withoutInterruptions + withoutFlowColumns + " PRAGMA user_version = 10;")
+            try s.connection.exec(
+                Store.dropSessionNotes + "ALTER TABLE sessions DROP COLUMN segments; " + withoutInterruptions + withoutFlowColumns
+                    + " PRAGMA user_version = 10;")
         }
         let s = try Store(location: .path(dir.database))
         #expect(try s.connection.query("PRAGMA user_version").first?.int(0) == Store.schemaVersion)

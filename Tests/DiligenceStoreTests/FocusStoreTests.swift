@@ -28,7 +28,9 @@ struct FocusStoreTests {
             let s = try Store(location: .path(dir.database))
             _ = try s.addTask(TaskConfig(name: "Deep", awayPolicy: .continue))
             try s.connection.exec(
-                withoutInterruptions + withoutFlowColumns + " ALTER TABLE tasks DROP COLUMN dnd; PRAGMA user_version = 9;")
+                Store.dropSessionNotes
+                    + "ALTER TABLE sessions DROP COLUMN segments; " + withoutInterruptions + withoutFlowColumns
+                    + " ALTER TABLE tasks DROP COLUMN dnd; PRAGMA user_version = 9;")
         }
         let s = try Store(location: .path(dir.database))
         #expect(try s.connection.query("PRAGMA user_version").first?.int(0) == Store.schemaVersion)

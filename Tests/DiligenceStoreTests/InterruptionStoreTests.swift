@@ -52,7 +52,9 @@ struct InterruptionStoreTests {
         do {
             let s = try Store(location: .path(dir.database))
             _ = try s.record(session(try s.findTask("Work"), start: 1_790_000_000))
-            try s.connection.exec(withoutInterruptions + "PRAGMA user_version = \(Store.schemaVersion - 1);")
+            try s.connection.exec(
+                Store.dropSessionNotes + "ALTER TABLE sessions DROP COLUMN segments; " + withoutInterruptions
+                    + "PRAGMA user_version = 11;")
         }
         let s = try Store(location: .path(dir.database))
         #expect(try s.connection.query("PRAGMA user_version").first?.int(0) == Store.schemaVersion)

@@ -87,7 +87,7 @@ let withoutFlowColumns = ["mode", "break_ratio", "min_break", "max_break", "flow
 let withoutInterruptions = "ALTER TABLE sessions DROP COLUMN interruptions; ALTER TABLE tasks DROP COLUMN void_on_interrupt; "
 
 let backToSchema6 =
-    withoutInterruptions + withoutFlowColumns
+    Store.dropSessionNotes + "ALTER TABLE sessions DROP COLUMN segments; " + withoutInterruptions + withoutFlowColumns
     + " ALTER TABLE tasks DROP COLUMN dnd; DROP TRIGGER sync_removed_session; DROP TRIGGER sync_restored_session; DROP TRIGGER sync_removed_task;"
     + " DROP TRIGGER sync_restored_task; DROP TABLE sync_removed; "
     + ["sessions", "tasks", "plans"].flatMap { table in

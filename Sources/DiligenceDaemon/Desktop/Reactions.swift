@@ -75,32 +75,35 @@ extension Daemon {
     /// watcher would get it, plus `"hook"`) on its stdin.
     /// `interruption`: the one an `interrupt` hook is about (`DILIGENCE_INTERRUPTION_KIND`, its
     /// note `DILIGENCE_INTERRUPTION_NOTE`; the stdin JSON's `"interruption"`).
+    /// `session`: more variables; `extra`: more members of the JSON (a session event's).
     func runHook(
         _ hook: String, protocolEvent: String, phase: Phase?, task: TaskConfig? = nil, note: String? = nil,
-        interruption: Interruption? = nil, at now: Now
+        interruption: Interruption? = nil, at now: Now, session: [(String, String)] = [], extra more: [(String, JSON)] = []
     ) {
         guard config.hooks.commands[hook] != nil else { return }
         let status = machine.status(at: now)
         let taskName = task?.name ?? status.task?.name ?? ""
-        let variables: [(String, String)] = [
-            ("DILIGENCE_EVENT", hook),
-            ("DILIGENCE_TASK", taskName),
-            ("DILIGENCE_PHASE", phase?.rawValue ?? ""),
-            ("DILIGENCE_STATE", status.state.rawValue),
-            ("DILIGENCE_NEXT_PHASE", status.phase?.rawValue ?? ""),
-            ("DILIGENCE_ROUND", "\(status.round)"),
-            ("DILIGENCE_DURATION", "\(status.durationSeconds)"),
-            ("DILIGENCE_REMAINING", "\(status.remainingSeconds)"),
-            ("DILIGENCE_TODAY_COMPLETED", "\(todayCompleted(at: now))"),
-            ("DILIGENCE_SOCKET", paths.socket),
-            ("DILIGENCE_NOTE", note ?? ""),
-            ("DILIGENCE_INTERRUPTION_KIND", interruption?.kind.rawValue ?? ""),
-            ("DILIGENCE_INTERRUPTION_NOTE", interruption?.note ?? ""),
-        ]
+        let variables: [(String, String)] =
+            [
+                ("DILIGENCE_EVENT", hook),
+                ("DILIGENCE_TASK", taskName),
+                ("DILIGENCE_PHASE", phase?.rawValue ?? ""),
+                ("DILIGENCE_STATE", status.state.rawValue),
+                ("DILIGENCE_NEXT_PHASE", status.phase?.rawValue ?? ""),
+                ("DILIGENCE_ROUND", "\(status.round)"),
+                ("DILIGENCE_DURATION", "\(status.durationSeconds)"),
+                ("DILIGENCE_REMAINING", "\(status.remainingSeconds)"),
+                ("DILIGENCE_TODAY_COMPLETED", "\(todayCompleted(at: now))"),
+                ("DILIGENCE_SOCKET", paths.socket),
+                ("DILIGENCE_NOTE", note ?? ""),
+                ("DILIGENCE_INTERRUPTION_KIND", interruption?.kind.rawValue ?? ""),
+                ("DILIGENCE_INTERRUPTION_NOTE", interruption?.note ?? ""),
+            ] + session
         var extra: [(String, JSON)] = [("hook", .string(hook))]
         if let note { extra.append(("note", .string(note))) }
         if let task { extra.append(("task", .string(task.name))) }
         if let interruption { extra.append(("interruption", interruption.json(wire: true))) }
+        extra += more
         let payload = Response.event(protocolEvent, status: statusJSON(at: now), extra: extra)
         desktop.hooks.run(hook, settings: config.hooks, variables: variables, payload: payload)
     }

@@ -39,6 +39,8 @@ final class SessionRecorder {
     /// `[timer] min_session` in seconds: the timer's work stopped or skipped after less focus
     /// is not recorded (`whyNotRecorded`).
     var minSession = SessionRules.defaultMinSession
+    /// A drain of the session changes is scheduled after a commit (`Daemon.sessionsCommitted`).
+    var changesScheduled = false
 
     private let store: Store
     private let clocks: Clocks

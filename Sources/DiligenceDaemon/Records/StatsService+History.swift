@@ -121,10 +121,21 @@ extension StatsService {
             func follow(_ seconds: Int) -> Int { seconds == oldLength ? newLength : min(seconds, max(0, newLength)) }
             edited.focusedSeconds = follow(old.focusedSeconds)
             edited.plannedSeconds = old.plannedSeconds == oldLength ? max(1, newLength) : old.plannedSeconds
+            edited.segments = Self.segments(of: old, editedTo: edited)
         }
         let changed = try recorder.replace(id, with: edited, reserved: runningWork(clocks.now))
         Log.info("Edited session \(id) of \(changed.taskName).", fields: [("EVENT", "session_edited"), ("TASK", changed.taskName)])
         return changed
+    }
+
+    /// The focus segments of `old` edited to `edited`'s span and focus: moved with a session
+    /// moved as a whole, else fitted to the new span (`FocusSegment.fit`, docs/protocol.md).
+    static func segments(of old: WorkSession, editedTo edited: WorkSession) -> [FocusSegment] {
+        let shift = edited.start - old.start
+        if abs((edited.end - old.end) - shift) < 1, edited.focusedSeconds == old.focusedSeconds {
+            return old.segments.map { FocusSegment(start: $0.start + shift, seconds: $0.seconds) }
+        }
+        return FocusSegment.fit(old.segments, start: edited.start, end: edited.end, focused: edited.focusedSeconds)
     }
 
     // MARK: export and import

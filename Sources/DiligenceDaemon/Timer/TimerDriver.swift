@@ -13,6 +13,8 @@ protocol TimerOutlet: AnyObject {
     func broadcast(_ name: String, now: Now, extra: [(String, JSON)])
     func statusLine(at now: Now) -> String
     func react(to events: [TimerEvent], at now: Now)
+    /// The session changes committed so far reach the watchers and hooks (`session_recorded` …).
+    func publishSessionChanges(at now: Now)
 }
 
 /// Drives the pure `TimerMachine` in real time: owns the machine, the Dispatch timers of its
@@ -269,9 +271,11 @@ final class TimerDriver: RecorderListener {
                     reportNotRecorded(ended, reason: reason, at: now)
                     continue
                 }
-                // An unsaved session is reported once written.
-                guard let session = sessions.next() ?? nil else { continue }
-                extra = [("session", session.json)]
+                // An unsaved session is reported once written; a written one is a session change.
+                guard let written = sessions.next(), written != nil else { continue }
+                connected.publishSessionChanges(at: now)
+                reported.append(event)
+                continue
             case .sessionRevised:
                 // A session to trim that is no longer recorded is not reported.
                 guard let session = revisions.next() ?? nil else { continue }
@@ -285,6 +289,8 @@ final class TimerDriver: RecorderListener {
             reported.append(event)
         }
         if events.isEmpty { connected.broadcast("status", now: now, extra: []) }
+        // A revision's change (`discard_away`) follows its `session_revised`.
+        connected.publishSessionChanges(at: now)
         if recording.unflushed {
             do { try store.flushJournal() } catch {
                 Log.error("Recorded sessions may not be on disk yet: \(error.message)", fields: [("EVENT", "flush_failed")])
@@ -408,7 +414,7 @@ final class TimerDriver: RecorderListener {
     }
 
     func recordedLate(_ session: WorkSession) {
-        connected.broadcast("session_recorded", now: clocks.now, extra: [("session", session.json)])
+        connected.publishSessionChanges(at: clocks.now)
     }
 
     /// The recorder's retry ran: a phase end that could not write its session could not save
