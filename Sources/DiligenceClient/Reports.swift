@@ -249,8 +249,10 @@ func doctorReport(_ r: JSON, _ paint: Paint) -> String {
 
 func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
 
-/// `1h05m`, `25m`, `0m`: report durations to the minute.
+/// `1h05m`, `25m`, `20s`, `0m`: report durations to the minute, and below one to the second
+/// (a 20 s session is not `0m`, which reads as nothing).
 func hoursMinutes(_ seconds: Int) -> String {
+    if (1..<60).contains(seconds) { return "\(seconds)s" }
     let minutes = (seconds + 30) / 60
     if minutes < 60 { return "\(minutes)m" }
     let m = minutes % 60

@@ -157,3 +157,22 @@ import Testing
         #expect(show(version, for: try parse(["version"])) == "diligenced 0.1.0 (protocol 1)\n")
     }
 }
+
+@Suite struct ShortDurationTests {
+    @Test("a session under a minute shows its seconds, not 0m; a minute and more rounds to the minute")
+    func secondsBelowAMinute() throws {
+        #expect(hoursMinutes(20) == "20s")
+        #expect(hoursMinutes(59) == "59s")
+        #expect(hoursMinutes(0) == "0m")
+        #expect(hoursMinutes(60) == "1m")
+        #expect(hoursMinutes(3900) == "1h05m")
+        #expect(shortDuration(20) == "20s")
+        let session = JSON.object([
+            ("command", .string("history_edit")), ("id", .int(7)), ("task", .string("Study")),
+            ("start", .string("2026-12-01T21:40:00+01:00")), ("end", .string("2026-12-01T21:40:20+01:00")),
+            ("focused_seconds", .int(20)),
+        ])
+        let text = show(session, for: try parse(["history", "edit", "7", "--start", "21:40"]))
+        #expect(text.contains("21:40–21:40 (20s)"), "\(text)")
+    }
+}
