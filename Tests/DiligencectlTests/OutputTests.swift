@@ -176,3 +176,21 @@ import Testing
         #expect(text.contains("21:40–21:40 (20s)"), "\(text)")
     }
 }
+
+@Suite struct NotRecordedTests {
+    @Test("skip or stop in the first minute says the work is not recorded, where the command answers")
+    func notRecordedLine() throws {
+        let idle = JSON.object([
+            ("state", .string("idle")), ("today_completed", .int(0)),
+            (
+                "not_recorded",
+                .object([
+                    ("reason", .string("abandoned after 12s of focus, less than min_session (1m)")), ("focused_seconds", .int(12)),
+                    ("min_session", .int(60)),
+                ])
+            ),
+        ])
+        let text = show(idle, for: try parse(["stop"]))
+        #expect(text.hasSuffix("\nNot recorded: 12s of focus, shorter than min_session (1m).\n"), "\(text)")
+    }
+}
