@@ -214,7 +214,9 @@ func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
     case "plan_set": return "Planned \(str(r, "task")) for \(str(r, "day")).\n"
     case "plan_clear":
         return r["cleared"]?.boolValue == true ? "Cleared the plan of \(str(r, "day")).\n" : "\(str(r, "day")) had no plan.\n"
-    case "history": return historyTable(r["sessions"]?.arrayValue ?? [])
+    case "history":
+        let sessions = r["sessions"]?.arrayValue ?? []
+        return sessions.isEmpty ? noSessions(parsed) : historyTable(sessions)
     case "history_add": return "Added session \(num(r, "id")): \(sessionLine(r)).\n"
     case "history_remove": return "Removed session \(num(r["removed"] ?? .null, "id")): \(sessionLine(r["removed"] ?? .null)).\n"
     case "history_edit": return "Changed session \(num(r, "id")): \(sessionLine(r)).\n"
@@ -328,8 +330,23 @@ private func weekReport(_ r: JSON, _ paint: Paint) -> String {
     return out
 }
 
+/// An empty history: with a filter, that nothing matches it (not that nothing was recorded).
+private func noSessions(_ parsed: ParsedCommand) -> String {
+    let filters = ["task", "since", "until", "device"].compactMap { name in
+        parsed.options[name]?.stringValue.map { "--\(name) \(shellWord($0))" }
+    }
+    return filters.isEmpty ? "No sessions recorded.\n" : "No sessions match \(filters.joined(separator: " ")).\n"
+}
+
+/// `word` as a shell reads it back: quoted when it holds anything but letters, digits and `-_.:+/`.
+func shellWord(_ word: String) -> String {
+    let plain =
+        !word.isEmpty
+        && word.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.:+/".unicodeScalars.contains($0) }
+    return plain ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+}
+
 private func historyTable(_ sessions: [JSON]) -> String {
-    guard !sessions.isEmpty else { return "No sessions recorded.\n" }
     // Once another device's sessions are merged from the sync folder, each session names the
     // device that recorded it: its name, else its id's first digits.
     let devices = sessions.contains { $0["device"]?.stringValue != nil }

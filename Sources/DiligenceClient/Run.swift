@@ -34,7 +34,7 @@ enum ExitCode {
     /// own checks); every other code is exit 1.
     static let mistakesInWhatWasTyped: Set<DiligenceError.Code> = [
         .invalidArgument, .missingArgument, .outOfRange, .unknownTask, .ambiguousTask, .invalidName,
-        .invalidDuration, .invalidValue, .invalidPeriod, .invalidDate, .nonexistentTime, .ambiguousTime,
+        .invalidDuration, .invalidValue, .invalidPeriod, .invalidDate, .invertedRange, .nonexistentTime, .ambiguousTime,
         .invalidSession, .unknownSession, .unknownFormat, .unknownDevice, .ambiguousDevice,
     ]
 }

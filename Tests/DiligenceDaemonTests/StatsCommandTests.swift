@@ -115,6 +115,20 @@ import Testing
         }
     }
 
+    @Test("a range whose since is not before its until is refused (history, export), not answered with nothing")
+    func invertedRangeIsAnError() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        let range: [(String, JSON)] = [("since", .string("tomorrow")), ("until", .string("yesterday"))]
+        let history = try d.failure("history", range)
+        #expect(history.code == "inverted_range", "\(history)")
+        #expect(history.message.contains("\"since\" (tomorrow") && history.message.contains("\"until\" (yesterday"), "\(history.message)")
+        #expect(try d.failure("export", range + [("format", .string("csv"))]).code == "inverted_range")
+        #expect(try d.failure("history", [("since", .string("12:00")), ("until", .string("11:00"))]).code == "inverted_range")
+        // A range of one day, given as that day twice, holds the day.
+        #expect(try d.call("history", [("since", .string("today")), ("until", .string("today"))])["sessions"] != nil)
+    }
+
     @Test func badManualSessionsAreRefusedAndNothingIsWritten() throws {
         try withTimeZone("UTC") {
             let d = try InProcessDaemon()

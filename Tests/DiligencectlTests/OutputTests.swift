@@ -194,3 +194,15 @@ import Testing
         #expect(text.hasSuffix("\nNot recorded: 12s of focus, shorter than min_session (1m).\n"), "\(text)")
     }
 }
+
+@Suite struct EmptyHistoryTests {
+    @Test("history with a filter that matches nothing says so; without one, that nothing is recorded")
+    func filterMatchingNothing() throws {
+        let none = JSON.object([("sessions", .array([]))])
+        #expect(show(none, for: try parse(["history"])) == "No sessions recorded.\n")
+        #expect(
+            show(none, for: try parse(["history", "--task", "Study", "--since", "monday"]))
+                == "No sessions match --task Study --since monday.\n")
+        #expect(show(none, for: try parse(["history", "--until", "last week"])) == "No sessions match --until 'last week'.\n")
+    }
+}

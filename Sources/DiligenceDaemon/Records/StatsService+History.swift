@@ -43,11 +43,24 @@ extension StatsService {
         return wall
     }
 
+    /// `since` and `until` as bounds; a range that holds no time (since at or after until) is
+    /// refused: answered with nothing, it would read as no session recorded.
+    private func timeRange(_ since: String?, _ until: String?) throws(DiligenceError) -> (from: Double?, to: Double?) {
+        let from = try timeBound(since, "since", endOfDay: false)
+        let to = try timeBound(until, "until", endOfDay: true)
+        if let from, let to, let since, let until, from >= to {
+            throw DiligenceError(
+                .invertedRange,
+                "\"since\" (\(since), \(RFC3339.format(from))) is not before \"until\" (\(until), \(RFC3339.format(to))): the range holds no time; swap them?"
+            )
+        }
+        return (from, to)
+    }
+
     func history(task name: String?, since: String?, until: String?, limit: Int?, device: DeviceFilter?) throws(DiligenceError) -> JSON {
         let task = try name.map { name throws(DiligenceError) in try store.findTask(name) }
-        let sessions = try store.history(
-            taskID: task?.id, device: device, from: try timeBound(since, "since", endOfDay: false),
-            to: try timeBound(until, "until", endOfDay: true), limit: limit)
+        let range = try timeRange(since, until)
+        let sessions = try store.history(taskID: task?.id, device: device, from: range.from, to: range.to, limit: limit)
         let names = deviceNames(of: sessions)
         return .object([("sessions", .array(sessions.map { $0.json(deviceName: names[$0.device] ?? nil) }))])
     }
@@ -155,9 +168,9 @@ extension StatsService {
         for known in devices([]) {
             if let name = known.name { names[known.isThis ? nil : known.id] = name }
         }
+        let range = try timeRange(since, until)
         return ExportPlan(
-            format: format, taskID: task?.id, device: device, from: try timeBound(since, "since", endOfDay: false),
-            to: try timeBound(until, "until", endOfDay: true), withTasks: withTasks, stamp: clocks.now.wall,
+            format: format, taskID: task?.id, device: device, from: range.from, to: range.to, withTasks: withTasks, stamp: clocks.now.wall,
             lastPlannedDay: DateWindow.lastDay(today: todayDate), deviceNames: names)
     }
 
