@@ -58,7 +58,7 @@ import Testing
         let idle = status(state: "idle", today: 2)
         #expect(
             try renderTemplate("[{task}|{phase}|{color}|{remaining}|{percent}|{icon}|{today}]", status: idle)
-                == "[|||0:00|0|⏹|2]")
+                == "[|||||⏹|2]")
     }
 
     @Test func iconPerState() throws {
