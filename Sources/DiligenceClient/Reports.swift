@@ -79,7 +79,7 @@ extension Command {
             wire: "history_add", output: .report,
             summary: "record a completed session the timer missed",
             notes:
-                "HH:MM is a moment of today (days start at day_starts_at). A session that overlaps a recorded one is refused; the message names it. A local time a DST change skips or repeats is refused: give its offset, e.g. 2026-10-25 02:30+02:00."
+                "HH:MM (or H:MM) is a moment of today (days start at day_starts_at), now this moment. A session that overlaps a recorded one is refused; the message names it. A local time a DST change skips or repeats is refused: give its offset, e.g. 2026-10-25 02:30+02:00."
         ),
         Command(
             words: ["history", "remove"], arguments: [sessionID], options: [json], wire: "history_remove", output: .report,
@@ -92,7 +92,7 @@ extension Command {
             ],
             wire: "history_edit", output: .report, needsAChange: true, summary: "change a session's task, start, end or note",
             notes: """
-                START and END as in history add. The changed session meets the rules of history add: it has
+                START and END as in history add; a time alone is of the session's own day. The changed session meets the rules of history add: it has
                 happened, lasts up to a day, overlaps no other session nor the running work. A new span
                 keeps the focused time that filled the old one, cut to the new length. --note '' removes the note.
                 """,

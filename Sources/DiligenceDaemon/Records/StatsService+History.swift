@@ -65,10 +65,12 @@ extension StatsService {
         return .object([("sessions", .array(sessions.map { $0.json(deviceName: names[$0.device] ?? nil) }))])
     }
 
-    /// A moment (`DateText.moment`): `HH:MM` is the moment of today's statistics day that reads so.
-    private func moment(_ text: String, _ key: String) throws(DiligenceError) -> Double {
+    /// A moment (`DateText.moment`): `HH:MM` is the moment of `day`'s statistics day that reads
+    /// so (today's unless given), `now` this moment.
+    private func moment(_ text: String, _ key: String, day: StatisticsDay? = nil) throws(DiligenceError) -> Double {
         do {
-            return try DateText.moment(text, today: today(at: clocks.now), dayStartsAt: dayStartsAt)
+            let now = clocks.now
+            return try DateText.moment(text, today: day ?? today(at: now), dayStartsAt: dayStartsAt, now: now.wall)
         } catch {
             throw DiligenceError(DiligenceError.Code(error.code), "\"\(key)\": \(error.message)")
         }
@@ -124,8 +126,10 @@ extension StatsService {
             edited.taskID = task.id
             edited.taskName = task.name
         }
-        if let text = changes.start { edited.start = try moment(text, "start") }
-        if let text = changes.end { edited.end = try moment(text, "end") }
+        // A time alone is of the session's own day: `--start 10:00` on yesterday's session is yesterday's 10:00.
+        let day = LocalDay.day(containing: old.start, dayStartsAt: dayStartsAt)
+        if let text = changes.start { edited.start = try moment(text, "start", day: day) }
+        if let text = changes.end { edited.end = try moment(text, "end", day: day) }
         if let note = changes.note { edited.note = note.isEmpty ? nil : note }
         if changes.start != nil || changes.end != nil {
             try checkHappened(edited.end)
