@@ -149,6 +149,20 @@ import Testing
         }
     }
 
+    @Test("a mistyped value gets a did you mean: stats weak, plan set mondy, export --format CSV")
+    func didYouMeanForValues() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        let period = try d.failure("stats", [("period", .string("weak"))])
+        #expect(period.code == "invalid_period" && period.message.contains("Did you mean \"week\"?"), "\(period)")
+        let format = try d.failure("export", [("format", .string("CSV"))])
+        #expect(format.code == "unknown_format" && format.message.contains("Did you mean \"csv\"?"), "\(format)")
+        let day = try d.failure("plan_set", [("day", .string("mondy")), ("task", .string("Study"))])
+        #expect(day.code == "invalid_date" && day.message.contains("Did you mean \"monday\"?"), "\(day)")
+        let date = try d.failure("stats", [("period", .string("day")), ("date", .string("yesterdy"))])
+        #expect(date.message.contains("Did you mean \"yesterday\"?"), "\(date)")
+    }
+
     @Test func badManualSessionsAreRefusedAndNothingIsWritten() throws {
         try withTimeZone("UTC") {
             let d = try InProcessDaemon()

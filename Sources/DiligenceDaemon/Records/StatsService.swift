@@ -271,6 +271,9 @@ final class StatsService {
         ])
     }
 
+    /// The words a day may be, for a "did you mean" after a mistyped one.
+    static let dayWords = ["today", "yesterday", "tomorrow"] + CalendarDay.weekdayNames
+
     /// The day whose period a report shows: `date`, checked, or today.
     private func anchorDay(_ date: String?, period: StatsPeriod, today: CalendarDay) throws(DiligenceError) -> CalendarDay {
         guard let date else { return today }
@@ -278,7 +281,8 @@ final class StatsService {
         guard let day = DateText.day(date, today: today) else {
             throw DiligenceError(
                 .invalidDate,
-                "\"date\": \(date.debugDescription) is not a day: \(DateText.impossibleDate(date) ?? "give " + DateText.dayForms).")
+                "\"date\": \(date.debugDescription) is not a day: \(DateText.impossibleDate(date) ?? "give " + DateText.dayForms)."
+                    + Suggestion.didYouMean(date, Self.dayWords, quote: "\""))
         }
         guard DateWindow.contains(day, today: today) else { throw outsideWindow("date", day.description) }
         return day
@@ -426,7 +430,8 @@ final class StatsService {
         guard let day = DateText.day(text, today: todayDate, weekOffset: offset) else {
             throw DiligenceError(
                 .invalidDate,
-                "\"day\": \(text.debugDescription) is not a day: \(DateText.impossibleDate(text) ?? "give " + DateText.dayForms).")
+                "\"day\": \(text.debugDescription) is not a day: \(DateText.impossibleDate(text) ?? "give " + DateText.dayForms)."
+                    + Suggestion.didYouMean(text, Self.dayWords, quote: "\""))
         }
         guard DateWindow.contains(day, today: todayDate) else { throw outsideWindow("day", day.description) }
         return day
