@@ -312,6 +312,8 @@ func show(_ result: JSON, for parsed: ParsedCommand, screen: Screen = .plain) ->
         let note = proto == ProtocolInfo.version ? "" : " — this client speaks protocol \(ProtocolInfo.version)"
         return "diligenced \(version) (protocol \(proto))\(note)\n"
     case .reloaded:
-        return "Reloaded the configuration from \(result["config"]?.stringValue ?? "the config file").\n"
+        let path = result["config"]?.stringValue ?? "the config file"
+        if result["file"]?.boolValue == false { return "No config file at \(path): running on the default settings.\n" }
+        return "Reloaded the configuration from \(path).\n"
     }
 }

@@ -55,6 +55,13 @@ import Testing
         #expect(try d.call("pause")["not_recorded"] == nil)
     }
 
+    @Test("reload says whether it read a file (an explicit --config that is missing is refused instead)")
+    func reloadSaysWhetherItReadAFile() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        #expect(try d.call("reload")["file"]?.boolValue == true)
+    }
+
     @Test func minSessionZeroRecordsEverySession() throws {
         let d = try InProcessDaemon(config: "[timer]\nmin_session = 0\n")
         defer { d.stop() }

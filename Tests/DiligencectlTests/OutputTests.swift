@@ -206,3 +206,17 @@ import Testing
         #expect(show(none, for: try parse(["history", "--until", "last week"])) == "No sessions match --until 'last week'.\n")
     }
 }
+
+@Suite struct ReloadOutputTests {
+    @Test("reload with no config file says so; with one, where it read it")
+    func reloadWords() throws {
+        let none = JSON.object([
+            ("reloaded", .bool(true)), ("config", .string("/h/.config/diligence/diligenced.conf")), ("file", .bool(false)),
+        ])
+        #expect(
+            show(none, for: try parse(["reload"]))
+                == "No config file at /h/.config/diligence/diligenced.conf: running on the default settings.\n")
+        let read = JSON.object([("reloaded", .bool(true)), ("config", .string("/c")), ("file", .bool(true))])
+        #expect(show(read, for: try parse(["reload"])) == "Reloaded the configuration from /c.\n")
+    }
+}

@@ -145,7 +145,7 @@ extension Daemon {
             return try performTimerCommand(command)
         case .reload:
             switch reload() {
-            case .success: return .object([("reloaded", .bool(true)), ("config", .string(paths.config))])
+            case .success(let file): return .object([("reloaded", .bool(true)), ("config", .string(paths.config)), ("file", .bool(file))])
             case .failure(let error): throw error
             }
         case .watch:
