@@ -151,17 +151,27 @@ let templatePlaceholders: [(name: String, help: String, value: @Sendable (Status
     ("interruptions", "interruptions marked on the work phase (diligencectl interrupt)", { String($0.interruptions) }),
 ]
 
+/// The placeholders that mean something with no phase: idle, the timer's are left empty (a
+/// `0:00` left of nothing misleads); offline, only `{state}` and `{icon}` (the rest would be stale).
+private let idlePlaceholders: Set<String> = ["state", "icon", "today", "goal", "presence", "dnd"]
+
 /// Fills `template`'s `{placeholder}`s from a status object; `{{` and `}}` print braces.
-/// An unknown placeholder or a stray brace is a usage error naming it.
+/// An unknown placeholder or a stray brace is a usage error naming it. An empty value takes
+/// the spaces before it along (else those after it): `{icon} {task} {remaining}` idle is `⏹`.
 func renderTemplate(_ template: String, status: JSON) throws(UsageError) -> String {
     let view = StatusView(status)
     var out = ""
     var rest = Substring(template)
+    var dropSpaces = false
+    func literal(_ text: Substring) {
+        out += dropSpaces ? text.drop { $0 == " " } : text
+        if !text.isEmpty { dropSpaces = false }
+    }
     while let brace = rest.firstIndex(where: { $0 == "{" || $0 == "}" }) {
-        out += rest[..<brace]
+        literal(rest[..<brace])
         let after = rest[rest.index(after: brace)...]
         if after.first == rest[brace] { // {{ or }}
-            out.append(rest[brace])
+            literal(rest[brace...brace])
             rest = after.dropFirst()
             continue
         }
@@ -174,12 +184,21 @@ func renderTemplate(_ template: String, status: JSON) throws(UsageError) -> Stri
                 "--format: unknown placeholder {\(name)}; known: "
                     + templatePlaceholders.map { "{\($0.name)}" }.joined(separator: " ") + ".")
         }
-        // Offline, only {state} and {icon} mean something: the rest would show stale zeros.
-        let meaningful = !view.offline || name == "state" || name == "icon"
-        out += meaningful ? placeholder.value(view) : ""
+        let meaningful =
+            view.offline ? name == "state" || name == "icon" : view.state != .idle || idlePlaceholders.contains(name)
+        let value = meaningful ? placeholder.value(view) : ""
+        if value.isEmpty {
+            let kept = out.count - out.reversed().prefix { $0 == " " }.count
+            dropSpaces = kept == out.count
+            out = String(out.prefix(kept))
+        } else {
+            out += value
+            dropSpaces = false
+        }
         rest = after[after.index(after: close)...]
     }
-    return out + rest
+    literal(rest)
+    return out
 }
 
 // MARK: Tasks

@@ -40,8 +40,9 @@ func xmlEscaped(_ text: String) -> String {
     return out
 }
 
-/// `25m`, `1.5h`, `112h`: a duration short enough to stand on a bar.
+/// `25m`, `1.5h`, `112h`, `20s`: a duration short enough to stand on a bar.
 func shortDuration(_ seconds: Int) -> String {
+    if (1..<60).contains(seconds) { return "\(seconds)s" }
     let minutes = (seconds + 30) / 60
     if minutes < 60 { return "\(minutes)m" }
     if minutes < 600 {

@@ -79,7 +79,7 @@ extension Command {
             wire: "history_add", output: .report,
             summary: "record a completed session the timer missed",
             notes:
-                "HH:MM is a moment of today (days start at day_starts_at). A session that overlaps a recorded one is refused; the message names it. A local time a DST change skips or repeats is refused: give its offset, e.g. 2026-10-25 02:30+02:00."
+                "HH:MM (or H:MM) is a moment of today (days start at day_starts_at), now this moment. A session that overlaps a recorded one is refused; the message names it. A local time a DST change skips or repeats is refused: give its offset, e.g. 2026-10-25 02:30+02:00."
         ),
         Command(
             words: ["history", "remove"], arguments: [sessionID], options: [json], wire: "history_remove", output: .report,
@@ -92,7 +92,7 @@ extension Command {
             ],
             wire: "history_edit", output: .report, needsAChange: true, summary: "change a session's task, start, end or note",
             notes: """
-                START and END as in history add. The changed session meets the rules of history add: it has
+                START and END as in history add; a time alone is of the session's own day. The changed session meets the rules of history add: it has
                 happened, lasts up to a day, overlaps no other session nor the running work. A new span
                 keeps the focused time that filled the old one, cut to the new length. --note '' removes the note.
                 """,
@@ -214,7 +214,9 @@ func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
     case "plan_set": return "Planned \(str(r, "task")) for \(str(r, "day")).\n"
     case "plan_clear":
         return r["cleared"]?.boolValue == true ? "Cleared the plan of \(str(r, "day")).\n" : "\(str(r, "day")) had no plan.\n"
-    case "history": return historyTable(r["sessions"]?.arrayValue ?? [])
+    case "history":
+        let sessions = r["sessions"]?.arrayValue ?? []
+        return sessions.isEmpty ? noSessions(parsed) : historyTable(sessions)
     case "history_add": return "Added session \(num(r, "id")): \(sessionLine(r)).\n"
     case "history_remove": return "Removed session \(num(r["removed"] ?? .null, "id")): \(sessionLine(r["removed"] ?? .null)).\n"
     case "history_edit": return "Changed session \(num(r, "id")): \(sessionLine(r)).\n"
@@ -249,8 +251,10 @@ func doctorReport(_ r: JSON, _ paint: Paint) -> String {
 
 func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
 
-/// `1h05m`, `25m`, `0m`: report durations to the minute.
+/// `1h05m`, `25m`, `20s`, `0m`: report durations to the minute, and below one to the second
+/// (a 20 s session is not `0m`, which reads as nothing).
 func hoursMinutes(_ seconds: Int) -> String {
+    if (1..<60).contains(seconds) { return "\(seconds)s" }
     let minutes = (seconds + 30) / 60
     if minutes < 60 { return "\(minutes)m" }
     let m = minutes % 60
@@ -337,8 +341,23 @@ private func weekReport(_ r: JSON, _ paint: Paint) -> String {
     return out
 }
 
+/// An empty history: with a filter, that nothing matches it (not that nothing was recorded).
+private func noSessions(_ parsed: ParsedCommand) -> String {
+    let filters = ["task", "since", "until", "device"].compactMap { name in
+        parsed.options[name]?.stringValue.map { "--\(name) \(shellWord($0))" }
+    }
+    return filters.isEmpty ? "No sessions recorded.\n" : "No sessions match \(filters.joined(separator: " ")).\n"
+}
+
+/// `word` as a shell reads it back: quoted when it holds anything but letters, digits and `-_.:+/`.
+func shellWord(_ word: String) -> String {
+    let plain =
+        !word.isEmpty
+        && word.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.:+/".unicodeScalars.contains($0) }
+    return plain ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+}
+
 private func historyTable(_ sessions: [JSON]) -> String {
-    guard !sessions.isEmpty else { return "No sessions recorded.\n" }
     // Once another device's sessions are merged from the sync folder, each session names the
     // device that recorded it: its name, else its id's first digits.
     let devices = sessions.contains { $0["device"]?.stringValue != nil }

@@ -34,7 +34,7 @@ enum ExitCode {
     /// own checks); every other code is exit 1.
     static let mistakesInWhatWasTyped: Set<DiligenceError.Code> = [
         .invalidArgument, .missingArgument, .outOfRange, .unknownTask, .ambiguousTask, .invalidName,
-        .invalidDuration, .invalidValue, .invalidPeriod, .invalidDate, .nonexistentTime, .ambiguousTime,
+        .invalidDuration, .invalidValue, .invalidPeriod, .invalidDate, .invertedRange, .nonexistentTime, .ambiguousTime,
         .invalidSession, .unknownSession, .unknownFormat, .unknownDevice, .ambiguousDevice,
     ]
 }
@@ -279,12 +279,21 @@ extension RunResult {
     }
 }
 
+/// `Not recorded: 12s of focus, shorter than min_session (1m).` after the status, when the
+/// work that `stop` or `skip` ended is too short to be a session.
+func notRecordedLine(_ result: JSON) -> String {
+    guard let dropped = result["not_recorded"] else { return "" }
+    let focused = DurationText.format(Int(dropped["focused_seconds"]?.intValue ?? 0))
+    let minimum = DurationText.format(Int(dropped["min_session"]?.intValue ?? 0))
+    return "Not recorded: \(focused) of focus, shorter than min_session (\(minimum)).\n"
+}
+
 /// The text for a person (or the JSON for a script) of a command's result.
 func show(_ result: JSON, for parsed: ParsedCommand, screen: Screen = .plain) -> String {
     if parsed.has("json") { return result.serialized + "\n" }
     switch parsed.command.output {
     case .status, .stream:
-        return formatStatus(result, for: parsed) + "\n"
+        return formatStatus(result, for: parsed) + "\n" + notRecordedLine(result)
     case .taskList:
         let tasks = result["tasks"]?.arrayValue ?? []
         if parsed.has("names") { return tasks.map { ($0["name"]?.stringValue ?? "") + "\n" }.joined() }
@@ -303,6 +312,8 @@ func show(_ result: JSON, for parsed: ParsedCommand, screen: Screen = .plain) ->
         let note = proto == ProtocolInfo.version ? "" : " — this client speaks protocol \(ProtocolInfo.version)"
         return "diligenced \(version) (protocol \(proto))\(note)\n"
     case .reloaded:
-        return "Reloaded the configuration from \(result["config"]?.stringValue ?? "the config file").\n"
+        let path = result["config"]?.stringValue ?? "the config file"
+        if result["file"]?.boolValue == false { return "No config file at \(path): running on the default settings.\n" }
+        return "Reloaded the configuration from \(path).\n"
     }
 }

@@ -203,10 +203,11 @@ public struct DaemonConfig: Equatable, Sendable {
                 hint = " Did you mean [\(section)] \(match)?"
             }
         }
+        // The known keys (~600 characters) only when nothing is close: after a suggestion they bury it.
         let known = knownSettings.map { "[\($0.section)] " + $0.keys.joined(separator: " ") }.joined(separator: ", ")
+        let rest = hint.isEmpty ? " Known: \(known)." : hint
         return DiligenceError(
-            .invalidConfig,
-            "\(place): unknown \(entry.section == "hooks" && entry.key.hasPrefix("on_") ? "hook" : "setting").\(hint) Known: \(known).")
+            .invalidConfig, "\(place): unknown \(entry.section == "hooks" && entry.key.hasPrefix("on_") ? "hook" : "setting").\(rest)")
     }
 
     /// One `[presence]` line, each value checked against its range.

@@ -50,6 +50,7 @@ public struct DiligenceError: Error, Equatable, Sendable, CustomStringConvertibl
         case databaseCorrupt = "database_corrupt"
         case invalidPeriod = "invalid_period"
         case invalidDate = "invalid_date"
+        case invertedRange = "inverted_range"
         case nonexistentTime = "nonexistent_time"
         case ambiguousTime = "ambiguous_time"
         case invalidSession = "invalid_session"

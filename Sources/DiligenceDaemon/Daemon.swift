@@ -236,7 +236,8 @@ public final class Daemon: TimerOutlet {
 
     /// Re-reads the config file (SIGHUP, `reload`): a bad file is reported and the settings in
     /// force kept; the running phase is untouched.
-    func reload() -> Result<Void, DiligenceError> {
+    /// Success holds whether a config file was read (none: the defaults apply).
+    func reload() -> Result<Bool, DiligenceError> {
         let usec = UInt64(clocks.monotonic * 1e6)
         Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(usec)")
         defer { Systemd.notify("READY=1\nSTATUS=\(statusLine(at: clocks.now))") }
@@ -253,7 +254,7 @@ public final class Daemon: TimerOutlet {
             updateAmbientSound()
             Log.info("Configuration reloaded from \(paths.config): \(config.summary).", fields: [("EVENT", "config_reloaded")])
             broadcast("config_reloaded", now: driver.observeClocks())
-            return .success(())
+            return .success(text != nil)
         } catch {
             problems.config = [
                 "Refused the config file, keeping the settings in force (\(config.summary)) until it is fixed and reloaded: \(error.message)"

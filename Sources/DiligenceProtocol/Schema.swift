@@ -107,7 +107,10 @@ public struct FieldSpec: Sendable, Equatable {
         case .choice(let words, let code):
             guard let word = value.stringValue else { throw wrongType("a string") }
             guard words.contains(word) else {
-                throw DiligenceError(code, "\(label) must be one of \(words.joined(separator: ", ")); got \(word.debugDescription).")
+                throw DiligenceError(
+                    code,
+                    "\(label) must be one of \(words.joined(separator: ", ")); got \(word.debugDescription)."
+                        + Suggestion.didYouMean(word, words, quote: "\""))
             }
             return value
         case .timeOfDay:

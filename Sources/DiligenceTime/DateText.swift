@@ -57,9 +57,36 @@ public enum DateText {
         do {
             return try moment(text, today: today, dayStartsAt: dayStartsAt)
         } catch  where error.code == .invalidDate {
+            if let why = impossibleDate(Substring(text)) {
+                throw DateTextError(.invalidDate, "\(text.debugDescription) is not a day: \(why).")
+            }
             throw DateTextError(.invalidDate, "\(text.debugDescription) is not a day or a time: give \(dayForms); or \(momentForms).")
         }
     }
+
+    static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
+    ]
+
+    /// Why `text`, written as a date (`YYYY-MM-DD`), is no day: "there is no month 13",
+    /// "November has 30 days", "February 2026 has 28 days"; nil for a day or another form.
+    public static func impossibleDate(_ text: Substring) -> String? {
+        let b = Array(text.utf8)
+        guard b.count == 10, b[4] == 45, b[7] == 45 else { return nil }
+        let digits = [0, 1, 2, 3, 5, 6, 8, 9]
+        guard digits.allSatisfy({ (48...57).contains(b[$0]) }) else { return nil }
+        let value = { (range: [Int]) in range.reduce(0) { $0 * 10 + Int(b[$1] - 48) } }
+        let (year, month, day) = (value([0, 1, 2, 3]), value([5, 6]), value([8, 9]))
+        guard year >= 1 else { return "there is no year 0" }
+        guard (1...12).contains(month) else { return "there is no month \(month)" }
+        guard day >= 1 else { return "there is no day 0" }
+        let days = CalendarDay.daysInMonth(year, month)
+        guard day > days else { return nil }
+        return month == 2 ? "February \(year) has \(days) days" : "\(monthNames[month - 1]) has \(days) days"
+    }
+
+    /// `impossibleDate` for a day of a request: `2026-13-01` is no day, for that reason.
+    public static func impossibleDate(_ text: String) -> String? { impossibleDate(Substring(text)) }
 
     /// A moment: RFC 3339; or a day (any form of `day`) and a local time, `DAY HH:MM[:SS]`
     /// (`YYYY-MM-DDTHH:MM` too); or `HH:MM[:SS]` alone, the moment of `today` (a statistics day)
@@ -67,9 +94,15 @@ public enum DateText {
     /// (with days starting at 04:00, `23:00` at 02:00 is yesterday evening, `01:00` an hour ago).
     /// A local time may carry its offset (`2026-10-25 02:30+02:00`, `Z`); without one, a time the
     /// clocks skip (DST gap) or show twice (the hour after a fall back) is refused: nothing is guessed.
-    public static func moment(_ text: String, today: StatisticsDay, dayStartsAt: Int) throws(DateTextError) -> Double {
+    /// `now` (any case) is the moment `now`, when given.
+    public static func moment(
+        _ text: String, today: StatisticsDay, dayStartsAt: Int, now: Double? = nil
+    ) throws(DateTextError) -> Double {
+        if let now, text.lowercased() == "now" { return now }
         if let wall = RFC3339.parse(text) { return wall }
         guard let local = LocalMoment(text, day: { day(String($0), today: today.date) }) else {
+            let datePart = text.split(whereSeparator: { $0 == " " || $0 == "T" }).first ?? ""
+            if let why = impossibleDate(datePart) { throw DateTextError(.invalidDate, "\(text.debugDescription) is not a time: \(why).") }
             throw DateTextError(.invalidDate, "\(text.debugDescription) is not a time: give \(momentForms).")
         }
         let date = local.date ?? (local.hour * 60 + local.minute >= dayStartsAt ? today.date : today.date.adding(days: 1))
@@ -177,7 +210,9 @@ struct LocalMoment {
             time = time[..<sign]
         }
         let fields = time.split(separator: ":", omittingEmptySubsequences: false)
-        guard (2...3).contains(fields.count), fields.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+        // The hour may have one digit (`9:00`), as people write it; minutes and seconds have two.
+        guard (2...3).contains(fields.count), (1...2).contains(fields[0].count),
+            fields.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }), fields.dropFirst().allSatisfy({ $0.count == 2 }),
             let h = Int(fields[0]), let m = Int(fields[1]), let s = fields.count == 3 ? Int(fields[2]) : 0,
             h < 24, m < 60, s < 60
         else { return nil }

@@ -91,6 +91,25 @@ import Testing
     }
 }
 
+/// After a confident suggestion the message stops: the ~45 known keys are listed only when
+/// nothing is close.
+@Suite struct ConfigSuggestionLengthTests {
+    func message(_ text: String) -> String {
+        do {
+            _ = try DaemonConfig.parse(text)
+            return "accepted"
+        } catch { return error.message }
+    }
+
+    @Test func noKnownListAfterASuggestion() {
+        let suggested = message("[stats]\nday_start_at = 04:00")
+        #expect(suggested.contains("Did you mean day_starts_at?"), "\(suggested)")
+        #expect(!suggested.contains("Known:") && suggested.count < 250, "\(suggested.count): \(suggested)")
+        let lost = message("[stats]\nqwertyuiop = 1")
+        #expect(lost.contains("Known: ") && lost.contains("[stats] day_starts_at"), "\(lost)")
+    }
+}
+
 /// `[presence]`: each value checked against its range where it enters.
 @Suite struct PresenceConfigTests {
     @Test func defaults() {

@@ -40,6 +40,28 @@ import Testing
         #expect(try d.call("history")["sessions"]?.arrayValue?.isEmpty == true)
     }
 
+    @Test("the answer of stop or skip says the work it ended is not recorded, and why")
+    func theAnswerSaysSo() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        _ = try d.call("start", [("task", .string("Study"))])
+        let stopped = try d.call("stop")
+        let dropped = try #require(stopped["not_recorded"], "\(stopped.serialized)")
+        #expect(dropped["min_session"]?.intValue == 60 && dropped["focused_seconds"]?.intValue == 0, "\(dropped.serialized)")
+        #expect(dropped["reason"]?.stringValue?.contains("less than min_session (1m)") == true, "\(dropped.serialized)")
+        #expect(stopped["state"]?.stringValue == "idle")
+        // A break ended, or nothing ended: the answer is the status alone.
+        _ = try d.call("start", [("task", .string("Study"))])
+        #expect(try d.call("pause")["not_recorded"] == nil)
+    }
+
+    @Test("reload says whether it read a file (an explicit --config that is missing is refused instead)")
+    func reloadSaysWhetherItReadAFile() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        #expect(try d.call("reload")["file"]?.boolValue == true)
+    }
+
     @Test func minSessionZeroRecordsEverySession() throws {
         let d = try InProcessDaemon(config: "[timer]\nmin_session = 0\n")
         defer { d.stop() }

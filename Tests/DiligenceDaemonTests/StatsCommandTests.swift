@@ -115,6 +115,54 @@ import Testing
         }
     }
 
+    @Test("a range whose since is not before its until is refused (history, export), not answered with nothing")
+    func invertedRangeIsAnError() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        let range: [(String, JSON)] = [("since", .string("tomorrow")), ("until", .string("yesterday"))]
+        let history = try d.failure("history", range)
+        #expect(history.code == "inverted_range", "\(history)")
+        #expect(history.message.contains("\"since\" (tomorrow") && history.message.contains("\"until\" (yesterday"), "\(history.message)")
+        #expect(try d.failure("export", range + [("format", .string("csv"))]).code == "inverted_range")
+        #expect(try d.failure("history", [("since", .string("12:00")), ("until", .string("11:00"))]).code == "inverted_range")
+        // A range of one day, given as that day twice, holds the day.
+        #expect(try d.call("history", [("since", .string("today")), ("until", .string("today"))])["sessions"] != nil)
+    }
+
+    @Test("history edit --start 10:00 is of the session's own day; 9:00 and now are times; an impossible day says why")
+    func timesOfASession() throws {
+        try withTimeZone("UTC") {
+            let d = try InProcessDaemon()
+            defer { d.stop() }
+            let added = try d.call(
+                "history_add", [("task", .string("Study")), ("start", .string("yesterday 9:00")), ("end", .string("yesterday 9:25"))])
+            let day = String(added["start"]?.stringValue?.prefix(10) ?? "")
+            #expect(added["start"]?.stringValue?.hasSuffix("T09:00:00+00:00") == true, "\(added.serialized)")
+            let edited = try d.call("history_edit", [("id", added["id"] ?? .null), ("start", .string("9:10"))])
+            #expect(edited["start"]?.stringValue == "\(day)T09:10:00+00:00", "\(edited.serialized)")
+            #expect(edited["end"]?.stringValue == "\(day)T09:25:00+00:00")
+            let month = try d.failure(
+                "history_add", [("task", .string("Study")), ("start", .string("2026-13-01 09:00")), ("end", .string("now"))])
+            #expect(month.code == "invalid_date" && month.message.contains("there is no month 13"), "\(month)")
+            let november = try d.failure("stats", [("period", .string("day")), ("date", .string("2026-11-31"))])
+            #expect(november.message.contains("November has 30 days"), "\(november)")
+        }
+    }
+
+    @Test("a mistyped value gets a did you mean: stats weak, plan set mondy, export --format CSV")
+    func didYouMeanForValues() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        let period = try d.failure("stats", [("period", .string("weak"))])
+        #expect(period.code == "invalid_period" && period.message.contains("Did you mean \"week\"?"), "\(period)")
+        let format = try d.failure("export", [("format", .string("CSV"))])
+        #expect(format.code == "unknown_format" && format.message.contains("Did you mean \"csv\"?"), "\(format)")
+        let day = try d.failure("plan_set", [("day", .string("mondy")), ("task", .string("Study"))])
+        #expect(day.code == "invalid_date" && day.message.contains("Did you mean \"monday\"?"), "\(day)")
+        let date = try d.failure("stats", [("period", .string("day")), ("date", .string("yesterdy"))])
+        #expect(date.message.contains("Did you mean \"yesterday\"?"), "\(date)")
+    }
+
     @Test func badManualSessionsAreRefusedAndNothingIsWritten() throws {
         try withTimeZone("UTC") {
             let d = try InProcessDaemon()
@@ -154,7 +202,7 @@ import Testing
             let d = try InProcessDaemon()
             defer { d.stop() }
             let good =
-                #"{"task":"Work","start":"2025-05-01T09:00:00Z","end":"2025-05-01T09:25:00Z","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}"#
+                #"{"task":"Work","start":"2025-05-01T09:00:00Z","end":"2025-05-01T09:25:00+00:00","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}"#
             let backwards =
                 #"{"task":"Work","start":"2025-05-01T11:00:00Z","end":"2025-05-01T10:00:00Z","planned_seconds":1500,"focused_seconds":1500,"pauses":0,"outcome":"completed"}"#
             let first = try d.call("import", [("content", .string(good + "\n\n")), ("more", .bool(true))])

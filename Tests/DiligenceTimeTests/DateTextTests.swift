@@ -153,6 +153,41 @@ import Testing
         }
     }
 
+    @Test("9:00 is 09:00, now is now; an impossible date says why, a malformed one what to give")
+    func timesAsPeopleTypeThem() throws {
+        try withTimeZone("Europe/Berlin") { () throws in
+            let today = LocalDay.day(containing: localTime(2026, 6, 10, 12), dayStartsAt: 0)
+            let now = localTime(2026, 6, 10, 12, 34)
+            func moment(_ text: String) throws(DateTextError) -> Double {
+                try DateText.moment(text, today: today, dayStartsAt: 0, now: now)
+            }
+            #expect(try moment("9:00") == localTime(2026, 6, 10, 9))
+            #expect(try moment("yesterday 9:05") == localTime(2026, 6, 9, 9, 5))
+            #expect(try moment("now") == now && (try moment("NOW")) == now)
+            func refusal(_ text: String) -> String {
+                do throws(DateTextError) {
+                    _ = try moment(text)
+                    return "accepted"
+                } catch { return error.message }
+            }
+            #expect(refusal("2026-13-01 09:00").contains("there is no month 13"), "\(refusal("2026-13-01 09:00"))")
+            #expect(refusal("2026-11-31 09:00").contains("November has 30 days"), "\(refusal("2026-11-31 09:00"))")
+            #expect(refusal("2026-02-29T10:00").contains("February 2026 has 28 days"), "\(refusal("2026-02-29T10:00"))")
+            #expect(refusal("2026-00-10 10:00").contains("there is no month 0"))
+            #expect(refusal("2026-05-00 10:00").contains("there is no day 0"))
+            for bad in ["900", "9:5", "123:00", "9:00:0"] { #expect(refusal(bad).contains("is not a time"), "\(bad)") }
+            let bound = { (text: String) -> String in
+                do throws(DateTextError) {
+                    _ = try DateText.bound(text, endOfDay: false, today: today, dayStartsAt: 0)
+                    return "accepted"
+                } catch { return error.message }
+            }
+            #expect(bound("2026-11-31").contains("November has 30 days"), "\(bound("2026-11-31"))")
+            #expect(DateText.impossibleDate("2026-13-01") == "there is no month 13")
+            #expect(DateText.impossibleDate("2026-11-30") == nil && DateText.impossibleDate("monday") == nil)
+        }
+    }
+
     /// `--since`/`--until`: a day is its whole statistics day; a time is that moment; a local
     /// time in a DST gap or repeated hour is refused here too.
     @Test func bounds() throws {

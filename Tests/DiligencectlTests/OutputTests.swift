@@ -58,7 +58,7 @@ import Testing
         let idle = status(state: "idle", today: 2)
         #expect(
             try renderTemplate("[{task}|{phase}|{color}|{remaining}|{percent}|{icon}|{today}]", status: idle)
-                == "[|||0:00|0|⏹|2]")
+                == "[|||||⏹|2]")
     }
 
     @Test func iconPerState() throws {
@@ -157,5 +157,68 @@ import Testing
         #expect(show(running, for: try parse(["status", "--format", "{task}"])) == "Study\n")
         let version = JSON.object([("protocol", .int(1)), ("version", .string("0.1.0"))])
         #expect(show(version, for: try parse(["version"])) == "diligenced 0.1.0 (protocol 1)\n")
+    }
+}
+
+@Suite struct ShortDurationTests {
+    @Test("a session under a minute shows its seconds, not 0m; a minute and more rounds to the minute")
+    func secondsBelowAMinute() throws {
+        #expect(hoursMinutes(20) == "20s")
+        #expect(hoursMinutes(59) == "59s")
+        #expect(hoursMinutes(0) == "0m")
+        #expect(hoursMinutes(60) == "1m")
+        #expect(hoursMinutes(3900) == "1h05m")
+        #expect(shortDuration(20) == "20s")
+        let session = JSON.object([
+            ("command", .string("history_edit")), ("id", .int(7)), ("task", .string("Study")),
+            ("start", .string("2026-12-01T21:40:00+01:00")), ("end", .string("2026-12-01T21:40:20+01:00")),
+            ("focused_seconds", .int(20)),
+        ])
+        let text = show(session, for: try parse(["history", "edit", "7", "--start", "21:40"]))
+        #expect(text.contains("21:40–21:40 (20s)"), "\(text)")
+    }
+}
+
+@Suite struct NotRecordedTests {
+    @Test("skip or stop in the first minute says the work is not recorded, where the command answers")
+    func notRecordedLine() throws {
+        let idle = JSON.object([
+            ("state", .string("idle")), ("today_completed", .int(0)),
+            (
+                "not_recorded",
+                .object([
+                    ("reason", .string("abandoned after 12s of focus, less than min_session (1m)")), ("focused_seconds", .int(12)),
+                    ("min_session", .int(60)),
+                ])
+            ),
+        ])
+        let text = show(idle, for: try parse(["stop"]))
+        #expect(text.hasSuffix("\nNot recorded: 12s of focus, shorter than min_session (1m).\n"), "\(text)")
+    }
+}
+
+@Suite struct EmptyHistoryTests {
+    @Test("history with a filter that matches nothing says so; without one, that nothing is recorded")
+    func filterMatchingNothing() throws {
+        let none = JSON.object([("sessions", .array([]))])
+        #expect(show(none, for: try parse(["history"])) == "No sessions recorded.\n")
+        #expect(
+            show(none, for: try parse(["history", "--task", "Study", "--since", "monday"]))
+                == "No sessions match --task Study --since monday.\n")
+        #expect(show(none, for: try parse(["history", "--until", "last week"])) == "No sessions match --until 'last week'.\n")
+    }
+}
+
+@Suite struct ReloadOutputTests {
+    @Test("reload with no config file says so; with one, where it read it")
+    func reloadWords() throws {
+        let none = JSON.object([
+            ("reloaded", .bool(true)), ("config", .string("/h/.config/diligence/diligenced.conf")), ("file", .bool(false)),
+        ])
+        #expect(
+            show(none, for: try parse(["reload"]))
+                == "No config file at /h/.config/diligence/diligenced.conf: running on the default settings.\n")
+        let read = JSON.object([("reloaded", .bool(true)), ("config", .string("/c")), ("file", .bool(true))])
+        #expect(show(read, for: try parse(["reload"])) == "Reloaded the configuration from /c.\n")
     }
 }

@@ -61,10 +61,22 @@ import Testing
         #expect(try JSON.parse(waybarLine(offlineStatus))["text"]?.stringValue == "⊘ offline")
     }
 
+    @Test("idle, a template shows nothing meaningless: the timer's fields are empty and the spaces around them collapse")
+    func idleTemplate() throws {
+        let idle = status(state: "idle", today: 2)
+        #expect(try renderTemplate("{icon} {task} {remaining}", status: idle) == "⏹")
+        #expect(try renderTemplate("{icon} {task} {remaining} · {today} done", status: idle) == "⏹ · 2 done")
+        #expect(try renderTemplate("{remaining} {elapsed} {duration} {percent} {round} {phase} {color}", status: idle) == "")
+        #expect(try renderTemplate("[{task}]", status: idle) == "[]")
+        let running = status(state: "running", phase: "work", task: "Study", remaining: 754)
+        #expect(try renderTemplate("{icon} {task} {remaining}", status: running) == "▶ Study 12:34")
+        #expect(try renderTemplate("{icon} {note} {task}", status: running) == "▶ Study")
+    }
+
     @Test("offline: a template shows only {state} and {icon}; the plain line says the daemon is not running")
     func offlineRendering() throws {
         let format = try parse(["watch", "--format", "[{icon} {state} {task} {remaining}]"])
-        #expect(offlineLine(for: format, socket: "/s") == "[⊘ offline  ]")
+        #expect(offlineLine(for: format, socket: "/s") == "[⊘ offline]")
         #expect(offlineLine(for: try parse(["watch"]), socket: "/s") == "Offline · diligenced is not running")
         let json = try JSON.parse(offlineLine(for: try parse(["watch", "--json"]), socket: "/s"))
         #expect(json["event"]?.stringValue == "offline")

@@ -57,7 +57,15 @@ extension EndToEnd {
                 }
                 let r = try d.ctl(arguments: command)
                 #expect(r.exitCode == 0, "the README's `dctl \(command.joined(separator: " "))`: \(r)\n\(d.diagnostics)")
+                // Work skipped in its first minute is not recorded, and the answer says so.
+                if command == ["skip"] {
+                    #expect(r.stdout.contains("Not recorded: ") && r.stdout.contains("shorter than min_session (1m)"), "\(r)")
+                }
             }
+            let history = try d.ctl(arguments: ["history", "--json"])
+            #expect(
+                history.stdout.components(separatedBy: "\"outcome\"").count == 2,
+                "the README's first session leaves one session: \(history)")
             #expect(typosMade.count == Self.typos.count, "the README's first session no longer uses every word a typo is made in")
         }
     }

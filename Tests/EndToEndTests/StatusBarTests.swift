@@ -133,7 +133,7 @@ extension EndToEnd {
             let running = try commands.map { name, command in (name, try bar.spawn(command, name: name)) }
             defer { for (_, (child, _)) in running { child.killAndReap() } }
             for (name, (_, lines)) in running {
-                #expect(BarHarness.waitForLine(lines) { $0 == "⏹  0:00" } != nil, "\(name) idle: \(lines())")
+                #expect(BarHarness.waitForLine(lines) { $0 == "⏹" } != nil, "\(name) idle: \(lines())")
             }
             try bar.run(try #require(BarHarness.value(of: "click-left", in: polybar)))
             for (name, (_, lines)) in running {

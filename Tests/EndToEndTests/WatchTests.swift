@@ -166,11 +166,11 @@ extension EndToEnd {
                 }
                 return false
             }
-            #expect(waitForLine("idle "), "\(lines())")
+            #expect(waitForLine("idle"), "\(lines())")
             try d.call("start", [("task", .string("Study"))])
             #expect(waitForLine("running Study"), "\(lines())")
             d.kill()
-            #expect(waitForLine("offline "), "\(lines())")
+            #expect(waitForLine("offline"), "\(lines())")
             try d.start()
             try d.call("pause")
             #expect(waitForLine("paused Study"), "\(lines())\n\(readTextFile(d.root + "/watch.err"))")

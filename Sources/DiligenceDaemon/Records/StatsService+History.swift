@@ -43,19 +43,34 @@ extension StatsService {
         return wall
     }
 
+    /// `since` and `until` as bounds; a range that holds no time (since at or after until) is
+    /// refused: answered with nothing, it would read as no session recorded.
+    private func timeRange(_ since: String?, _ until: String?) throws(DiligenceError) -> (from: Double?, to: Double?) {
+        let from = try timeBound(since, "since", endOfDay: false)
+        let to = try timeBound(until, "until", endOfDay: true)
+        if let from, let to, let since, let until, from >= to {
+            throw DiligenceError(
+                .invertedRange,
+                "\"since\" (\(since), \(RFC3339.format(from))) is not before \"until\" (\(until), \(RFC3339.format(to))): the range holds no time; swap them?"
+            )
+        }
+        return (from, to)
+    }
+
     func history(task name: String?, since: String?, until: String?, limit: Int?, device: DeviceFilter?) throws(DiligenceError) -> JSON {
         let task = try name.map { name throws(DiligenceError) in try store.findTask(name) }
-        let sessions = try store.history(
-            taskID: task?.id, device: device, from: try timeBound(since, "since", endOfDay: false),
-            to: try timeBound(until, "until", endOfDay: true), limit: limit)
+        let range = try timeRange(since, until)
+        let sessions = try store.history(taskID: task?.id, device: device, from: range.from, to: range.to, limit: limit)
         let names = deviceNames(of: sessions)
         return .object([("sessions", .array(sessions.map { $0.json(deviceName: names[$0.device] ?? nil) }))])
     }
 
-    /// A moment (`DateText.moment`): `HH:MM` is the moment of today's statistics day that reads so.
-    private func moment(_ text: String, _ key: String) throws(DiligenceError) -> Double {
+    /// A moment (`DateText.moment`): `HH:MM` is the moment of `day`'s statistics day that reads
+    /// so (today's unless given), `now` this moment.
+    private func moment(_ text: String, _ key: String, day: StatisticsDay? = nil) throws(DiligenceError) -> Double {
         do {
-            return try DateText.moment(text, today: today(at: clocks.now), dayStartsAt: dayStartsAt)
+            let now = clocks.now
+            return try DateText.moment(text, today: day ?? today(at: now), dayStartsAt: dayStartsAt, now: now.wall)
         } catch {
             throw DiligenceError(DiligenceError.Code(error.code), "\"\(key)\": \(error.message)")
         }
@@ -111,8 +126,10 @@ extension StatsService {
             edited.taskID = task.id
             edited.taskName = task.name
         }
-        if let text = changes.start { edited.start = try moment(text, "start") }
-        if let text = changes.end { edited.end = try moment(text, "end") }
+        // A time alone is of the session's own day: `--start 10:00` on yesterday's session is yesterday's 10:00.
+        let day = LocalDay.day(containing: old.start, dayStartsAt: dayStartsAt)
+        if let text = changes.start { edited.start = try moment(text, "start", day: day) }
+        if let text = changes.end { edited.end = try moment(text, "end", day: day) }
         if let note = changes.note { edited.note = note.isEmpty ? nil : note }
         if changes.start != nil || changes.end != nil {
             try checkHappened(edited.end)
@@ -166,9 +183,9 @@ extension StatsService {
         for known in devices([]) {
             if let name = known.name { names[known.isThis ? nil : known.id] = name }
         }
+        let range = try timeRange(since, until)
         return ExportPlan(
-            format: format, taskID: task?.id, device: device, from: try timeBound(since, "since", endOfDay: false),
-            to: try timeBound(until, "until", endOfDay: true), withTasks: withTasks, stamp: clocks.now.wall,
+            format: format, taskID: task?.id, device: device, from: range.from, to: range.to, withTasks: withTasks, stamp: clocks.now.wall,
             lastPlannedDay: DateWindow.lastDay(today: todayDate), deviceNames: names)
     }
 

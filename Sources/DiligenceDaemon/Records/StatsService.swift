@@ -293,12 +293,18 @@ final class StatsService {
         ])
     }
 
+    /// The words a day may be, for a "did you mean" after a mistyped one.
+    static let dayWords = ["today", "yesterday", "tomorrow"] + CalendarDay.weekdayNames
+
     /// The day whose period a report shows: `date`, checked, or today.
     private func anchorDay(_ date: String?, period: StatsPeriod, today: CalendarDay) throws(DiligenceError) -> CalendarDay {
         guard let date else { return today }
         guard period != .all else { throw DiligenceError(.invalidArgument, "\"date\" does not apply to the period \"all\".") }
         guard let day = DateText.day(date, today: today) else {
-            throw DiligenceError(.invalidDate, "\"date\": \(date.debugDescription) is not a day: give \(DateText.dayForms).")
+            throw DiligenceError(
+                .invalidDate,
+                "\"date\": \(date.debugDescription) is not a day: \(DateText.impossibleDate(date) ?? "give " + DateText.dayForms)."
+                    + Suggestion.didYouMean(date, Self.dayWords, quote: "\""))
         }
         guard DateWindow.contains(day, today: today) else { throw outsideWindow("date", day.description) }
         return day
@@ -479,7 +485,10 @@ final class StatsService {
     /// the week `offset` weeks from this one.
     private func planDay(_ text: String, offset: Int) throws(DiligenceError) -> CalendarDay {
         guard let day = DateText.day(text, today: todayDate, weekOffset: offset) else {
-            throw DiligenceError(.invalidDate, "\"day\": \(text.debugDescription) is not a day: give \(DateText.dayForms).")
+            throw DiligenceError(
+                .invalidDate,
+                "\"day\": \(text.debugDescription) is not a day: \(DateText.impossibleDate(text) ?? "give " + DateText.dayForms)."
+                    + Suggestion.didYouMean(text, Self.dayWords, quote: "\""))
         }
         guard DateWindow.contains(day, today: todayDate) else { throw outsideWindow("day", day.description) }
         return day

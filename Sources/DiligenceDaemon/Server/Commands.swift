@@ -151,7 +151,7 @@ extension Daemon {
             return try performTimerCommand(command)
         case .reload:
             switch reload() {
-            case .success: return .object([("reloaded", .bool(true)), ("config", .string(paths.config))])
+            case .success(let file): return .object([("reloaded", .bool(true)), ("config", .string(paths.config)), ("file", .bool(file))])
             case .failure(let error): throw error
             }
         case .watch:
@@ -254,8 +254,18 @@ extension Daemon {
     /// Runs a timer command at this moment and answers the new status.
     func timerCommand(_ body: (inout TimerMachine, Now) throws(DiligenceError) -> [TimerEvent]) throws(DiligenceError) -> JSON {
         let now = driver.observeClocks()
-        try driver.changeTimer(at: now) { machine throws(DiligenceError) in try body(&machine, now) }
-        return statusJSON(at: now)
+        let events = try driver.changeTimer(at: now) { machine throws(DiligenceError) in try body(&machine, now) }
+        let status = statusJSON(at: now)
+        // Work that min_session drops is said where the user looks: in the answer of the command.
+        let dropped = events.lazy.compactMap { event -> JSON? in
+            guard case .sessionEnded(let session) = event, let reason = self.records.recorder.whyNotRecorded(session) else { return nil }
+            return .object([
+                ("reason", .string(reason)), ("focused_seconds", .int(Int64(session.focusedSeconds))),
+                ("min_session", .int(Int64(self.records.recorder.minSession))),
+            ])
+        }.first
+        guard let dropped, case .object(let members) = status else { return status }
+        return .object(members + [("not_recorded", dropped)])
     }
 
     /// The task to start from idle: the one named, else today's planned one, else the last one
