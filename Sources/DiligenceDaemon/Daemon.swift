@@ -24,6 +24,9 @@ public final class Daemon: TimerOutlet {
             sync.journal.configuredName = config.deviceName
         }
     }
+    /// The temporary files of backups still being copied: removed at stop, so a backup cut
+    /// short leaves nothing behind.
+    var backupsUnderWay: Set<String> = []
     /// What is wrong with the config file and the database, said in every status.
     var problems: Problems
     /// The sources of events made at start, closed at stop.
@@ -203,6 +206,8 @@ public final class Daemon: TimerOutlet {
                 "Stopped; the timer state (\(machine.state.rawValue)) could not be saved: the next start restores the one saved before.")
         }
         records.lock.release()
+        // Last, just before the exit: a copy still under way cannot name its file after this.
+        for temporary in backupsUnderWay { DatabaseBackup.remove(temporary) }
     }
 
     /// After the last write: the database file alone holds everything (issue 26: after a clean
