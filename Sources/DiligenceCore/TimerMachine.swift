@@ -730,6 +730,8 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         run.phase = next
         run.duration = Double(task.seconds(for: next))
         run.pauses = 0
+        // The note went with the ended work session; a pending phase has none of its own.
+        run.note = nil
         run.awayBefore = 0
         run.workWaitsForBack = waits
         active?.run = run
