@@ -901,6 +901,8 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         run.duration = length ?? task.plannedLength(of: next)
         run.pauses = 0
         run.interruptions = []
+        // The note went with the ended work session; a pending phase has none of its own.
+        run.note = nil
         run.awayBefore = 0
         run.workWaitsForBack = waits
         active?.run = run

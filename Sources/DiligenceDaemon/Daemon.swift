@@ -34,7 +34,7 @@ public final class Daemon: TimerOutlet {
     /// The timer, its deadlines and its clocks: every change of it goes through `driver.changeTimer`.
     let driver: TimerDriver
     /// The sessions' one door, the reports, the exports and the hold on the database.
-    let records: Records
+    var records: Records
     /// This device's journal in the sync folder and the other devices' merged in.
     let sync: SyncParts
     /// Notifications, hooks, sounds, do not disturb, reminders and the session's signals; made
@@ -206,6 +206,8 @@ public final class Daemon: TimerOutlet {
                 "Stopped; the timer state (\(machine.state.rawValue)) could not be saved: the next start restores the one saved before.")
         }
         records.lock.release()
+        // Last, just before the exit: a copy still under way cannot name its file after this.
+        for temporary in records.backupsUnderWay { DatabaseBackup.remove(temporary) }
     }
 
     /// After the last write: the database file alone holds everything (issue 26: after a clean
@@ -411,6 +413,9 @@ struct Records {
     let lock: HeldDatabaseLock
     /// Where a damaged database found at start-up was moved (nil when none was).
     let keptAside: String?
+    /// The temporary files of backups still being copied: removed at stop, so a backup cut
+    /// short leaves nothing behind.
+    var backupsUnderWay: Set<String> = []
 }
 
 struct SyncParts {

@@ -43,12 +43,24 @@ extension Daemon {
         return DoctorCheck(name: "database", state: .ok, detail: "\(paths.database), its write-ahead log in place")
     }
 
-    /// Which backend the focus guard would use now (docs/focus.md).
+    /// Which backend the focus guard would use now (docs/focus.md), and for which tasks when
+    /// the config leaves it off but a task's own `dnd` turns it on.
     private func focusCheck() -> DoctorCheck {
         let focus = config.focus
         guard focus.doNotDisturb else {
-            return DoctorCheck(name: "focus", state: .off, detail: "off in the config ([focus] do_not_disturb)")
+            let own = ((try? store.tasks()) ?? []).filter { !$0.archived && $0.doNotDisturb == true }.map(\.name)
+            guard !own.isEmpty else {
+                return DoctorCheck(name: "focus", state: .off, detail: "off in the config ([focus] do_not_disturb)")
+            }
+            var check = focusBackendCheck(focus)
+            let names = own.prefix(5).joined(separator: ", ") + (own.count > 5 ? " and \(own.count - 5) more" : "")
+            check.detail = "on for the task(s) \(names) (task dnd on; off in the config otherwise): " + check.detail
+            return check
         }
+        return focusBackendCheck(focus)
+    }
+
+    private func focusBackendCheck(_ focus: FocusSettings) -> DoctorCheck {
         if focus.backend != .auto {
             return DoctorCheck(name: "focus", state: .ok, detail: "backend \(focus.backend.rawValue), set in the config")
         }

@@ -31,10 +31,15 @@ public enum DatabaseBackup {
                 sessions: try copy.query("SELECT count(*) FROM sessions").first?.int(0) ?? 0,
                 tasks: try copy.query("SELECT count(*) FROM tasks").first?.int(0) ?? 0)
         } catch {
-            unlink(target)
-            unlink(target + "-journal")
+            remove(target)
             throw error
         }
+    }
+
+    /// Removes a copy and the rollback journal SQLite may have left beside it.
+    public static func remove(_ target: String) {
+        unlink(target)
+        unlink(target + "-journal")
     }
 
     /// How long a step waits for a lock before trying again, and how often it tries: the

@@ -268,3 +268,18 @@ struct TimerMachineStateTests {
     #expect(refused.code.rawValue == "not_running", "\(refused)")
     #expect(refused.message.hasPrefix("A note goes with a work session, and no work phase runs now"), "\(refused.message)")
 }
+
+/// A pending break (work ended, break not started) carries no note: the note went with the
+/// ended work session, and `status.note` is the running or paused work phase's only.
+@Test func aPendingBreakCarriesNoNote() throws {
+    let clock = FakeClock()
+    var m = try running(task(), clock)
+    try m.setNote("chapter 4")
+    let events = m.tick(at: clock.advance(1500))
+    let sessions = events.compactMap { if case .sessionEnded(let s) = $0 { s } else { nil } }
+    #expect(sessions.map(\.note) == ["chapter 4"])
+    #expect(m.state == .pending && m.phase == .shortBreak)
+    #expect(m.note == nil, "\(m.note ?? "")")
+    let restored = TimerMachine(restoring: m.saved(at: clock.now), downtime: 0, at: clock.now)
+    #expect(restored.note == nil)
+}

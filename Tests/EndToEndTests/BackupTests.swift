@@ -78,6 +78,49 @@ extension EndToEnd {
             #expect(restored.tasks.contains("Backed"))
         }
 
+        @Test("SIGTERM to the daemon mid-backup of a large database: FILE is absent or whole, and no temporary is left")
+        func aBackupCutShortLeavesNoPartialFile() throws {
+            let d = try DaemonUnderTest()
+            try Self.fill(d)
+            d.signal(SIGTERM)
+            #expect(try d.waitExit() == .exited(0))
+            // 400 MB of ballast: the copy takes long enough for the signal to land during it.
+            _ = try d.sqlite(
+                "CREATE TABLE ballast(b BLOB); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400) "
+                    + "INSERT INTO ballast SELECT randomblob(1000000) FROM n;")
+            try d.start()
+            let folder = d.root + "/backups"
+            #expect(mkdir(folder, 0o700) == 0)
+            d.handOver(folder)
+            let copy = folder + "/copy.sqlite3"
+            let client = UncheckedSendable(d)
+            let run = DispatchQueue.global()
+            let done = DispatchSemaphore(value: 0)
+            run.async {
+                _ = try? client.value.ctl(arguments: ["backup", copy], timeout: 30)
+                done.signal()
+            }
+            // A tight look: the copy itself lasts a fraction of a second.
+            var started = false
+            let deadline = monotonicNow() + 10
+            while !started && monotonicNow() < deadline {
+                started = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains { name in
+                    (fileStatus(folder + "/" + name)?.st_size ?? 0) > 0
+                }
+                if !started { usleep(500) }
+            }
+            #expect(started, "no backup file grew\n\(d.diagnostics)")
+            d.signal(SIGTERM)
+            #expect(try d.waitExit(timeout: 20) == .exited(0))
+            done.wait()
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            #expect(left.allSatisfy { $0 == "copy.sqlite3" }, "left behind: \(left)")
+            if fileStatus(copy) != nil {
+                #expect(try d.sqliteRun(copy, "PRAGMA quick_check;") == [["ok"]])
+                #expect(try d.sqliteRun(copy, "SELECT count(*) FROM sessions;") == [["8"]])
+            }
+        }
+
         @Test("diligencectl backup during a running phase: a whole, single-file copy sqlite3 reads and a daemon restores")
         func backupDuringARunningPhase() throws {
             let d = try DaemonUnderTest()

@@ -24,6 +24,17 @@ extension EndToEnd {
             return Dictionary(uniqueKeysWithValues: checks.map { ($0["name"]?.stringValue ?? "?", $0) })
         }
 
+        @Test("the config's do-not-disturb off but a task's dnd on: the focus check names that task, not off")
+        func aTaskOfItsOwnTurnsDoNotDisturbOn() throws {
+            let d = try DaemonUnderTest()
+            #expect(try d.ctl("task", "add", "Deep", "--dnd", "on").exitCode == 0)
+            let focus = try #require(try Self.checks(d)["focus"])
+            #expect(focus["state"]?.stringValue != "off", "\(focus.serialized)")
+            #expect(focus["detail"]?.stringValue?.hasPrefix("on for the task(s) Deep ") == true, "\(focus.serialized)")
+            let text = try d.ctl("doctor")
+            #expect(text.stdout.contains("on for the task(s) Deep"), "\(text)")
+        }
+
         @Test("a minimal system: no session bus, no sound player, a hook's program missing — each a problem with its fix")
         func minimalSystem() throws {
             let d = try DaemonUnderTest(launch: false)

@@ -181,6 +181,11 @@ enum Sys {
         try retrying("rename \(from)") { Glibc.rename(from, to) }
     }
 
+    /// link(2): a second name that never replaces a file (EEXIST instead).
+    static func link(_ from: String, to: String) throws(Errno) {
+        try retrying("link \(to)") { Glibc.link(from, to) }
+    }
+
     /// unlink(2); whether the name is gone because of this call.
     @discardableResult
     static func unlink(_ path: String) -> Bool { Glibc.unlink(path) == 0 }
