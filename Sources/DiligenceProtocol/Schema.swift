@@ -106,12 +106,7 @@ public struct FieldSpec: Sendable, Equatable {
             return .int(try Self.duration(value, in: range, label: label))
         case .choice(let words, let code):
             guard let word = value.stringValue else { throw wrongType("a string") }
-            guard words.contains(word) else {
-                throw DiligenceError(
-                    code,
-                    "\(label) must be one of \(words.joined(separator: ", ")); got \(word.debugDescription)."
-                        + Suggestion.didYouMean(word, words, quote: "\""))
-            }
+            try Self.choose(word, from: words, code: code, label: label)
             return value
         case .timeOfDay:
             if value.isNull { return .null }
@@ -142,6 +137,15 @@ public struct FieldSpec: Sendable, Equatable {
             if value.isNull || value.stringValue == "off" { return .null }
             return .int(try Self.duration(value, in: range, label: label))
         }
+    }
+
+    /// Refuses a word that is not one of `words`, with the nearest as a suggestion.
+    private static func choose(_ word: String, from words: [String], code: DiligenceError.Code, label: String) throws(DiligenceError) {
+        guard !words.contains(word) else { return }
+        throw DiligenceError(
+            code,
+            "\(label) must be one of \(words.joined(separator: ", ")); got \(word.debugDescription)."
+                + Suggestion.didYouMean(word, words, quote: "\""))
     }
 
     /// The break rule `text` writes, or `invalid_value` saying what one is.
