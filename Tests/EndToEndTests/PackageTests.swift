@@ -174,10 +174,10 @@ extension EndToEnd {
                     && postinst.stdout.contains("debian-installed"),
                 "postinst enables the units for every user: \(postinst.stdout)")
             // One program under two names: the Swift runtime, linked statically, ships once (it
-            // was 18.4 MiB with two programs).
+            // was 18.4 MiB with two programs; 11.2 MiB with flow, interruptions and segments).
             let size = try runProgram(["/usr/bin/dpkg-deb", "-f", packages[0], "Installed-Size"], environment: [:], directory: work.path)
             let kib = try #require(Int(size.output), "Installed-Size: \(size)")
-            #expect(kib <= 11 * 1024, "Installed-Size \(kib) KiB, more than 11 MiB")
+            #expect(kib <= 12 * 1024, "Installed-Size \(kib) KiB, more than 12 MiB")
 
             guard let secondStatus = secondBuild.wait(timeout: 300), secondStatus == .exited(0) else {
                 secondBuild.killAndReap()
