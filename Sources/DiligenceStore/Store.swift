@@ -595,13 +595,25 @@ public final class Store {
     /// The `segments` column's text for `session`: NULL when it is the one segment NULL means.
     static func segmentsText(_ session: WorkSession) -> String? {
         if session.segments == FocusSegment.whole(start: session.start, focused: session.focusedSeconds) { return nil }
-        return JSON.array(session.segments.map { .array([.double($0.start), .int($0.seconds)]) }).serialized
+        return segmentsJSON(session.segments).serialized
+    }
+
+    /// Segments as the column and the saved timer keep them: `[[start, seconds], ...]`.
+    static func segmentsJSON(_ segments: [FocusSegment]) -> JSON {
+        .array(segments.map { .array([.double($0.start), .int($0.seconds)]) })
     }
 
     /// The segments a `segments` column holds; nil (one from the start) for NULL or a text
     /// that is not a list of `[start, seconds]` (a hand-edited file).
     static func segments(_ text: String?) -> [FocusSegment]? {
-        guard let text, let list = (try? JSON.parse(text))?.arrayValue else { return nil }
+        guard let text else { return nil }
+        return segments(from: try? JSON.parse(text))
+    }
+
+    /// The segments of `segmentsJSON`'s form; nil for anything else, never a part of them
+    /// (a part would no longer sum to the focused time).
+    static func segments(from json: JSON?) -> [FocusSegment]? {
+        guard let list = json?.arrayValue else { return nil }
         var segments: [FocusSegment] = []
         for pair in list {
             guard let ends = pair.arrayValue, ends.count == 2, let start = ends[0].doubleValue, let seconds = ends[1].intValue else {

@@ -68,7 +68,7 @@ extension WorkSession {
             ("focusedSeconds", .int(focusedSeconds)), ("pauses", .int(pauses)), ("outcome", .string(outcome.rawValue)),
             ("uuid", .string(uuid)), ("note", .string(note)), ("awaySeconds", .int(awaySeconds)),
             ("reason", .string(reason?.rawValue)), ("interruptions", .array(interruptions.map { $0.json(wire: false) })),
-            ("segments", .array(segments.map { .array([.double($0.start), .int($0.seconds)]) })),
+            ("segments", Store.segmentsJSON(segments)),
         ])
     }
 
@@ -86,13 +86,7 @@ extension WorkSession {
             note: json["note"]?.stringValue, awaySeconds: Int(json["awaySeconds"]?.intValue ?? 0),
             reason: json["reason"]?.stringValue.flatMap(EndReason.init(rawValue:)),
             interruptions: (try? Interruption.list(json["interruptions"], wire: false).get()) ?? [],
-            segments: json["segments"]?.arrayValue.map { list in
-                list.compactMap { pair in
-                    guard let ends = pair.arrayValue, ends.count == 2, let start = ends[0].doubleValue, let seconds = ends[1].intValue
-                    else { return nil }
-                    return FocusSegment(start: start, seconds: Int(seconds))
-                }
-            })
+            segments: Store.segments(from: json["segments"]))
     }
 }
 
