@@ -106,6 +106,8 @@ extension EndToEnd {
                     "seed \(seed): \(id) shown as \(shown?.serialized ?? "nothing")")
                 #expect(
                     shown?["outcome"]?.stringValue == s.outcome.rawValue && shown?["note"]?.stringValue == s.note, "seed \(seed): \(id)")
+                let kinds = shown?["interruptions"]?.arrayValue?.compactMap { $0["kind"]?.stringValue }
+                #expect(kinds == s.interruptions.map(\.kind.rawValue), "seed \(seed): \(id)'s interruptions")
             }
             let acceptedIDs = Set(liveSessions(accepted).keys)
             let extra = Set(merged.keys).subtracting(acceptedIDs)
@@ -119,6 +121,7 @@ extension EndToEnd {
             let soundNames = sound.liveTasks().tasks.map(\.config.name)
             #expect(Set(soundNames).isSubset(of: names), "seed \(seed): sound tasks missing: \(Set(soundNames).subtracting(names))")
             #expect(soundSessions.count > 20 && soundNames.count > 5, "the sound lines hold sessions and tasks")
+            #expect(soundSessions.values.contains { !$0.interruptions.isEmpty }, "the sound lines hold interruptions")
         }
 
         /// The running timer's task (if it runs) is one the task list shows, by its name.

@@ -179,7 +179,18 @@ public struct JournalLineGenerator {
         s.note = soundNote()
         s.awaySeconds = pick([0, Int(span) / 2])
         s.reason = chance(20) ? pick(EndReason.allCases) : nil
+        if chance(30) { s.interruptions = soundInterruptions(from: start, to: start + span) }
         return s
+    }
+
+    /// Interruptions inside the session, up to the most one holds; with many, no notes, so
+    /// that the line keeps them whole (a line too long drops their notes, never the session).
+    private mutating func soundInterruptions(from start: Double, to end: Double) -> [Interruption] {
+        let count = pick([1, 2, Interruption.maxPerSession])
+        return (0..<count).map { i in
+            let at = start + (end - start) * Double(i) / Double(count)
+            return Interruption(kind: pick(InterruptionKind.allCases), at: at, note: count > 2 ? nil : soundNote())
+        }
     }
 }
 
@@ -245,9 +256,13 @@ extension JournalLineGenerator {
     private mutating func hostileSession(task: String) -> SyncedSession {
         // 2099: a line may say it, the store takes a session ending at most a day from now.
         let start = pick([Self.windowStart, Self.windowEnd - 1500, 4_070_908_800, 1_650_000_000 + Double(int(5000)) * 3600])
-        return SyncedSession(
+        var s = SyncedSession(
             id: freshID(lead: "f"), task: task, device: device, start: start, end: start + 1500, plannedSeconds: 1500,
             focusedSeconds: 1500, pauses: 0, outcome: .completed)
+        // Members for the mutations to break: interruptions, and `voided` with its reason.
+        if chance(30) { s.interruptions = [Interruption(kind: .external, at: start + 60, note: "phone")] }
+        if chance(10) { s.reason = .interrupted }
+        return s
     }
 
     /// Something wrong with one member: a boundary value, another type, gone, twice, one more,
@@ -351,7 +366,17 @@ extension JournalLineGenerator {
                 quoted(" " + String(repeating: "é", count: SessionNote.maxLength) + " "), quoted(""), quoted("   "), quoted("a\u{1}b"),
                 quoted("\u{200B}"), quoted("e\u{301}"), quoted("line\nbreak"), "null",
             ])
-        case "reason": return pick([quoted("left"), quoted("bogus"), quoted(""), "null"])
+        case "reason": return pick([quoted("left"), quoted("interrupted"), quoted("bogus"), quoted(""), "null"])
+        case "voided": return pick(["true", "false", "\"true\"", "1", "null"])
+        case "interruptions":
+            let one = #"{"kind":"internal","at":1650000000}"#
+            return pick([
+                "null", "[]", "{}", "[\(one)]", #"[{"kind":"sideways","at":1650000000}]"#, #"[{"kind":"external"}]"#,
+                #"[{"kind":"external","at":"2022-04-15T05:20:00Z"}]"#, #"[{"kind":"external","at":1e400}]"#,
+                #"[{"kind":"internal","at":1650000000,"note":7}]"#,
+                "[" + [String](repeating: one, count: Interruption.maxPerSession + 1).joined(separator: ",") + "]",
+                #"[{"kind":"internal","at":1650000000,"note":""# + String(repeating: "n", count: SessionNote.maxLength + 1) + #""}]"#,
+            ])
         case "start", "end":
             return pick(BoundaryValues.numbers + [String(Self.windowStart), String(Self.windowEnd), "\"2026-01-01T00:00:00Z\""])
         default: return nil
