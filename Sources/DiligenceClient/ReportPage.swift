@@ -220,7 +220,8 @@ func reportHTML(_ view: StatsView, week: JSON, device: String? = nil) -> String 
         """
 }
 
-/// Interruptions per day and per task, and the focused time per interruption; nothing without any.
+/// Interruptions per day, per task and per hour of the day, and the focused time per
+/// interruption; nothing without any.
 private func interruptionsSection(_ marked: StatsView.Interruptions) -> String {
     guard marked.total > 0 else { return "" }
     func rows(_ list: [StatsView.Interruptions.Row]) -> String {
@@ -230,7 +231,8 @@ private func interruptionsSection(_ marked: StatsView.Interruptions) -> String {
     return "<section id=\"interruptions\"><h2>Interruptions</h2><p>"
         + xmlEscaped(StatsView.Interruptions.text(marked.internal, marked.external) + "; " + marked.perInterruptionText) + "</p>"
         + "<table id=\"interruptions-days\">\(head)<tbody>\(rows(marked.days))</tbody></table>"
-        + "<table id=\"interruptions-tasks\">\(head)<tbody>\(rows(marked.tasks))</tbody></table></section>\n"
+        + "<table id=\"interruptions-tasks\">\(head)<tbody>\(rows(marked.tasks))</tbody></table>"
+        + "<table id=\"interruptions-hours\">\(head)<tbody>\(rows(marked.hours))</tbody></table></section>\n"
 }
 
 /// The totals with their change against the previous period, and the best task, weekday, hour.

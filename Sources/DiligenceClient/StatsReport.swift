@@ -61,10 +61,10 @@ private func statsFacts(_ view: StatsView, screen: Screen, paint: Paint) -> Stri
     return out + interruptionSection(marked, screen: screen)
 }
 
-/// Interruptions per day and per task, when the period has any.
+/// Interruptions per day, per task and per hour of the day, when the period has any.
 private func interruptionSection(_ marked: StatsView.Interruptions, screen: Screen) -> String {
     guard marked.total > 0 else { return "" }
-    let rows = (marked.days.count > 1 ? marked.days : []) + marked.tasks
+    let rows = (marked.days.count > 1 ? marked.days : []) + marked.tasks + marked.hours
     return "\nInterruptions\n"
         + columns(
             rows.map { [$0.label.truncated(toWidth: nameWidth(screen)), String($0.internal) + "'", String($0.external) + "-"] },

@@ -221,6 +221,8 @@ extension StatsView {
         var focusedPerInterruption: Int?
         var days: [Row]
         var tasks: [Row]
+        /// The hours of the day with any, labelled `09:00–10:00`.
+        var hours: [Row]
 
         var total: Int { `internal` + external }
 
@@ -235,6 +237,16 @@ extension StatsView {
             tasks = (json?["tasks"]?.arrayValue ?? []).map {
                 Row(label: str($0, "task"), internal: num($0, "internal"), external: num($0, "external"))
             }
+            hours = (json?["hours"]?.arrayValue ?? []).map {
+                Row(label: Self.hourLabel(num($0, "hour")), internal: num($0, "internal"), external: num($0, "external"))
+            }
+            .filter { $0.internal + $0.external > 0 }
+        }
+
+        /// `09:00–10:00`: an hour of the day as a span, which no date or task name reads like.
+        static func hourLabel(_ hour: Int) -> String {
+            func clock(_ h: Int) -> String { (h < 10 ? "0" : "") + "\(h):00" }
+            return clock(hour) + "–" + clock(hour + 1)
         }
 
         /// `3: 2 internal ('), 1 external (-)`.

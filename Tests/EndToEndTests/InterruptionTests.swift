@@ -208,12 +208,23 @@ extension EndToEnd {
             }
             // What history --json says, per local day of each interruption's moment.
             var expected: [String: (Int, Int)] = [:]
+            var expectedHours: [Int: (Int, Int)] = [:]
             for session in try d.ctl("history", "--json").json()["sessions"]?.arrayValue ?? [] {
                 for i in session["interruptions"]?.arrayValue ?? [] {
-                    let day = String((i["at"]?.stringValue ?? "").prefix(10))
+                    let at = i["at"]?.stringValue ?? ""
+                    let day = String(at.prefix(10))
+                    let hour = try #require(Int(at.dropFirst(11).prefix(2)), "\(at)")
                     var counts = expected[day] ?? (0, 0)
-                    if i["kind"]?.stringValue == "internal" { counts.0 += 1 } else { counts.1 += 1 }
+                    var hourly = expectedHours[hour] ?? (0, 0)
+                    if i["kind"]?.stringValue == "internal" {
+                        counts.0 += 1
+                        hourly.0 += 1
+                    } else {
+                        counts.1 += 1
+                        hourly.1 += 1
+                    }
                     expected[day] = counts
+                    expectedHours[hour] = hourly
                 }
             }
             #expect(expected.values.reduce(0) { $0 + $1.0 + $1.1 } == 4)
@@ -234,8 +245,20 @@ extension EndToEnd {
                 tasks.map { "\($0["task"]?.stringValue ?? ""):\($0["internal"]?.intValue ?? 0)/\($0["external"]?.intValue ?? 0)" } == [
                     "Deep:2/1", "Mail:0/1",
                 ])
+            var reportedHours: [Int: String] = [:]
+            for hour in totals["hours"]?.arrayValue ?? [] {
+                let counts = (hour["internal"]?.intValue ?? 0, hour["external"]?.intValue ?? 0)
+                if counts.0 + counts.1 > 0 { reportedHours[Int(hour["hour"]?.intValue ?? -1)] = "\(counts)" }
+            }
+            #expect(reportedHours == expectedHours.mapValues { "\((Int64($0.0), Int64($0.1)))" }, "\(totals.serialized)")
             let text = try d.ctl("stats", "week", "--plain")
             #expect(text.stdout.contains("Interruptions") && text.stdout.contains("4: 2 internal ('), 2 external (-)"), "\(text)")
+            let lines = text.stdout.split(separator: "\n")
+            for (hour, counts) in expectedHours {
+                let label = Self.hourLabel(hour)
+                let row = lines.first { $0.drop { $0 == " " }.hasPrefix(label) }.map { $0.split(separator: " ").map(String.init) }
+                #expect(row == [label, "\(counts.0)'", "\(counts.1)-"], "\(text.stdout)")
+            }
             let page = try d.ctl("report", "week", "--html")
             #expect(page.exitCode == 0, "\(page)")
             for (day, counts) in expected {
@@ -244,6 +267,18 @@ extension EndToEnd {
                     "\(page.stdout.suffix(3000))")
             }
             #expect(page.stdout.contains("<tr><th scope=\"row\">Deep</th><td>2</td><td>1</td></tr>"))
+            for (hour, counts) in expectedHours {
+                #expect(
+                    page.stdout.contains(
+                        "<tr><th scope=\"row\">\(Self.hourLabel(hour))</th><td>\(counts.0)</td><td>\(counts.1)</td></tr>"),
+                    "\(page.stdout.suffix(3000))")
+            }
+        }
+
+        /// `09:00–10:00`, written out here rather than taken from the client.
+        static func hourLabel(_ hour: Int) -> String {
+            let two = { (h: Int) in h < 10 ? "0\(h)" : "\(h)" }
+            return "\(two(hour)):00–\(two(hour + 1)):00"
         }
     }
 }
