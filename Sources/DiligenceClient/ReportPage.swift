@@ -255,6 +255,8 @@ private func totalsSection(_ view: StatsView) -> String {
         ("Streak", view.streakText),
     ]
     if let score = view.focusScore { facts.append(("Focus score", "\(score) of 100")) }
+    if view.awaySeconds > 0 { facts.append(("Away", hoursMinutes(view.awaySeconds) + " during work")) }
+    if view.overtimeSeconds > 0 { facts.append(("Overtime", hoursMinutes(view.overtimeSeconds) + " past the bell, in the focus")) }
     if let b = view.bestTask { facts.append(("Best task", "\(b.label): \(b.aboveAverage)")) }
     if let b = view.bestWeekday { facts.append(("Best weekday", "\(b.label): \(b.aboveAverage)")) }
     if let b = view.bestHour { facts.append(("Best hour", "\(b.label): \(b.aboveAverage)")) }

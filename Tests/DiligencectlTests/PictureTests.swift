@@ -67,6 +67,9 @@ import Testing
         #expect(away.contains("Away") && away.contains("1h05m during work"), "\(away)")
         let none = statsReport(StatsView(try JSON.parse(base + "}")), screen: .plain, paint: Paint(.none))
         #expect(!none.contains("during work"), "\(none)")
+        let page = reportHTML(StatsView(try JSON.parse(base + #","away_seconds":3900}"#)), week: .object([]))
+        #expect(page.contains("<dt>Away</dt><dd>1h05m during work</dd>"), "\(page)")
+        #expect(!reportHTML(StatsView(try JSON.parse(base + "}")), week: .object([])).contains("during work"))
     }
 
     @Test("a period under way is compared with the period before to the same point, and says so; a whole one as before")

@@ -93,6 +93,10 @@ extension EndToEnd {
             #expect(stats["focused_seconds"] == .int(focused), "overtime is focus: \(stats.serialized)")
             let report = try d.ctl("stats", "--plain")
             #expect(report.stdout.contains("Overtime") && report.stdout.contains("past the bell"), "\(report)")
+            let page = try d.ctl("report", "today", "--html")
+            let minutes = (focused - 1500 + 30) / 60
+            #expect(
+                page.stdout.contains("<dt>Overtime</dt><dd>\(minutes)m past the bell, in the focus</dd>"), "\(page.stdout.prefix(4000))")
         }
     }
 }
