@@ -194,6 +194,15 @@ func reportHTML(_ view: StatsView, week: JSON, device: String? = nil) -> String 
             id: "hours", title: "Focused time per hour of the day", labels: (0..<24).map { twoDigits($0) }, values: view.hours,
             color: view.color, labelEvery: 3)
         + "</div></section>\n"
+    if view.days.count > 31 {
+        // As the terminal's year report: over months, a weekday pattern is a figure of its own.
+        body +=
+            "<section><h2>Weekdays</h2><div class=\"chart\">"
+            + columnChart(
+                id: "weekdays", title: "Focused time per weekday", labels: view.weekdays.map { weekdayShort($0.name) },
+                values: view.weekdays.map(\.focused), color: view.color)
+            + "</div></section>\n"
+    }
     body += interruptionsSection(view.interruptions)
     body += weekSection(week, today: view.today)
     body += goalsSection(view)

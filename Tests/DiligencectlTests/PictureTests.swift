@@ -174,6 +174,18 @@ import Testing
         #expect(xmlEscaped("a<b & \"c\"") == "a&lt;b &amp; &quot;c&quot;")
     }
 
+    @Test("a year's page has the weekday chart the terminal's year report has; a month's has none")
+    func pageWeekdays() throws {
+        let year = StatsView(try Self.fixture("year"))
+        #expect(year.weekdays.count == 7 && year.weekdays.contains { $0.focused > 0 })
+        let page = reportHTML(year, week: .object([]))
+        #expect(page.contains("<h2>Weekdays</h2>") && page.contains("Focused time per weekday"), "\(page.suffix(4000))")
+        for day in year.weekdays {
+            #expect(page.contains(">\(weekdayShort(day.name))<"), "\(day.name)")
+        }
+        #expect(!reportHTML(StatsView(try Self.fixture("month")), week: .object([])).contains("<h2>Weekdays</h2>"))
+    }
+
     @Test("heat levels are quarters of the busiest day; the legend names them")
     func heatScale() {
         let scale = HeatScale([0, 3600, 7200])
