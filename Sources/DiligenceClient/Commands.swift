@@ -595,9 +595,9 @@ enum Help {
     /// `diligencectl task --help`.
     static func group(_ group: String) -> String {
         let subs = Command.subcommands(of: group)
-        return "Usage: diligencectl \(group) SUBCOMMAND ...\n\nSubcommands:\n"
-            + table(subs.map { ($0.shortUsage, translated($0.summary)) })
-            + "\n\nRun 'diligencectl \(group) SUBCOMMAND --help' for one subcommand.\n"
+        return tr("Usage: {usage}", ["usage": "diligencectl \(group) SUBCOMMAND ..."]) + "\n\n" + tr("Subcommands:") + "\n"
+            + table(subs.map { ($0.shortUsage, translated($0.summary)) }) + "\n\n"
+            + tr("Run '{help}' for one subcommand.", ["help": "diligencectl \(group) SUBCOMMAND --help"]) + "\n"
     }
 }
 
