@@ -41,6 +41,14 @@ INSTALLED_PROGRAM = diligenced
 UNITS = diligenced.service diligenced.socket
 # Directories a real install (no DESTDIR) made, for `make uninstall` to remove when empty.
 MADE_DIRS = $(DOCDIR)/installed-directories
+# The client's catalogs (docs/translating.md): po/<lang>.po, compiled by `make mo` into
+# .build/locale/<lang>/LC_MESSAGES/diligence.mo (where a build tree's client finds them),
+# installed under LOCALEDIR, where the installed client looks (PREFIX/share/locale).
+LOCALEDIR = $(PREFIX)/share/locale
+LANGUAGES = $(sort $(basename $(notdir $(wildcard po/*.po))))
+MO_FILES = $(foreach lang,$(LANGUAGES),.build/locale/$(lang)/LC_MESSAGES/diligence.mo)
+# The files whose tr(), trPlural() and trNoop() texts `make pot` extracts.
+MESSAGE_SOURCES = $(sort $(wildcard Sources/DiligenceClient/*.swift Sources/DiligenceProtocol/*.swift))
 # Man pages, written in scdoc (docs/*.scd), built into .build/man/.
 MANPAGES = .build/man/diligencectl.1 .build/man/diligenced.1 .build/man/diligenced.conf.5 .build/man/diligence-lock.1
 
@@ -65,6 +73,8 @@ RELEASE_FLAGS += $(HARDENING_FLAGS)
 DEB_DIR ?= .build/deb
 # Debian packages the build needs (headers found through pkg-config).
 BUILD_PACKAGES = libsystemd-dev libsqlite3-dev pkg-config scdoc
+# gettext: msgfmt compiles the catalogs (make mo), msgcmp checks them complete (make check-po).
+BUILD_PACKAGES += gettext
 # Debian packages the tests use (systemd: the private `systemd --user` of the service tests;
 # dbus: the private session bus of the notification tests).
 TEST_PACKAGES = sqlite3 tzdata systemd dbus
@@ -92,6 +102,10 @@ TEST_PACKAGES += git
 # Two real Syncthing instances sync a folder of journals in a private network namespace, whose
 # loopback iproute2's `ip` brings up (Tests/EndToEndTests/SyncthingTests.swift).
 TEST_PACKAGES += syncthing iproute2
+# locales: localedef makes the zh_CN.UTF-8 and de_DE.UTF-8 locales the translated golden tests
+# run in (Tests/EndToEndTests/TranslationTests.swift); test-deps generates them.
+TEST_PACKAGES += locales
+TEST_LOCALES = zh_CN de_DE
 # Debian packages `make deb` uses: dpkg-buildpackage and debhelper (debian/rules); readelf,
 # objcopy and strip (also `make install`).
 DEB_PACKAGES = dpkg-dev debhelper binutils
@@ -100,7 +114,7 @@ BENCH_PACKAGES = hyperfine socat sqlite3 python3 gcc libc6-dev
 
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all build release run test mutate lint format fuzz golden deps test-deps deb-deps bench bench-helpers bench-compare bench-deps install install-files uninstall check-prefix verify-units deb package clean man
+.PHONY: all build release run test mutate lint format fuzz golden deps pot mo check-po test-deps deb-deps bench bench-helpers bench-compare bench-deps install install-files uninstall check-prefix verify-units deb package clean man
 
 all: build
 
@@ -119,6 +133,9 @@ deps:
 
 test-deps: deps deb-deps
 	$(call install-missing,$(TEST_PACKAGES),test)
+	@for locale in $(TEST_LOCALES); do \
+		locale -a | grep -qx "$$locale.utf8" || { echo "localedef $$locale.UTF-8"; $(SUDO) localedef -i $$locale -f UTF-8 $$locale.UTF-8; } || exit 1; \
+	done
 
 deb-deps: deps
 	$(call install-missing,$(DEB_PACKAGES),packaging)
@@ -156,6 +173,7 @@ lint:
 	python3 .ci/function-length Sources
 	python3 .ci/empty-closure-slots --self-test
 	python3 .ci/empty-closure-slots
+	python3 .ci/extract-messages --self-test
 	python3 bench/run.py --self-test
 
 format:
@@ -169,7 +187,7 @@ test: test-deps
 	mkdir -m 755 $$top $$tmp $$top/scratch || exit 1; trap 'rm -rf '$$top EXIT; \
 	export TMPDIR=$$top/scratch; unset DILIGENCE_UPDATE_GOLDEN; \
 	python3 .ci/test-skips --self-test >/dev/null || exit 1; \
-	$(MAKE) -s lint && $(MAKE) -s verify-units && $(SWIFT) build $(SWIFT_FLAGS) \
+	$(MAKE) -s lint && $(MAKE) -s check-po && $(MAKE) -s verify-units && $(SWIFT) build $(SWIFT_FLAGS) \
 		$(if $(filter 0,$(shell id -u)),&& $(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS)) || exit 1; \
 	export DILIGENCE_BIN_DIR=$$($(SWIFT) build --show-bin-path) DILIGENCE_TEST_TMP=$$tmp; \
 	$(if $(filter 0,$(shell id -u)),export DILIGENCE_RELEASE_BIN_DIR=$$($(SWIFT) build -c release --show-bin-path);) \
@@ -189,6 +207,28 @@ mutate: deps
 	SWIFT="$(SWIFT) $(SWIFT_FLAGS)" python3 .ci/mutate $(MUTATIONS)
 
 man: $(MANPAGES)
+
+# The template of the catalogs from the sources (xgettext reads no Swift: .ci/extract-messages).
+# After it, `msgmerge --update po/<lang>.po po/diligence.pot` brings each catalog along.
+pot:
+	python3 .ci/extract-messages --pot po/diligence.pot $(MESSAGE_SOURCES)
+
+# The catalogs, compiled; msgfmt --check refuses a broken one (a format, a header, a plural).
+mo: $(MO_FILES)
+.build/locale/%/LC_MESSAGES/diligence.mo: po/%.po
+	@mkdir -p $(dir $@)
+	msgfmt --check -o $@.new $< && mv $@.new $@
+
+# Every catalog complete for the template (msgcmp: no msgid of po/diligence.pot untranslated or
+# fuzzy; msgfmt --statistics says so), each translation with its msgid's {placeholders}.
+check-po: mo
+	@python3 .ci/extract-messages --check-placeholders $(wildcard po/*.po)
+	@for po in $(wildcard po/*.po); do \
+		msgcmp $$po po/diligence.pot || { echo "check-po: $$po lacks translations of po/diligence.pot (make pot; msgmerge)"; exit 1; }; \
+		stats=$$(LC_ALL=C msgfmt --check --statistics -o /dev/null $$po 2>&1) || { echo "$$stats"; exit 1; }; \
+		case "$$stats" in *untranslated*|*fuzzy*) echo "check-po: $$po: $$stats"; exit 1 ;; esac; \
+		echo "check-po: $$po: $$stats"; \
+	done
 
 # Rewrites the golden files of the terminal pictures (Tests/DiligencectlTests/Pictures/*.txt)
 # from the code as it is; review the diff before committing it.
@@ -278,11 +318,12 @@ check-prefix:
 # Each program is stripped as Debian's dh_strip does, its debug info kept by build id in
 # $(DEBUGDIR)/.build-id/xx/rest.debug with a debuglink to it (gdb finds it there for PREFIX=/usr;
 # for another prefix: gdb -iex 'set debug-file-directory $(DEBUGDIR)').
-install-files: check-prefix man
+install-files: check-prefix man mo
 	@test -x "$(BIN_DIR)/diligenced" -a -x "$(BIN_DIR)/diligencectl" || \
 		{ echo "install-files: BIN_DIR=$(BIN_DIR) holds no diligenced and diligencectl"; exit 2; }
 	@made=""; for dir in $(BINDIR) $(DEBUGDIR)/.build-id $(USERUNITDIR) $(DOCDIR) $(MANDIR)/man1 $(MANDIR)/man5 \
-		$(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR) $(APPDIR) $(ICONDIR) $(METAINFODIR); do \
+		$(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR) $(APPDIR) $(ICONDIR) $(METAINFODIR) \
+		$(foreach lang,$(LANGUAGES),$(LOCALEDIR)/$(lang)/LC_MESSAGES); do \
 		while [ "$$dir" != / ] && [ ! -d "$(DESTDIR)$$dir" ]; do made="$$made $$dir"; dir=$$(dirname "$$dir"); done; \
 	done; \
 	for program in $(INSTALLED_PROGRAM); do \
@@ -318,6 +359,9 @@ install-files: check-prefix man
 	install -Dm644 contrib/diligence.desktop $(DESTDIR)$(APPDIR)/diligence.desktop && \
 	install -Dm644 contrib/icons/diligence.svg $(DESTDIR)$(ICONDIR)/diligence.svg && \
 	install -Dm644 contrib/appstream/$(METAINFO) $(DESTDIR)$(METAINFODIR)/$(METAINFO) || exit 1; \
+	for lang in $(LANGUAGES); do \
+		install -Dm644 .build/locale/$$lang/LC_MESSAGES/diligence.mo $(DESTDIR)$(LOCALEDIR)/$$lang/LC_MESSAGES/diligence.mo || exit 1; \
+	done; \
 	if [ -z "$(DESTDIR)" ]; then \
 		{ cat $(MADE_DIRS) 2>/dev/null; for dir in $$made; do echo $$dir; done; } | sort -u > $(MADE_DIRS).new && \
 		mv $(MADE_DIRS).new $(MADE_DIRS); \
@@ -381,6 +425,7 @@ uninstall: check-prefix
 		$(DESTDIR)$(MANDIR)/man5/diligenced.conf.5; \
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/diligencectl $(DESTDIR)$(ZSHCOMPDIR)/_diligencectl $(DESTDIR)$(FISHCOMPDIR)/diligencectl.fish; \
 	rm -f $(DESTDIR)$(APPDIR)/diligence.desktop $(DESTDIR)$(ICONDIR)/diligence.svg $(DESTDIR)$(METAINFODIR)/$(METAINFO); \
+	for lang in $(LANGUAGES); do rm -f $(DESTDIR)$(LOCALEDIR)/$$lang/LC_MESSAGES/diligence.mo; done; \
 	made=$$(cat $(DESTDIR)$(MADE_DIRS) 2>/dev/null); \
 	rm -rf $(DESTDIR)$(DOCDIR); \
 	for dir in $$(printf '%s\n' $$made | sort -r); do rmdir "$(DESTDIR)$$dir" 2>/dev/null || true; done; \

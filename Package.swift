@@ -55,7 +55,8 @@ let package = Package(
                 "CLinux",
             ]
         ),
-        .target(name: "DiligenceClient", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime"]),
+        // CLinux: gettext (dcgettext, dcngettext) for the client's texts in the person's language.
+        .target(name: "DiligenceClient", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime", "CLinux"]),
         .executableTarget(name: "diligenced", dependencies: ["DiligenceClient", "DiligenceDaemon"]),
         .executableTarget(name: "diligencectl", dependencies: ["DiligenceClient"]),
         // One test kit (TestSupport): time zones, temporary directories, waiting, and one API for
@@ -87,7 +88,9 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceSync", "DiligenceTime", "DiligenceTestSupport", "CSystemd",
-            ]),
+            ],
+            // The translated golden files (TranslationTests), read from the source tree.
+            exclude: ["Translations"]),
         .testTarget(
             name: "DiligencectlTests",
             dependencies: ["DiligenceClient", "DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTestSupport"],

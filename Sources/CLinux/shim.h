@@ -115,3 +115,29 @@ static inline int clinux_clock_jump_timer(void) {
     }
     return fd;
 }
+
+#include <libintl.h>
+#include <locale.h>
+
+/// The locale the environment asks for (LANG, LC_*): gettext then picks the catalog.
+static inline void clinux_use_environment_locale(void) {
+    setlocale(LC_ALL, "");
+}
+
+/// Binds `domain` to the catalogs under `directory`, always handed out as UTF-8 (Swift's
+/// strings are), whatever LC_CTYPE's codeset.
+static inline void clinux_bind_catalog(const char *domain, const char *directory) {
+    bindtextdomain(domain, directory);
+    bind_textdomain_codeset(domain, "UTF-8");
+    textdomain(domain);
+}
+
+/// dcgettext(3) for LC_MESSAGES: `msgid` itself when no catalog has it.
+static inline const char *clinux_gettext(const char *domain, const char *msgid) {
+    return dcgettext(domain, msgid, LC_MESSAGES);
+}
+
+/// dcngettext(3) for LC_MESSAGES: the catalog's plural form for `n`, else English's.
+static inline const char *clinux_ngettext(const char *domain, const char *singular, const char *plural, unsigned long n) {
+    return dcngettext(domain, singular, plural, n, LC_MESSAGES);
+}

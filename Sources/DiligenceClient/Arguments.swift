@@ -19,8 +19,22 @@ struct UsageError: Error, Equatable {
 
     /// The text for stderr.
     var text: String {
-        "diligencectl: \(message)\nRun 'diligencectl \(command.map { $0 + " " } ?? "")--help' for usage.\n"
+        "diligencectl: \(message)\n" + helpPointer(command) + "\n"
     }
+}
+
+/// `Run 'diligencectl start --help' for usage.`: where the help of `command` (nil: the program's) is.
+func helpPointer(_ command: String?) -> String {
+    tr("Run '{help}' for usage.", ["help": "diligencectl \(command.map { $0 + " " } ?? "")--help"])
+}
+
+/// ` Did you mean --work?` (or `start or stop`) in the person's language, for a message's
+/// `{suggestion}`: its leading space is the translation's to keep (German) or drop (Chinese).
+func didYouMean(_ typed: String, _ candidates: [String]) -> String {
+    let close = Suggestion.meant(typed, candidates)
+    guard let last = close.last else { return "" }
+    let list = close.count == 1 ? last : tr("{choices} or {last}", ["choices": close.dropLast().joined(separator: ", "), "last": last])
+    return tr(" Did you mean {choice}?", ["choice": list])
 }
 
 /// A command with its arguments checked and turned into JSON.
@@ -67,7 +81,7 @@ func parseArguments(_ args: [String], defaultSocket: String) throws(UsageError) 
         case "--version":
             return .clientVersion
         case "--socket":
-            guard i < args.count else { throw UsageError("--socket needs a path.") }
+            guard i < args.count else { throw UsageError(tr("--socket needs a path.")) }
             socket = args[i]
             i += 1
         case _ where arg.hasPrefix("--socket="):
@@ -75,14 +89,15 @@ func parseArguments(_ args: [String], defaultSocket: String) throws(UsageError) 
         default:
             let name = arg.split(separator: "=", maxSplits: 1).first.map(String.init) ?? arg
             throw UsageError(
-                "unknown option \(name).\(Suggestion.didYouMean(name, ["--socket", "--help", "--version"])) "
-                    + "Global options: --socket PATH, --help, --version; the command's own options come after it.")
+                tr(
+                    "unknown option {option}.{suggestion} Global options: --socket PATH, --help, --version; the command's own options come after it.",
+                    ["option": name, "suggestion": didYouMean(name, ["--socket", "--help", "--version"])]))
         }
-        if socket?.isEmpty == true { throw UsageError("--socket needs a path.") }
+        if socket?.isEmpty == true { throw UsageError(tr("--socket needs a path.")) }
     }
     let rest = args[i...]
     guard let first = rest.first else {
-        throw UsageError("no command given.")
+        throw UsageError(tr("no command given."))
     }
     if first == "help" {
         return .help(try helpText(for: Array(rest.dropFirst()), defaultSocket: socket ?? defaultSocket))
@@ -95,11 +110,16 @@ func parseArguments(_ args: [String], defaultSocket: String) throws(UsageError) 
             let choices = words.joined(separator: ", ")
             throw UsageError(
                 next.map {
-                    "unknown \(first) subcommand \($0.debugDescription).\(Suggestion.didYouMean($0, words)) Subcommands: \(choices)."
+                    tr(
+                        "unknown {group} subcommand {typed}.{suggestion} Subcommands: {choices}.",
+                        ["group": first, "typed": $0.debugDescription, "suggestion": didYouMean($0, words), "choices": choices])
                 }
-                    ?? "\(first) needs a subcommand: \(choices).", command: first)
+                    ?? tr("{group} needs a subcommand: {choices}.", ["group": first, "choices": choices]), command: first)
         }
-        throw UsageError("unknown command \(first.debugDescription).\(Suggestion.didYouMean(first, Command.firstWords))")
+        throw UsageError(
+            tr(
+                "unknown command {typed}.{suggestion}",
+                ["typed": first.debugDescription, "suggestion": didYouMean(first, Command.firstWords)]))
     }
     let parsed = try parseCommand(command, Array(rest.dropFirst(used)))
     guard let parsed else { return .help(Help.command(command)) }
@@ -114,7 +134,10 @@ private func helpText(for words: [String], defaultSocket: String) throws(UsageEr
     if let (command, used) = Command.find(words), used == words.count { return Help.command(command) }
     if words.count == 1, Command.groups.contains(words[0]) { return Help.group(words[0]) }
     let typed = words.joined(separator: " ")
-    throw UsageError("no help for \(typed.debugDescription): not a command.\(Suggestion.didYouMean(typed, Command.all.map(\.name)))")
+    throw UsageError(
+        tr(
+            "no help for {typed}: not a command.{suggestion}",
+            ["typed": typed.debugDescription, "suggestion": didYouMean(typed, Command.all.map(\.name))]))
 }
 
 /// The arguments after the command's words; nil when they ask for the command's help.
@@ -153,23 +176,33 @@ private func parseOption(
     _ arg: String, of command: Command, values args: [String], next i: inout Int, into parsed: inout ParsedCommand
 ) throws(UsageError) {
     let fail = command.usageError
-    guard arg.hasPrefix("--") else { throw fail("unknown option \(arg) for '\(command.name)'.\(command.suggestOption(arg))") }
+    guard arg.hasPrefix("--") else {
+        throw fail(
+            tr(
+                "unknown option {option} for '{command}'.{suggestion}",
+                ["option": arg, "command": command.name, "suggestion": command.suggestOption(arg)]))
+    }
     let body = arg.dropFirst(2)
     let equals = body.firstIndex(of: "=")
     let name = String(body[..<(equals ?? body.endIndex)])
     let inline = equals.map { String(body[body.index(after: $0)...]) }
     guard let option = command.options.first(where: { $0.name == name }) else {
-        throw fail("unknown option --\(name) for '\(command.name)'.\(command.suggestOption("--" + name))")
+        throw fail(
+            tr(
+                "unknown option {option} for '{command}'.{suggestion}",
+                ["option": "--" + name, "command": command.name, "suggestion": command.suggestOption("--" + name)]))
     }
-    guard !parsed.has(name) else { throw fail("--\(name) is given twice.") }
+    guard !parsed.has(name) else { throw fail(tr("{option} is given twice.", ["option": "--" + name])) }
     let raw: String
     if option.isSwitch {
-        guard inline == nil else { throw fail("--\(name) takes no value.") }
+        guard inline == nil else { throw fail(tr("{option} takes no value.", ["option": "--" + name])) }
         raw = option.switchValue ?? ""
     } else if let inline {
         raw = inline
     } else {
-        guard i < args.count else { throw fail("--\(name) needs a value (\(option.valuePlaceholder)).") }
+        guard i < args.count else {
+            throw fail(tr("{option} needs a value ({placeholder}).", ["option": "--" + name, "placeholder": option.valuePlaceholder]))
+        }
         raw = args[i]
         i += 1
     }
@@ -184,11 +217,14 @@ private func parseOption(
 private func parsePositionals(_ positionals: [String], of command: Command, into parsed: inout ParsedCommand) throws(UsageError) {
     let fail = command.usageError
     if positionals.count > command.arguments.count {
-        throw fail("unexpected argument \(positionals[command.arguments.count].debugDescription) for '\(command.name)'.")
+        throw fail(
+            tr(
+                "unexpected argument {typed} for '{command}'.",
+                ["typed": positionals[command.arguments.count].debugDescription, "command": command.name]))
     }
     for (index, argument) in command.arguments.enumerated() {
         guard index < positionals.count else {
-            if argument.required { throw fail("'\(command.name)' needs \(argument.name).") }
+            if argument.required { throw fail(tr("'{command}' needs {argument}.", ["command": command.name, "argument": argument.name])) }
             break
         }
         do {
@@ -214,14 +250,18 @@ private func checkCombinations(_ parsed: ParsedCommand, of command: Command) thr
     for group in command.exclusive {
         let clashing = group.filter(parsed.has)
         if clashing.count > 1 {
-            throw fail(clashing.map { "--\($0)" }.joined(separator: " and ") + " cannot be combined.")
+            throw fail(
+                tr("{options} cannot be combined.", ["options": clashing.map { "--\($0)" }.joined(separator: " " + tr("and") + " ")]))
         }
     }
     if command.needsAChange, !command.options.contains(where: { $0.key != nil && parsed.has($0.name) }) {
         let changes = command.options.filter { $0.key != nil }
-        let example = changes.first.map { " e.g. \($0.example)" } ?? ""
-        throw fail(
-            "nothing to change: give \(changes.count == 1 ? "" : "at least one of ")"
-                + changes.prefix(6).map { "--\($0.name)" }.joined(separator: ", ") + (changes.count > 6 ? ", …" : "") + ";\(example).")
+        let example = changes.first.map { " " + tr("e.g. {example}", ["example": $0.example]) } ?? ""
+        let flags = changes.prefix(6).map { "--\($0.name)" }.joined(separator: ", ") + (changes.count > 6 ? ", …" : "")
+        let give =
+            changes.count == 1
+            ? tr("nothing to change: give {flags};", ["flags": flags])
+            : tr("nothing to change: give at least one of {flags};", ["flags": flags])
+        throw fail(give + example + ".")
     }
 }

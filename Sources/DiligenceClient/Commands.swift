@@ -42,7 +42,8 @@ enum ValueKind: Sendable {
     /// seconds, `off` for null); its range is the schema's to check.
     private func commandLineValue(_ raw: String, of type: FieldType, label: String) throws(UsageError) -> JSON {
         func bad(_ expected: String) -> UsageError {
-            UsageError("\(label) expects \(expected); got \(raw.debugDescription).")
+            UsageError(
+                tr("{label} expects {expected}; got {typed}.", ["label": label, "expected": expected, "typed": raw.debugDescription]))
         }
         switch type {
         case .text, .taskName, .deviceName, .note:
@@ -50,34 +51,34 @@ enum ValueKind: Sendable {
         case .integer:
             let digits = raw.hasPrefix("-") || raw.hasPrefix("+") ? raw.dropFirst() : Substring(raw)
             guard !digits.isEmpty, digits.count <= 18, digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int64(digits) else {
-                throw bad("a whole number such as 3")
+                throw bad(tr("a whole number such as 3"))
             }
             return .int(raw.hasPrefix("-") ? -n : n)
         case .boolean:
             switch raw {
             case "on", "true", "yes": return .bool(true)
             case "off", "false", "no": return .bool(false)
-            default: throw bad("on or off")
+            default: throw bad(tr("on or off"))
             }
         case .duration:
             // As text: the range check then quotes what was typed ("169h", not 608400).
             guard DurationText.parse(raw) != nil else { throw bad(DurationText.expected) }
             return .string(raw)
         case .choice(let words, _):
-            guard words.contains(raw) else { throw bad("one of " + words.joined(separator: ", ")) }
+            guard words.contains(raw) else { throw bad(tr("one of {choices}", ["choices": words.joined(separator: ", ")])) }
             return .string(raw)
         case .timeOfDay:
             if raw == "off" { return .null }
-            guard TimeOfDay.parse(raw) != nil else { throw bad("a time HH:MM (24-hour) or off") }
+            guard TimeOfDay.parse(raw) != nil else { throw bad(tr("a time HH:MM (24-hour) or off")) }
             return .string(raw)
         case .nameOrOff:
-            guard !raw.isEmpty else { throw bad("a name or off") }
+            guard !raw.isEmpty else { throw bad(tr("a name or off")) }
             return raw == "off" ? .null : .string(raw)
         case .breakRule:
             return .string(raw)
         case .durationOrOff:
             if raw == "off" { return .null }
-            guard DurationText.parse(raw) != nil else { throw bad(DurationText.expected + ", or off") }
+            guard DurationText.parse(raw) != nil else { throw bad(tr("{durations}, or off", ["durations": DurationText.expected])) }
             return .string(raw)
         }
     }
@@ -150,7 +151,7 @@ struct Option: Sendable {
     var synopsis: String { valuePlaceholder.isEmpty ? "--\(name)" : "--\(name) \(valuePlaceholder)" }
 
     /// The help line: the table's own, else the field's doc with its default.
-    var help: String { ownHelp ?? kind.fieldHelp }
+    var help: String { ownHelp.map(translated) ?? kind.fieldHelp }
 
     /// `--work 25m`: the option with a value it takes (`example(for:)`), for help and hints.
     var example: String {
@@ -194,7 +195,7 @@ struct Argument: Sendable {
     }
 
     var synopsis: String { required ? name : "[\(name)]" }
-    var help: String { ownHelp ?? kind.fieldHelp }
+    var help: String { ownHelp.map(translated) ?? kind.fieldHelp }
 }
 
 extension ValueKind {
@@ -217,7 +218,7 @@ extension ValueKind {
     /// The schema's doc line, with the default when there is one.
     var fieldHelp: String {
         guard case .field(let spec) = self else { return "" }
-        return spec.doc + (spec.defaultText.map { " (default \($0))" } ?? "")
+        return translated(spec.doc) + (spec.defaultText.map { " " + tr("(default {value})", ["value": $0]) } ?? "")
     }
 }
 
@@ -228,7 +229,7 @@ enum OutputKind: Sendable {
     /// A `watch` stream: one status line per event, in the chosen format.
     case stream
     case taskList
-    /// A task's `key: value` lines, under `heading` (`Added task "X".`) when there is one.
+    /// A task's `key: value` lines, under `heading` (`Added task "{task}".`) when there is one.
     case task(heading: String?)
     case removed
     case version
@@ -319,9 +320,9 @@ extension Command {
 
     /// The output formats of `status` and `watch` (docs/status-bars.md).
     static let statusFormats: [Option] = [
-        Option("json", .none, "", "print the status object as one line of JSON (watch: each event line)"),
-        Option("waybar", .none, "", "print JSON for a waybar custom module (text, alt, tooltip, class, percentage)"),
-        Option("format", .template, "TEMPLATE", "print TEMPLATE with the placeholders below filled in"),
+        Option("json", .none, "", trNoop("print the status object as one line of JSON (watch: each event line)")),
+        Option("waybar", .none, "", trNoop("print JSON for a waybar custom module (text, alt, tooltip, class, percentage)")),
+        Option("format", .template, "TEMPLATE", trNoop("print TEMPLATE with the placeholders below filled in")),
     ]
 
     /// The fields of a task, shared by `task add` and `task edit`; type, range and help come
@@ -350,23 +351,23 @@ extension Command {
         [
             Command(
                 words: ["start"], arguments: [task], options: [Option("note", key: "note", "TEXT")], wire: "start",
-                summary: "start TASK's work phase, or the pending phase", example: "start Study --note 'chapter 3'"),
-            simple("pause", "pause the running phase"),
-            simple("resume", "resume the paused phase"),
-            simple("toggle", "pause when running, resume when paused, start otherwise"),
-            simple("stop", "give up the current phase (work is recorded as abandoned)"),
-            simple("skip", "end the phase now and move on (work is recorded as skipped)"),
+                summary: trNoop("start TASK's work phase, or the pending phase"), example: "start Study --note 'chapter 3'"),
+            simple("pause", trNoop("pause the running phase")),
+            simple("resume", trNoop("resume the paused phase")),
+            simple("toggle", trNoop("pause when running, resume when paused, start otherwise")),
+            simple("stop", trNoop("give up the current phase (work is recorded as abandoned)")),
+            simple("skip", trNoop("end the phase now and move on (work is recorded as skipped)")),
             Command(
                 words: ["extend"], arguments: [Argument("DURATION", key: "duration")], wire: "extend",
-                summary: "add DURATION (default 5m) to the running or paused phase"),
-            simple("away", "say you left the computer (swayidle, xss-lock, scripts)"),
-            simple("back", "say you are back: work paused by leaving resumes"),
+                summary: trNoop("add DURATION (default 5m) to the running or paused phase")),
+            simple("away", trNoop("say you left the computer (swayidle, xss-lock, scripts)")),
+            simple("back", trNoop("say you are back: work paused by leaving resumes")),
             Command(
                 words: ["discard-away"], wire: "discard_away",
-                summary: "take the time away that work counted (on_away = continue) out of it"),
+                summary: trNoop("take the time away that work counted (on_away = continue) out of it")),
             Command(
                 words: ["note"], arguments: [Argument("TEXT", key: "text")], wire: "note",
-                summary: "note the running work phase (recorded with its session; '' removes it)",
+                summary: trNoop("note the running work phase (recorded with its session; '' removes it)"),
                 example: "note 'chapter 3, exercises'"),
             Command(
                 words: ["interrupt"], arguments: [Argument("TEXT", key: "note")],
@@ -375,12 +376,12 @@ extension Command {
                     Option("external", key: "kind", sends: "external", help: "someone or something else did (marked -)"),
                 ],
                 wire: "interrupt", exclusive: [["internal", "external"]],
-                summary: "mark the running work with an interruption; it goes on (its deadline stays)",
+                summary: trNoop("mark the running work with an interruption; it goes on (its deadline stays)"),
                 notes: "A task with --void-on-interrupt on ends its work as abandoned at an external one.",
                 example: "interrupt --external 'phone call'"),
             Command(
                 words: ["status"], options: statusFormats, wire: "status", exclusive: [["json", "waybar", "format"]],
-                summary: "show what the timer is doing", notes: templateHelp),
+                summary: trNoop("show what the timer is doing"), notes: templateHelp(localized: false)),
             Command(
                 words: ["watch"],
                 options: statusFormats + [
@@ -388,8 +389,8 @@ extension Command {
                     Option("bell", .none, "", "ring the terminal's bell when a phase ends (without it: when the daemon's bell = on)"),
                 ],
                 wire: "watch", output: .stream, exclusive: [["json", "waybar", "format"]],
-                summary: "print the status on every change, and each second while a phase runs",
-                notes: watchHelp + "\n\n" + templateHelp),
+                summary: trNoop("print the status on every change, and each second while a phase runs"),
+                notes: watchHelp + "\n\n" + templateHelp(localized: false)),
             Command(
                 words: ["task", "list"],
                 options: [
@@ -399,38 +400,38 @@ extension Command {
                 ],
                 wire: "task_list", fixed: [("recent_days", .int(Int64(sparklineDays)))], output: .taskList,
                 exclusive: [["json", "names"], ["all", "archived"]],
-                summary: "list the tasks (not the archived ones), each with a sparkline of its last 30 days",
+                summary: trNoop("list the tasks (not the archived ones), each with a sparkline of its last 30 days"),
                 notes: "The sparkline shows each day's focused time, today last: ▁ none, ▂▃▅▇ quarters of the task's busiest day."),
             Command(
                 words: ["task", "show"], arguments: [task], options: [json], wire: "task_show",
-                output: .task(heading: nil), summary: "show one task's settings"),
+                output: .task(heading: nil), summary: trNoop("show one task's settings")),
             Command(
                 words: ["task", "add"],
                 arguments: [Argument("NAME", key: "name")],
-                options: taskFields, wire: "task_add", output: .task(heading: "Added task"),
-                summary: "add a task", notes: durationHelp),
+                options: taskFields, wire: "task_add", output: .task(heading: trNoop("Added task \"{task}\".")),
+                summary: trNoop("add a task"), notes: durationHelp),
             Command(
                 words: ["task", "edit"], arguments: [task],
                 options: taskFields + [Option("name", key: "new_name", "NEW")],
-                wire: "task_edit", output: .task(heading: "Changed task"), needsAChange: true,
-                summary: "change a task's settings",
+                wire: "task_edit", output: .task(heading: trNoop("Changed task \"{task}\".")), needsAChange: true,
+                summary: trNoop("change a task's settings"),
                 notes: "A changed duration applies from the next phase, never to the running one.\n" + durationHelp),
             Command(
                 words: ["task", "archive"], arguments: [task], options: [json], wire: "task_archive",
-                output: .task(heading: "Archived task"),
-                summary: "hide a task from lists, completion and start, keeping its history",
+                output: .task(heading: trNoop("Archived task \"{task}\".")),
+                summary: trNoop("hide a task from lists, completion and start, keeping its history"),
                 notes: """
                     Its sessions stay in history, statistics and exports (reports mark it archived);
                     its reminder stops. 'task unarchive' brings it back. The last task not archived stays.
                     """),
             Command(
                 words: ["task", "unarchive"], arguments: [task], options: [json], wire: "task_unarchive",
-                output: .task(heading: "Unarchived task"), summary: "bring an archived task back"),
+                output: .task(heading: trNoop("Unarchived task \"{task}\".")), summary: trNoop("bring an archived task back")),
             Command(
                 words: ["task", "remove"], arguments: [task],
                 options: [Option("yes", .none, "", "remove without asking")],
                 wire: "task_remove", fixed: [("confirm", .bool(true))], output: .removed,
-                summary: "remove a task and erase all its recorded sessions (see task archive)",
+                summary: trNoop("remove a task and erase all its recorded sessions (see task archive)"),
                 notes: """
                     Without --yes, says how many sessions and how much focused time it erases and asks
                     when standard input is a terminal, and refuses otherwise. Answering no exits with
@@ -439,24 +440,24 @@ extension Command {
                     """),
             Command(
                 words: ["reload"], wire: "reload", output: .reloaded,
-                summary: "make the daemon re-read its config file (as SIGHUP does)",
+                summary: trNoop("make the daemon re-read its config file (as SIGHUP does)"),
                 notes:
                     "A bad file is refused with its line and reason, and the daemon keeps the old settings.\nThe running phase is untouched."
             ),
         ] + statsCommands + syncCommands + [
             Command(
                 words: ["version"], wire: "version", output: .version,
-                summary: "print the client's and the daemon's versions"),
+                summary: trNoop("print the client's and the daemon's versions")),
             Command(
                 words: ["doctor"], wire: "doctor", output: .report,
-                summary: "say what works for the running daemon: notifications, sound, presence, sync, hooks",
+                summary: trNoop("say what works for the running daemon: notifications, sound, presence, sync, hooks"),
                 notes:
                     "Each part as the daemon sees it (its environment, config and PATH), and what to install or change where one does not work."
             ),
             Command(
                 words: ["backup"], arguments: [Argument("FILE", key: "path", isPath: true)], options: [json],
                 wire: "backup", output: .report,
-                summary: "copy the database, whole and consistent, to FILE while the daemon runs",
+                summary: trNoop("copy the database, whole and consistent, to FILE while the daemon runs"),
                 notes: """
                     FILE must not exist yet; a relative path is taken from the current directory. The copy is one
                     SQLite file (no -wal), made with SQLite's online backup and checked before it is reported; a
@@ -497,7 +498,7 @@ extension Command {
 
     /// ` Did you mean --work?` for a mistyped option of this command; empty when none is close.
     func suggestOption(_ typed: String) -> String {
-        Suggestion.didYouMean(typed, options.map { "--" + $0.name } + ["--help"])
+        didYouMean(typed, options.map { "--" + $0.name } + ["--help"])
     }
 
     /// One command line that uses it: the table's own, else its words, a value for each required
@@ -539,71 +540,80 @@ enum Help {
         columns(rows.map { [$0.0, $0.1] }).dropLast().description
     }
 
-    static let exitCodes = """
-        Exit status: 0 success, 1 the daemon could not do it (nothing running, a name taken, an overlap),
-        2 a mistake in what was typed (command, option, value, task name, date), 3 daemon unreachable,
-        4 nothing sent: the socket's directory or its listener is another user's.
-        """
+    static var exitCodes: String {
+        tr(
+            "Exit status: 0 success, 1 the daemon could not do it (nothing running, a name taken, an overlap),\n"
+                + "2 a mistake in what was typed (command, option, value, task name, date), 3 daemon unreachable,\n"
+                + "4 nothing sent: the socket's directory or its listener is another user's.")
+    }
 
     /// `diligencectl --help`.
     static func program(socket: String) -> String {
-        """
-        diligencectl — control the diligence Pomodoro timer daemon (diligenced)
-
-        Usage: diligencectl [--socket PATH] COMMAND [ARGUMENTS] [OPTIONS]
-
-        Commands:
-        \(table(Command.all.map { ($0.shortUsage, $0.summary) } + [("help [COMMAND]", "show help for a command")]))
-
-        Global options (before the command):
-        \(table([
-            ("--socket PATH", "the daemon's control socket (now: \(socket))"),
-            ("-h, --help", "show this help; COMMAND --help for one command"),
-            ("--version", "print the client's version"),
-        ]))
-
-        Options take their value as --flag VALUE or --flag=VALUE; -- ends the options.
-        \(durationHelp)
-        The socket is $DILIGENCE_SOCKET, else $XDG_RUNTIME_DIR/diligence/diligenced.sock,
-        else /tmp/diligence-<uid>/diligenced.sock.
-        \(exitCodes)
-
-        """
+        let commands = Command.all.map { ($0.shortUsage, translated($0.summary)) } + [("help [COMMAND]", tr("show help for a command"))]
+        let global = [
+            ("--socket PATH", tr("the daemon's control socket (now: {socket})", ["socket": socket])),
+            ("-h, --help", tr("show this help; COMMAND --help for one command")),
+            ("--version", tr("print the client's version")),
+        ]
+        return tr("diligencectl — control the diligence Pomodoro timer daemon (diligenced)") + "\n\n"
+            + tr("Usage: {usage}", ["usage": "diligencectl [--socket PATH] COMMAND [ARGUMENTS] [OPTIONS]"]) + "\n\n"
+            + tr("Commands:") + "\n" + table(commands) + "\n\n"
+            + tr("Global options (before the command):") + "\n" + table(global) + "\n\n"
+            + tr("Options take their value as --flag VALUE or --flag=VALUE; -- ends the options.") + "\n"
+            + translated(durationHelp) + "\n"
+            + tr(
+                "The socket is $DILIGENCE_SOCKET, else $XDG_RUNTIME_DIR/diligence/diligenced.sock,\n"
+                    + "else /tmp/diligence-<uid>/diligenced.sock.") + "\n"
+            + exitCodes + "\n"
     }
 
     /// `diligencectl COMMAND --help`.
     static func command(_ c: Command) -> String {
-        var out = "Usage: \(c.usage)\n\n\(c.summary.prefix(1).uppercased() + c.summary.dropFirst()).\n"
+        let summary = translated(c.summary)
+        let sentence = tr("{summary}.", ["summary": summary.prefix(1).uppercased() + summary.dropFirst()])
+        var out = tr("Usage: {usage}", ["usage": c.usage]) + "\n\n\(sentence)\n"
         if !c.arguments.isEmpty {
-            out += "\nArguments:\n" + table(c.arguments.map { ($0.name, $0.help) }) + "\n"
+            out += "\n" + tr("Arguments:") + "\n" + table(c.arguments.map { ($0.name, $0.help) }) + "\n"
         }
-        out += "\nOptions:\n" + table(c.options.map { ($0.synopsis, $0.help) } + [("-h, --help", "show this help")]) + "\n"
-        if !c.notes.isEmpty { out += "\n" + c.notes + "\n" }
-        out += "\nExample: " + c.exampleLine + "\n"
+        out +=
+            "\n" + tr("Options:") + "\n" + table(c.options.map { ($0.synopsis, $0.help) } + [("-h, --help", tr("show this help"))]) + "\n"
+        if !c.notes.isEmpty { out += "\n" + notes(c) + "\n" }
+        out += "\n" + tr("Example: {example}", ["example": c.exampleLine]) + "\n"
         out += "\n" + exitCodes + "\n"
         return out
+    }
+
+    /// The command's notes in the person's language; --format's help (`status`, `watch`) is made
+    /// anew from its translated parts.
+    private static func notes(_ c: Command) -> String {
+        let template = templateHelp(localized: false)
+        guard c.notes.hasSuffix(template) else { return translated(c.notes) }
+        let before = String(c.notes.dropLast(template.count))
+        return (before.isEmpty ? "" : translated(String(before.dropLast(2))) + "\n\n") + templateHelp(localized: true)
     }
 
     /// `diligencectl task --help`.
     static func group(_ group: String) -> String {
         let subs = Command.subcommands(of: group)
-        return "Usage: diligencectl \(group) SUBCOMMAND ...\n\nSubcommands:\n"
-            + table(subs.map { ($0.shortUsage, $0.summary) })
-            + "\n\nRun 'diligencectl \(group) SUBCOMMAND --help' for one subcommand.\n"
+        return tr("Usage: {usage}", ["usage": "diligencectl \(group) SUBCOMMAND ..."]) + "\n\n" + tr("Subcommands:") + "\n"
+            + table(subs.map { ($0.shortUsage, translated($0.summary)) }) + "\n\n"
+            + tr("Run '{help}' for one subcommand.", ["help": "diligencectl \(group) SUBCOMMAND --help"]) + "\n"
     }
 }
 
-let durationHelp = "Durations: 90s, 25m, 1h, 1h30m; a bare number means minutes."
+/// Marked, not translated: the command table's notes use it, and building the table opens no catalog.
+let durationHelp = trNoop("Durations: 90s, 25m, 1h, 1h30m; a bare number means minutes.")
 
-let templateHelp = """
-    Placeholders for --format (write {{ and }} for literal braces):
-    \(Help.table(templatePlaceholders.map { ("{\($0.name)}", $0.help) }))
-
-    {icon} by state:
-    \(Help.table(statusIcons.map { ($0.icon, $0.when) }))
-
-    Example: diligencectl status --format '{icon} {task} {remaining}'
-    """
+/// --format's placeholders and icons, in English for the table (`localized: false`: no catalog
+/// is opened to build it) or in the person's language for help.
+func templateHelp(localized: Bool) -> String {
+    func t(_ text: String) -> String { localized ? translated(text) : text }
+    return t(trNoop("Placeholders for --format (write {{ and }} for literal braces):")) + "\n"
+        + Help.table(templatePlaceholders.map { ("{\($0.name)}", t($0.help)) }) + "\n\n"
+        + t(trNoop("{icon} by state:")) + "\n"
+        + Help.table(statusIcons.map { ($0.icon, t($0.when)) }) + "\n\n"
+        + fill(t(trNoop("Example: {example}")), ["example": "diligencectl status --format '{icon} {task} {remaining}'"])
+}
 
 let watchHelp = """
     On a terminal (without --json, --waybar, --format) one line is rewritten in place, with a

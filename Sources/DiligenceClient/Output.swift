@@ -70,12 +70,31 @@ struct StatusView {
     var clock: String { DurationText.clock(countsUp == nil ? remaining : elapsed) }
 
     /// `12:34 left`, or `12:34 elapsed` for work that counts up.
-    var clockLine: String { clock + (countsUp == nil ? " left" : " elapsed") }
+    var clockLine: String { countsUp == nil ? tr("{clock} left", ["clock": clock]) : tr("{clock} elapsed", ["clock": clock]) }
 
     /// ` · away since 12:03` while away, else "".
     var awayNote: String {
         guard presence == Presence.away.rawValue else { return "" }
-        return awaySince.map { " · away since \(TimeOfDay.format(LocalDay.minuteOfDay($0)))" } ?? " · away"
+        return " · " + (awaySince.map { tr("away since {time}", ["time": TimeOfDay.format(LocalDay.minuteOfDay($0))]) } ?? tr("away"))
+    }
+
+    /// The phase as the person's language names it (`phaseLabel` is --format's, always English).
+    var phaseName: String {
+        switch phase {
+        case "work": tr("work")
+        case "short_break": tr("short break")
+        case "long_break": tr("long break")
+        default: phaseLabel
+        }
+    }
+
+    /// `flow` or `overtime`, translated, while work counts up.
+    var countsUpName: String? {
+        switch countsUp {
+        case "flow"?: tr("flow")
+        case "overtime"?: tr("overtime")
+        default: countsUp
+        }
     }
 
     /// `work`, `short break`, `long break`; "" when idle.
@@ -101,54 +120,62 @@ func statusLine(_ json: JSON) -> String {
     let left = s.clockLine
     switch s.state {
     case .running?:
-        let round = s.longBreakEvery > 0 ? "round \(s.round)/\(s.longBreakEvery)" : "round \(s.round)"
+        let round =
+            s.longBreakEvery > 0
+            ? tr("round {round}/{every}", ["round": String(s.round), "every": String(s.longBreakEvery)])
+            : tr("round {round}", ["round": String(s.round)])
         // Flow and overtime say so where the phase is named.
-        let what = s.countsUp ?? s.phaseLabel
+        let what = s.countsUpName ?? s.phaseName
         return "\(task) · \(what) · \(left) · \(round)\(s.awayNote)"
     case .paused?:
-        let what = s.phase == Phase.work.rawValue ? "paused" : "\(s.phaseLabel) paused"
+        let what = s.phase == Phase.work.rawValue ? tr("paused") : tr("{phase} paused", ["phase": s.phaseName])
         return "\(task) · \(what) · \(left)\(s.awayNote)"
     case .pending?:
-        return "\(task) · \(s.phaseLabel) ready — run: diligencectl start\(s.awayNote)"
+        return tr("{task} · {phase} ready — run: diligencectl start", ["task": task, "phase": s.phaseName]) + s.awayNote
     default:
-        let goal = s.goal > 0 ? " of \(s.goal)" : ""
-        return "Idle · \(s.today)\(goal) completed today\(s.awayNote)"
+        let line =
+            s.goal > 0
+            ? trPlural(
+                "Idle · {count} of {goal} completed today", "Idle · {count} of {goal} completed today", count: s.today,
+                ["goal": String(s.goal)])
+            : trPlural("Idle · {count} completed today", "Idle · {count} completed today", count: s.today)
+        return line + s.awayNote
     }
 }
 
 /// `{icon}`: one glyph per state (and phase while running).
 let statusIcons: [(icon: String, when: String, matches: @Sendable (StatusView) -> Bool)] = [
-    ("▶", "work running", { $0.state == .running && $0.phase == Phase.work.rawValue }),
-    ("☕", "break running", { $0.state == .running }),
-    ("⏸", "paused", { $0.state == .paused }),
-    ("⏭", "pending: a phase waits for start", { $0.state == .pending }),
-    ("⏹", "idle", { $0.state == .idle }),
-    ("⊘", "offline: watch cannot reach the daemon", { $0.offline }),
+    ("▶", trNoop("work running"), { $0.state == .running && $0.phase == Phase.work.rawValue }),
+    ("☕", trNoop("break running"), { $0.state == .running }),
+    ("⏸", trNoop("paused"), { $0.state == .paused }),
+    ("⏭", trNoop("pending: a phase waits for start"), { $0.state == .pending }),
+    ("⏹", trNoop("idle"), { $0.state == .idle }),
+    ("⊘", trNoop("offline: watch cannot reach the daemon"), { $0.offline }),
 ]
 
 // MARK: Templates
 
 /// The `--format` placeholders, in the order help lists them.
 let templatePlaceholders: [(name: String, help: String, value: @Sendable (StatusView) -> String)] = [
-    ("task", "task name (empty when idle)", { $0.task ?? "" }),
-    ("phase", "work, short break, long break (empty when idle)", { $0.phaseLabel }),
-    ("remaining", "time left, as 12:34", { DurationText.clock($0.remaining) }),
-    ("elapsed", "time spent, pauses excluded, as 12:34 (what work that counts up shows)", { DurationText.clock($0.elapsed) }),
-    ("clock", "remaining, or elapsed for work that counts up (flow, overtime)", { $0.clock }),
-    ("counts_up", "flow or overtime while work counts up (empty otherwise)", { $0.countsUp ?? "" }),
-    ("duration", "the phase's length, as 25:00", { DurationText.clock($0.duration) }),
-    ("percent", "elapsed share of the phase, 0 to 100", { String($0.percent) }),
-    ("round", "work round in the cycle, from 1", { String($0.round) }),
-    ("long_break_every", "rounds per cycle (0: no long breaks)", { String($0.longBreakEvery) }),
-    ("state", "idle, running, paused or pending", { $0.stateName }),
-    ("today", "completed work sessions today", { String($0.today) }),
-    ("goal", "the task's daily goal (0: none)", { String($0.goal) }),
-    ("color", "the task's colour (empty when idle)", { $0.color ?? "" }),
-    ("icon", "a glyph for the state (table below)", { $0.icon }),
-    ("note", "the work phase's note (empty when none)", { $0.note ?? "" }),
-    ("presence", "here, away or unknown (diligenced(1), PRESENCE)", { $0.presence }),
-    ("dnd", "🔕 while do not disturb holds notifications back (empty otherwise)", { $0.doNotDisturb ? "🔕" : "" }),
-    ("interruptions", "interruptions marked on the work phase (diligencectl interrupt)", { String($0.interruptions) }),
+    ("task", trNoop("task name (empty when idle)"), { $0.task ?? "" }),
+    ("phase", trNoop("work, short break, long break (empty when idle)"), { $0.phaseLabel }),
+    ("remaining", trNoop("time left, as 12:34"), { DurationText.clock($0.remaining) }),
+    ("elapsed", trNoop("time spent, pauses excluded, as 12:34 (what work that counts up shows)"), { DurationText.clock($0.elapsed) }),
+    ("clock", trNoop("remaining, or elapsed for work that counts up (flow, overtime)"), { $0.clock }),
+    ("counts_up", trNoop("flow or overtime while work counts up (empty otherwise)"), { $0.countsUp ?? "" }),
+    ("duration", trNoop("the phase's length, as 25:00"), { DurationText.clock($0.duration) }),
+    ("percent", trNoop("elapsed share of the phase, 0 to 100"), { String($0.percent) }),
+    ("round", trNoop("work round in the cycle, from 1"), { String($0.round) }),
+    ("long_break_every", trNoop("rounds per cycle (0: no long breaks)"), { String($0.longBreakEvery) }),
+    ("state", trNoop("idle, running, paused or pending"), { $0.stateName }),
+    ("today", trNoop("completed work sessions today"), { String($0.today) }),
+    ("goal", trNoop("the task's daily goal (0: none)"), { String($0.goal) }),
+    ("color", trNoop("the task's colour (empty when idle)"), { $0.color ?? "" }),
+    ("icon", trNoop("a glyph for the state (table below)"), { $0.icon }),
+    ("note", trNoop("the work phase's note (empty when none)"), { $0.note ?? "" }),
+    ("presence", trNoop("here, away or unknown (diligenced(1), PRESENCE)"), { $0.presence }),
+    ("dnd", trNoop("🔕 while do not disturb holds notifications back (empty otherwise)"), { $0.doNotDisturb ? "🔕" : "" }),
+    ("interruptions", trNoop("interruptions marked on the work phase (diligencectl interrupt)"), { String($0.interruptions) }),
 ]
 
 /// The placeholders that mean something with no phase: idle, the timer's are left empty (a

@@ -29,7 +29,7 @@ extension Command {
             words: ["stats"],
             arguments: [period, periodDate],
             options: [taskFilter, deviceFilter, offset, plain, json], wire: "stats", output: .report,
-            summary: "statistics of a day, week, month, year or everything, with pictures",
+            summary: trNoop("statistics of a day, week, month, year or everything, with pictures"),
             notes: """
                 DATE picks the period holding that day: stats day 2026-03-14, stats month 2026-03-01.
                 Weeks run Monday to Sunday; a day starts at [stats] day_starts_at (default 00:00).
@@ -52,7 +52,7 @@ extension Command {
                 Option("svg", .none, "", "write the heat-map alone, as an SVG image"),
             ],
             wire: "stats", output: .page, exclusive: [["html", "svg"]],
-            summary: "the statistics as a page to keep or share: report year --html > report.html",
+            summary: trNoop("the statistics as a page to keep or share: report year --html > report.html"),
             notes: """
                 The page holds the heat-map, the day bars, the tasks in their colours, the hours of the
                 day, the week's plan against what was done, the best task, weekday and hour, streaks and
@@ -61,36 +61,36 @@ extension Command {
                 """),
         Command(
             words: ["week"], options: [offset, deviceFilter, plain, json], wire: "week", output: .report,
-            summary: "one ISO week: plan and done, day by day"),
+            summary: trNoop("one ISO week: plan and done, day by day")),
         Command(
             words: ["plan", "set"], arguments: [day, task], options: [offset], wire: "plan_set", output: .report,
-            summary: "plan TASK for DAY (start without a task starts it that day)"),
+            summary: trNoop("plan TASK for DAY (start without a task starts it that day)")),
         Command(
             words: ["plan", "clear"], arguments: [day], options: [offset], wire: "plan_clear", output: .report,
-            summary: "forget DAY's plan"),
+            summary: trNoop("forget DAY's plan")),
         Command(
             words: ["history"],
             options: [taskFilter, since, until, Option("limit", key: "limit"), deviceFilter, json],
-            wire: "history", output: .report, summary: "list recorded work sessions"),
+            wire: "history", output: .report, summary: trNoop("list recorded work sessions")),
         Command(
             words: ["history", "add"],
             arguments: [task, Argument("START", key: "start"), Argument("END", key: "end")],
             options: [Option("pauses", key: "pauses"), json],
             wire: "history_add", output: .report,
-            summary: "record a completed session the timer missed",
+            summary: trNoop("record a completed session the timer missed"),
             notes:
                 "HH:MM (or H:MM) is a moment of today (days start at day_starts_at), now this moment. A session that overlaps a recorded one is refused; the message names it. A local time a DST change skips or repeats is refused: give its offset, e.g. 2026-10-25 02:30+02:00."
         ),
         Command(
             words: ["history", "remove"], arguments: [sessionID], options: [json], wire: "history_remove", output: .report,
-            summary: "delete a recorded session"),
+            summary: trNoop("delete a recorded session")),
         Command(
             words: ["history", "edit"], arguments: [sessionID],
             options: [
                 Option("task", key: "task", "TASK"), Option("start", key: "start", "START"), Option("end", key: "end", "END"),
                 Option("note", key: "note", "TEXT"), json,
             ],
-            wire: "history_edit", output: .report, needsAChange: true, summary: "change a session's task, start, end or note",
+            wire: "history_edit", output: .report, needsAChange: true, summary: trNoop("change a session's task, start, end or note"),
             notes: """
                 START and END as in history add; a time alone is of the session's own day. The changed session meets the rules of history add: it has
                 happened, lasts up to a day, overlaps no other session nor the running work. A new span
@@ -103,7 +103,7 @@ extension Command {
                 Option("format", key: "format"), taskFilter, since, until, deviceFilter,
                 Option("with-tasks", key: "with_tasks", sends: "on", help: "jsonl: the task definitions and the plan first (a backup)"),
             ],
-            wire: "export", output: .report, summary: "print sessions as CSV, JSON lines or iCalendar",
+            wire: "export", output: .report, summary: trNoop("print sessions as CSV, JSON lines or iCalendar"),
             notes: """
                 jsonl writes every field and is what import reads; csv has a header row (RFC 4180); ics has one event per session.
                 --with-tasks adds a line per task (its settings, archived or not) and per planned day before the sessions:
@@ -118,7 +118,7 @@ extension Command {
                     "replace-tasks", key: "replace_tasks", sends: "on",
                     help: "a task of the file replaces the settings of the task of that name (else it keeps its own)")
             ],
-            wire: "import", output: .report, summary: "add the sessions (and tasks, plans) of a JSON-lines file",
+            wire: "import", output: .report, summary: trNoop("add the sessions (and tasks, plans) of a JSON-lines file"),
             notes: """
                 All or nothing: one bad line rejects the file, naming the line. Sessions already recorded are skipped.
                 Task definitions (export --with-tasks) add the tasks that do not exist; an existing task keeps its

@@ -101,6 +101,7 @@ func runClient(_ args: [String], environment: [String: String], terminal: Termin
     }
 }
 
+// untranslated: scripts read the version line.
 let clientVersionLine = "diligencectl \(ProtocolInfo.release) (protocol \(ProtocolInfo.version))\n"
 
 /// Why a command did not get a result.
@@ -134,8 +135,7 @@ func execute(
         if confirm, !terminal.isInteractive {
             throw .usage(
                 UsageError(
-                    "'task remove' deletes the task's recorded sessions too; pass --yes to confirm.",
-                    command: parsed.command.name))
+                    tr("'task remove' deletes the task's recorded sessions too; pass --yes to confirm."), command: parsed.command.name))
         }
         let connection: ControlConnection
         do {
@@ -183,7 +183,7 @@ extension RunResult {
             let typed = code.flatMap(DiligenceError.Code.init(rawValue:)).map(ExitCode.mistakesInWhatWasTyped.contains) ?? false
             return RunResult(
                 stderr: "diligencectl: \(parsed.command.namingFlags(message))\n"
-                    + (typed ? "Run 'diligencectl \(parsed.command.name) --help' for usage.\n" : ""),
+                    + (typed ? helpPointer(parsed.command.name) + "\n" : ""),
                 code: typed ? ExitCode.usage : ExitCode.daemonError)
         case .usage(let usage):
             return .usage(usage)
@@ -206,7 +206,7 @@ private func endLiveLineOnInterrupt() {
 /// without its config file: one line per problem it reports in `config_problems`.
 func configWarnings(_ status: JSON) -> String {
     let problems = status["config_problems"]?.arrayValue?.compactMap(\.stringValue) ?? []
-    return problems.map { "diligencectl: warning: the daemon's configuration: \($0)\n" }.joined()
+    return problems.map { "diligencectl: " + tr("warning: the daemon's configuration: {problem}", ["problem": $0]) + "\n" }.joined()
 }
 
 /// The result of an `ok: true` response; the error message otherwise.
@@ -215,7 +215,8 @@ private func result(of response: JSON) throws(Failure) -> JSON {
     if let message = response["error"]?["message"]?.stringValue {
         throw .daemon(code: response["error"]?["code"]?.stringValue, message: message)
     }
-    throw .daemon(code: nil, message: "the daemon sent an answer this client does not understand: \(response.serialized)")
+    throw .daemon(
+        code: nil, message: tr("the daemon sent an answer this client does not understand: {answer}", ["answer": response.serialized]))
 }
 
 /// Asks on the terminal before `task remove` (without `--yes`), saying what it erases.
@@ -228,54 +229,69 @@ private func confirmRemoval(
     let summary = try send(Request(command: "task_remove", arguments: [("task", .string(typed)), ("dry_run", .bool(true))]))
     let name = summary["task"]?.stringValue ?? typed
     let erased = erasedSessions(summary["sessions"], summary["focused_seconds"])
+    // The answer stays y or yes in every language (the prompt shows it).
     let answer = terminal.ask(
-        "Remove task \"\(name)\" and erase \(erased)? 'diligencectl task archive \(name)' hides it and keeps them. [y/N] "
+        tr(
+            "Remove task \"{task}\" and erase {erased}? 'diligencectl task archive {task}' hides it and keeps them. [y/N] ",
+            ["task": name, "erased": erased])
     )?
     .trimmingWhitespace().lowercased()
-    guard answer == "y" || answer == "yes" else { throw .declined("nothing removed.") }
+    guard answer == "y" || answer == "yes" else { throw .declined(tr("nothing removed.")) }
 }
 
 /// `its 37 recorded sessions (9h15m)`: what a removal erases.
 func erasedSessions(_ sessions: JSON?, _ focusedSeconds: JSON?) -> String {
     let n = Int(sessions?.intValue ?? 0)
-    return "its \(plural(n, "recorded session")) (\(hoursMinutes(Int(focusedSeconds?.intValue ?? 0))))"
+    return trPlural(
+        "its {count} recorded session ({time})", "its {count} recorded sessions ({time})", count: n,
+        ["time": hoursMinutes(Int(focusedSeconds?.intValue ?? 0))])
 }
 
 /// Exit 3's message: where the client looked, and then — only when no daemon runs — how to
 /// start one. A daemon that runs with its socket elsewhere (a shell without XDG_RUNTIME_DIR
 /// looks in /tmp) is named with its socket: starting a second one is never the advice then.
 func unreachableMessage(path: String, reason: String, environment: [String: String] = ProcessEnvironment.current) -> String {
-    let head = "diligencectl: cannot reach the daemon at \(path) (\(reason)).\n"
+    let head = "diligencectl: " + tr("cannot reach the daemon at {path} ({reason}).", ["path": path, "reason": reason]) + "\n"
     if let running = DatabaseLock.holder(ofDatabase: DataPath.database(environment: environment)), !running.socket.isEmpty {
+        let values = ["pid": String(running.pid), "path": path, "socket": running.socket]
         if running.socket == path {
-            return head + "diligenced (pid \(running.pid)) is running, but its socket \(path) is gone; restart it "
-                + "(`systemctl --user restart diligenced`, or stop and start it).\n"
+            return head
+                + tr(
+                    "diligenced (pid {pid}) is running, but its socket {path} is gone; restart it (`systemctl --user restart diligenced`, or stop and start it).",
+                    values) + "\n"
         }
-        return head + "diligenced (pid \(running.pid)) is running and listens on \(running.socket): use --socket \(running.socket), "
-            + "or export DILIGENCE_SOCKET=\(running.socket)\(environment["XDG_RUNTIME_DIR"] == nil ? " (this shell has no XDG_RUNTIME_DIR)" : ""). "
-            + "Do not start a second diligenced on the same database.\n"
+        let shell = environment["XDG_RUNTIME_DIR"] == nil ? " " + tr("(this shell has no XDG_RUNTIME_DIR)") : ""
+        return head
+            + tr(
+                "diligenced (pid {pid}) is running and listens on {socket}: use --socket {socket}, or export DILIGENCE_SOCKET={socket}{shell}.",
+                values.merging(["shell": shell]) { $1 }) + " "
+            + tr("Do not start a second diligenced on the same database.") + "\n"
     }
     let service = "/run/user/\(getuid())/diligence/diligenced.sock"
     var status = stat()
     if service != path, environment["XDG_RUNTIME_DIR"] == nil, stat(service, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK {
-        return head + "The service's socket is \(service), where this shell (without XDG_RUNTIME_DIR) does not look: "
-            + "use --socket \(service), or export XDG_RUNTIME_DIR=/run/user/\(getuid()).\n"
+        return head
+            + tr(
+                "The service's socket is {service}, where this shell (without XDG_RUNTIME_DIR) does not look: use --socket {service}, or export XDG_RUNTIME_DIR=/run/user/{uid}.",
+                ["service": service, "uid": String(getuid())]) + "\n"
     }
-    return head + "Is diligenced running? \(StartHint.current(environment: environment).text)\n"
-        + "Or point --socket / $DILIGENCE_SOCKET at its socket.\n"
+    return head + tr("Is diligenced running? {hint}", ["hint": StartHint.current(environment: environment).text]) + "\n"
+        + tr("Or point --socket / $DILIGENCE_SOCKET at its socket.") + "\n"
 }
 
 extension RunResult {
     /// Exit 4: why the socket was not trusted, that nothing was sent, what to do.
     static func untrusted(path: String, reason: String) -> RunResult {
-        let head = "diligencectl: refused to talk to \(path): \(reason); nothing was sent.\n"
+        let head = "diligencectl: " + tr("refused to talk to {path}: {reason}; nothing was sent.", ["path": path, "reason": reason]) + "\n"
         guard path == SocketPath.fallback else {
-            return RunResult(stderr: head + "Point --socket / $DILIGENCE_SOCKET at your own daemon's socket.\n", code: ExitCode.untrusted)
+            return RunResult(
+                stderr: head + tr("Point --socket / $DILIGENCE_SOCKET at your own daemon's socket.") + "\n", code: ExitCode.untrusted)
         }
         return RunResult(
-            stderr: head + "Another user may be listening in your daemon's place. Log in a session that sets XDG_RUNTIME_DIR "
-                + "(/run/user/\(getuid())), or pass --socket / $DILIGENCE_SOCKET; have \(SocketPath.fallbackDirectory) removed (or, "
-                + "if it is yours, chmod 700 it).\n", code: ExitCode.untrusted)
+            stderr: head
+                + tr(
+                    "Another user may be listening in your daemon's place. Log in a session that sets XDG_RUNTIME_DIR (/run/user/{uid}), or pass --socket / $DILIGENCE_SOCKET; have {directory} removed (or, if it is yours, chmod 700 it).",
+                    ["uid": String(getuid()), "directory": SocketPath.fallbackDirectory]) + "\n", code: ExitCode.untrusted)
     }
 }
 
@@ -285,7 +301,7 @@ func notRecordedLine(_ result: JSON) -> String {
     guard let dropped = result["not_recorded"] else { return "" }
     let focused = DurationText.format(Int(dropped["focused_seconds"]?.intValue ?? 0))
     let minimum = DurationText.format(Int(dropped["min_session"]?.intValue ?? 0))
-    return "Not recorded: \(focused) of focus, shorter than min_session (\(minimum)).\n"
+    return tr("Not recorded: {focused} of focus, shorter than min_session ({minimum}).", ["focused": focused, "minimum": minimum]) + "\n"
 }
 
 /// The text for a person (or the JSON for a script) of a command's result.
@@ -300,20 +316,26 @@ func show(_ result: JSON, for parsed: ParsedCommand, screen: Screen = .plain) ->
         return taskTable(tasks, screen: screen)
     case .task(let heading):
         let name = result["name"]?.stringValue ?? ""
-        return (heading.map { "\($0) \"\(name)\".\n" } ?? "") + taskDetails(result)
+        return (heading.map { fill(translated($0), ["task": name]) + "\n" } ?? "") + taskDetails(result)
     case .removed:
         let name = result["removed"]?.stringValue ?? ""
-        return "Removed task \"\(name)\" and erased \(erasedSessions(result["sessions_removed"], result["focused_seconds_removed"])).\n"
+        let erased = erasedSessions(result["sessions_removed"], result["focused_seconds_removed"])
+        return tr("Removed task \"{task}\" and erased {erased}.", ["task": name, "erased": erased]) + "\n"
     case .report, .page:
         return report(result, for: parsed, screen: screen)
     case .version:
         let version = result["version"]?.stringValue ?? "?"
         let proto = result["protocol"]?.intValue ?? 0
-        let note = proto == ProtocolInfo.version ? "" : " — this client speaks protocol \(ProtocolInfo.version)"
+        let note =
+            proto == ProtocolInfo.version
+            ? "" : " — " + tr("this client speaks protocol {version}", ["version": String(ProtocolInfo.version)])
+        // untranslated: scripts read the version line; only the mismatch note is for a person.
         return "diligenced \(version) (protocol \(proto))\(note)\n"
     case .reloaded:
-        let path = result["config"]?.stringValue ?? "the config file"
-        if result["file"]?.boolValue == false { return "No config file at \(path): running on the default settings.\n" }
-        return "Reloaded the configuration from \(path).\n"
+        let path = result["config"]?.stringValue ?? tr("the config file")
+        if result["file"]?.boolValue == false {
+            return tr("No config file at {path}: running on the default settings.", ["path": path]) + "\n"
+        }
+        return tr("Reloaded the configuration from {path}.", ["path": path]) + "\n"
     }
 }

@@ -39,17 +39,21 @@ enum StartHint: Equatable {
 
     /// The hint for the running client, found from /proc/self/exe.
     static func current(environment: [String: String] = ProcessEnvironment.current) -> StartHint {
+        StartHint(executable: executablePath, environment: environment) { access($0, F_OK) == 0 }
+    }
+
+    /// This process's program (/proc/self/exe), links resolved: the installed diligenced.
+    static var executablePath: String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        let executable = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "diligencectl"
-        return StartHint(executable: executable, environment: environment) { access($0, F_OK) == 0 }
+        return length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "diligencectl"
     }
 
     var text: String {
         switch self {
-        case .units: "Start it with `systemctl --user enable --now diligenced.socket` (once; it then starts at every login)."
-        case .sourceTree(let root, let daemon): "Start it with `make run` in \(root), or `\(daemon)`."
-        case .beside(let daemon): "Start it with `\(daemon)` in a terminal."
+        case .units: tr("Start it with `systemctl --user enable --now diligenced.socket` (once; it then starts at every login).")
+        case .sourceTree(let root, let daemon): tr("Start it with `make run` in {root}, or `{daemon}`.", ["root": root, "daemon": daemon])
+        case .beside(let daemon): tr("Start it with `{daemon}` in a terminal.", ["daemon": daemon])
         }
     }
 }

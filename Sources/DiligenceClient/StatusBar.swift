@@ -73,7 +73,7 @@ func formatStatus(_ status: JSON, for parsed: ParsedCommand) -> String {
         // Checked when parsing, so this cannot throw; print the template as is if it somehow does.
         return (try? renderTemplate(template, status: status)) ?? template
     }
-    if StatusView(status).offline { return "Offline · diligenced is not running" }
+    if StatusView(status).offline { return tr("Offline · diligenced is not running") }
     return statusLine(status)
 }
 
@@ -111,7 +111,7 @@ func liveLine(_ status: JSON, screen: Screen) -> String {
     let width = max(1, screen.columns - 1)
     let body: String
     if s.state == .running || s.state == .paused {
-        let clock = s.clock + (s.state == .paused ? " paused" : "")
+        let clock = s.clock + (s.state == .paused ? " " + tr("paused") : "")
         var task = s.task ?? "?"
         // Icon, task, bar of at least 5 cells, clock, with a space between each.
         let fixed = s.icon.displayWidth + clock.displayWidth + 3
@@ -124,7 +124,7 @@ func liveLine(_ status: JSON, screen: Screen) -> String {
             body = "\(s.icon) \(task) \(clock)".truncated(toWidth: width)
         }
     } else {
-        body = (s.offline ? "\(s.icon) Offline · diligenced is not running" : "\(s.icon) " + statusLine(status)).truncated(
+        body = (s.offline ? "\(s.icon) " + tr("Offline · diligenced is not running") : "\(s.icon) " + statusLine(status)).truncated(
             toWidth: width)
     }
     return "\r\u{1B}[K" + body

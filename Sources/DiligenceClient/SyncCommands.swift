@@ -19,7 +19,7 @@ extension Command {
                 json,
             ],
             wire: "sync_enable", output: .report,
-            summary: "keep this device's journal in DIR, a folder a sync tool shares between machines",
+            summary: trNoop("keep this device's journal in DIR, a folder a sync tool shares between machines"),
             notes: """
                 The first enable writes the whole history to DIR/<device id>.jsonl; every change follows as a
                 line. DIR is an absolute path or ~/... and is made when missing. --name names this device
@@ -32,14 +32,14 @@ extension Command {
             words: ["sync", "status"],
             options: [json, Option("names", .none, "", "print only the known devices' names, one a line (what --device takes)")],
             wire: "sync_status", output: .report, exclusive: [["json", "names"]],
-            summary: "show the sync folder, this device and its journal, and the devices known here",
+            summary: trNoop("show the sync folder, this device and its journal, and the devices known here"),
             notes: """
                 The devices are this one and every device whose sessions or journal lines are here: each
                 with its id's first digits, its name, its sessions here and when its latest line was written.
                 """),
         Command(
             words: ["sync", "disable"], options: [json], wire: "sync_disable", output: .report,
-            summary: "stop writing the journal (the folder and its files stay)"),
+            summary: trNoop("stop writing the journal (the folder and its files stay)")),
     ]
 }
 

@@ -28,11 +28,16 @@ public enum Suggestion {
     /// ` Did you mean "start"?` (or `start or stop`), with `quote` around each; empty when nothing is close.
     /// A value that differs only in case (`CSV` for `csv`) is suggested first: it is the one meant.
     public static func didYouMean(_ typed: String, _ candidates: [String], quote: String = "") -> String {
-        let sameWord = candidates.filter { $0 != typed && $0.lowercased() == typed.lowercased() }
-        let close = (sameWord.isEmpty ? closest(to: typed, in: candidates) : sameWord).map { quote + $0 + quote }
+        let close = meant(typed, candidates).map { quote + $0 + quote }
         guard let last = close.last else { return "" }
         let list = close.count == 1 ? last : close.dropLast().joined(separator: ", ") + " or " + last
         return " Did you mean \(list)?"
+    }
+
+    /// The candidates `typed` was likely meant to be, best first; empty when none is close.
+    public static func meant(_ typed: String, _ candidates: [String]) -> [String] {
+        let sameWord = candidates.filter { $0 != typed && $0.lowercased() == typed.lowercased() }
+        return sameWord.isEmpty ? closest(to: typed, in: candidates) : sameWord
     }
 
     /// The optimal-string-alignment distance (insertions, deletions, substitutions, and swaps of

@@ -19,7 +19,7 @@ public enum Fields {
         "task", maxLength: referenceLength, "the task: its name in any case, or the unique beginning of one (stu for Study)")
     static let taskToStart = Field<String?>.text(
         "task", maxLength: referenceLength,
-        "the task to start (default: the pending phase, else today's planned task, else the last task used, else the first)")
+        trNoop("the task to start (default: the pending phase, else today's planned task, else the last task used, else the first)"))
     static let taskFilter = Field<String?>.text("task", maxLength: referenceLength, "only this task's sessions")
     /// A device: `this`, a device's name, or a device's id (36 characters) or a unique beginning of it.
     static let deviceFilter = Field<String?>.text(
@@ -28,7 +28,7 @@ public enum Fields {
 
     // MARK: Timer
 
-    static let noteToStart = Field<String?>.note("note", "a note for the work session it starts (history, exports, hooks)")
+    static let noteToStart = Field<String?>.note("note", trNoop("a note for the work session it starts (history, exports, hooks)"))
     static let note = Field<String>.note("text", "the note of the running or paused work phase; empty removes it")
 
     static let extendBy = Field<Int>.duration("duration", default: 300, "how much to add to the phase")

@@ -32,6 +32,7 @@ private let packagedFiles = [
     "/usr/share/fish/vendor_completions.d/diligencectl.fish",
     "/usr/share/applications/diligence.desktop", "/usr/share/icons/hicolor/scalable/apps/diligence.svg",
     "/usr/share/metainfo/example.a_seed_6a7d5431.diligence.metainfo.xml",
+    "/usr/share/locale/de/LC_MESSAGES/diligence.mo", "/usr/share/locale/zh_CN/LC_MESSAGES/diligence.mo",
     "/usr/share/doc/diligence/copyright", "/usr/share/doc/diligence/changelog.gz", "/usr/share/doc/diligence/README.Debian",
     "/usr/share/doc/diligence/README.md", "/usr/share/doc/diligence/docs/presence.md", "/usr/share/doc/diligence/docs/systemd.md",
     "/usr/share/doc/diligence/examples/diligenced.conf.example",
