@@ -150,7 +150,8 @@ extension Store {
         from: Double, to: Double, taskID: Int64? = nil, device: DeviceFilter? = nil,
         _ body: (_ taskID: Int64, _ kind: InterruptionKind, _ at: Double) -> Void
     ) throws(DiligenceError) {
-        let scope = Self.scope(taskID: taskID, device: device, prefix: "s.")
+        // `+`: the task's own index would look up every session of the task (`sessions_interrupted`).
+        let scope = Self.scope(taskID: taskID, device: device, prefix: "+s.")
         let sql = """
             SELECT s.task_id, json_extract(j.value, '$.kind'), json_extract(j.value, '$.at')
             FROM sessions s, json_each(s.interruptions) j
@@ -252,11 +253,13 @@ extension Store {
     public func overtimeSeconds(from: Double, to: Double, taskID: Int64? = nil, device: DeviceFilter? = nil) throws(DiligenceError)
         -> Int
     {
-        let scope = Self.scope(taskID: taskID, device: device)
+        // Only sessions past their bell add any: they alone are in `sessions_overtime`, which `+`
+        // keeps the task's own index (every session of the task, looked up) from displacing.
+        let scope = Self.scope(taskID: taskID, device: device, prefix: "+")
         var seconds = 0
         try connection.cached(
-            "SELECT coalesce(sum(max(0, focused_seconds - planned_seconds)), 0) FROM sessions WHERE start >= ? AND start < ?"
-                + scope.sql
+            "SELECT coalesce(sum(focused_seconds - planned_seconds), 0) FROM sessions"
+                + " WHERE focused_seconds > planned_seconds AND start >= ? AND start < ?" + scope.sql
         ).forEachRow([.real(from), .real(to)] + scope.values) { row throws(DiligenceError) in
             seconds = row.int(0)
         }
@@ -267,12 +270,15 @@ extension Store {
         if device == nil, try holdsOtherDevicesSessions(from: from, to: to) {
             return try awaySessionBySession(from: from, to: to, taskID: taskID)
         }
-        let scope = Self.scope(taskID: taskID, device: device)
+        // The sessions with time away alone (`sessions_away`, as `overtimeSeconds`).
+        let scope = Self.scope(taskID: taskID, device: device, prefix: "+")
         var seconds = 0
-        try connection.cached("SELECT coalesce(sum(away_seconds), 0) FROM sessions WHERE start >= ? AND start < ?" + scope.sql)
-            .forEachRow([.real(from), .real(to)] + scope.values) { row throws(DiligenceError) in
-                seconds = row.int(0)
-            }
+        try connection.cached(
+            "SELECT coalesce(sum(away_seconds), 0) FROM sessions WHERE away_seconds <> 0 AND start >= ? AND start < ?" + scope.sql
+        )
+        .forEachRow([.real(from), .real(to)] + scope.values) { row throws(DiligenceError) in
+            seconds = row.int(0)
+        }
         return seconds
     }
 

@@ -78,4 +78,38 @@ import Testing
         try store.forEachSession(from: 172800, to: 259200) { _, start, _, _, _, _ in starts.append(start) }
         #expect(starts == [90000, 180000])
     }
+    /// The figures few sessions have (time away, overtime, interruptions, another device's
+    /// sessions) are read from partial indexes holding only those sessions, with and without a
+    /// task or a device: never by looking every session of the range up in the table.
+    @Test func figuresFewSessionsHaveAreReadFromTheirPartialIndexes() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try Store(location: .path(dir.database))
+        try store.connection.exec(
+            """
+            INSERT INTO sessions (task_id, start, end, planned_seconds, focused_seconds, pauses, outcome, away_seconds, interruptions)
+            VALUES (1, 1000, 2500, 1500, 1500, 0, 'completed', 0, NULL),
+                (1, 3000, 5500, 1500, 2400, 0, 'completed', 60, '[{"kind":"internal","at":3100}]');
+            """)
+        var figures: [Int] = []
+        for task in [nil, Int64(1)] {
+            for device in [nil, DeviceFilter.this, .other("feed")] {
+                figures.append(try store.awaySeconds(from: 0, to: 9000, taskID: task, device: device))
+                figures.append(try store.overtimeSeconds(from: 0, to: 9000, taskID: task, device: device))
+                var marks = 0
+                try store.forEachInterruption(from: 0, to: 9000, taskID: task, device: device) { _, _, _ in marks += 1 }
+                figures.append(marks)
+            }
+        }
+        #expect(figures == [60, 900, 1, 60, 900, 1, 0, 0, 0, 60, 900, 1, 60, 900, 1, 0, 0, 0])
+        let figureQueries = store.connection.cachedStatements.filter {
+            $0.contains("away_seconds") || $0.contains("planned_seconds") || $0.contains("json_each") || $0.contains("device IS NOT NULL")
+        }
+        #expect(figureQueries.count == 19, "\(figureQueries)")
+        let partial = ["sessions_away", "sessions_overtime", "sessions_interrupted", "sessions_other_device"]
+        for sql in figureQueries {
+            let plan = try store.connection.query("EXPLAIN QUERY PLAN " + sql).map { $0.string(3) }.joined(separator: "; ")
+            #expect(partial.contains { plan.contains("INDEX \($0) ") }, "\(sql): \(plan)")
+        }
+    }
 }
