@@ -31,6 +31,9 @@ public struct SharedTime: Sendable {
 
     public init() {}
 
+    /// As after sessions of which the latest ended at `coveredUntil` (none: -infinity).
+    public init(coveredUntil: Double) { self.coveredUntil = coveredUntil }
+
     /// The part of the session [`start`, `end`) that no earlier session covered — it begins at
     /// `start` — and its share of the session's wall-clock time (0 to 1): the share of the
     /// session's focus and of its time away it keeps, as both are spread evenly over a session.

@@ -269,6 +269,9 @@ public final class SQLiteConnection<Failure: SQLiteFailure> {
         return Statement(stmt, connection: self)
     }
 
+    /// The text of every statement `cached` keeps (tests read their query plans).
+    var cachedStatements: [String] { Array(cache.keys) }
+
     /// The statement for `sql`, prepared on first use and kept for the connection's lifetime:
     /// for queries that run often (the daemon answers `status` many times a second).
     public func cached(_ sql: String) throws(Failure) -> Statement {

@@ -231,7 +231,23 @@ public final class Store {
         -- Schema version 1 also made sessions(start), which sessions_report serves as well: it
         -- only cost every recorded session (and every phase end's commit) one more page.
         DROP INDEX IF EXISTS sessions_start;
+        -- The report figures few sessions have (another device, time away, overtime,
+        -- interruptions): partial indexes hold only those sessions, so a report reads them alone
+        -- instead of looking every session of its range up in the table (59 % of `stats all`).
+        -- The check for another device's sessions stops at the first: `start` alone is all it needs,
+        -- and the least a merged session (each is one) adds to the merge.
+        CREATE INDEX IF NOT EXISTS sessions_other_device ON sessions(start) WHERE device IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS sessions_away ON sessions(start, away_seconds, task_id, device) WHERE away_seconds <> 0;
+        CREATE INDEX IF NOT EXISTS sessions_overtime ON sessions(start, focused_seconds, planned_seconds, task_id, device)
+            WHERE focused_seconds > planned_seconds;
+        CREATE INDEX IF NOT EXISTS sessions_interrupted ON sessions(start, task_id, device) WHERE interruptions IS NOT NULL;
         """
+
+    /// Drops the partial indexes of `readIndexes` (tests that take a database back to an older
+    /// schema drop the columns they name; the next open makes them again).
+    static let dropFigureIndexes =
+        ["other_device", "away", "overtime", "interrupted"].map { "DROP INDEX IF EXISTS sessions_\($0);" }
+        .joined(separator: " ") + " "
 
     private func userVersion() throws(DiligenceError) -> Int {
         try db.query("PRAGMA user_version").first?.int(0) ?? 0

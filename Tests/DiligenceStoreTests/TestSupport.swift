@@ -84,7 +84,9 @@ let withoutFlowColumns = ["mode", "break_ratio", "min_break", "max_break", "flow
 /// SQL taking a database of this schema back to schema 6 (before sync), for migration tests
 /// that make an older database out of a new one.
 /// Takes out what the interruptions' migration added (sessions' interruptions, tasks' void_on_interrupt).
-let withoutInterruptions = "ALTER TABLE sessions DROP COLUMN interruptions; ALTER TABLE tasks DROP COLUMN void_on_interrupt; "
+/// The partial indexes name columns that older schemas lack: they go first.
+let withoutInterruptions =
+    Store.dropFigureIndexes + "ALTER TABLE sessions DROP COLUMN interruptions; ALTER TABLE tasks DROP COLUMN void_on_interrupt; "
 
 let backToSchema6 =
     Store.dropSessionNotes + "ALTER TABLE sessions DROP COLUMN segments; " + withoutInterruptions + withoutFlowColumns
