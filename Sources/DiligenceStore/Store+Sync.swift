@@ -90,18 +90,12 @@ extension Store {
     // MARK: Settings
 
     public func syncSetting(_ setting: SyncSetting) throws(DiligenceError) -> String? {
-        try connection.query("SELECT value FROM database_info WHERE name = ?", [.text(setting.rawValue)]).first?.string(0)
+        try info(setting.rawValue)
     }
 
     /// Sets `setting` to `value`, or removes it (nil).
     public func setSyncSetting(_ setting: SyncSetting, _ value: String?) throws(DiligenceError) {
-        if let value {
-            try connection.run(
-                "INSERT INTO database_info (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-                [.text(setting.rawValue), .text(value)])
-        } else {
-            try connection.run("DELETE FROM database_info WHERE name = ?", [.text(setting.rawValue)])
-        }
+        try setInfo(setting.rawValue, value)
     }
 
     /// This device's id.

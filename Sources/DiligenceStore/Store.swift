@@ -101,6 +101,22 @@ public final class Store {
     /// (the daemon's `today_completed`) is valid while this stays the same.
     public var writeCount: Int64 { db.totalChanges }
 
+    /// One value the database keeps about itself (`database_info`); nil when it keeps none.
+    func info(_ name: String) throws(DiligenceError) -> String? {
+        try db.query("SELECT value FROM database_info WHERE name = ?", [.text(name)]).first?.string(0)
+    }
+
+    /// Sets the value `name` to `value`, or removes it (nil).
+    func setInfo(_ name: String, _ value: String?) throws(DiligenceError) {
+        if let value {
+            try db.run(
+                "INSERT INTO database_info (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                [.text(name), .text(value)])
+        } else {
+            try db.run("DELETE FROM database_info WHERE name = ?", [.text(name)])
+        }
+    }
+
     // MARK: Schema
 
     /// Each entry brings the schema from version `index` to `index + 1`. Append; never edit.
