@@ -323,8 +323,13 @@ final class SyncJournal {
             )
         }
         if let problem = SyncFolder.problem(with: text) { throw DiligenceError(.invalidDirectory, "Refused: \(problem).") }
-        let folder = Self.expand(text)
-        do { try Files.makeDirectories(folder, mode: 0o700) } catch {
+        // A link to a folder (~/Sync -> /data/Sync) is resolved once, here: the folder kept is
+        // the one reached, and what is not a folder stays refused by `makeDirectories`.
+        let folder: String
+        do {
+            folder = try Files.resolvingLinks(Self.expand(text))
+            try Files.makeDirectories(folder, mode: 0o700)
+        } catch {
             throw DiligenceError(.invalidDirectory, error.message)
         }
         if newDevice { try renewDevice() }
