@@ -338,12 +338,13 @@ extension Store {
         try connection.run(
             """
             UPDATE sessions SET task_id = ?, start = ?, end = ?, planned_seconds = ?, focused_seconds = ?, pauses = ?, outcome = ?,
-                note = ?, away_seconds = ?, reason = ?, device = ?, interruptions = ? WHERE id = ?
+                note = ?, away_seconds = ?, reason = ?, device = ?, interruptions = ?, segments = ? WHERE id = ?
             """,
             [
                 .integer(taskRow), .real(s.start), .real(s.end), .int(s.plannedSeconds), .int(s.focusedSeconds), .int(s.pauses),
                 .text(s.outcome.rawValue), .optional(s.note), .int(s.awaySeconds), .optional(s.reason?.rawValue),
-                s.device == ownDevice ? .null : .text(s.device), Self.interruptionsColumn(s.interruptions), .integer(id),
+                s.device == ownDevice ? .null : .text(s.device), Self.interruptionsColumn(s.interruptions),
+                .optional(Self.segmentsText(s.work)), .integer(id),
             ])
     }
 

@@ -611,33 +611,14 @@ public final class Store {
     /// The `segments` column's text for `session`: NULL when it is the one segment NULL means.
     static func segmentsText(_ session: WorkSession) -> String? {
         if session.segments == FocusSegment.whole(start: session.start, focused: session.focusedSeconds) { return nil }
-        return segmentsJSON(session.segments).serialized
-    }
-
-    /// Segments as the column and the saved timer keep them: `[[start, seconds], ...]`.
-    static func segmentsJSON(_ segments: [FocusSegment]) -> JSON {
-        .array(segments.map { .array([.double($0.start), .int($0.seconds)]) })
+        return FocusSegment.pairs(session.segments).serialized
     }
 
     /// The segments a `segments` column holds; nil (one from the start) for NULL or a text
     /// that is not a list of `[start, seconds]` (a hand-edited file).
     static func segments(_ text: String?) -> [FocusSegment]? {
         guard let text else { return nil }
-        return segments(from: try? JSON.parse(text))
-    }
-
-    /// The segments of `segmentsJSON`'s form; nil for anything else, never a part of them
-    /// (a part would no longer sum to the focused time).
-    static func segments(from json: JSON?) -> [FocusSegment]? {
-        guard let list = json?.arrayValue else { return nil }
-        var segments: [FocusSegment] = []
-        for pair in list {
-            guard let ends = pair.arrayValue, ends.count == 2, let start = ends[0].doubleValue, let seconds = ends[1].intValue else {
-                return nil
-            }
-            segments.append(FocusSegment(start: start, seconds: Int(seconds)))
-        }
-        return segments
+        return FocusSegment.list(pairs: try? JSON.parse(text))
     }
 
     /// How many completed work sessions count on `day`: those that ended in it, an end exactly

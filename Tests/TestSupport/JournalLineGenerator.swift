@@ -179,6 +179,14 @@ public struct JournalLineGenerator {
         s.note = soundNote()
         s.awaySeconds = pick([0, Int(span) / 2])
         s.reason = chance(20) ? pick(EndReason.allCases) : nil
+        // Often two stretches around a pause, as the timer records them (else one from the start).
+        if s.focusedSeconds >= 2, Double(s.focusedSeconds) + 0.5 <= span, chance(40) {
+            let first = s.focusedSeconds / 2
+            s.segments = [
+                FocusSegment(start: start, seconds: first),
+                FocusSegment(start: start + Double(first) + pick([0, 0.5]), seconds: s.focusedSeconds - first),
+            ]
+        }
         return s
     }
 }
@@ -245,9 +253,11 @@ extension JournalLineGenerator {
     private mutating func hostileSession(task: String) -> SyncedSession {
         // 2099: a line may say it, the store takes a session ending at most a day from now.
         let start = pick([Self.windowStart, Self.windowEnd - 1500, 4_070_908_800, 1_650_000_000 + Double(int(5000)) * 3600])
-        return SyncedSession(
+        var s = SyncedSession(
             id: freshID(lead: "f"), task: task, device: device, start: start, end: start + 1500, plannedSeconds: 1500,
             focusedSeconds: 1500, pauses: 0, outcome: .completed)
+        if chance(30) { s.segments = [FocusSegment(start: start, seconds: 750), FocusSegment(start: start + 750, seconds: 750)] }
+        return s
     }
 
     /// Something wrong with one member: a boundary value, another type, gone, twice, one more,
@@ -275,7 +285,7 @@ extension JournalLineGenerator {
         switch int(10) {
         case 0: members.remove(at: at)
         case 1: members.insert((key, value(for: key, newer: newer)), at: int(members.count + 1)) // duplicated
-        case 2: members.append((pick(["extra", "v2", "Device", "", "session", "note"]), pick(BoundaryValues.otherKinds)))
+        case 2: members.append((pick(["extra", "v2", "Device", "", "session", "note", "segments"]), pick(BoundaryValues.otherKinds)))
         case 3: members[at].value = pick(BoundaryValues.otherKinds)
         case 4: members[at].value = deep()
         case 5: members.shuffle(using: &random)
@@ -352,6 +362,11 @@ extension JournalLineGenerator {
                 quoted("\u{200B}"), quoted("e\u{301}"), quoted("line\nbreak"), "null",
             ])
         case "reason": return pick([quoted("left"), quoted("bogus"), quoted(""), "null"])
+        case "segments":
+            return pick([
+                "[]", "[[0,1]]", "[[1e308,1500]]", "[[-1e308,9223372036854775807]]", "[[1650000000,\"750\"]]", "[[1650000000]]",
+                "[[1650000000,750],[1650000000,750]]", "[[1650000000,-1],[1650000000,1501]]", "{}", "null",
+            ])
         case "start", "end":
             return pick(BoundaryValues.numbers + [String(Self.windowStart), String(Self.windowEnd), "\"2026-01-01T00:00:00Z\""])
         default: return nil
