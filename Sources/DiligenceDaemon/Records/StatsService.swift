@@ -91,11 +91,16 @@ final class StatsService {
 
     /// An `export` command's plan (`exportPlan`); `invalid_argument` for another command.
     func exportPlan(_ command: ControlCommand) throws(DiligenceError) -> ExportPlan {
-        guard case .export(let format, let task, let since, let until, let withTasks, let device) = command else {
+        guard case .export(let format, let task, let since, let until, let withTasks, let device, let segments) = command else {
             throw DiligenceError(.invalidArgument, "Not an export: \(command).")
         }
-        return try exportPlan(
+        var plan = try exportPlan(
             format: format, task: task, since: since, until: until, withTasks: withTasks, device: try deviceFilter(device))
+        guard !segments || format == .ics else {
+            throw DiligenceError(.invalidArgument, "\"segments\" goes with the ics format only (a calendar's events).")
+        }
+        plan.segments = segments
+        return plan
     }
 
     /// The task to start from idle when none is named: today's planned one, if any.
