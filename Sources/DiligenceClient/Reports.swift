@@ -102,10 +102,12 @@ extension Command {
             options: [
                 Option("format", key: "format"), taskFilter, since, until, deviceFilter,
                 Option("with-tasks", key: "with_tasks", sends: "on", help: "jsonl: the task definitions and the plan first (a backup)"),
+                Option("segments", key: "segments", sends: "on", help: "ics: one event per focus segment, not per session"),
             ],
             wire: "export", output: .report, summary: trNoop("print sessions as CSV, JSON lines or iCalendar"),
             notes: """
-                jsonl writes every field and is what import reads; csv has a header row (RFC 4180); ics has one event per session.
+                jsonl writes every field and is what import reads; csv has a header row (RFC 4180); ics has one event per session,
+                or with --segments one per stretch of focus between pauses (UID: the session's UUID, -1, -2 …).
                 --with-tasks adds a line per task (its settings, archived or not) and per planned day before the sessions:
                 import restores them, so the file is a whole backup.
                 """,

@@ -1,3 +1,4 @@
+import DiligenceJSON
 import DiligenceTime
 
 /// One stretch of a work session's focus, between its pauses and times away: from `start`
@@ -74,6 +75,44 @@ public struct FocusSegment: Hashable, Sendable {
             lacking -= added
         }
         return lacking == 0 ? fitted : whole(start: start, focused: focused)
+    }
+}
+
+extension FocusSegment {
+    /// Segments as the database, the saved timer and a journal line keep them,
+    /// `[[start, seconds], …]`: each start exactly as recorded.
+    public static func pairs(_ segments: [FocusSegment]) -> JSON {
+        .array(segments.map { .array([.double($0.start), .int($0.seconds)]) })
+    }
+
+    /// The segments of `pairs`' form; nil for anything else, never a part of them (a part would
+    /// no longer sum to the focused time).
+    public static func list(pairs json: JSON?) -> [FocusSegment]? {
+        guard let list = json?.arrayValue else { return nil }
+        var segments: [FocusSegment] = []
+        for pair in list {
+            guard let ends = pair.arrayValue, ends.count == 2, let start = ends[0].doubleValue, let seconds = ends[1].intValue else {
+                return nil
+            }
+            segments.append(FocusSegment(start: start, seconds: Int(seconds)))
+        }
+        return segments
+    }
+
+    /// The segments a session from outside brings (another device's line, an import): kept as
+    /// they are when the timer could have made them for it — in order, each a second or more,
+    /// summing to `focused`, within its span but for a second's rounding — else fitted to it.
+    public static func accepted(_ segments: [FocusSegment], start: Double, end: Double, focused: Int) -> [FocusSegment] {
+        var total = 0
+        var last = start
+        for segment in segments {
+            guard segment.seconds > 0, segment.seconds <= focused - total, segment.start >= last - 1, segment.end <= end + 1 else {
+                return fit(segments, start: start, end: end, focused: focused)
+            }
+            total += segment.seconds
+            last = segment.end
+        }
+        return total == focused ? segments : fit(segments, start: start, end: end, focused: focused)
     }
 }
 

@@ -74,7 +74,7 @@ public final class Daemon: TimerOutlet {
         let merge = SyncMerge(
             store: store, recorder: recorder, journal: journal, clocks: clocks, queue: queue, today: { [stats] in stats.todayDate })
         self.sync = SyncParts(journal: journal, merge: merge)
-        journal.removals = { [unowned self] in self.sync.merge.history.removals }
+        journal.connect(removals: { [unowned merge] in merge.history.removals })
         // A checkpoint runs after the work item whose commit filled the log (a phase end's
         // events, a command's answer), not inside that commit.
         store.connect(
@@ -112,9 +112,10 @@ public final class Daemon: TimerOutlet {
                 runningWork: { [unowned self] now in self.driver.runningWork(at: now) },
                 tasksImported: { [unowned self] in self.tasksImported() },
                 devices: { [unowned self] recorded in self.sync.merge.knownDevices(recorded: recorded) }))
+        sync.merge.connect(merged: { [unowned self] folded in self.syncMerged(folded: folded) })
         precondition(store.isConnected, "the store's commits reach no journal: Store.connect was never called")
+        precondition(sync.journal.isConnected && sync.merge.isConnected, "the sync journal or merge was never connected")
         sync.journal.write(now: clocks.wall)
-        sync.merge.merged = { [unowned self] folded in self.syncMerged(folded: folded) }
         records.recorder.replaySpilled()
         driver.start()
         recoverFocus()

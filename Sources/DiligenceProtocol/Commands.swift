@@ -141,6 +141,8 @@ public enum Fields {
     static let more = Field<Bool>.boolean("more", default: false, "true: another chunk follows")
     static let withTasks = Field<Bool>.boolean(
         "with_tasks", default: false, "jsonl only: the task definitions and the plan first, for import to restore")
+    static let segments = Field<Bool>.boolean(
+        "segments", default: false, "ics only: one event per focus segment (the stretches between pauses) instead of one per session")
     static let replaceTasks = Field<Bool>.boolean(
         "replace_tasks", default: false, "an imported task definition replaces an existing task's settings (else it keeps its own)")
 
@@ -323,7 +325,8 @@ public enum ControlCommand: Sendable, Equatable {
     case historyAdd(task: String, start: String, end: String, pauses: Int)
     case historyRemove(id: Int64)
     case historyEdit(id: Int64, changes: SessionChanges)
-    case export(format: ExportFormat, task: String?, since: String?, until: String?, withTasks: Bool, device: String?)
+    case export(
+        format: ExportFormat, task: String?, since: String?, until: String?, withTasks: Bool, device: String?, segments: Bool = false)
     case importChunk(content: String, importID: Int64?, more: Bool, replaceTasks: Bool)
     case away
     case back
@@ -498,11 +501,11 @@ extension CommandSpec {
         },
         CommandSpec(
             "export", "recorded sessions as a file", result: "{\"format\": ..., \"count\": N, \"content\": \"...\"}",
-            fields: [Fields.format, Fields.taskFilter, Fields.since, Fields.until, Fields.withTasks, Fields.deviceFilter]
+            fields: [Fields.format, Fields.taskFilter, Fields.since, Fields.until, Fields.withTasks, Fields.deviceFilter, Fields.segments]
         ) {
             .export(
                 format: $0[Fields.format], task: $0[Fields.taskFilter], since: $0[Fields.since], until: $0[Fields.until],
-                withTasks: $0[Fields.withTasks], device: $0[Fields.deviceFilter])
+                withTasks: $0[Fields.withTasks], device: $0[Fields.deviceFilter], segments: $0[Fields.segments])
         },
         CommandSpec(
             "import", "add the sessions (and task definitions, plans) of a JSON-lines export, in chunks (see Import)",

@@ -214,15 +214,10 @@ extension WorkSession {
         guard let outcome = Outcome(rawValue: outcomeText) else {
             return bad("\"outcome\": \(outcomeText.debugDescription) is not completed, skipped or abandoned")
         }
-        var uuid = ""
-        switch json["uuid"] {
-        case nil, .null?, .string("")?: break
-        case .string(let text)?:
-            guard let parsed = UUIDText.parse(text) else {
-                return bad("\"uuid\": \(String(text.prefix(40)).debugDescription) is not a UUID (8-4-4-4-12 hexadecimal digits)")
-            }
-            uuid = parsed
-        case let value?: return bad("\"uuid\" is \(value.typeName.withArticle), not a string")
+        let uuid: String
+        switch Self.uuid(json["uuid"]) {
+        case .success(let read): uuid = read
+        case .failure(let error): return .failure(error)
         }
         var note: String?
         switch json["note"] {
@@ -249,11 +244,51 @@ extension WorkSession {
         case .success(let list): interruptions = list
         case .failure(let error): return .failure(error)
         }
+        let segments: [FocusSegment]?
+        switch Self.segments(json["segments"], start: start, end: end, focused: numbers[1]) {
+        case .success(let read): segments = read
+        case .failure(let error): return .failure(error)
+        }
         return .success(
             WorkSession(
                 taskID: 0, taskName: name, start: start, end: end, plannedSeconds: numbers[0],
                 focusedSeconds: numbers[1], pauses: numbers[2], outcome: outcome, uuid: uuid, note: note,
-                awaySeconds: awaySeconds, reason: reason, interruptions: interruptions))
+                awaySeconds: awaySeconds, reason: reason, interruptions: interruptions, segments: segments))
+    }
+
+    /// An exported session's `uuid`: absent, null or empty (a new one is given), or a UUID.
+    static func uuid(_ json: JSON?) -> Result<String, DiligenceError> {
+        switch json {
+        case nil, .null?, .string("")?: return .success("")
+        case .string(let text)?:
+            guard let parsed = UUIDText.parse(text) else {
+                return .failure(
+                    DiligenceError(
+                        .invalidImport,
+                        "\"uuid\": \(String(text.prefix(40)).debugDescription) is not a UUID (8-4-4-4-12 hexadecimal digits)"))
+            }
+            return .success(parsed)
+        case let value?: return .failure(DiligenceError(.invalidImport, "\"uuid\" is \(value.typeName.withArticle), not a string"))
+        }
+    }
+
+    /// An exported session's `segments` (`json`'s form): absent or null (an export older than
+    /// segments) is nil, one from the start; a list that does not fit the session is fitted to
+    /// it (`FocusSegment.accepted`: the export's whole seconds, an edited file).
+    static func segments(_ json: JSON?, start: Double, end: Double, focused: Int) -> Result<[FocusSegment]?, DiligenceError> {
+        guard let json, !json.isNull else { return .success(nil) }
+        guard let items = json.arrayValue else {
+            return .failure(DiligenceError(.invalidImport, "\"segments\" is \(json.typeName.withArticle), not an array"))
+        }
+        var list: [FocusSegment] = []
+        for item in items {
+            guard let from = item["start"]?.stringValue.flatMap(RFC3339.parse), let seconds = item["seconds"]?.intValue else {
+                return .failure(
+                    DiligenceError(.invalidImport, "\"segments\": each has a \"start\" (RFC 3339) and \"seconds\" (a whole number)"))
+            }
+            list.append(FocusSegment(start: from, seconds: Int(seconds)))
+        }
+        return .success(FocusSegment.accepted(list, start: start, end: end, focused: focused))
     }
 
     /// An exported session's `reason`: absent or null, or an `EndReason`.

@@ -90,18 +90,12 @@ extension Store {
     // MARK: Settings
 
     public func syncSetting(_ setting: SyncSetting) throws(DiligenceError) -> String? {
-        try connection.query("SELECT value FROM database_info WHERE name = ?", [.text(setting.rawValue)]).first?.string(0)
+        try info(setting.rawValue)
     }
 
     /// Sets `setting` to `value`, or removes it (nil).
     public func setSyncSetting(_ setting: SyncSetting, _ value: String?) throws(DiligenceError) {
-        if let value {
-            try connection.run(
-                "INSERT INTO database_info (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-                [.text(setting.rawValue), .text(value)])
-        } else {
-            try connection.run("DELETE FROM database_info WHERE name = ?", [.text(setting.rawValue)])
-        }
+        try setInfo(setting.rawValue, value)
     }
 
     /// This device's id.
@@ -344,12 +338,13 @@ extension Store {
         try connection.run(
             """
             UPDATE sessions SET task_id = ?, start = ?, end = ?, planned_seconds = ?, focused_seconds = ?, pauses = ?, outcome = ?,
-                note = ?, away_seconds = ?, reason = ?, device = ?, interruptions = ? WHERE id = ?
+                note = ?, away_seconds = ?, reason = ?, device = ?, interruptions = ?, segments = ? WHERE id = ?
             """,
             [
                 .integer(taskRow), .real(s.start), .real(s.end), .int(s.plannedSeconds), .int(s.focusedSeconds), .int(s.pauses),
                 .text(s.outcome.rawValue), .optional(s.note), .int(s.awaySeconds), .optional(s.reason?.rawValue),
-                s.device == ownDevice ? .null : .text(s.device), Self.interruptionsColumn(s.interruptions), .integer(id),
+                s.device == ownDevice ? .null : .text(s.device), Self.interruptionsColumn(s.interruptions),
+                .optional(Self.segmentsText(s.work)), .integer(id),
             ])
     }
 

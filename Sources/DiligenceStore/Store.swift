@@ -101,6 +101,22 @@ public final class Store {
     /// (the daemon's `today_completed`) is valid while this stays the same.
     public var writeCount: Int64 { db.totalChanges }
 
+    /// One value the database keeps about itself (`database_info`); nil when it keeps none.
+    func info(_ name: String) throws(DiligenceError) -> String? {
+        try db.query("SELECT value FROM database_info WHERE name = ?", [.text(name)]).first?.string(0)
+    }
+
+    /// Sets the value `name` to `value`, or removes it (nil).
+    func setInfo(_ name: String, _ value: String?) throws(DiligenceError) {
+        if let value {
+            try db.run(
+                "INSERT INTO database_info (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                [.text(name), .text(value)])
+        } else {
+            try db.run("DELETE FROM database_info WHERE name = ?", [.text(name)])
+        }
+    }
+
     // MARK: Schema
 
     /// Each entry brings the schema from version `index` to `index + 1`. Append; never edit.
@@ -611,33 +627,14 @@ public final class Store {
     /// The `segments` column's text for `session`: NULL when it is the one segment NULL means.
     static func segmentsText(_ session: WorkSession) -> String? {
         if session.segments == FocusSegment.whole(start: session.start, focused: session.focusedSeconds) { return nil }
-        return segmentsJSON(session.segments).serialized
-    }
-
-    /// Segments as the column and the saved timer keep them: `[[start, seconds], ...]`.
-    static func segmentsJSON(_ segments: [FocusSegment]) -> JSON {
-        .array(segments.map { .array([.double($0.start), .int($0.seconds)]) })
+        return FocusSegment.pairs(session.segments).serialized
     }
 
     /// The segments a `segments` column holds; nil (one from the start) for NULL or a text
     /// that is not a list of `[start, seconds]` (a hand-edited file).
     static func segments(_ text: String?) -> [FocusSegment]? {
         guard let text else { return nil }
-        return segments(from: try? JSON.parse(text))
-    }
-
-    /// The segments of `segmentsJSON`'s form; nil for anything else, never a part of them
-    /// (a part would no longer sum to the focused time).
-    static func segments(from json: JSON?) -> [FocusSegment]? {
-        guard let list = json?.arrayValue else { return nil }
-        var segments: [FocusSegment] = []
-        for pair in list {
-            guard let ends = pair.arrayValue, ends.count == 2, let start = ends[0].doubleValue, let seconds = ends[1].intValue else {
-                return nil
-            }
-            segments.append(FocusSegment(start: start, seconds: Int(seconds)))
-        }
-        return segments
+        return FocusSegment.list(pairs: try? JSON.parse(text))
     }
 
     /// How many completed work sessions count on `day`: those that ended in it, an end exactly

@@ -68,7 +68,7 @@ extension WorkSession {
             ("focusedSeconds", .int(focusedSeconds)), ("pauses", .int(pauses)), ("outcome", .string(outcome.rawValue)),
             ("uuid", .string(uuid)), ("note", .string(note)), ("awaySeconds", .int(awaySeconds)),
             ("reason", .string(reason?.rawValue)), ("interruptions", .array(interruptions.map { $0.json(wire: false) })),
-            ("segments", Store.segmentsJSON(segments)),
+            ("segments", FocusSegment.pairs(segments)),
         ])
     }
 
@@ -86,7 +86,7 @@ extension WorkSession {
             note: json["note"]?.stringValue, awaySeconds: Int(json["awaySeconds"]?.intValue ?? 0),
             reason: json["reason"]?.stringValue.flatMap(EndReason.init(rawValue:)),
             interruptions: (try? Interruption.list(json["interruptions"], wire: false).get()) ?? [],
-            segments: Store.segments(from: json["segments"]))
+            segments: FocusSegment.list(pairs: json["segments"]))
     }
 }
 

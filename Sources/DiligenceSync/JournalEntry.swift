@@ -155,9 +155,10 @@ public struct JournalEntry: Equatable, Sendable {
 
     /// The session's members a line holds only when there is something to say (a line without
     /// them, as an older diligence wrote, is a session without a note, time away, reason or
-    /// interruptions). Readers before interruptions ignore `interruptions` and `voided`, and
-    /// refuse a `reason` they do not know: a voided session says `"voided": true` instead, so
-    /// they keep it, as abandoned.
+    /// interruptions, and one focus segment from its start). Readers before interruptions ignore
+    /// `interruptions` and `voided`, and refuse a `reason` they do not know: a voided session
+    /// says `"voided": true` instead, so they keep it, as abandoned. Readers before segments
+    /// ignore `segments`.
     static func extras(_ s: SyncedSession) -> [(String, JSON)] {
         var members: [(String, JSON)] = []
         if let note = s.note { members.append(("note", .string(note))) }
@@ -169,6 +170,9 @@ public struct JournalEntry: Equatable, Sendable {
         }
         if !s.interruptions.isEmpty {
             members.append(("interruptions", .array(s.interruptions.map { $0.json(wire: false) })))
+        }
+        if s.segments != FocusSegment.whole(start: s.start, focused: s.focusedSeconds) {
+            members.append(("segments", FocusSegment.pairs(s.segments)))
         }
         return members
     }
@@ -297,6 +301,13 @@ public struct JournalEntry: Equatable, Sendable {
         switch Interruption.list(json["interruptions"], wire: false) {
         case .success(let list): s.interruptions = list
         case .failure(let error): throw JournalLineError("the session's \(error.message)")
+        }
+        if let value = json["segments"], value != .null {
+            guard let list = FocusSegment.list(pairs: value) else {
+                throw JournalLineError("the session's \"segments\" is not a list of [start, seconds]")
+            }
+            // Every device reads a line the same: what does not fit is fitted the same everywhere.
+            s.work.segments = FocusSegment.accepted(list, start: s.start, end: s.end, focused: s.focusedSeconds)
         }
     }
 

@@ -127,6 +127,30 @@ import Testing
         }
     }
 
+    @Test func anICalendarExportWithSegmentsHasOneEventPerStretchOfFocus() throws {
+        try withTimeZone("UTC") {
+            let d = try InProcessDaemon()
+            defer { d.stop() }
+            let uuid = "6f1c2d3e-4b5a-4c6d-8e7f-901234567890"
+            let paused =
+                #"{"task":"Work","start":"2025-05-02T09:00:00Z","end":"2025-05-02T09:35:00Z","planned_seconds":1500,"focused_seconds":1500,"#
+                + #""pauses":1,"outcome":"completed","uuid":"\#(uuid)","segments":[{"start":"2025-05-02T09:00:00Z","seconds":600},"#
+                + #"{"start":"2025-05-02T09:20:00Z","seconds":900}]}"#
+            #expect(try d.call("import", [("content", .string(paused + "\n"))])["imported"]?.intValue == 1)
+            func lines(_ fields: [(String, JSON)]) throws -> [Substring] {
+                let answer = try d.call("export", [("format", .string("ics"))] + fields)
+                return (answer["content"]?.stringValue ?? "").split(separator: "\r\n")
+            }
+            let stretches = try lines([("segments", .bool(true))])
+            #expect(stretches.filter { $0.hasPrefix("UID:") } == ["UID:\(uuid)-1", "UID:\(uuid)-2"], "\(stretches)")
+            #expect(stretches.filter { $0.hasPrefix("DTSTART:") } == ["DTSTART:20250502T090000Z", "DTSTART:20250502T092000Z"])
+            #expect(stretches.filter { $0.hasPrefix("DTEND:") } == ["DTEND:20250502T091000Z", "DTEND:20250502T093500Z"])
+            let whole = try lines([])
+            #expect(whole.filter { $0.hasPrefix("UID:") } == ["UID:\(uuid)"] && whole.contains("DTEND:20250502T093500Z"))
+            #expect(try d.failure("export", [("format", .string("jsonl")), ("segments", .bool(true))]).code == "invalid_argument")
+        }
+    }
+
     @Test func theCSVExportCarriesTheTimeAwayAndWhyWorkEnded() throws {
         try withTimeZone("UTC") {
             let d = try InProcessDaemon()

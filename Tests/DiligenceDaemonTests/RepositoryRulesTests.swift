@@ -189,9 +189,14 @@ extension RepositoryRulesTests {
             private var onLine: ((String) -> Void)?
             let onAction: (String) -> Void
             var removals: () -> [Int] = { preconditionFailure("never connected") }
+            var merged: (Int) -> Void = { _ in fatalError("never connected") }
+            let kept: () -> Int = { 0 }
             // var onCommented: (() -> Void)?
             """
-        #expect(RepositoryRules.closureSlots(in: source).count == 4)
+        #expect(
+            RepositoryRules.closureSlots(in: source).map { $0.split(separator: ":")[0].trimmingCharacters(in: .whitespaces) } == [
+                "var merged", "var tasksImported", "public var onCommit", "var onClose", "var removals", "var merged",
+            ])
     }
 
     /// Collaborators are wired at birth or in one connect step: a closure slot that does nothing
@@ -321,12 +326,14 @@ enum RepositoryRules {
         }
     }
 
-    /// Stored closures (comments left out) that default to an empty body, and optional closure
+    /// Stored closures (comments left out) that default to an empty body or to a trap (a slot
+    /// that fails only when first called, not when the wiring forgot it), and optional closure
     /// slots that code outside the type may fill after construction (`var x: ((…) -> …)?`, not private).
     static func closureSlots(in text: String) -> [String] {
         let emptyDefault = /(?:let|var) \w+: [^=]*->[^=]*= \{\s*(?:[\w, ]+ in\s*)?\}\s*$/
+        let trapDefault = /var \w+: [^=]*->[^=]*= \{\s*(?:[\w, ]+ in\s*)?(?:preconditionFailure|fatalError)\(.*\)\s*\}\s*$/
         let openOptional = /^\s*(?:public |internal |package )?var \w+: \(\(.*\) -> .*\)\?\s*(?:\{\s*)?$/
-        return SourceRules.code(text).filter { $0.contains(emptyDefault) || $0.contains(openOptional) }
+        return SourceRules.code(text).filter { $0.contains(emptyDefault) || $0.contains(trapDefault) || $0.contains(openOptional) }
     }
 
     /// The lines of `text` (comments left out) comparing a `code` with a string literal.

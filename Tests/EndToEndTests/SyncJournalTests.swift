@@ -311,5 +311,36 @@ extension EndToEnd {
                 try d.ctl("sync", "status", "--json").json()["directory"]?.stringValue == d.home + "/Sync/diligence",
                 "~ is the home directory")
         }
+
+        @Test("sync enable takes a folder reached through a symbolic link, kept as resolved; a FIFO or device is refused")
+        func enableResolvesALinkToAFolder() throws {
+            let d = try DaemonUnderTest()
+            let data = d.root + "/data/Sync"
+            try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+            #expect(symlink(data, d.root + "/Sync") == 0)
+            let real = try #require(
+                realpath(data, nil).map { pointer in
+                    defer { free(pointer) }
+                    return String(cString: pointer)
+                })
+            // A folder not made yet under a linked one (~/Sync -> /data/Sync), and the link itself.
+            let below = try d.ctl("sync", "enable", d.root + "/Sync/diligence")
+            #expect(below.exitCode == 0, "\(below)")
+            #expect(try d.ctl("sync", "status", "--json").json()["directory"]?.stringValue == real + "/diligence", "resolved once")
+            #expect(access(real + "/diligence/" + (try d.call("sync_status")["device"]?["id"]?.stringValue ?? "?") + ".jsonl", F_OK) == 0)
+            let link = try d.ctl("sync", "enable", d.root + "/Sync")
+            #expect(link.exitCode == 0, "\(link)")
+            #expect(try d.ctl("sync", "status", "--json").json()["directory"]?.stringValue == real)
+            // What is not a folder stays refused, through a link or not, and changes nothing.
+            #expect(mkfifo(d.root + "/fifo", 0o600) == 0)
+            #expect(symlink(d.root + "/fifo", d.root + "/to-fifo") == 0)
+            #expect(symlink("/dev/null", d.root + "/to-device") == 0)
+            #expect(symlink(d.root + "/nowhere", d.root + "/dangling") == 0)
+            for refused in ["/fifo", "/to-fifo", "/to-device", "/fifo/below", "/dangling"] {
+                let answer = try d.send(Request(command: "sync_enable", arguments: [("directory", .string(d.root + refused))]))
+                #expect(answer.errorCode == "invalid_directory", "\(refused): \(answer.serialized)")
+            }
+            #expect(try d.ctl("sync", "status", "--json").json()["directory"]?.stringValue == real, "the folder in force stays")
+        }
     }
 }

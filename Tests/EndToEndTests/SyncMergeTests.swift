@@ -57,6 +57,37 @@ extension EndToEnd {
             }
         }
 
+        @Test("a paused session reaches the other device with its focus segments, and keeps them through an edit")
+        func segmentsTravel() throws {
+            let (a, folderA, idA) = try Self.device("laptop")
+            let (b, folderB, _) = try Self.device("desk")
+            let paused =
+                #"{"task":"Work","start":"2025-05-02T09:00:00Z","end":"2025-05-02T09:35:00Z","planned_seconds":1500,"focused_seconds":1500,"#
+                + #""pauses":1,"outcome":"completed","segments":[{"start":"2025-05-02T09:00:00Z","seconds":600},"#
+                + #"{"start":"2025-05-02T09:20:00Z","seconds":900}]}"#
+            #expect(try a.call("import", [("content", .string(paused + "\n"))])["imported"]?.intValue == 1)
+            func first(_ d: DaemonUnderTest) throws -> JSON? { try d.call("history")["sessions"]?.arrayValue?.first }
+            func segments(_ d: DaemonUnderTest) throws -> [String] {
+                (try first(d)?["segments"]?.arrayValue ?? []).map { "\($0["start"]?.stringValue ?? "?") \($0["seconds"]?.intValue ?? -1)" }
+            }
+            let journal = "\(folderA)/\(idA).jsonl"
+            func carry(_ what: String) throws {
+                try Self.eventually("A's journal has \(what)") {
+                    ((try? String(contentsOfFile: journal, encoding: .utf8)) ?? "").contains(what)
+                }
+                try Self.deliver(Array(try Data(contentsOf: URL(fileURLWithPath: journal))), to: "\(folderB)/\(idA).jsonl")
+            }
+            try carry(#""segments":"#)
+            try Self.eventually("B has the session") { try first(b) != nil }
+            #expect(try segments(a).count == 2)
+            #expect(try segments(b) == segments(a), "\(b.stderr)")
+            let id = try #require(try first(a)?["id"]?.intValue)
+            try a.call("history_edit", [("id", .int(id)), ("note", .string("chapter 3"))])
+            try carry("chapter 3")
+            try Self.eventually("B has the edit") { try first(b)?["note"]?.stringValue == "chapter 3" }
+            #expect(try segments(b) == segments(a), "an edit's line carries them too")
+        }
+
         @Test(
             "a plan of another device for a day outside the dates diligence keeps is refused as the plan command refuses it, saying where")
         func planOutsideTheWindowRefused() throws {

@@ -180,6 +180,14 @@ public struct JournalLineGenerator {
         s.awaySeconds = pick([0, Int(span) / 2])
         s.reason = chance(20) ? pick(EndReason.allCases) : nil
         if chance(30) { s.interruptions = soundInterruptions(from: start, to: start + span) }
+        // Often two stretches around a pause, as the timer records them (else one from the start).
+        if s.focusedSeconds >= 2, Double(s.focusedSeconds) + 0.5 <= span, chance(40) {
+            let first = s.focusedSeconds / 2
+            s.segments = [
+                FocusSegment(start: start, seconds: first),
+                FocusSegment(start: start + Double(first) + pick([0, 0.5]), seconds: s.focusedSeconds - first),
+            ]
+        }
         return s
     }
 
@@ -262,6 +270,7 @@ extension JournalLineGenerator {
         // Members for the mutations to break: interruptions, and `voided` with its reason.
         if chance(30) { s.interruptions = [Interruption(kind: .external, at: start + 60, note: "phone")] }
         if chance(10) { s.reason = .interrupted }
+        if chance(30) { s.segments = [FocusSegment(start: start, seconds: 750), FocusSegment(start: start + 750, seconds: 750)] }
         return s
     }
 
@@ -290,7 +299,7 @@ extension JournalLineGenerator {
         switch int(10) {
         case 0: members.remove(at: at)
         case 1: members.insert((key, value(for: key, newer: newer)), at: int(members.count + 1)) // duplicated
-        case 2: members.append((pick(["extra", "v2", "Device", "", "session", "note"]), pick(BoundaryValues.otherKinds)))
+        case 2: members.append((pick(["extra", "v2", "Device", "", "session", "note", "segments"]), pick(BoundaryValues.otherKinds)))
         case 3: members[at].value = pick(BoundaryValues.otherKinds)
         case 4: members[at].value = deep()
         case 5: members.shuffle(using: &random)
@@ -376,6 +385,11 @@ extension JournalLineGenerator {
                 #"[{"kind":"internal","at":1650000000,"note":7}]"#,
                 "[" + [String](repeating: one, count: Interruption.maxPerSession + 1).joined(separator: ",") + "]",
                 #"[{"kind":"internal","at":1650000000,"note":""# + String(repeating: "n", count: SessionNote.maxLength + 1) + #""}]"#,
+            ])
+        case "segments":
+            return pick([
+                "[]", "[[0,1]]", "[[1e308,1500]]", "[[-1e308,9223372036854775807]]", "[[1650000000,\"750\"]]", "[[1650000000]]",
+                "[[1650000000,750],[1650000000,750]]", "[[1650000000,-1],[1650000000,1501]]", "{}", "null",
             ])
         case "start", "end":
             return pick(BoundaryValues.numbers + [String(Self.windowStart), String(Self.windowEnd), "\"2026-01-01T00:00:00Z\""])

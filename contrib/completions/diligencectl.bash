@@ -142,7 +142,7 @@ _diligencectl() {
                 remove) COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")) ;;
                 edit) COMPREPLY=($(compgen -W $'--task\n--json\n--help'$'\n'--start$'\n'--end$'\n'--note -- "$cur")) ;;
             esac ;;
-        export) COMPREPLY=($(compgen -W $'--format\n--task\n--since\n--until\n--device\n--help'$'\n'--with-tasks -- "$cur")) ;;
+        export) COMPREPLY=($(compgen -W $'--format\n--task\n--since\n--until\n--device\n--help'$'\n'--with-tasks$'\n'--segments -- "$cur")) ;;
         sync)
             case $sub in
                 "") COMPREPLY=($(compgen -W "${sync_commands// /$'\n'}" -- "$cur")) ;;

@@ -184,6 +184,7 @@ complete -c diligencectl -n "__diligencectl_in history edit" -l note -x -d 'a ne
 
 complete -c diligencectl -n "__diligencectl_in export" -l format -x -a 'csv jsonl ics' -d 'output format (default jsonl)'
 complete -c diligencectl -n "__diligencectl_in export" -l with-tasks -d 'task definitions and the plan first'
+complete -c diligencectl -n "__diligencectl_in export" -l segments -d 'ics: one event per focus segment'
 complete -c diligencectl -n "__diligencectl_is import" -l replace-tasks -d 'imported tasks replace existing settings'
 complete -c diligencectl -n "__diligencectl_is import" -F -d 'file (- for standard input)'
 complete -c diligencectl -n "__diligencectl_is backup" -l json -d 'print JSON'

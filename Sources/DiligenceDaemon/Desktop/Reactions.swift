@@ -7,7 +7,7 @@ import DiligenceProtocol
 /// waits: notifications are asynchronous D-Bus calls, hooks and players are child processes
 /// watched from the queue.
 extension Daemon {
-    /// Called by `apply` after the events are recorded and broadcast.
+    /// The last step of every timer change, after its events are recorded and published.
     func react(to events: [TimerEvent], at now: Now) {
         // The note of the work a hook is about: the session that just ended, else the phase's.
         var note = machine.note

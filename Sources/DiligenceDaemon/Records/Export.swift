@@ -27,12 +27,12 @@ extension ExportFormat {
     }
 
     /// The sessions' part: any run of them, so pages of one export join into the whole.
-    func body(_ recorded: [WorkSession], stamp: Double, deviceNames: [String?: String]) -> String {
+    func body(_ recorded: [WorkSession], stamp: Double, deviceNames: [String?: String], segments: Bool = false) -> String {
         let sessions = recorded.map(Self.exportable)
         return switch self {
         case .csv: Self.csv(sessions, deviceNames: deviceNames)
         case .jsonl: Self.jsonl(sessions, deviceNames: deviceNames)
-        case .ics: Self.ics(sessions, stamp: stamp)
+        case .ics: Self.ics(sessions, stamp: stamp, segments: segments)
         }
     }
 
@@ -98,25 +98,40 @@ extension ExportFormat {
 
     /// One VEVENT per session, its UID the session's UUID (the same event in every export, from
     /// any database it was imported into), times in UTC, lines folded at 75 octets, CRLF line ends.
-    static func ics(_ sessions: [WorkSession], stamp: Double) -> String {
+    /// `segments`: one per focus segment instead, its UID the UUID and the segment's number.
+    static func ics(_ sessions: [WorkSession], stamp: Double, segments: Bool = false) -> String {
         var out = ""
-        func line(_ text: String) { out += fold(text) }
         let dtstamp = RFC3339.compactUTC(stamp)
         for s in sessions {
-            line("BEGIN:VEVENT")
-            line("UID:\(s.uuid)")
-            line("DTSTAMP:\(dtstamp)")
-            line("DTSTART:\(RFC3339.compactUTC(s.start))")
-            line("DTEND:\(RFC3339.compactUTC(s.end))")
-            line("SUMMARY:" + icsText(s.taskName))
-            let detail =
-                "\(s.outcome.rawValue), focused \(DurationText.format(s.focusedSeconds)) of \(DurationText.format(s.plannedSeconds)), \(s.pauses) pause\(s.pauses == 1 ? "" : "s")"
-                + icsInterruptions(s.interruptions)
-            // The note first: what a calendar shows of the description.
-            line("DESCRIPTION:" + icsText(s.note.map { $0 + "\n" + detail } ?? detail))
-            line("CATEGORIES:" + icsText(s.taskName))
-            line("END:VEVENT")
+            guard segments, !s.segments.isEmpty else {
+                out += icsEvent(s, uid: s.uuid, start: s.start, end: s.end, dtstamp: dtstamp)
+                continue
+            }
+            for (index, segment) in s.segments.enumerated() {
+                // An interval iCalendar accepts, as `exportable` gives the session's.
+                let start = segment.start.rounded(.down)
+                out += icsEvent(s, uid: "\(s.uuid)-\(index + 1)", start: start, end: max(segment.end, start + 1), dtstamp: dtstamp)
+            }
         }
+        return out
+    }
+
+    private static func icsEvent(_ s: WorkSession, uid: String, start: Double, end: Double, dtstamp: String) -> String {
+        var out = ""
+        func line(_ text: String) { out += fold(text) }
+        line("BEGIN:VEVENT")
+        line("UID:\(uid)")
+        line("DTSTAMP:\(dtstamp)")
+        line("DTSTART:\(RFC3339.compactUTC(start))")
+        line("DTEND:\(RFC3339.compactUTC(end))")
+        line("SUMMARY:" + icsText(s.taskName))
+        let detail =
+            "\(s.outcome.rawValue), focused \(DurationText.format(s.focusedSeconds)) of \(DurationText.format(s.plannedSeconds)), \(s.pauses) pause\(s.pauses == 1 ? "" : "s")"
+            + icsInterruptions(s.interruptions)
+        // The note first: what a calendar shows of the description.
+        line("DESCRIPTION:" + icsText(s.note.map { $0 + "\n" + detail } ?? detail))
+        line("CATEGORIES:" + icsText(s.taskName))
+        line("END:VEVENT")
         return out
     }
 

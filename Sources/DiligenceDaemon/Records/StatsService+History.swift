@@ -166,6 +166,8 @@ extension StatsService {
         var from: Double?
         var to: Double?
         var withTasks: Bool
+        /// ics: one event per focus segment.
+        var segments = false
         var stamp: Double
         var lastPlannedDay: CalendarDay
         /// Every known device's name (this one's under nil).
@@ -228,7 +230,7 @@ extension StatsService {
             while true {
                 let page = try store.sessions(
                     taskID: plan.taskID, device: plan.device, from: plan.from, to: plan.to, after: after, limit: exportPage)
-                text += plan.format.body(page, stamp: plan.stamp, deviceNames: plan.deviceNames)
+                text += plan.format.body(page, stamp: plan.stamp, deviceNames: plan.deviceNames, segments: plan.segments)
                 guard page.count == exportPage, let last = page.last else { break }
                 guard piece(text) else { return }
                 text = ""

@@ -91,11 +91,16 @@ final class StatsService {
 
     /// An `export` command's plan (`exportPlan`); `invalid_argument` for another command.
     func exportPlan(_ command: ControlCommand) throws(DiligenceError) -> ExportPlan {
-        guard case .export(let format, let task, let since, let until, let withTasks, let device) = command else {
+        guard case .export(let format, let task, let since, let until, let withTasks, let device, let segments) = command else {
             throw DiligenceError(.invalidArgument, "Not an export: \(command).")
         }
-        return try exportPlan(
+        var plan = try exportPlan(
             format: format, task: task, since: since, until: until, withTasks: withTasks, device: try deviceFilter(device))
+        guard !segments || format == .ics else {
+            throw DiligenceError(.invalidArgument, "\"segments\" goes with the ics format only (a calendar's events).")
+        }
+        plan.segments = segments
+        return plan
     }
 
     /// The task to start from idle when none is named: today's planned one, if any.
@@ -300,13 +305,19 @@ final class StatsService {
     private func anchorDay(_ date: String?, period: StatsPeriod, today: CalendarDay) throws(DiligenceError) -> CalendarDay {
         guard let date else { return today }
         guard period != .all else { throw DiligenceError(.invalidArgument, "\"date\" does not apply to the period \"all\".") }
-        guard let day = DateText.day(date, today: today) else {
+        return try day(date, field: "date", today: today)
+    }
+
+    /// The day `text` names as `field` (`YYYY-MM-DD`, `today`, `tomorrow`, `yesterday`, a
+    /// weekday: of the week `weekOffset` weeks from this one when given), within the date window.
+    private func day(_ text: String, field: String, today: CalendarDay, weekOffset: Int? = nil) throws(DiligenceError) -> CalendarDay {
+        guard let day = DateText.day(text, today: today, weekOffset: weekOffset) else {
             throw DiligenceError(
                 .invalidDate,
-                "\"date\": \(date.debugDescription) is not a day: \(DateText.impossibleDate(date) ?? "give " + DateText.dayForms)."
-                    + Suggestion.didYouMean(date, Self.dayWords, quote: "\""))
+                "\"\(field)\": \(text.debugDescription) is not a day: \(DateText.impossibleDate(text) ?? "give " + DateText.dayForms)."
+                    + Suggestion.didYouMean(text, Self.dayWords, quote: "\""))
         }
-        guard DateWindow.contains(day, today: today) else { throw outsideWindow("date", day.description) }
+        guard DateWindow.contains(day, today: today) else { throw outsideWindow(field, day.description) }
         return day
     }
 
@@ -484,14 +495,7 @@ final class StatsService {
     /// `day`: `YYYY-MM-DD`, `today`, `tomorrow`, `yesterday`, or a weekday (`monday`, `mon`) of
     /// the week `offset` weeks from this one.
     private func planDay(_ text: String, offset: Int) throws(DiligenceError) -> CalendarDay {
-        guard let day = DateText.day(text, today: todayDate, weekOffset: offset) else {
-            throw DiligenceError(
-                .invalidDate,
-                "\"day\": \(text.debugDescription) is not a day: \(DateText.impossibleDate(text) ?? "give " + DateText.dayForms)."
-                    + Suggestion.didYouMean(text, Self.dayWords, quote: "\""))
-        }
-        guard DateWindow.contains(day, today: todayDate) else { throw outsideWindow("day", day.description) }
-        return day
+        try day(text, field: "day", today: todayDate, weekOffset: offset)
     }
 }
 

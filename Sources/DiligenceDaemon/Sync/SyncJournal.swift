@@ -56,7 +56,7 @@ final class SyncJournal {
     private(set) var shared: String?
     /// The removals the merged history holds (SyncMerge's): a journal's start repeats them with
     /// this device's own (`Store.keptRemovals`), as the database keeps no row of a removed thing.
-    var removals: () -> [JournalChange] = { preconditionFailure("SyncJournal.removals was never connected") }
+    private var mergedRemovals: (() -> [JournalChange])?
     /// The journal watched (inotify on its folder, for its name): another version put there, or
     /// its removal, is checked at once, not at the next change. Nil while none is kept.
     private var watch: (path: String, watch: DirectoryWatch)?
@@ -79,6 +79,20 @@ final class SyncJournal {
         givenName = try store.syncSetting(.deviceName)
         writtenName = try store.syncSetting(.journalName)
         written = try store.syncSetting(.journalEnd).flatMap(JournalCursor.init(text:))
+    }
+
+    /// Wires in the merge's removals, once, before the first write: the merge is built with
+    /// this journal, so they cannot come through `init`.
+    func connect(removals: @escaping () -> [JournalChange]) {
+        precondition(mergedRemovals == nil, "SyncJournal was connected twice")
+        mergedRemovals = removals
+    }
+
+    var isConnected: Bool { mergedRemovals != nil }
+
+    private func removals() -> [JournalChange] {
+        guard let mergedRemovals else { preconditionFailure("SyncJournal.connect(removals:) was never called") }
+        return mergedRemovals()
     }
 
     // MARK: Where
@@ -309,8 +323,13 @@ final class SyncJournal {
             )
         }
         if let problem = SyncFolder.problem(with: text) { throw DiligenceError(.invalidDirectory, "Refused: \(problem).") }
-        let folder = Self.expand(text)
-        do { try Files.makeDirectories(folder, mode: 0o700) } catch {
+        // A link to a folder (~/Sync -> /data/Sync) is resolved once, here: the folder kept is
+        // the one reached, and what is not a folder stays refused by `makeDirectories`.
+        let folder: String
+        do {
+            folder = try Files.resolvingLinks(Self.expand(text))
+            try Files.makeDirectories(folder, mode: 0o700)
+        } catch {
             throw DiligenceError(.invalidDirectory, error.message)
         }
         if newDevice { try renewDevice() }

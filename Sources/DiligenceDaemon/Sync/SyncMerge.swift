@@ -33,7 +33,7 @@ final class SyncMerge {
     private let today: () -> CalendarDay
     /// Called after a merge changed the database, with the task rows it merged into another (by
     /// the row kept): the timer follows its task, the daemon pushes the status.
-    var merged: (_ folded: [Int64: Int64]) -> Void = { _ in preconditionFailure("SyncMerge.merged was never connected") }
+    private var merged: ((_ folded: [Int64: Int64]) -> Void)?
     /// The task rows the merge in progress merged into another.
     private var folded: [Int64: Int64] = [:]
 
@@ -78,6 +78,15 @@ final class SyncMerge {
         self.clocks = clocks
         self.queue = queue
     }
+
+    /// Wires in who hears of a merge, once, before the folder is followed: the daemon that
+    /// hears it holds this merge, so it cannot come through `init`.
+    func connect(merged: @escaping (_ folded: [Int64: Int64]) -> Void) {
+        precondition(self.merged == nil, "SyncMerge was connected twice")
+        self.merged = merged
+    }
+
+    var isConnected: Bool { merged != nil }
 
     /// Follows the folder in force: a new one is watched, its history restored from what the
     /// database keeps for it and its journals read from the kept positions (from their start for
@@ -215,7 +224,10 @@ final class SyncMerge {
                 try keep(folder, absent: absent)
             }
             unsaved = HistoryChanges()
-            if touched != nil { merged(folded) }
+            if touched != nil {
+                guard let merged else { preconditionFailure("SyncMerge.connect(merged:) was never called") }
+                merged(folded)
+            }
         } catch {
             Log.error("Sync: merging failed (\(error.message)); tried again at the next change of the folder.")
             // Back to what the database kept: the lines read since are read again.

@@ -28,6 +28,20 @@ enum Files {
         } catch {}
     }
 
+    /// `path` with the symbolic links of its existing part resolved, the rest (not made yet)
+    /// kept as given: a folder reached through a link is then named by what it is.
+    static func resolvingLinks(_ path: String) throws(DiligenceError) -> String {
+        do { return try Sys.realPath(path) } catch  where error.code == ENOENT {
+            let parent = directory(of: path)
+            guard parent != path, parent != ".", Sys.fileStatus(path) == nil else { return path }
+            let name = path.split(separator: "/").last.map(String.init) ?? ""
+            let base = try resolvingLinks(parent)
+            return (base == "/" ? "" : base) + "/" + name
+        } catch {
+            throw DiligenceError(.notADirectory, "Cannot resolve \(path): \(error.reason).")
+        }
+    }
+
     /// Appends `text` to `path` (created 0600) and waits until it is on disk.
     static func append(_ text: String, to path: String) throws(Errno) {
         try writeFile(text, to: path, flags: O_APPEND, synced: true)

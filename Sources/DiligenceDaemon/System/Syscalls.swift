@@ -177,6 +177,13 @@ enum Sys {
         try retrying("mkdir \(path)") { mkdir(path, mode) }
     }
 
+    /// realpath(3): `path` with every symbolic link and `.`/`..` resolved; it must exist.
+    static func realPath(_ path: String) throws(Errno) -> String {
+        guard let resolved = realpath(path, nil) else { throw Errno(code: errno, call: "realpath \(path)") }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     static func rename(_ from: String, to: String) throws(Errno) {
         try retrying("rename \(from)") { Glibc.rename(from, to) }
     }
