@@ -23,6 +23,8 @@ final class FakePlasmaNotifications: FakeBusService, @unchecked Sendable {
     private var nextCookie: UInt32 = 1
     private(set) var shown = 0
     private(set) var held = 0
+    /// Inhibit calls answered, the first and those after a restart.
+    private(set) var inhibitCalls = 0
 
     init(busAddress: String) throws {
         try super.init(busAddress: busAddress, name: "org.freedesktop.Notifications", prefix: "/org/freedesktop/Notifications")
@@ -55,6 +57,29 @@ final class FakePlasmaNotifications: FakeBusService, @unchecked Sendable {
         return alive
     }
 
+    /// Another program's inhibition (the user's do-not-disturb as far as diligence can see),
+    /// held by this service's own connection, which stays on the bus.
+    func inhibitForAnotherProgram() {
+        perform { [self] bus in
+            var unique: UnsafePointer<CChar>?
+            guard sd_bus_get_unique_name(bus, &unique) >= 0, let unique else { return }
+            lock.withLock {
+                holders[nextCookie] = String(cString: unique)
+                nextCookie += 1
+            }
+        }
+    }
+
+    /// Plasma crashed and came back: no inhibition survives, and the name changes hands on the
+    /// bus (NameOwnerChanged), as when a new plasmashell takes it.
+    func restart() {
+        perform { [self] bus in
+            lock.withLock { holders.removeAll() }
+            sd_bus_release_name(bus, "org.freedesktop.Notifications")
+            sd_bus_request_name(bus, "org.freedesktop.Notifications", 0)
+        }
+    }
+
     override func handle(_ m: OpaquePointer, member: String, interface: String, path: String) -> Bool {
         switch (interface, member) {
         case ("org.freedesktop.Notifications", "GetServerInformation"):
@@ -68,12 +93,21 @@ final class FakePlasmaNotifications: FakeBusService, @unchecked Sendable {
                 cookie = nextCookie
                 nextCookie += 1
                 holders[cookie] = sender
+                inhibitCalls += 1
             }
             Self.reply(m) { r in sd_bus_message_append_basic(r, Self.code("u"), &cookie) }
         case ("org.freedesktop.Notifications", "UnInhibit"):
             var cookie: UInt32 = 0
             sd_bus_message_read_basic(m, Self.code("u"), &cookie)
-            let known = lock.withLock { holders.removeValue(forKey: cookie) != nil }
+            let known = lock.withLock {
+                let known = holders.removeValue(forKey: cookie) != nil
+                // Plasma shows what came in while inhibited once the last inhibition is lifted.
+                if known, holders.isEmpty {
+                    shown += held
+                    held = 0
+                }
+                return known
+            }
             if known { Self.reply(m) } else { Self.replyError(m, "org.freedesktop.DBus.Error.InvalidArgs", "no inhibition \(cookie)") }
         case ("org.freedesktop.Notifications", "Notify"):
             let isHeld = lock.withLock { !holders.isEmpty }
@@ -140,9 +174,13 @@ final class WaylandDesktop {
 
     let directory: String
     let busAddress: String
+    let server: Server
     private var processes: [ChildProcess] = []
+    /// Where the notification server is in `processes`.
+    private var serverIndex = 0
 
     init(_ server: Server) throws {
+        self.server = server
         var template = Array("/tmp/diligence-focus-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp: \(String(cString: strerror(errno)))") }
         directory = String(cString: made)
@@ -185,12 +223,25 @@ final class WaylandDesktop {
             // swaync keeps its do-not-disturb in GSettings: without dconf-service the change is lost.
             try startAsNobody("dconf", ["/usr/libexec/dconf-service"], [:])
         }
+        try startServer()
+    }
+
+    private func startServer() throws {
+        serverIndex = processes.count
         try startAsNobody(server.rawValue, ["/usr/bin/\(server.rawValue)"], ["WAYLAND_DISPLAY": "wayland-1"])
         try waitUntil(
             "\(server.rawValue) answers on the bus", timeout: 15, diagnostics: readTextFile(directory + "/\(server.rawValue).log")
         ) {
-            self.serverName == (server == .mako ? "mako" : "SwayNotificationCenter")
+            self.serverName == (self.server == .mako ? "mako" : "SwayNotificationCenter")
         }
+    }
+
+    /// The notification server killed and started again, as after a crash: mako comes back in
+    /// its default mode.
+    func restartServer() throws {
+        let old = processes.remove(at: serverIndex)
+        old.killAndReap()
+        try startServer()
     }
 
     /// The environment of the tools that read the state back (and of the daemon's children).

@@ -19,6 +19,8 @@ extension EndToEnd {
         private let keep: [AnyObject]
         var dunst: Dunst? { keep.lazy.compactMap { $0 as? Dunst }.first }
         var clock: SimulatedClock? { keep.lazy.compactMap { $0 as? SimulatedClock }.first }
+        var plasma: FakePlasmaNotifications? { keep.lazy.compactMap { $0 as? FakePlasmaNotifications }.first }
+        var wayland: WaylandDesktop? { keep.lazy.compactMap { $0 as? WaylandDesktop }.first }
 
         init(name: String, daemon: DaemonUnderTest, keep: [AnyObject], isOn: @escaping () -> Bool?, turnOn: (() throws -> Void)?) {
             self.name = name
@@ -29,7 +31,10 @@ extension EndToEnd {
         }
 
         /// `simulatedClock`: the daemon's wall clock can be stepped (`clock`), for reminders.
-        static func make(_ name: String, doNotDisturb: Bool = true, simulatedClock: Bool = false) throws -> FocusDesktop {
+        /// `extra`: more of the config file, after the [focus] section.
+        static func make(_ name: String, doNotDisturb: Bool = true, simulatedClock: Bool = false, extra: String = "") throws
+            -> FocusDesktop
+        {
             let d = try DaemonUnderTest(launch: false)
             var config = "[focus]\ndo_not_disturb = \(doNotDisturb ? "yes" : "no")\n"
             let desktop: FocusDesktop
@@ -66,9 +71,10 @@ extension EndToEnd {
                 let bus = try SessionBus(directory: d.root)
                 let plasma = try FakePlasmaNotifications(busAddress: bus.address)
                 d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-                desktop = FocusDesktop(name: name, daemon: d, keep: [bus, plasma], isOn: { plasma.inhibited }, turnOn: nil)
+                desktop = FocusDesktop(
+                    name: name, daemon: d, keep: [bus, plasma], isOn: { plasma.inhibited }, turnOn: { plasma.inhibitForAnotherProgram() })
             }
-            try d.writeConfig(config)
+            try d.writeConfig(config + extra)
             try d.start()
             try d.addTask("Write", [("work", .string("25m"))])
             try d.addTask("Quick", [("work", .string("1s"))])
@@ -200,7 +206,7 @@ extension EndToEnd {
             #expect(desktop.isOn() == pausedBefore, "\(d.diagnostics)")
         }
 
-        @Test("do not disturb the user had on stays on after the work", arguments: EndToEnd.focusServers.filter { $0 != "plasma" })
+        @Test("do not disturb the user had on stays on after the work", arguments: EndToEnd.focusServers)
         func previousStateKept(_ server: String) throws {
             let desktop = try FocusDesktop.make(server)
             try desktop.turnOn?()
