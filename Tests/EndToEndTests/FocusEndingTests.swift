@@ -49,6 +49,36 @@ extension EndToEnd {
             #expect(desktop.status?["active"]?.boolValue == false)
         }
 
+        /// The work goes on after the restart, but the config no longer guards it: the record the
+        /// killed daemon saved is what puts the server back, not a work end.
+        @Test(
+            "SIGKILL during work, restarted without the guard: the state found before is put back at start",
+            arguments: EndToEnd.focusServers)
+        func crashThenRestore(_ server: String) throws {
+            let desktop = try FocusDesktop.make(server)
+            let d = desktop.daemon
+            for userHadItOn in desktop.turnOn == nil ? [false] : [false, true] {
+                try d.writeConfig("[focus]\ndo_not_disturb = yes\n\(server == "gnome" ? "backend = gnome\n" : "")")
+                try d.call("reload")
+                if userHadItOn { try desktop.turnOn?() }
+                try d.call("start", [("task", .string("Write"))])
+                try waitUntil("the guard is on", timeout: 10) { desktop.status?["active"]?.boolValue == true }
+                try desktop.waitFor(true, "at work start")
+                d.kill()
+                // Plasma's cookie went with the killed daemon's connection.
+                if server == "plasma" && !userHadItOn { try desktop.waitFor(false, "once the bus dropped the killed daemon") }
+                try d.writeConfig("[focus]\ndo_not_disturb = no\n\(server == "gnome" ? "backend = gnome\n" : "")")
+                try d.start()
+                #expect(try d.status()["state"]?.stringValue == "running", "the work runs on")
+                try desktop.waitFor(userHadItOn, "put back at the restart")
+                try waitUntil("the record is forgotten", timeout: 10, diagnostics: d.diagnostics) {
+                    (try? d.sqlite("SELECT count(*) FROM database_info WHERE name = 'focus_guard'")) == [["0"]]
+                }
+                #expect(desktop.status?["active"]?.boolValue == false)
+                try d.call("stop")
+            }
+        }
+
         @Test(
             "the server restarted during work (a new Plasma, a new mako) gets do not disturb again, and it is lifted at stop",
             arguments: EndToEnd.focusServers.filter { $0 == "plasma" || $0 == "mako" })

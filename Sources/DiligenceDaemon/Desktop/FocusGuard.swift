@@ -129,6 +129,8 @@ final class FocusGuard {
         // A Plasma cookie of a daemon that died was released by the bus with its connection.
         let owned = saved.backend != .commands && !(saved.backend == .plasma && self.driver == nil)
         let driver = self.driver ?? (owned ? makeDriver(saved.backend, settings) : nil)
+        // Held until `finish`: a program-driven driver dropped early loses its child's exit.
+        self.driver = driver
         let finish = { [self] in
             leaving = false
             record = nil
