@@ -118,6 +118,22 @@ extension EndToEnd {
             try desktop.waitFor(false, "after stop")
         }
 
+        @Test("a reload that turns do_not_disturb on or off during the work enters or leaves the guard at once")
+        func reloadDuringWork() throws {
+            let desktop = try FocusDesktop.make("plasma", doNotDisturb: false)
+            let d = desktop.daemon
+            try d.call("start", [("task", .string("Write"))])
+            for on in [true, false, true] {
+                try d.writeConfig("[focus]\ndo_not_disturb = \(on ? "yes" : "no")\n")
+                try d.call("reload")
+                try desktop.waitFor(on, "after a reload with do_not_disturb = \(on ? "yes" : "no") during the work")
+                #expect(desktop.status?["active"]?.boolValue == on)
+            }
+            #expect(try d.status()["state"]?.stringValue == "running", "the work runs on")
+            try d.call("stop")
+            try desktop.waitFor(false, "after stop")
+        }
+
         @Test("a backend that is not there is logged once, however many work phases", arguments: ["dunst", "mako", "swaync", "plasma"])
         func unavailableLoggedOnce(_ backend: String) throws {
             let d = try DaemonUnderTest(launch: false)
