@@ -207,6 +207,30 @@ extension EndToEnd {
             }
         }
 
+        /// A reminder during guarded work goes out as critical, which Plasma shows during
+        /// do-not-disturb.
+        @Test("Plasma: a reminder during guarded work is sent as critical and shown; the guard holds on")
+        func plasmaReminderDuringWork() throws {
+            let desktop = try FocusDesktop.make("plasma", simulatedClock: true)
+            let d = desktop.daemon
+            let plasma = try #require(desktop.plasma)
+            let clock = try #require(desktop.clock)
+            let pid = try #require(d.process?.pid)
+            // A minute at least a minute ahead (the daemon runs in UTC), reached by stepping its clock.
+            let target = (floor(clock.daemonWall / 60) + 2) * 60
+            let minute = Int(target / 60) % (24 * 60)
+            let edit = try d.ctl("task", "edit", "Quick", "--reminder", String(format: "%02d:%02d", minute / 60, minute % 60))
+            #expect(edit.exitCode == 0, "\(edit)")
+            try d.call("start", [("task", .string("Write"))])
+            try desktop.waitFor(true, "at work start")
+            try clock.stepWall(target - clock.daemonWall - 1, pid: pid)
+            try waitUntil("Plasma shows the reminder", timeout: 10, diagnostics: d.diagnostics) { plasma.shown == 1 && plasma.held == 0 }
+            #expect(desktop.isOn() == true, "the work is still guarded")
+            #expect(desktop.status?["active"]?.boolValue == true)
+            try d.call("stop")
+            try desktop.waitFor(false, "after stop")
+        }
+
         /// mako keeps a notification invisible in the do-not-disturb mode, swaync keeps it in its
         /// control centre: in both it is still there, in the list their clients read, when the
         /// work ends.

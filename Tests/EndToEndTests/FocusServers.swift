@@ -57,6 +57,22 @@ final class FakePlasmaNotifications: FakeBusService, @unchecked Sendable {
         return alive
     }
 
+    /// Whether a Notify call's hints say urgency 2 (critical).
+    private static func isCritical(_ m: OpaquePointer) -> Bool {
+        // (s app, u replaces, s icon, s summary, s body, as actions, a{sv} hints, i timeout)
+        guard sd_bus_message_skip(m, "susssas") >= 0, sd_bus_message_enter_container(m, code("a"), "{sv}") > 0 else { return false }
+        while sd_bus_message_enter_container(m, code("e"), "sv") > 0 {
+            if readString(m) == "urgency", sd_bus_message_enter_container(m, code("v"), "y") > 0 {
+                var level: UInt8 = 0
+                sd_bus_message_read_basic(m, code("y"), &level)
+                return level == 2
+            }
+            sd_bus_message_skip(m, "v")
+            sd_bus_message_exit_container(m)
+        }
+        return false
+    }
+
     /// Another program's inhibition (the user's do-not-disturb as far as diligence can see),
     /// held by this service's own connection, which stays on the bus.
     func inhibitForAnotherProgram() {
@@ -110,7 +126,9 @@ final class FakePlasmaNotifications: FakeBusService, @unchecked Sendable {
             }
             if known { Self.reply(m) } else { Self.replyError(m, "org.freedesktop.DBus.Error.InvalidArgs", "no inhibition \(cookie)") }
         case ("org.freedesktop.Notifications", "Notify"):
-            let isHeld = lock.withLock { !holders.isEmpty }
+            // Plasma shows critical notifications during do-not-disturb (its default).
+            let critical = Self.isCritical(m)
+            let isHeld = lock.withLock { !holders.isEmpty } && !critical
             lock.withLock { if isHeld { held += 1 } else { shown += 1 } }
             var id: UInt32 = UInt32(shown + held)
             Self.reply(m) { r in sd_bus_message_append_basic(r, Self.code("u"), &id) }
@@ -188,8 +206,10 @@ final class WaylandDesktop {
         mkdir(run, 0o700)
         mkdir(directory + "/config", 0o755)
         mkdir(directory + "/config/mako", 0o755)
-        // The mode the docs give: in do-not-disturb, notifications are kept but not shown.
-        try "[mode=do-not-disturb]\ninvisible=1\n".write(toFile: directory + "/config/mako/config", atomically: true, encoding: .utf8)
+        // The mode the docs give: in do-not-disturb, notifications are kept but not shown, but
+        // for critical ones (diligence's reminders during work).
+        try "[mode=do-not-disturb]\ninvisible=1\n[mode=do-not-disturb urgency=critical]\ninvisible=0\n".write(
+            toFile: directory + "/config/mako/config", atomically: true, encoding: .utf8)
         try "output * bg #000000 solid_color\n".write(toFile: directory + "/sway.conf", atomically: true, encoding: .utf8)
         let config = """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"

@@ -16,7 +16,7 @@ extension EndToEnd {
         let daemon: DaemonUnderTest
         let isOn: () -> Bool?
         let turnOn: (() throws -> Void)?
-        private let keep: [AnyObject]
+        private var keep: [AnyObject]
         var dunst: Dunst? { keep.lazy.compactMap { $0 as? Dunst }.first }
         var clock: SimulatedClock? { keep.lazy.compactMap { $0 as? SimulatedClock }.first }
         var plasma: FakePlasmaNotifications? { keep.lazy.compactMap { $0 as? FakePlasmaNotifications }.first }
@@ -45,14 +45,8 @@ extension EndToEnd {
                 let bus = try SessionBus(directory: d.root)
                 let dunst = try Dunst(directory: d.root, busAddress: bus.address)
                 d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-                var keep: [AnyObject] = [bus, dunst]
-                if simulatedClock {
-                    let clock = try SimulatedClock(directory: d.root)
-                    d.daemonEnvironment = try clock.environment
-                    keep.append(clock)
-                }
                 desktop = FocusDesktop(
-                    name: name, daemon: d, keep: keep, isOn: { dunst.isPaused }, turnOn: { try dunst.setPaused(true) })
+                    name: name, daemon: d, keep: [bus, dunst], isOn: { dunst.isPaused }, turnOn: { try dunst.setPaused(true) })
             case "mako", "swaync":
                 let wayland = try WaylandDesktop(name == "mako" ? .mako : .swaync)
                 d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = wayland.busAddress
@@ -87,6 +81,11 @@ extension EndToEnd {
                     name: name, daemon: d, keep: [bus, plasma], isOn: { plasma.inhibited }, turnOn: { plasma.inhibitForAnotherProgram() })
             }
             desktop.focusLines = lines
+            if simulatedClock {
+                let clock = try SimulatedClock(directory: d.root)
+                d.daemonEnvironment = try clock.environment
+                desktop.keep.append(clock)
+            }
             try d.writeConfig("[focus]\ndo_not_disturb = \(doNotDisturb ? "yes" : "no")\n" + lines + extra)
             try d.start()
             try d.addTask("Write", [("work", .string("25m"))])
