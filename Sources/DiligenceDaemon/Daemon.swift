@@ -255,6 +255,8 @@ public final class Daemon: TimerOutlet {
             sync.journal.write(now: clocks.wall)
             sync.merge.follow(sync.journal.directory())
             updateAmbientSound()
+            // `[focus] do_not_disturb` changed during the work takes effect now, not at the next work.
+            reconcileFocus(then: {})
             Log.info("Configuration reloaded from \(paths.config): \(config.summary).", fields: [("EVENT", "config_reloaded")])
             broadcast("config_reloaded", now: driver.observeClocks())
             return .success(text != nil)

@@ -25,10 +25,16 @@ import Testing
             on = true
             done(.success(previous))
         }
+        /// Set: `leave` answers only when `pendingLeave` is called, as a program that takes its time.
+        var holdLeave = false
+        var pendingLeave: (() -> Void)?
         func leave(previous: String, _ done: @escaping (Result<Void, FocusFailure>) -> Void) {
             log.append("leave \(previous)")
-            on = previous == "true"
-            done(.success(()))
+            let answer = { [self] in
+                on = previous == "true"
+                done(.success(()))
+            }
+            if holdLeave { pendingLeave = answer } else { answer() }
         }
     }
 
@@ -66,6 +72,21 @@ import Testing
         guardian.enter(.dunst, settings: FocusSettings(), done: {})
         guardian.leave(settings: FocusSettings(), done: {})
         #expect(server.on)
+    }
+
+    @Test func aLeaveAskedWhileOneIsUnderWayWaitsForItAndPutsBackOnce() {
+        let server = FakeServer()
+        let guardian = makeGuard(server, Saved())
+        guardian.enter(.dunst, settings: FocusSettings(), done: {})
+        server.holdLeave = true
+        var done = 0
+        guardian.leave(settings: FocusSettings(), done: { done += 1 })
+        guardian.leave(settings: FocusSettings(), done: { done += 1 })
+        #expect(done == 0)
+        server.pendingLeave?()
+        #expect(done == 2)
+        #expect(!server.on)
+        #expect(server.log.filter { $0.hasPrefix("leave") } == ["leave false"])
     }
 
     @Test func aCrashRecordIsUndoneOrKept() {

@@ -23,6 +23,8 @@ final class FakePlasmaNotifications: FakeBusService, @unchecked Sendable {
     private var nextCookie: UInt32 = 1
     private(set) var shown = 0
     private(set) var held = 0
+    /// Inhibit calls answered, the first and those after a restart.
+    private(set) var inhibitCalls = 0
 
     init(busAddress: String) throws {
         try super.init(busAddress: busAddress, name: "org.freedesktop.Notifications", prefix: "/org/freedesktop/Notifications")
@@ -55,6 +57,45 @@ final class FakePlasmaNotifications: FakeBusService, @unchecked Sendable {
         return alive
     }
 
+    /// Whether a Notify call's hints say urgency 2 (critical).
+    private static func isCritical(_ m: OpaquePointer) -> Bool {
+        // (s app, u replaces, s icon, s summary, s body, as actions, a{sv} hints, i timeout)
+        guard sd_bus_message_skip(m, "susssas") >= 0, sd_bus_message_enter_container(m, code("a"), "{sv}") > 0 else { return false }
+        while sd_bus_message_enter_container(m, code("e"), "sv") > 0 {
+            if readString(m) == "urgency", sd_bus_message_enter_container(m, code("v"), "y") > 0 {
+                var level: UInt8 = 0
+                sd_bus_message_read_basic(m, code("y"), &level)
+                return level == 2
+            }
+            sd_bus_message_skip(m, "v")
+            sd_bus_message_exit_container(m)
+        }
+        return false
+    }
+
+    /// Another program's inhibition (the user's do-not-disturb as far as diligence can see),
+    /// held by this service's own connection, which stays on the bus.
+    func inhibitForAnotherProgram() {
+        perform { [self] bus in
+            var unique: UnsafePointer<CChar>?
+            guard sd_bus_get_unique_name(bus, &unique) >= 0, let unique else { return }
+            lock.withLock {
+                holders[nextCookie] = String(cString: unique)
+                nextCookie += 1
+            }
+        }
+    }
+
+    /// Plasma crashed and came back: no inhibition survives, and the name changes hands on the
+    /// bus (NameOwnerChanged), as when a new plasmashell takes it.
+    func restart() {
+        perform { [self] bus in
+            lock.withLock { holders.removeAll() }
+            sd_bus_release_name(bus, "org.freedesktop.Notifications")
+            sd_bus_request_name(bus, "org.freedesktop.Notifications", 0)
+        }
+    }
+
     override func handle(_ m: OpaquePointer, member: String, interface: String, path: String) -> Bool {
         switch (interface, member) {
         case ("org.freedesktop.Notifications", "GetServerInformation"):
@@ -68,15 +109,26 @@ final class FakePlasmaNotifications: FakeBusService, @unchecked Sendable {
                 cookie = nextCookie
                 nextCookie += 1
                 holders[cookie] = sender
+                inhibitCalls += 1
             }
             Self.reply(m) { r in sd_bus_message_append_basic(r, Self.code("u"), &cookie) }
         case ("org.freedesktop.Notifications", "UnInhibit"):
             var cookie: UInt32 = 0
             sd_bus_message_read_basic(m, Self.code("u"), &cookie)
-            let known = lock.withLock { holders.removeValue(forKey: cookie) != nil }
+            let known = lock.withLock {
+                let known = holders.removeValue(forKey: cookie) != nil
+                // Plasma shows what came in while inhibited once the last inhibition is lifted.
+                if known, holders.isEmpty {
+                    shown += held
+                    held = 0
+                }
+                return known
+            }
             if known { Self.reply(m) } else { Self.replyError(m, "org.freedesktop.DBus.Error.InvalidArgs", "no inhibition \(cookie)") }
         case ("org.freedesktop.Notifications", "Notify"):
-            let isHeld = lock.withLock { !holders.isEmpty }
+            // Plasma shows critical notifications during do-not-disturb (its default).
+            let critical = Self.isCritical(m)
+            let isHeld = lock.withLock { !holders.isEmpty } && !critical
             lock.withLock { if isHeld { held += 1 } else { shown += 1 } }
             var id: UInt32 = UInt32(shown + held)
             Self.reply(m) { r in sd_bus_message_append_basic(r, Self.code("u"), &id) }
@@ -140,9 +192,13 @@ final class WaylandDesktop {
 
     let directory: String
     let busAddress: String
+    let server: Server
     private var processes: [ChildProcess] = []
+    /// Where the notification server is in `processes`.
+    private var serverIndex = 0
 
     init(_ server: Server) throws {
+        self.server = server
         var template = Array("/tmp/diligence-focus-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp: \(String(cString: strerror(errno)))") }
         directory = String(cString: made)
@@ -150,8 +206,10 @@ final class WaylandDesktop {
         mkdir(run, 0o700)
         mkdir(directory + "/config", 0o755)
         mkdir(directory + "/config/mako", 0o755)
-        // The mode the docs give: in do-not-disturb, notifications are kept but not shown.
-        try "[mode=do-not-disturb]\ninvisible=1\n".write(toFile: directory + "/config/mako/config", atomically: true, encoding: .utf8)
+        // The mode the docs give: in do-not-disturb, notifications are kept but not shown, but
+        // for critical ones (diligence's reminders during work).
+        try "[mode=do-not-disturb]\ninvisible=1\n[mode=do-not-disturb urgency=critical]\ninvisible=0\n".write(
+            toFile: directory + "/config/mako/config", atomically: true, encoding: .utf8)
         try "output * bg #000000 solid_color\n".write(toFile: directory + "/sway.conf", atomically: true, encoding: .utf8)
         let config = """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -185,12 +243,25 @@ final class WaylandDesktop {
             // swaync keeps its do-not-disturb in GSettings: without dconf-service the change is lost.
             try startAsNobody("dconf", ["/usr/libexec/dconf-service"], [:])
         }
+        try startServer()
+    }
+
+    private func startServer() throws {
+        serverIndex = processes.count
         try startAsNobody(server.rawValue, ["/usr/bin/\(server.rawValue)"], ["WAYLAND_DISPLAY": "wayland-1"])
         try waitUntil(
             "\(server.rawValue) answers on the bus", timeout: 15, diagnostics: readTextFile(directory + "/\(server.rawValue).log")
         ) {
-            self.serverName == (server == .mako ? "mako" : "SwayNotificationCenter")
+            self.serverName == (self.server == .mako ? "mako" : "SwayNotificationCenter")
         }
+    }
+
+    /// The notification server killed and started again, as after a crash: mako comes back in
+    /// its default mode.
+    func restartServer() throws {
+        let old = processes.remove(at: serverIndex)
+        old.killAndReap()
+        try startServer()
     }
 
     /// The environment of the tools that read the state back (and of the daemon's children).

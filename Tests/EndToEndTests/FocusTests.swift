@@ -16,9 +16,13 @@ extension EndToEnd {
         let daemon: DaemonUnderTest
         let isOn: () -> Bool?
         let turnOn: (() throws -> Void)?
-        private let keep: [AnyObject]
+        private var keep: [AnyObject]
         var dunst: Dunst? { keep.lazy.compactMap { $0 as? Dunst }.first }
         var clock: SimulatedClock? { keep.lazy.compactMap { $0 as? SimulatedClock }.first }
+        var plasma: FakePlasmaNotifications? { keep.lazy.compactMap { $0 as? FakePlasmaNotifications }.first }
+        var wayland: WaylandDesktop? { keep.lazy.compactMap { $0 as? WaylandDesktop }.first }
+        /// The [focus] lines beside do_not_disturb this desktop needs (its backend, its commands).
+        var focusLines = ""
 
         init(name: String, daemon: DaemonUnderTest, keep: [AnyObject], isOn: @escaping () -> Bool?, turnOn: (() throws -> Void)?) {
             self.name = name
@@ -29,23 +33,20 @@ extension EndToEnd {
         }
 
         /// `simulatedClock`: the daemon's wall clock can be stepped (`clock`), for reminders.
-        static func make(_ name: String, doNotDisturb: Bool = true, simulatedClock: Bool = false) throws -> FocusDesktop {
+        /// `extra`: more of the config file, after the [focus] section.
+        static func make(_ name: String, doNotDisturb: Bool = true, simulatedClock: Bool = false, extra: String = "") throws
+            -> FocusDesktop
+        {
             let d = try DaemonUnderTest(launch: false)
-            var config = "[focus]\ndo_not_disturb = \(doNotDisturb ? "yes" : "no")\n"
+            var lines = ""
             let desktop: FocusDesktop
             switch name {
             case "dunst":
                 let bus = try SessionBus(directory: d.root)
                 let dunst = try Dunst(directory: d.root, busAddress: bus.address)
                 d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-                var keep: [AnyObject] = [bus, dunst]
-                if simulatedClock {
-                    let clock = try SimulatedClock(directory: d.root)
-                    d.daemonEnvironment = try clock.environment
-                    keep.append(clock)
-                }
                 desktop = FocusDesktop(
-                    name: name, daemon: d, keep: keep, isOn: { dunst.isPaused }, turnOn: { try dunst.setPaused(true) })
+                    name: name, daemon: d, keep: [bus, dunst], isOn: { dunst.isPaused }, turnOn: { try dunst.setPaused(true) })
             case "mako", "swaync":
                 let wayland = try WaylandDesktop(name == "mako" ? .mako : .swaync)
                 d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = wayland.busAddress
@@ -58,17 +59,34 @@ extension EndToEnd {
                     directory: d.root, busAddress: bus.address, configHome: d.configHome, runtimeDirectory: d.runtimeDir)
                 d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
                 d.extraEnvironment["GSETTINGS_BACKEND"] = "dconf"
-                config += "backend = gnome\n"
+                lines = "backend = gnome\n"
                 desktop = FocusDesktop(
                     name: name, daemon: d, keep: [bus, settings], isOn: { settings.showBanners.map { !$0 } },
                     turnOn: { try settings.setShowBanners(false) })
+            case "commands":
+                // No notification server on the bus: the commands alone, which write the state down.
+                let bus = try SessionBus(directory: d.root)
+                d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+                let state = d.root + "/dnd-state"
+                let enter = try d.writeScript("dnd-on", "#!/bin/sh\necho on > '\(state)'\n")
+                let leave = try d.writeScript("dnd-off", "#!/bin/sh\necho off > '\(state)'\n")
+                lines = "on_enter = \(enter)\non_leave = \(leave)\n"
+                desktop = FocusDesktop(
+                    name: name, daemon: d, keep: [bus], isOn: { readTextFile(state).trimmingWhitespace() == "on" }, turnOn: nil)
             default:
                 let bus = try SessionBus(directory: d.root)
                 let plasma = try FakePlasmaNotifications(busAddress: bus.address)
                 d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-                desktop = FocusDesktop(name: name, daemon: d, keep: [bus, plasma], isOn: { plasma.inhibited }, turnOn: nil)
+                desktop = FocusDesktop(
+                    name: name, daemon: d, keep: [bus, plasma], isOn: { plasma.inhibited }, turnOn: { plasma.inhibitForAnotherProgram() })
             }
-            try d.writeConfig(config)
+            desktop.focusLines = lines
+            if simulatedClock {
+                let clock = try SimulatedClock(directory: d.root)
+                d.daemonEnvironment = try clock.environment
+                desktop.keep.append(clock)
+            }
+            try d.writeConfig("[focus]\ndo_not_disturb = \(doNotDisturb ? "yes" : "no")\n" + lines + extra)
             try d.start()
             try d.addTask("Write", [("work", .string("25m"))])
             try d.addTask("Quick", [("work", .string("1s"))])
@@ -91,6 +109,7 @@ extension EndToEnd {
         if WaylandDesktop.unavailable(.swaync) == nil { names.append("swaync") }
         if GnomeSettings.unavailable == nil { names.append("gnome") }
         names.append("plasma")
+        names.append("commands")
         return names
     }()
 
@@ -200,7 +219,7 @@ extension EndToEnd {
             #expect(desktop.isOn() == pausedBefore, "\(d.diagnostics)")
         }
 
-        @Test("do not disturb the user had on stays on after the work", arguments: EndToEnd.focusServers.filter { $0 != "plasma" })
+        @Test("do not disturb the user had on stays on after the work", arguments: EndToEnd.focusServers.filter { $0 != "commands" })
         func previousStateKept(_ server: String) throws {
             let desktop = try FocusDesktop.make(server)
             try desktop.turnOn?()

@@ -19,10 +19,17 @@ extension Daemon {
             desktop.focusGuard.chooseBackend(settings) { [unowned self] backend in
                 // The work may have ended while the server was asked.
                 guard focusWanted, desktop.focusGuard.record == nil else { return }
-                desktop.focusGuard.enter(backend, settings: settings, done: {})
+                // The work may have ended while the guard entered: it leaves again then.
+                desktop.focusGuard.enter(backend, settings: settings) { [unowned self] in
+                    if !focusWanted { reconcileFocus(then: {}) }
+                }
             }
         } else if !focusWanted, desktop.focusGuard.record != nil {
-            desktop.focusGuard.leave(settings: settings, done: then)
+            desktop.focusGuard.leave(settings: settings) { [unowned self] in
+                then()
+                // Work resumed while the server was put back (away, then back at once) is guarded again.
+                if focusWanted { reconcileFocus(then: {}) }
+            }
         } else {
             then()
         }

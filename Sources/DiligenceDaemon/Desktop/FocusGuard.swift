@@ -22,6 +22,10 @@ final class FocusGuard {
     private var commands: FocusBackendDriver?
     /// Between `leave` and the server put back: nothing enters again meanwhile.
     private var leaving = false
+    /// The `done` of leaves asked for while one was under way: run when it ends.
+    private var whenLeft: [() -> Void] = []
+    /// Between `enter` and its record: a second enter would change the server twice.
+    private var entering = false
     /// The pause is lifted for one of diligence's own notifications (`stepAside`).
     private var steppedAside = false
 
@@ -61,14 +65,16 @@ final class FocusGuard {
     /// the running server's), nil for none (then only the commands run). `done` runs when it
     /// is in force or has failed (logged).
     func enter(_ backend: FocusSettings.Backend?, settings: FocusSettings, done: @escaping () -> Void) {
-        guard record == nil else { return done() }
+        guard record == nil, !entering else { return done() }
         let commandsOwed = settings.onEnter != nil
         guard let backend, backend != .commands, backend != .auto else {
             guard commandsOwed else { return done() }
             return enterCommands(FocusRecord(backend: .commands, previous: "", commandsEntered: true), settings, done)
         }
         let driver = makeDriver(backend, settings)
+        entering = true
         driver.read { [self] read in
+            entering = false
             switch read {
             case .failure(let failure):
                 reportOnce(backend, failure)
@@ -124,11 +130,14 @@ final class FocusGuard {
     /// notification is not held back with the others.
     func leave(settings: FocusSettings, done: @escaping () -> Void) {
         guard let saved = record else { return done() }
+        guard !leaving else { return whenLeft.append(done) }
         leaving = true
         steppedAside = false
         // A Plasma cookie of a daemon that died was released by the bus with its connection.
         let owned = saved.backend != .commands && !(saved.backend == .plasma && self.driver == nil)
         let driver = self.driver ?? (owned ? makeDriver(saved.backend, settings) : nil)
+        // Held until `finish`: a program-driven driver dropped early loses its child's exit.
+        self.driver = driver
         let finish = { [self] in
             leaving = false
             record = nil
@@ -137,7 +146,10 @@ final class FocusGuard {
             persist(nil)
             Log.info(
                 "Do not disturb off (\(saved.backend.rawValue)).", fields: [("EVENT", "focus_leave"), ("BACKEND", saved.backend.rawValue)])
+            let waiting = whenLeft
+            whenLeft = []
             done()
+            waiting.forEach { $0() }
         }
         let leaveServer = { [self] in
             guard let driver else { return finish() }
