@@ -43,6 +43,7 @@ extension Daemon {
             serveExport(command, request, on: connection, database: store.path)
             return
         }
+        if case .history(_, _, _, _, _, stream: true) = command { return serveHistoryStream(command, request, on: connection) }
         // The most frequent request: its object is kept encoded while it is unchanged.
         if command == .status {
             connection.send(statusAnswer(id: request.id, at: driver.observeClocks()))
@@ -125,6 +126,52 @@ extension Daemon {
                         "Refused export: \(failure.message.prefix(400))", fields: [("EVENT", "refused"), ("CODE", failure.code.rawValue)])
                     if answered { waiting.close() } else { waiting.send(Response.error(failure, id: request.id)) }
                 }
+                if waiting.isHeld { waiting.resume() }
+            }
+        }
+    }
+
+    /// A streamed `history` (docs/protocol.md, "Streamed history"): a line per session, read
+    /// off the queue on the export queue's connection and paced like an export (memory holds a
+    /// page and a piece or two), then the one answer, `{"count": N}`, or the error that ended
+    /// it. Meanwhile this connection reads no further request; every other client and timer is
+    /// served. A database in memory (tests) has no second connection: it is read here.
+    private func serveHistoryStream(_ command: ControlCommand, _ request: Request, on connection: ClientConnection) {
+        let plan: StatsService.HistoryPlan
+        do { plan = try records.stats.historyPlan(command) } catch {
+            return refuse(request, error, on: connection)
+        }
+        if store.path == ":memory:" {
+            do throws(DiligenceError) {
+                let count = try StatsService.streamHistory(plan, from: store, id: request.id) { text in
+                    connection.send(text)
+                    return !connection.closed
+                }
+                if let count { connection.send(Response.ok(.object([("count", .int(count))]), id: request.id)) }
+            } catch {
+                refuse(request, error, on: connection)
+            }
+            return
+        }
+        connection.hold()
+        let waiting = QueueBound(connection, on: queue)
+        let reader = records.exports
+        let database = store.path
+        reader.queue.async { [queue] in
+            let pacing = ExportPacing()
+            let ending: String?
+            do throws(DiligenceError) {
+                let count = try StatsService.streamHistory(
+                    plan, from: try reader.value.connection(to: database), id: request.id, piece: { pacing.send($0, to: waiting) })
+                ending = count.map { Response.ok(.object([("count", .int($0))]), id: request.id) }
+            } catch {
+                Log.info(
+                    "Refused history: \(error.message.prefix(400))", fields: [("EVENT", "refused"), ("CODE", error.code.rawValue)])
+                ending = Response.error(error, id: request.id)
+            }
+            queue.async {
+                let waiting = waiting.value
+                if let ending { waiting.send(ending) }
                 if waiting.isHeld { waiting.resume() }
             }
         }
