@@ -96,4 +96,37 @@ import Testing
             #expect(rest.count == count - 1 && end["result"]?["count"]?.intValue == Int64(count), "\(end.serialized)")
         }
     }
+
+    /// The daemon stops while a long history streams to a client that reads it as fast as it
+    /// comes: the stream gives up and `stop` returns (the stream's queue once waited for room
+    /// that only the stopped daemon's queue could make, and the daemon hung at SIGTERM).
+    @Test func theDaemonStopsWhileAHistoryStreams() throws {
+        try withTimeZone("UTC") {
+            let d = try InProcessDaemon()
+            var (stopping, stopped) = (false, false)
+            // A stop that hung cannot be stopped again: its files are removed at least.
+            defer { if !stopping { d.stop() } else if !stopped { d.directory.remove() } }
+            try Self.fill(d, 100_000)
+            let reader = try d.connect()
+            try reader.write(#"{"command":"history","stream":true}"# + "\n")
+            for _ in 0..<5_000 { _ = try reader.readLine() }
+            let drained = DispatchSemaphore(value: 0)
+            // Reads on, as fast as it comes, until the daemon closes the connection.
+            let bound = QueueBound(reader, on: DispatchQueue(label: "reader"))
+            bound.queue.async {
+                while (try? bound.value.readLine()) != nil {}
+                drained.signal()
+            }
+            let done = DispatchSemaphore(value: 0)
+            stopping = true
+            let stopper = QueueBound(d, on: DispatchQueue(label: "stopper"))
+            stopper.queue.async {
+                stopper.value.stop()
+                done.signal()
+            }
+            stopped = done.wait(timeout: .now() + 20) == .success
+            #expect(stopped, "stop() waited for the stream")
+            #expect(drained.wait(timeout: .now() + 20) == .success)
+        }
+    }
 }

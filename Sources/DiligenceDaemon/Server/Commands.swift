@@ -3,6 +3,7 @@ import DiligenceJSON
 import DiligenceProtocol
 import DiligenceStore
 import Dispatch
+import Synchronization
 
 /// The control protocol's commands (docs/protocol.md), served on the daemon's queue.
 extension Daemon {
@@ -90,8 +91,9 @@ extension Daemon {
         connection.hold()
         let waiting = QueueBound(connection, on: queue)
         let reader = records.exports
+        let stop = records.exportStop
         reader.queue.async { [queue] in
-            let pacing = ExportPacing()
+            let pacing = ExportPacing(stop: stop)
             // The answer's line is `{"ok":true,"result":{"format":…,"count":N,"content":"` + the
             // content's pieces, escaped + `"},"id":…}` and its newline.
             var closing = ""
@@ -157,8 +159,9 @@ extension Daemon {
         let waiting = QueueBound(connection, on: queue)
         let reader = records.exports
         let database = store.path
+        let stop = records.exportStop
         reader.queue.async { [queue] in
-            let pacing = ExportPacing()
+            let pacing = ExportPacing(stop: stop)
             let ending: String?
             do throws(DiligenceError) {
                 let count = try StatsService.streamHistory(
@@ -436,6 +439,9 @@ private final class ExportPacing: @unchecked Sendable {
     /// while this is written.
     static let low = 1 << 20
     private let room = DispatchSemaphore(value: 0)
+    private let stop: ExportStop
+
+    init(stop: ExportStop) { self.stop = stop }
     /// The client is still there (set on the daemon's queue, read after `room` is signalled).
     private var open = true
 
@@ -457,9 +463,21 @@ private final class ExportPacing: @unchecked Sendable {
             connection.send(text)
             check()
         }
-        room.wait()
+        // A stopping daemon's queue waits for this one (`Daemon.stop`): the room would never come.
+        while room.wait(timeout: .now() + ExportStop.pollSeconds) == .timedOut {
+            if stop.isSet { return false }
+        }
         return open
     }
+}
+
+/// Set when the daemon stops, so that an answer in pieces waiting for room gives up.
+final class ExportStop: Sendable {
+    private let flag = Atomic<Bool>(false)
+    static let pollSeconds = 0.1
+
+    func set() { flag.store(true, ordering: .releasing) }
+    var isSet: Bool { flag.load(ordering: .acquiring) }
 }
 
 /// The export queue's own connection to the database, opened at the first export.
