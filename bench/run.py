@@ -514,6 +514,38 @@ def export_while_status(daemon_binary, root, database, interval=0.01):
         daemon.stop()
 
 
+def history_stream(build, database, runs=3):
+    """`diligencectl history --all` of every session, its output read as it comes (issue 28): the
+    time from the start of the process to its first line and to its end, the client's peak RSS
+    (wait4's ru_maxrss), and the daemon's RSS before the first run and its peak (VmHWM) after
+    the last."""
+    daemon = Daemon(build.daemon, os.path.dirname(os.path.dirname(database)), database=database, name="history")
+    try:
+        Connection(daemon.socket).request("status")
+        before = memory(daemon.pid)["rss_mib"]
+        first_ms, total_s, client_mib, lines = [], [], [], 0
+        for _ in range(runs):
+            started = time.perf_counter()
+            ctl = subprocess.Popen([build.ctl, "--socket", daemon.socket, "history", "--all"], stdout=subprocess.PIPE)
+            if not ctl.stdout.readline():
+                raise RuntimeError("history --all printed nothing")
+            first_ms.append((time.perf_counter() - started) * 1000)
+            lines = 1
+            while chunk := ctl.stdout.read(1 << 20):
+                lines += chunk.count(b"\n")
+            _, status, usage = os.wait4(ctl.pid, 0)
+            ctl.returncode = os.waitstatus_to_exitcode(status)
+            if ctl.returncode != 0:
+                raise RuntimeError(f"history --all exited with status {ctl.returncode}")
+            total_s.append(time.perf_counter() - started)
+            client_mib.append(usage.ru_maxrss / 1024)
+        return {"first_line_ms": sorted(first_ms)[len(first_ms) // 2], "total_s": sorted(total_s)[len(total_s) // 2],
+                "client_peak_mib": max(client_mib), "lines": lines, "rss_before_mib": before,
+                "rss_peak_mib": proc_status(daemon.pid, "VmHWM") / 1024}
+    finally:
+        daemon.stop()
+
+
 def sync_merge(daemon_binary, root, sessions, window):
     """Another device's journal (docs/sync.md) of `sessions` sessions delivered into the sync
     folder as Syncthing does (a temporary file renamed into place): the time until `history`
@@ -919,6 +951,24 @@ def export_rows(raw, table):
               e["rss_peak_mib"] <= 64, note=f"{e['rss_before_mib']:.1f} MiB before, {e['rss_after_mib']:.1f} MiB after")
 
 
+def measure_history(build):
+    """`history --all` streamed at a million sessions (issue 28)."""
+    database, count = big_database(build.daemon, build.root, 1_000_000)
+    log(f"history --all of {count} sessions, streamed")
+    return {"history": {**history_stream(build, database), "sessions": count}}
+
+
+def history_rows(raw, table):
+    h = raw["history"]
+    table.add(f"history --all first line at {h['sessions']} sessions, median of 3", h["first_line_ms"], "ms", "≤ 50 ms",
+              h["first_line_ms"] <= 50, note=f"all {h['lines']} lines in {h['total_s']:.1f} s")
+    growth = h["rss_peak_mib"] - h["rss_before_mib"]
+    table.add(f"daemon RSS growth during history --all at {h['sessions']} sessions", growth, "MiB", "≤ 16 MiB", growth <= 16,
+              note=f"{h['rss_before_mib']:.1f} MiB before, peak {h['rss_peak_mib']:.1f} MiB")
+    table.add(f"client peak RSS of history --all at {h['sessions']} sessions", h["client_peak_mib"], "MiB", "≤ 32 MiB",
+              h["client_peak_mib"] <= 32)
+
+
 def measure_sync(build):
     synced = 100_000
     log(f"another device's journal of {synced} sessions merged (docs/sync.md)")
@@ -983,12 +1033,13 @@ GROUPS = [
     ("focus", measure_focus, focus_rows),
     ("ready", measure_ready, ready_rows),
     ("export", measure_export, export_rows),
+    ("history", measure_history, history_rows),
     ("sync", measure_sync, sync_rows),
     ("package", measure_package, package_rows),
     ("stats", measure_stats, stats_rows),
 ]
 # The table's order: the sync rows first, as docs/performance.md lists them.
-ROW_ORDER = ["sync", "requests", "presence", "focus", "ready", "export", "package", "stats"]
+ROW_ORDER = ["sync", "requests", "presence", "focus", "ready", "export", "history", "package", "stats"]
 
 
 # MARK: - Side by side (make bench-compare)

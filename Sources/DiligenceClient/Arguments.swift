@@ -46,12 +46,15 @@ struct ParsedCommand {
     var options: [String: JSON] = [:]
 
     /// The request line for the daemon: arguments, then options in table order, then fixed members.
-    var request: Request {
+    var request: Request { request(adding: []) }
+
+    /// The request with `extra` members the client adds itself (`history`'s screenful, stream).
+    func request(adding extra: [(String, JSON)]) -> Request {
         var members = zip(command.arguments, arguments).compactMap { argument, value in argument.key.map { ($0, value) } }
         for option in command.options {
             if let key = option.key, let value = options[option.name] { members.append((key, value)) }
         }
-        return Request(command: command.wire, arguments: members + command.fixed)
+        return Request(command: command.wire, arguments: members + extra + command.fixed)
     }
 
     func has(_ option: String) -> Bool { options[option] != nil }

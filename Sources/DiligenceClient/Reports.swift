@@ -70,8 +70,16 @@ extension Command {
             summary: trNoop("forget DAY's plan")),
         Command(
             words: ["history"],
-            options: [taskFilter, since, until, Option("limit", key: "limit"), deviceFilter, json],
-            wire: "history", output: .report, summary: trNoop("list recorded work sessions")),
+            options: [
+                taskFilter, since, until, Option("limit", key: "limit"),
+                Option("all", .none, "", "every session, shown as it is read (the default on a terminal: a screenful)"), deviceFilter, json,
+            ],
+            wire: "history", output: .report, exclusive: [["all", "limit"]], summary: trNoop("list recorded work sessions"),
+            notes: """
+                On a terminal history shows the newest sessions that fit its height, and says when older
+                ones are not shown; --all, --limit N, --since or --until list more. Written to a pipe or
+                a file, and with --json (always every session matching), it lists them all.
+                """),
         Command(
             words: ["history", "add"],
             arguments: [task, Argument("START", key: "start"), Argument("END", key: "end")],
@@ -360,25 +368,6 @@ func shellWord(_ word: String) -> String {
 }
 
 private func historyTable(_ sessions: [JSON]) -> String {
-    // Once another device's sessions are merged from the sync folder, each session names the
-    // device that recorded it: its name, else its id's first digits.
-    let devices = sessions.contains { $0["device"]?.stringValue != nil }
-    // The interruptions' column only once one is marked: the table stays as it was otherwise.
-    let marked = sessions.contains { !($0["interruptions"]?.arrayValue ?? []).isEmpty }
-    let header =
-        ["ID", "DATE", "TIME", "TASK", "FOCUSED", "PAUSES", "OUTCOME"] + (marked ? ["INTERRUPTED"] : []) + (devices ? ["DEVICE"] : [])
-        + ["NOTE"]
-    let rows = sessions.map { s in
-        let id = s["device"]?.stringValue.map { String($0.prefix(8)) }
-        let device = devices ? [(s["device_name"]?.stringValue ?? id ?? "this").truncated(toWidth: 20)] : []
-        return [
-            String(num(s, "id")), RFC3339.dateText(str(s, "start")),
-            RFC3339.clockText(str(s, "start")) + "–" + RFC3339.clockText(str(s, "end")), str(s, "task"),
-            hoursMinutes(num(s, "focused_seconds")), String(num(s, "pauses")), str(s, "outcome"),
-        ] + (marked ? [interruptionMarks(s["interruptions"])] : []) + device + [
-            // A long note is cut: --json has it whole.
-            (s["note"]?.stringValue ?? "").truncated(toWidth: 40)
-        ]
-    }
-    return columns([header] + rows, right: [0, 4, 5], indent: "")
+    var table = HistoryTable()
+    return table.rows(sessions)
 }

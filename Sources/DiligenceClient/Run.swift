@@ -49,6 +49,10 @@ struct Terminal: Sendable {
     var outputIsTerminal = false
     /// The width of the terminal standard output shows on (TIOCGWINSZ), nil when it is none.
     var windowColumns: Int?
+    /// Its height in lines (TIOCGWINSZ), nil when it is none: `history`'s screenful.
+    var windowRows: Int?
+    /// Where output streamed as it comes goes (`history`): nil keeps it for the result's stdout.
+    var output: (@Sendable (String) -> Int32)?
 
     /// Standard input, output and error of this process.
     static var standard: Terminal {
@@ -57,7 +61,8 @@ struct Terminal: Sendable {
             ask: { prompt in
                 writeAll(prompt, to: 2)
                 return readLine()
-            }, outputIsTerminal: isatty(1) != 0, windowColumns: Screen.windowColumns(fd: 1))
+            }, outputIsTerminal: isatty(1) != 0, windowColumns: Screen.windowColumns(fd: 1), windowRows: Screen.windowRows(fd: 1),
+            output: { writeAll($0, to: 1) })
     }
 
     /// A terminal nobody sits at.
@@ -158,6 +163,11 @@ func execute(
         if case .page = parsed.command.output {
             run = RunResult(stdout: try reportPage(parsed, send: send))
         } else {
+            if parsed.command.wire == "history" {
+                run = try history(parsed, on: connection, terminal: terminal, environment: environment, send: send)
+                run.stdout = prefix + run.stdout
+                return run
+            }
             let answer = parsed.command.wire == "import" ? try importFile(parsed, send: send) : try send(parsed.request)
             run = RunResult(stdout: show(answer, for: parsed, screen: screen))
             if case .status = parsed.command.output { run.stderr = configWarnings(answer) }
@@ -210,7 +220,7 @@ func configWarnings(_ status: JSON) -> String {
 }
 
 /// The result of an `ok: true` response; the error message otherwise.
-private func result(of response: JSON) throws(Failure) -> JSON {
+func result(of response: JSON) throws(Failure) -> JSON {
     if response["ok"]?.boolValue == true { return response["result"] ?? .null }
     if let message = response["error"]?["message"]?.stringValue {
         throw .daemon(code: response["error"]?["code"]?.stringValue, message: message)

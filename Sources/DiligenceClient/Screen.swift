@@ -56,6 +56,13 @@ struct Screen: Equatable, Sendable {
     }
 
     /// The width of the terminal on `fd`, nil when it is not one.
+    static func windowRows(fd: Int32) -> Int? {
+        guard isatty(fd) != 0 else { return nil }
+        var size = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }
+        return Int(size.ws_row)
+    }
+
     static func windowColumns(fd: Int32) -> Int? {
         guard isatty(fd) != 0 else { return nil }
         var size = winsize()

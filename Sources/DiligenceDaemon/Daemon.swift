@@ -189,7 +189,9 @@ public final class Daemon: TimerOutlet {
         watches.database?.close()
         sync.merge.close()
         sync.journal.close()
-        // An export under way finishes first (its answer is then not sent); its connection closes.
+        // An export or history under way finishes first (its answer is then not sent); its
+        // connection closes.
+        records.exportStop.set()
         records.exports.queue.sync { records.exports.value.close() }
         watches.clockJump?.close()
         desktop.sound.stopAll()
@@ -412,6 +414,8 @@ struct Records {
     let stats: StatsService
     /// Exports run off `queue` on a queue and a database connection of their own.
     let exports: QueueBound<ExportReader>
+    /// Set at stop: an export or history waiting for its client gives up.
+    let exportStop = ExportStop()
     /// Held from start to exit: a second daemon on the same database refuses to start.
     let lock: HeldDatabaseLock
     /// Where a damaged database found at start-up was moved (nil when none was).

@@ -121,6 +121,8 @@ public enum Fields {
     static let until = Field<String?>.text(
         "until", maxLength: 64, "up to and including this day (as since), or up to this moment (as start)")
     static let limit = Field<Int?>.integer("limit", 1...1_000_000, "only the most recent N sessions")
+    static let stream = Field<Bool>.boolean(
+        "stream", default: false, "true: a line per session as it is read, then the answer {\"count\": N} (see Streamed history)")
     static let start = Field<String>.text(
         "start", maxLength: 64,
         "when it started: HH:MM (today), a day and a time (yesterday 14:00, 2026-03-01 09:30), or RFC 3339; a local time may end in its offset (+02:00, Z)"
@@ -321,7 +323,7 @@ public enum ControlCommand: Sendable, Equatable {
     case week(offset: Int, device: String?)
     case planSet(day: String, task: String, offset: Int)
     case planClear(day: String, offset: Int)
-    case history(task: String?, since: String?, until: String?, limit: Int?, device: String?)
+    case history(task: String?, since: String?, until: String?, limit: Int?, device: String?, stream: Bool = false)
     case historyAdd(task: String, start: String, end: String, pauses: Int)
     case historyRemove(id: Int64)
     case historyEdit(id: Int64, changes: SessionChanges)
@@ -472,11 +474,11 @@ extension CommandSpec {
         },
         CommandSpec(
             "history", "recorded work sessions, oldest first by start", result: "{\"sessions\": [session, ...]}",
-            fields: [Fields.taskFilter, Fields.since, Fields.until, Fields.limit, Fields.deviceFilter]
+            fields: [Fields.taskFilter, Fields.since, Fields.until, Fields.limit, Fields.deviceFilter, Fields.stream]
         ) {
             .history(
                 task: $0[Fields.taskFilter], since: $0[Fields.since], until: $0[Fields.until], limit: $0[Fields.limit],
-                device: $0[Fields.deviceFilter])
+                device: $0[Fields.deviceFilter], stream: $0[Fields.stream])
         },
         CommandSpec(
             "history_add", "record a completed session the timer missed (focused = planned = its length)",

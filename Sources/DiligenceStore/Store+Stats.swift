@@ -480,6 +480,21 @@ extension Store {
         return list.reversed()
     }
 
+    /// The start and id of the `n`th most recent session (of `taskID`) starting in [`from`,
+    /// `to`); nil when there are fewer: a streamed `history` with a limit pages on from it.
+    public func latest(
+        _ n: Int, taskID: Int64? = nil, device: DeviceFilter? = nil, from: Double? = nil, to: Double? = nil
+    ) throws(DiligenceError) -> (start: Double, id: Int64)? {
+        let filter = Self.sessionFilter(taskID: taskID, device: device, from: from, to: to)
+        guard
+            let row = try connection.query(
+                "SELECT s.start, s.id FROM sessions s JOIN tasks t ON t.id = s.task_id \(filter.sql) ORDER BY s.start DESC, s.id DESC LIMIT 1 OFFSET ?",
+                filter.values + [.int(n - 1)]
+            ).first
+        else { return nil }
+        return (row.double(0), row.int64(1))
+    }
+
     /// Deletes session `id` and returns it; throws `unknown_session`.
     public func removeSession(id: Int64) throws(DiligenceError) -> WorkSession {
         try through(.history) { () throws(DiligenceError) -> WorkSession in

@@ -250,6 +250,8 @@ final class PipelinedConnection {
 
     deinit { close(fd) }
 
+    static let sessionLine = Array(#"{"session":"#.utf8)
+
     /// Sends `lines` (a newline after each) and returns one answer line per line, in order.
     func exchange(_ lines: [String], timeout: Double = 60) throws -> [[UInt8]] {
         var out = Array(lines.map { $0 + "\n" }.joined().utf8)[...]
@@ -258,8 +260,10 @@ final class PipelinedConnection {
         var chunk = [UInt8](repeating: 0, count: 65536)
         while answers.count < lines.count {
             while let newline = buffer.firstIndex(of: 0x0A), answers.count < lines.count {
-                answers.append(Array(buffer[..<newline]))
+                let line = Array(buffer[..<newline])
                 buffer.removeSubrange(...newline)
+                // A streamed history's session lines come before its one answer (`"stream": true`).
+                if !line.starts(with: Self.sessionLine) { answers.append(line) }
             }
             if answers.count == lines.count { break }
             let left = deadline - monotonicNow()

@@ -135,7 +135,7 @@ _diligencectl() {
             esac ;;
         history)
             case $sub in
-                "") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W $'--task\n--since\n--until\n--limit\n--device\n--json\n--help' -- "$cur"))
+                "") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W $'--task\n--since\n--until\n--limit\n--all\n--device\n--json\n--help' -- "$cur"))
                     elif (( cword == command_at + 1 )); then COMPREPLY=($(compgen -W "${history_commands// /$'\n'}" -- "$cur")); fi ;;
                 add) [[ $cur == -* ]] && COMPREPLY=($(compgen -W $'--pauses\n--json\n--help' -- "$cur")) \
                      || { (( nargs == 0 )) && _diligencectl_complete_tasks; } ;;

@@ -174,6 +174,7 @@ complete -c diligencectl -n "__diligencectl_is history; and test (commandline -o
 complete -c diligencectl -n "__diligencectl_is history; or __diligencectl_in export" -l since -x -d 'from this day (YYYY-MM-DD) on'
 complete -c diligencectl -n "__diligencectl_is history; or __diligencectl_in export" -l until -x -d 'up to and including this day (YYYY-MM-DD)'
 complete -c diligencectl -n "__diligencectl_is history" -l limit -x -d 'only the most recent N'
+complete -c diligencectl -n "__diligencectl_is history" -l all -d 'every session'
 complete -c diligencectl -n "__diligencectl_in stats; or __diligencectl_in report; or __diligencectl_in week; or __diligencectl_is history; or __diligencectl_in export" -l device -x -a '(__diligencectl_devices)' -d "one device's sessions: this, a device's name or id"
 complete -c diligencectl -n "__diligencectl_is history add" -a '(__diligencectl_tasks)'
 complete -c diligencectl -n "__diligencectl_in history add" -l pauses -x -d 'pauses taken (default 0)'

@@ -65,6 +65,66 @@ extension StatsService {
         return .object([("sessions", .array(sessions.map { $0.json(deviceName: names[$0.device] ?? nil) }))])
     }
 
+    /// What a streamed `history` reads, checked on the daemon's queue and read off it.
+    struct HistoryPlan: Sendable {
+        var taskID: Int64?
+        var device: DeviceFilter?
+        var from: Double?
+        var to: Double?
+        var limit: Int?
+        /// Every known device's name (this one's under nil).
+        var deviceNames: [String?: String]
+    }
+
+    func historyPlan(_ command: ControlCommand) throws(DiligenceError) -> HistoryPlan {
+        guard case .history(let name, let since, let until, let limit, let device, _) = command else {
+            throw DiligenceError(.invalidArgument, "Not a history: \(command).")
+        }
+        let filter = try deviceFilter(device)
+        let task = try name.map { name throws(DiligenceError) in try store.findTask(name) }
+        let range = try timeRange(since, until)
+        var names: [String?: String] = [:]
+        for known in devices([]) {
+            if let name = known.name { names[known.isThis ? nil : known.id] = name }
+        }
+        return HistoryPlan(taskID: task?.id, device: filter, from: range.from, to: range.to, limit: limit, deviceNames: names)
+    }
+
+    /// Sessions of the first page of a streamed history: small, so its first line is out at once.
+    static let firstHistoryPage = 100
+
+    /// The history `plan` asks for, read from `store` in one read transaction, page by page:
+    /// `piece` gets a line per session (`{"session":…,"id":…}`, `id` the request's), false
+    /// from it stops (the client is gone). Returns the count sent, nil when stopped.
+    static func streamHistory(
+        _ plan: HistoryPlan, from store: Store, id: JSON?, piece: (String) -> Bool
+    ) throws(DiligenceError) -> Int? {
+        try store.reading { () throws(DiligenceError) -> Int? in
+            // The newest `limit`, oldest first: from the limit-th newest on ((start, id) > (s, id - 1)).
+            var after = try plan.limit.flatMap { n throws(DiligenceError) in
+                try store.latest(n, taskID: plan.taskID, device: plan.device, from: plan.from, to: plan.to)
+            }.map { (start: $0.start, id: $0.id - 1) }
+            let tail = id.map { #","id":"# + $0.serialized + "}\n" } ?? "}\n"
+            var count = 0
+            var size = firstHistoryPage
+            while true {
+                let page = try store.sessions(
+                    taskID: plan.taskID, device: plan.device, from: plan.from, to: plan.to, after: after, limit: size)
+                var text = ""
+                for session in page {
+                    text += #"{"session":"#
+                    session.json(deviceName: plan.deviceNames[session.device] ?? nil).write(to: &text)
+                    text += tail
+                }
+                count += page.count
+                guard piece(text) else { return nil }
+                guard page.count == size, let last = page.last else { return count }
+                after = (last.start, last.id)
+                size = exportPage
+            }
+        }
+    }
+
     /// A moment (`DateText.moment`): `HH:MM` is the moment of `day`'s statistics day that reads
     /// so (today's unless given), `now` this moment.
     private func moment(_ text: String, _ key: String, day: StatisticsDay? = nil) throws(DiligenceError) -> Double {

@@ -70,7 +70,7 @@ final class StatsService {
             let day = try planDay(dayText, offset: offset)
             let cleared = try store.clearPlan(day: day)
             return .object([("day", .string(day.description)), ("cleared", .bool(cleared))])
-        case .history(let task, let since, let until, let limit, let device):
+        case .history(let task, let since, let until, let limit, let device, _):
             return try history(task: task, since: since, until: until, limit: limit, device: try deviceFilter(device))
         case .historyAdd(let task, let start, let end, let pauses):
             return try addSession(task: task, start: start, end: end, pauses: pauses)

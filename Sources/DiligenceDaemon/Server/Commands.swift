@@ -3,6 +3,7 @@ import DiligenceJSON
 import DiligenceProtocol
 import DiligenceStore
 import Dispatch
+import Synchronization
 
 /// The control protocol's commands (docs/protocol.md), served on the daemon's queue.
 extension Daemon {
@@ -43,6 +44,7 @@ extension Daemon {
             serveExport(command, request, on: connection, database: store.path)
             return
         }
+        if case .history(_, _, _, _, _, stream: true) = command { return serveHistoryStream(command, request, on: connection) }
         // The most frequent request: its object is kept encoded while it is unchanged.
         if command == .status {
             connection.send(statusAnswer(id: request.id, at: driver.observeClocks()))
@@ -89,8 +91,9 @@ extension Daemon {
         connection.hold()
         let waiting = QueueBound(connection, on: queue)
         let reader = records.exports
+        let stop = records.exportStop
         reader.queue.async { [queue] in
-            let pacing = ExportPacing()
+            let pacing = ExportPacing(stop: stop)
             // The answer's line is `{"ok":true,"result":{"format":…,"count":N,"content":"` + the
             // content's pieces, escaped + `"},"id":…}` and its newline.
             var closing = ""
@@ -125,6 +128,53 @@ extension Daemon {
                         "Refused export: \(failure.message.prefix(400))", fields: [("EVENT", "refused"), ("CODE", failure.code.rawValue)])
                     if answered { waiting.close() } else { waiting.send(Response.error(failure, id: request.id)) }
                 }
+                if waiting.isHeld { waiting.resume() }
+            }
+        }
+    }
+
+    /// A streamed `history` (docs/protocol.md, "Streamed history"): a line per session, read
+    /// off the queue on the export queue's connection and paced like an export (memory holds a
+    /// page and a piece or two), then the one answer, `{"count": N}`, or the error that ended
+    /// it. Meanwhile this connection reads no further request; every other client and timer is
+    /// served. A database in memory (tests) has no second connection: it is read here.
+    private func serveHistoryStream(_ command: ControlCommand, _ request: Request, on connection: ClientConnection) {
+        let plan: StatsService.HistoryPlan
+        do { plan = try records.stats.historyPlan(command) } catch {
+            return refuse(request, error, on: connection)
+        }
+        if store.path == ":memory:" {
+            do throws(DiligenceError) {
+                let count = try StatsService.streamHistory(plan, from: store, id: request.id) { text in
+                    connection.send(text)
+                    return !connection.closed
+                }
+                if let count { connection.send(Response.ok(.object([("count", .int(count))]), id: request.id)) }
+            } catch {
+                refuse(request, error, on: connection)
+            }
+            return
+        }
+        connection.hold()
+        let waiting = QueueBound(connection, on: queue)
+        let reader = records.exports
+        let database = store.path
+        let stop = records.exportStop
+        reader.queue.async { [queue] in
+            let pacing = ExportPacing(stop: stop)
+            let ending: String?
+            do throws(DiligenceError) {
+                let count = try StatsService.streamHistory(
+                    plan, from: try reader.value.connection(to: database), id: request.id, piece: { pacing.send($0, to: waiting) })
+                ending = count.map { Response.ok(.object([("count", .int($0))]), id: request.id) }
+            } catch {
+                Log.info(
+                    "Refused history: \(error.message.prefix(400))", fields: [("EVENT", "refused"), ("CODE", error.code.rawValue)])
+                ending = Response.error(error, id: request.id)
+            }
+            queue.async {
+                let waiting = waiting.value
+                if let ending { waiting.send(ending) }
                 if waiting.isHeld { waiting.resume() }
             }
         }
@@ -389,6 +439,9 @@ private final class ExportPacing: @unchecked Sendable {
     /// while this is written.
     static let low = 1 << 20
     private let room = DispatchSemaphore(value: 0)
+    private let stop: ExportStop
+
+    init(stop: ExportStop) { self.stop = stop }
     /// The client is still there (set on the daemon's queue, read after `room` is signalled).
     private var open = true
 
@@ -410,9 +463,21 @@ private final class ExportPacing: @unchecked Sendable {
             connection.send(text)
             check()
         }
-        room.wait()
+        // A stopping daemon's queue waits for this one (`Daemon.stop`): the room would never come.
+        while room.wait(timeout: .now() + ExportStop.pollSeconds) == .timedOut {
+            if stop.isSet { return false }
+        }
         return open
     }
+}
+
+/// Set when the daemon stops, so that an answer in pieces waiting for room gives up.
+final class ExportStop: Sendable {
+    private let flag = Atomic<Bool>(false)
+    static let pollSeconds = 0.1
+
+    func set() { flag.store(true, ordering: .releasing) }
+    var isSet: Bool { flag.load(ordering: .acquiring) }
 }
 
 /// The export queue's own connection to the database, opened at the first export.
