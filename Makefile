@@ -92,6 +92,8 @@ TEST_PACKAGES += git
 # Two real Syncthing instances sync a folder of journals in a private network namespace, whose
 # loopback iproute2's `ip` brings up (Tests/EndToEndTests/SyncthingTests.swift).
 TEST_PACKAGES += syncthing iproute2
+# The Timewarrior mirror drives Debian's real timew in a private TIMEWARRIORDB (TimewarriorTests.swift).
+TEST_PACKAGES += timewarrior
 # Debian packages `make deb` uses: dpkg-buildpackage and debhelper (debian/rules); readelf,
 # objcopy and strip (also `make install`).
 DEB_PACKAGES = dpkg-dev debhelper binutils
