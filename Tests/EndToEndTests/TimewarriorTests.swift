@@ -150,6 +150,9 @@ extension EndToEnd {
             try d.call("history_edit", [("id", moved["id"]!), ("end", .string("2025-06-02T10:40:00Z"))])
             sleepFor(1)
             #expect(try rig.exported() != rig.expected(own: own), "timew was missing, yet it holds the changes")
+            let missing = try d.call("doctor")["checks"]?.arrayValue?.first { $0["name"]?.stringValue == "timewarrior" }
+            #expect(missing?["state"]?.stringValue == "problem", "\(missing?.serialized ?? "no timewarrior check")")
+            #expect(missing?["detail"]?.stringValue?.contains("2 session(s) wait") == true, "\(missing?.serialized ?? "")")
             try d.restart()
             sleepFor(0.5)
             try rig.present(true)
@@ -159,6 +162,8 @@ extension EndToEnd {
                 #expect(failures == 1, "launch \(index + 1) logged \(failures) failures, not one: \(tail(readTextFile(path)))")
             }
 
+            let fine = try d.call("doctor")["checks"]?.arrayValue?.first { $0["name"]?.stringValue == "timewarrior" }
+            #expect(fine?["state"]?.stringValue == "ok", "\(fine?.serialized ?? "no timewarrior check")")
             // The timer's two segments, three history sessions (one removed), the user's own.
             let mirrored = try rig.exported()
             #expect(mirrored.count == 6, "\(mirrored)")

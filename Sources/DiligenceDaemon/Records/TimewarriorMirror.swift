@@ -65,6 +65,8 @@ final class TimewarriorMirror {
     private var retryToken = 0
     private var retryWaiting = false
     private var logged: Set<String> = []
+    /// What went wrong the last time, until a run succeeds (`doctor`).
+    private(set) var lastFailure: String?
 
     init(store: Store, queue: DispatchQueue, outboxPath: String) {
         self.store = store
@@ -191,10 +193,12 @@ final class TimewarriorMirror {
                 saveOutbox()
                 if !logged.isEmpty { Log.info("timew works again; the Timewarrior mirror caught up.", fields: Self.fields("caught_up")) }
                 logged = []
+                lastFailure = nil
                 retryDelay = Self.retryDelays.first
             }
             job.answer(.success(report))
         case .failure(let failure):
+            lastFailure = failure.message
             logOnce(failure.kind, "Timewarrior mirror: \(failure.message) Trying again later.")
             job.answer(.failure(DiligenceError(.invalidValue, "Timewarrior: \(failure.message)")))
             scheduleRetry()
