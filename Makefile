@@ -106,6 +106,8 @@ TEST_PACKAGES += syncthing iproute2
 # run in (Tests/EndToEndTests/TranslationTests.swift); test-deps generates them.
 TEST_PACKAGES += locales
 TEST_LOCALES = zh_CN de_DE
+# The Timewarrior mirror drives Debian's real timew in a private TIMEWARRIORDB (TimewarriorTests.swift).
+TEST_PACKAGES += timewarrior
 # Debian packages `make deb` uses: dpkg-buildpackage and debhelper (debian/rules); readelf,
 # objcopy and strip (also `make install`).
 DEB_PACKAGES = dpkg-dev debhelper binutils

@@ -233,6 +233,7 @@ func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
     case "export": return str(r, "content")
     case "sync_status" where parsed.has("names"): return deviceNames(r)
     case "sync_enable", "sync_status", "sync_disable": return syncReport(r)
+    case "timewarrior_sync": return timewarriorReport(r)
     case "doctor": return doctorReport(r, paint)
     case "backup":
         return

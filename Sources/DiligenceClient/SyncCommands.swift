@@ -40,7 +40,34 @@ extension Command {
         Command(
             words: ["sync", "disable"], options: [json], wire: "sync_disable", output: .report,
             summary: trNoop("stop writing the journal (the folder and its files stay)")),
+        Command(
+            words: ["timewarrior", "sync"],
+            options: [
+                Option("dry-run", key: "dry_run", sends: "on", help: "change nothing in Timewarrior; print what would change"), json,
+            ],
+            wire: "timewarrior_sync", output: .report,
+            summary: trNoop("make Timewarrior hold exactly the history's focus segments ([timewarrior] in diligenced.conf)"),
+            notes: """
+                Reads timew export, compares its intervals tagged diligence:<uuid> with every session's focus
+                segments, deletes and tracks the difference, and prints it; a second run changes nothing.
+                Intervals without a diligence: tag are never touched.
+                """),
     ]
+}
+
+/// What `timewarrior sync` changed (or, dry, would change), one interval a line.
+func timewarriorReport(_ r: JSON) -> String {
+    let dry = r["dry_run"]?.boolValue == true
+    func lines(_ key: String, _ verb: String) -> [String] {
+        (r[key]?.arrayValue ?? []).map { i in
+            let tags = (i["tags"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: " ")
+            return "\(verb) \(i["start"]?.stringValue ?? "?") – \(i["end"]?.stringValue ?? "?")  \(tags)"
+        }
+    }
+    let changes = lines("deleted", dry ? "would delete" : "deleted") + lines("tracked", dry ? "would track" : "tracked")
+    let unchanged = Int(r["unchanged"]?.intValue ?? 0)
+    let summary = changes.isEmpty ? "Timewarrior holds the history already" : "\(changes.count) change(s)\(dry ? " (dry run)" : "")"
+    return (changes + ["\(summary); \(plural(unchanged, "interval")) unchanged."]).joined(separator: "\n") + "\n"
 }
 
 /// The sync status as lines of text.

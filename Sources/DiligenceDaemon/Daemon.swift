@@ -22,6 +22,7 @@ public final class Daemon: TimerOutlet {
             driver.suspendPolicy = config.suspend
             sync.journal.configured = config.syncDirectory
             sync.journal.configuredName = config.deviceName
+            records.timewarrior.settings = config.timewarrior
         }
     }
     /// What is wrong with the config file and the database, said in every status.
@@ -67,7 +68,9 @@ public final class Daemon: TimerOutlet {
         let stats = StatsService(store: store, clocks: clocks, recorder: recorder, dayStartsAt: loaded.config.dayStartsAt)
         self.records = Records(
             recorder: recorder, stats: stats, exports: QueueBound(ExportReader(), on: DispatchQueue(label: "diligenced.export")),
-            lock: lock, keptAside: keptAside)
+            lock: lock, keptAside: keptAside,
+            timewarrior: TimewarriorMirror(
+                store: store, queue: queue, outboxPath: paths.database == ":memory:" ? "" : paths.database + ".timewarrior-outbox"))
         let journal = try SyncJournal(store: store, clocks: clocks, queue: queue)
         journal.configured = loaded.config.syncDirectory
         journal.configuredName = loaded.config.deviceName
@@ -117,6 +120,7 @@ public final class Daemon: TimerOutlet {
         precondition(sync.journal.isConnected && sync.merge.isConnected, "the sync journal or merge was never connected")
         sync.journal.write(now: clocks.wall)
         records.recorder.replaySpilled()
+        records.timewarrior.settings = config.timewarrior
         driver.start()
         recoverFocus()
         // After the timer: what the first merge does to its task (renamed, removed, joined to
@@ -210,6 +214,7 @@ public final class Daemon: TimerOutlet {
         }
         records.lock.release()
         // Last, just before the exit: a copy still under way cannot name its file after this.
+        records.timewarrior.stop()
         for temporary in records.backupsUnderWay { DatabaseBackup.remove(temporary) }
     }
 
@@ -423,6 +428,8 @@ struct Records {
     /// The temporary files of backups still being copied: removed at stop, so a backup cut
     /// short leaves nothing behind.
     var backupsUnderWay: Set<String> = []
+    /// `[timewarrior]`: the history mirrored into Timewarrior, with its outbox.
+    let timewarrior: TimewarriorMirror
 }
 
 struct SyncParts {

@@ -26,7 +26,10 @@ struct DoctorCheck {
 extension Daemon {
     /// The `doctor` answer: each part as this daemon sees it (its environment, config and PATH).
     func doctorReport() -> JSON {
-        let checks = [notificationCheck(), soundCheck(), presenceCheck(), syncCheck(), hooksCheck(), databaseCheck(), focusCheck()]
+        let checks = [
+            notificationCheck(), soundCheck(), presenceCheck(), syncCheck(), hooksCheck(), databaseCheck(), focusCheck(),
+            timewarriorCheck(),
+        ]
         return .object([("checks", .array(checks.map(\.json)))])
     }
 
@@ -143,6 +146,24 @@ extension Daemon {
                 fix: "run `diligencectl away` and `back` from swayidle or xss-lock (diligencectl(1), PRESENCE)")
         }
         return DoctorCheck(name: "presence", state: .ok, detail: "following " + sources.joined(separator: " and "))
+    }
+
+    private func timewarriorCheck() -> DoctorCheck {
+        let mirror = records.timewarrior
+        guard mirror.settings.enabled else {
+            return DoctorCheck(name: "timewarrior", state: .off, detail: "off ([timewarrior] enabled = yes turns it on)")
+        }
+        guard let timew = Sound.findOnPath(["timew"]) else {
+            return DoctorCheck(
+                name: "timewarrior", state: .problem, detail: "timew is not on the PATH; \(mirror.pending.count) session(s) wait for it",
+                fix: "install timewarrior (apt install timewarrior)")
+        }
+        if let failure = mirror.lastFailure, !mirror.pending.isEmpty {
+            return DoctorCheck(
+                name: "timewarrior", state: .problem, detail: "\(mirror.pending.count) session(s) wait for timew: \(failure)",
+                fix: "see the log (EVENT=timewarrior_failed); diligencectl timewarrior sync --dry-run shows the difference")
+        }
+        return DoctorCheck(name: "timewarrior", state: .ok, detail: "the history is mirrored through \(timew)")
     }
 
     private func syncCheck() -> DoctorCheck {

@@ -88,6 +88,8 @@ public enum Fields {
     ]
 
     static let confirm = Field<Bool>.boolean("confirm", default: false, "must be true: the task's sessions are removed too")
+    static let timewarriorDryRun = Field<Bool>.boolean(
+        "dry_run", default: false, "true: change nothing in Timewarrior, answer what would be deleted and tracked")
     static let dryRun = Field<Bool>.boolean(
         "dry_run", default: false, "true: remove nothing, answer what would be erased (sessions, focused seconds)")
     static let archivedTasks = Field<ArchivedTasks>.choice(
@@ -337,6 +339,7 @@ public enum ControlCommand: Sendable, Equatable {
     case syncEnable(directory: String, name: String?, newDevice: Bool)
     case syncStatus
     case syncDisable
+    case timewarriorSync(dryRun: Bool)
 
     /// The typed command of a parsed request: its command must exist and every member must
     /// pass its field's check. The error is what the daemon answers.
@@ -532,5 +535,11 @@ extension CommandSpec {
         CommandSpec("sync_disable", "stop writing the journal (the folder's files stay)", result: "the sync status", writes: true) { _ in
             .syncDisable
         },
+        CommandSpec(
+            "timewarrior_sync",
+            "make Timewarrior hold exactly the whole history's focus segments ([timewarrior] mirror): read timew export, delete and track the difference",
+            result: "{\"dry_run\": B, \"deleted\": [interval, ...], \"tracked\": [interval, ...], \"unchanged\": N}",
+            fields: [Fields.timewarriorDryRun]
+        ) { .timewarriorSync(dryRun: $0[Fields.timewarriorDryRun]) },
     ]
 }

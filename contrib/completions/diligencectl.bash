@@ -56,11 +56,12 @@ _diligencectl() {
         cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
         words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
     }
-    local commands="start note interrupt pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync reload version doctor backup help"
+    local commands="start note interrupt pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync timewarrior reload version doctor backup help"
     local task_commands="list show add edit archive unarchive remove"
     local plan_commands="set clear"
     local history_commands="add remove edit"
     local sync_commands="enable status disable"
+    local timewarrior_commands="sync"
     local days="today tomorrow monday tuesday wednesday thursday friday saturday sunday"
     # Options that take a value: the word after one is its value, not an argument.
     local valued="--socket --format --work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away --dnd --mode --break-ratio --min-break --max-break --flow-nudge --overtime --void-on-interrupt --name --task --device --offset --since --until --limit --pauses --note --start --end"
@@ -77,8 +78,8 @@ _diligencectl() {
             --*=*) ;;
             -*) [[ " $valued " == *" ${words[i]} "* ]] && (( i++ )) ;;
             *) if [[ -z $command ]]; then command=${words[i]} command_at=$i
-               elif (( i == command_at + 1 )) && [[ " task plan history sync " == *" $command "* ]] &&
-                    [[ " $task_commands $plan_commands $history_commands $sync_commands " == *" ${words[i]} "* ]]; then sub=${words[i]}
+               elif (( i == command_at + 1 )) && [[ " task plan history sync timewarrior " == *" $command "* ]] &&
+                    [[ " $task_commands $plan_commands $history_commands $sync_commands $timewarrior_commands " == *" ${words[i]} "* ]]; then sub=${words[i]}
                else (( nargs++ )); fi ;;
         esac
         (( i++ ))
@@ -150,6 +151,11 @@ _diligencectl() {
                         else compopt -o dirnames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")); fi ;;
                 status) COMPREPLY=($(compgen -W $'--json\n--names\n--help' -- "$cur")) ;;
                 *) COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")) ;;
+            esac ;;
+        timewarrior)
+            case $sub in
+                "") COMPREPLY=($(compgen -W "$timewarrior_commands" -- "$cur")) ;;
+                *) COMPREPLY=($(compgen -W $'--dry-run\n--json\n--help' -- "$cur")) ;;
             esac ;;
         backup)
             [[ $cur == -* ]] && { COMPREPLY=($(compgen -W $'--json\n--help' -- "$cur")); return; }

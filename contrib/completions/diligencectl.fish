@@ -1,7 +1,7 @@
 # fish completion for diligencectl. Install to /usr/share/fish/vendor_completions.d/
 # (make install does). Task and device names come from the running daemon.
 
-set -l commands start note interrupt pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync reload version doctor backup help
+set -l commands start note interrupt pause resume toggle stop skip extend away back discard-away status watch task stats report week plan history export import sync timewarrior reload version doctor backup help
 set -l task_commands list show add edit archive unarchive remove
 set -l days today tomorrow monday tuesday wednesday thursday friday saturday sunday
 
@@ -99,6 +99,7 @@ complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a expor
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a import -d 'add the sessions of a JSON-lines file'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a sync -d "keep this device's journal in a sync folder, show or stop it"
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a version -d 'print the versions'
+complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a timewarrior -d 'make Timewarrior hold the history exactly'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a doctor -d 'say what works: notifications, sound, presence, sync, hooks'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a backup -d 'copy the database to a new file while the daemon runs'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a reload -d 're-read the daemon configuration'
@@ -190,6 +191,11 @@ complete -c diligencectl -n "__diligencectl_is import" -l replace-tasks -d 'impo
 complete -c diligencectl -n "__diligencectl_is import" -F -d 'file (- for standard input)'
 complete -c diligencectl -n "__diligencectl_is backup" -l json -d 'print JSON'
 complete -c diligencectl -n "__diligencectl_is backup" -F -d 'new file for the copy'
+
+# The Timewarrior mirror (docs/integrations.md).
+complete -c diligencectl -n "__diligencectl_is timewarrior" -a sync -d 'make Timewarrior hold the history exactly'
+complete -c diligencectl -n "__diligencectl_in timewarrior sync" -l dry-run -d 'change nothing; print what would change'
+complete -c diligencectl -n "__diligencectl_in timewarrior sync" -l json -d 'print JSON'
 
 # The sync folder (docs/sync.md).
 complete -c diligencectl -n "__diligencectl_is sync" -a enable -d "keep this device's journal in DIR"

@@ -35,6 +35,7 @@ extension Daemon {
             broadcast(change.kind.rawValue, now: now, extra: Self.sessionEventMembers(change))
             runSessionHook(change, at: now)
         }
+        records.timewarrior.changed(changes.map(\.session.uuid))
     }
 
     /// What a session event carries besides the status: the session and its source.

@@ -39,6 +39,7 @@ extension Daemon {
     private func serve(_ command: ControlCommand, _ request: Request, on connection: ClientConnection, until deadline: DispatchTime) {
         // A copy of the whole database, and an export, are made off the queue.
         if case .backup(let path) = command { return backup(to: path, request, on: connection) }
+        if case .timewarriorSync(let dryRun) = command { return timewarriorSync(dryRun: dryRun, request, on: connection) }
         // A database in memory (tests) has no second connection: its export runs here.
         if case .export = command, store.path != ":memory:" {
             serveExport(command, request, on: connection, database: store.path)
@@ -222,8 +223,8 @@ extension Daemon {
             return try withDevices(status)
         case .stats, .week, .planSet, .planClear, .history, .historyAdd, .historyRemove, .historyEdit, .export, .importChunk:
             return try records.stats.perform(command)
-        case .backup:
-            preconditionFailure("serve runs backup itself, off the queue")
+        case .backup, .timewarriorSync:
+            preconditionFailure("serve runs backup and timewarrior_sync itself, off the queue")
         }
     }
 

@@ -27,8 +27,10 @@ final class Subprocess {
     /// (nil: inherit); `input` is written to its stdin (which is /dev/null when nil) without
     /// ever blocking; each line of its stdout and stderr goes to `onLine` (output is discarded
     /// when nil); `onExit` gets the pid and wait status. Everything is called on `queue`.
+    /// `stdout`: a descriptor the child's stdout goes to instead (a file a caller reads whole
+    /// afterwards); `onLine` then gets stderr alone.
     init(
-        argv: [String], environment: [String]? = nil, input: [UInt8]? = nil, queue: DispatchQueue,
+        argv: [String], environment: [String]? = nil, input: [UInt8]? = nil, stdout: Int32? = nil, queue: DispatchQueue,
         onLine: ((String) -> Void)? = nil, onExit: @escaping (pid_t, Int32) -> Void
     ) throws(Errno) {
         name = argv.first ?? ""
@@ -64,7 +66,8 @@ final class Subprocess {
         let child: pid_t
         do {
             child = try Sys.spawn(
-                argv, environment: environment, input: stdin, output: output, resetSignals: Daemon.handledSignals + [SIGPIPE, SIGCHLD])
+                argv, environment: environment, input: stdin, output: stdout.map(Sys.ChildStream.descriptor) ?? output,
+                errors: stdout == nil ? nil : output, resetSignals: Daemon.handledSignals + [SIGPIPE, SIGCHLD])
         } catch {
             if inputWriter >= 0 { Sys.close(inputWriter) }
             if outputReader >= 0 { Sys.close(outputReader) }

@@ -437,14 +437,16 @@ extension Sys {
 
     /// posix_spawnp(3) of `argv` (argv[0] looked up on the PATH) in a process group of its own,
     /// with `resetSignals` at their default disposition and nothing blocked. `environment`
-    /// replaces ours (nil: inherit); stdout and stderr both go to `output`.
+    /// replaces ours (nil: inherit); stdout and stderr both go to `output` unless `errors`
+    /// names stderr's own.
     static func spawn(
-        _ argv: [String], environment: [String]?, input: ChildStream, output: ChildStream, resetSignals: [Int32]
+        _ argv: [String], environment: [String]?, input: ChildStream, output: ChildStream, errors: ChildStream? = nil,
+        resetSignals: [Int32]
     ) throws(Errno) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for (stream, target, mode) in [(input, Int32(0), O_RDONLY), (output, 1, O_WRONLY), (output, 2, O_WRONLY)] {
+        for (stream, target, mode) in [(input, Int32(0), O_RDONLY), (output, 1, O_WRONLY), (errors ?? output, 2, O_WRONLY)] {
             switch stream {
             case .null: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", mode, 0)
             case .descriptor(let fd): posix_spawn_file_actions_adddup2(&actions, fd, target)
