@@ -203,10 +203,14 @@ private func endLiveLineOnInterrupt() {
 }
 
 /// `status` warns on stderr (stdout stays what scripts and bars read) while the daemon runs
-/// without its config file: one line per problem it reports in `config_problems`.
+/// without its config file: one short line pointing to `doctor`, which says it in full — the
+/// whole text on every `status` drowned the status (issue 32).
 func configWarnings(_ status: JSON) -> String {
-    let problems = status["config_problems"]?.arrayValue?.compactMap(\.stringValue) ?? []
-    return problems.map { "diligencectl: warning: the daemon's configuration: \($0)\n" }.joined()
+    let problems = status["config_problems"]?.arrayValue?.count ?? 0
+    guard problems > 0 else { return "" }
+    let what =
+        problems == 1 ? "has a problem; 'diligencectl doctor' shows it" : "has \(problems) problems; 'diligencectl doctor' shows them"
+    return "diligencectl: warning: the daemon's configuration \(what).\n"
 }
 
 /// The result of an `ok: true` response; the error message otherwise.
@@ -314,6 +318,9 @@ func show(_ result: JSON, for parsed: ParsedCommand, screen: Screen = .plain) ->
     case .reloaded:
         let path = result["config"]?.stringValue ?? "the config file"
         if result["file"]?.boolValue == false { return "No config file at \(path): running on the default settings.\n" }
-        return "Reloaded the configuration from \(path).\n"
+        let problems = result["problems"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        guard !problems.isEmpty else { return "Reloaded the configuration from \(path).\n" }
+        return "Reloaded the configuration from \(path), with the default for each bad line:\n"
+            + problems.map { "  \($0)\n" }.joined()
     }
 }
