@@ -117,7 +117,7 @@ import Testing
         let full = HeatScale.rgb(4, "red", base: Palette.terminalBase)
         #expect(full == red)
         #expect(render(.truecolor).contains("\u{1B}[38;2;\(red.r);\(red.g);\(red.b)m█"))
-        #expect(render(.palette256).contains("\u{1B}[38;5;\(red.palette256)m█"))
+        #expect(render(.palette256).contains("\u{1B}[38;5;\(Palette.heat256["red"]?[3] ?? 0)m█"))
         #expect(render(.basic).contains("\u{1B}[31m█"))
         // The same picture, colours taken away, is the plain one.
         let plain = render(.none)
