@@ -52,6 +52,17 @@ import Testing
         for line in text.split(separator: "\n") { #expect(String(line).displayWidth <= width, "\(line)") }
     }
 
+    /// Issue 32, item 5: `week` ran to 101 columns at COLUMNS=80 and had no plan-kept marks.
+    @Test(arguments: [40, 80, 120])
+    func weekPlan(width: Int) throws {
+        let text = show(try Self.fixture("week-plan"), for: try parse(["week"]), screen: Screen(columns: width, colors: .none))
+        try Self.golden("week-plan-\(width)", text)
+        for line in text.split(separator: "\n") { #expect(String(line).displayWidth <= width, "wider than \(width): \(line)") }
+        // Monday's plan kept, Tuesday's not, Thursday (today) kept, Saturday to come, Friday unplanned.
+        let marks = text.split(separator: "\n").compactMap { line in line.first { "✓✗○".contains($0) } }
+        #expect(marks == ["✓", "✗", "✓", "✓", "○", "○"], "\(text)")
+    }
+
     @Test("a period far from now keeps its dates in the title, whatever CalendarDay can hold")
     func farPeriodTitle() throws {
         let json = try JSON.parse(
