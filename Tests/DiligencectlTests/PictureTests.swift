@@ -63,6 +63,21 @@ import Testing
         #expect(marks == ["✓", "✗", "✓", "✓", "○", "○"], "\(text)")
     }
 
+    /// Issue 32, item 6: the sparkline went once a name was 12 columns wide (日本語の勉強) or with
+    /// `--all`, and a 64-character name made the table ~220 columns: names are shortened to fit.
+    @Test(arguments: [80, 120])
+    func taskListAllKeepsItsSparkline(width: Int) throws {
+        let tasks = try Self.fixture("task-list-all")["tasks"]?.arrayValue ?? []
+        let text = taskTable(tasks, screen: Screen(columns: width, colors: .none))
+        try Self.golden("task-list-all-\(width)", text)
+        for line in text.split(separator: "\n") { #expect(String(line).displayWidth <= width, "\(line)") }
+        #expect(text.hasPrefix("NAME") && text.split(separator: "\n").first?.hasSuffix(" DAYS") == true, "\(text)")
+        #expect(text.contains("Reading eve") && text.contains("…") && text.contains("日本語の勉強"), "\(text)")
+        #expect(text.contains(width < 120 ? " (arch.)" : "Piano (archived)"), "\(text)")
+        let narrow = taskTable(Array(tasks.prefix(3)), screen: Screen(columns: 80, colors: .none))
+        #expect(narrow.split(separator: "\n").first?.hasSuffix(" DAYS") == true, "a 12-column name leaves room at 80: \(narrow)")
+    }
+
     @Test("a period far from now keeps its dates in the title, whatever CalendarDay can hold")
     func farPeriodTitle() throws {
         let json = try JSON.parse(
