@@ -130,6 +130,15 @@ func execute(
     }
     var run: RunResult
     do throws(Failure) {
+        // A page of HTML (72 KB for a year) is of no use on a terminal: it says where to put it.
+        if case .page = parsed.command.output, terminal.outputIsTerminal {
+            let file = parsed.has("svg") ? "report.svg" : "report.html"
+            throw .usage(
+                UsageError(
+                    "report writes a page, not text for the terminal: redirect it to a file, as in "
+                        + "'diligencectl \(parsed.command.name) ... > \(file)', or pipe it on.",
+                    command: parsed.command.name))
+        }
         let confirm = parsed.command.wire == "task_remove" && !parsed.has("yes")
         if confirm, !terminal.isInteractive {
             throw .usage(
