@@ -78,6 +78,15 @@ import Testing
         #expect(narrow.split(separator: "\n").first?.hasSuffix(" DAYS") == true, "a 12-column name leaves room at 80: \(narrow)")
     }
 
+    /// Issue 32, item 9: the page's "Days reached N of M" counts the days the daemon counted.
+    @Test func goalDaysOfThePageAreTheCountedOnes() throws {
+        let json = try JSON.parse(
+            #"{"period":"year","offset":0,"from":"2026-01-01","to":"2026-12-31","today":"2026-12-01","days":[],"tasks":["#
+                + #"{"task":"Study","color":"blue","goal":2,"completed":9,"focused_seconds":13500,"goal_days":6,"goal_days_counted":20}]}"#)
+        let page = reportHTML(StatsView(json), week: .object([("days", .array([]))]), device: nil)
+        #expect(page.contains("<td>6 of 20</td>") && !page.contains("6 of 335"), "\(page)")
+    }
+
     @Test("a period far from now keeps its dates in the title, whatever CalendarDay can hold")
     func farPeriodTitle() throws {
         let json = try JSON.parse(
