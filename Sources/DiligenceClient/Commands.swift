@@ -214,10 +214,21 @@ extension ValueKind {
         }
     }
 
-    /// The schema's doc line, with the default when there is one.
+    /// The schema's doc line, with the default when there is one, in the words typed: a
+    /// command as its words (`history add`, not `history_add`), a boolean as on and off.
     var fieldHelp: String {
         guard case .field(let spec) = self else { return "" }
-        return spec.doc + (spec.defaultText.map { " (default \($0))" } ?? "")
+        var doc = spec.doc
+        for command in Command.all where command.wire.contains("_") {
+            doc = doc.replacing(command.wire, with: command.words.joined(separator: " "))
+        }
+        if case .boolean = spec.type {
+            for (wire, typed) in [("true", "on"), ("false", "off")] {
+                if doc.hasPrefix(wire + ": ") { doc = typed + doc.dropFirst(wire.count) }
+                doc = doc.replacing("(new task: \(wire))", with: "(new task: \(typed))")
+            }
+        }
+        return doc + (spec.defaultText.map { " (default \($0))" } ?? "")
     }
 }
 
@@ -484,6 +495,9 @@ extension Command {
     /// The daemon's message with the request member it begins with (`"since": …`, `"offset" must
     /// be …`, `long_break_every must be …`) named as the person typed it: `--since`, `DATE`.
     func namingFlags(_ message: String) -> String {
+        // The wire name a message gives protocol clients, after the command typed, is noise here.
+        var message = message
+        for command in Command.all where command.wire.contains("_") { message = message.replacing(" (\(command.wire))", with: "") }
         let names =
             options.compactMap { option in option.key.map { ($0, "--" + option.name) } }
             + arguments.compactMap { argument in argument.key.map { ($0, argument.name) } }
@@ -534,9 +548,9 @@ func exampleValue(_ placeholder: String) -> String {
 // MARK: Help
 
 enum Help {
-    /// Columns for the option and command lists.
-    static func table(_ rows: [(String, String)]) -> String {
-        columns(rows.map { [$0.0, $0.1] }).dropLast().description
+    /// Columns for the option and command lists, the descriptions wrapped at `width`.
+    static func table(_ rows: [(String, String)], width: Int? = nil) -> String {
+        columns(rows.map { [$0.0, $0.1] }, width: width).dropLast().description
     }
 
     static let exitCodes = """
@@ -546,21 +560,21 @@ enum Help {
         """
 
     /// `diligencectl --help`.
-    static func program(socket: String) -> String {
+    static func program(socket: String, width: Int? = nil) -> String {
         """
         diligencectl — control the diligence Pomodoro timer daemon (diligenced)
 
         Usage: diligencectl [--socket PATH] COMMAND [ARGUMENTS] [OPTIONS]
 
         Commands:
-        \(table(Command.all.map { ($0.shortUsage, $0.summary) } + [("help [COMMAND]", "show help for a command")]))
+        \(table(Command.all.map { ($0.shortUsage, $0.summary) } + [("help [COMMAND]", "show help for a command")], width: width))
 
         Global options (before the command):
         \(table([
             ("--socket PATH", "the daemon's control socket (now: \(socket))"),
             ("-h, --help", "show this help; COMMAND --help for one command"),
             ("--version", "print the client's version"),
-        ]))
+        ], width: width))
 
         Options take their value as --flag VALUE or --flag=VALUE; -- ends the options.
         \(durationHelp)
@@ -572,12 +586,12 @@ enum Help {
     }
 
     /// `diligencectl COMMAND --help`.
-    static func command(_ c: Command) -> String {
+    static func command(_ c: Command, width: Int? = nil) -> String {
         var out = "Usage: \(c.usage)\n\n\(c.summary.prefix(1).uppercased() + c.summary.dropFirst()).\n"
         if !c.arguments.isEmpty {
-            out += "\nArguments:\n" + table(c.arguments.map { ($0.name, $0.help) }) + "\n"
+            out += "\nArguments:\n" + table(c.arguments.map { ($0.name, $0.help) }, width: width) + "\n"
         }
-        out += "\nOptions:\n" + table(c.options.map { ($0.synopsis, $0.help) } + [("-h, --help", "show this help")]) + "\n"
+        out += "\nOptions:\n" + table(c.options.map { ($0.synopsis, $0.help) } + [("-h, --help", "show this help")], width: width) + "\n"
         if !c.notes.isEmpty { out += "\n" + c.notes + "\n" }
         out += "\nExample: " + c.exampleLine + "\n"
         out += "\n" + exitCodes + "\n"
@@ -585,10 +599,10 @@ enum Help {
     }
 
     /// `diligencectl task --help`.
-    static func group(_ group: String) -> String {
+    static func group(_ group: String, width: Int? = nil) -> String {
         let subs = Command.subcommands(of: group)
         return "Usage: diligencectl \(group) SUBCOMMAND ...\n\nSubcommands:\n"
-            + table(subs.map { ($0.shortUsage, $0.summary) })
+            + table(subs.map { ($0.shortUsage, $0.summary) }, width: width)
             + "\n\nRun 'diligencectl \(group) SUBCOMMAND --help' for one subcommand.\n"
     }
 }

@@ -61,10 +61,10 @@ extension Command {
                 """),
         Command(
             words: ["week"], options: [offset, deviceFilter, plain, json], wire: "week", output: .report,
-            summary: "one ISO week: plan and done, day by day"),
+            summary: "one ISO week: plan and done, day by day", example: "week --offset -1"),
         Command(
             words: ["plan", "set"], arguments: [day, task], options: [offset], wire: "plan_set", output: .report,
-            summary: "plan TASK for DAY (start without a task starts it that day)"),
+            summary: "plan TASK for DAY (start without a task starts it that day)", example: "plan set monday Study --offset 1"),
         Command(
             words: ["plan", "clear"], arguments: [day], options: [offset], wire: "plan_clear", output: .report,
             summary: "forget DAY's plan"),

@@ -84,8 +84,11 @@ func writeAll(_ text: String, to fd: Int32) -> Int32 {
 func runClient(_ args: [String], environment: [String: String], terminal: Terminal) -> RunResult {
     let defaultSocket = SocketPath.resolve(environment: environment)
     let invocation: Invocation
+    // Help wraps at the terminal's width (COLUMNS, else the window's; 80 for a file or pipe).
+    let width = Screen.detect(environment: environment, isTerminal: terminal.outputIsTerminal, windowColumns: terminal.windowColumns)
+        .columns
     do {
-        invocation = try parseArguments(args, defaultSocket: defaultSocket)
+        invocation = try parseArguments(args, defaultSocket: defaultSocket, width: width)
     } catch {
         return .usage(error)
     }
