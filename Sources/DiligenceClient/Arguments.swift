@@ -70,8 +70,9 @@ enum Invocation {
     case run(ParsedCommand, socket: String?)
 }
 
-/// Parses `diligencectl`'s arguments (without the program name). `socket` is only for the help text.
-func parseArguments(_ args: [String], defaultSocket: String) throws(UsageError) -> Invocation {
+/// Parses `diligencectl`'s arguments (without the program name). `socket` is only for the help
+/// text, whose tables wrap at `width` columns (nil: not at all).
+func parseArguments(_ args: [String], defaultSocket: String, width: Int? = nil) throws(UsageError) -> Invocation {
     var socket: String?
     var i = 0
     // Global options, before the command.
@@ -80,7 +81,7 @@ func parseArguments(_ args: [String], defaultSocket: String) throws(UsageError) 
         i += 1
         switch arg {
         case "-h", "--help":
-            return .help(Help.program(socket: socket ?? defaultSocket))
+            return .help(Help.program(socket: socket ?? defaultSocket, width: width))
         case "--version":
             return .clientVersion
         case "--socket":
@@ -103,12 +104,12 @@ func parseArguments(_ args: [String], defaultSocket: String) throws(UsageError) 
         throw UsageError(tr("no command given."))
     }
     if first == "help" {
-        return .help(try helpText(for: Array(rest.dropFirst()), defaultSocket: socket ?? defaultSocket))
+        return .help(try helpText(for: Array(rest.dropFirst()), defaultSocket: socket ?? defaultSocket, width: width))
     }
     guard let (command, used) = Command.find(rest) else {
         if Command.groups.contains(first) {
             let next = rest.dropFirst().first
-            if next == "-h" || next == "--help" { return .help(Help.group(first)) }
+            if next == "-h" || next == "--help" { return .help(Help.group(first, width: width)) }
             let words = Command.subcommands(of: first).map { $0.words[1] }
             let choices = words.joined(separator: ", ")
             throw UsageError(
@@ -125,17 +126,17 @@ func parseArguments(_ args: [String], defaultSocket: String) throws(UsageError) 
                 ["typed": first.debugDescription, "suggestion": didYouMean(first, Command.firstWords)]))
     }
     let parsed = try parseCommand(command, Array(rest.dropFirst(used)))
-    guard let parsed else { return .help(Help.command(command)) }
+    guard let parsed else { return .help(Help.command(command, width: width)) }
     return .run(parsed, socket: socket)
 }
 
 /// `help`, `help start`, `help task add`.
-private func helpText(for words: [String], defaultSocket: String) throws(UsageError) -> String {
+private func helpText(for words: [String], defaultSocket: String, width: Int?) throws(UsageError) -> String {
     // `help --help` is help too.
     let words = words.filter { $0 != "-h" && $0 != "--help" }
-    if words.isEmpty { return Help.program(socket: defaultSocket) }
-    if let (command, used) = Command.find(words), used == words.count { return Help.command(command) }
-    if words.count == 1, Command.groups.contains(words[0]) { return Help.group(words[0]) }
+    if words.isEmpty { return Help.program(socket: defaultSocket, width: width) }
+    if let (command, used) = Command.find(words), used == words.count { return Help.command(command, width: width) }
+    if words.count == 1, Command.groups.contains(words[0]) { return Help.group(words[0], width: width) }
     let typed = words.joined(separator: " ")
     throw UsageError(
         tr(

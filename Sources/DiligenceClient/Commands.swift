@@ -215,10 +215,21 @@ extension ValueKind {
         }
     }
 
-    /// The schema's doc line, with the default when there is one.
+    /// The schema's doc line, with the default when there is one, in the words typed: a
+    /// command as its words (`history add`, not `history_add`), a boolean as on and off.
     var fieldHelp: String {
         guard case .field(let spec) = self else { return "" }
-        return translated(spec.doc) + (spec.defaultText.map { " " + tr("(default {value})", ["value": $0]) } ?? "")
+        var doc = translated(spec.doc)
+        for command in Command.all where command.wire.contains("_") {
+            doc = doc.replacing(command.wire, with: command.words.joined(separator: " "))
+        }
+        if case .boolean = spec.type {
+            for (wire, typed) in [("true", "on"), ("false", "off")] {
+                if doc.hasPrefix(wire + ": ") { doc = typed + doc.dropFirst(wire.count) }
+                doc = doc.replacing("(new task: \(wire))", with: "(new task: \(typed))")
+            }
+        }
+        return doc + (spec.defaultText.map { " " + tr("(default {value})", ["value": $0]) } ?? "")
     }
 }
 
@@ -485,6 +496,9 @@ extension Command {
     /// The daemon's message with the request member it begins with (`"since": …`, `"offset" must
     /// be …`, `long_break_every must be …`) named as the person typed it: `--since`, `DATE`.
     func namingFlags(_ message: String) -> String {
+        // The wire name a message gives protocol clients, after the command typed, is noise here.
+        var message = message
+        for command in Command.all where command.wire.contains("_") { message = message.replacing(" (\(command.wire))", with: "") }
         let names =
             options.compactMap { option in option.key.map { ($0, "--" + option.name) } }
             + arguments.compactMap { argument in argument.key.map { ($0, argument.name) } }
@@ -535,9 +549,9 @@ func exampleValue(_ placeholder: String) -> String {
 // MARK: Help
 
 enum Help {
-    /// Columns for the option and command lists.
-    static func table(_ rows: [(String, String)]) -> String {
-        columns(rows.map { [$0.0, $0.1] }).dropLast().description
+    /// Columns for the option and command lists, the descriptions wrapped at `width`.
+    static func table(_ rows: [(String, String)], width: Int? = nil) -> String {
+        columns(rows.map { [$0.0, $0.1] }, width: width).dropLast().description
     }
 
     static var exitCodes: String {
@@ -548,7 +562,7 @@ enum Help {
     }
 
     /// `diligencectl --help`.
-    static func program(socket: String) -> String {
+    static func program(socket: String, width: Int? = nil) -> String {
         let commands = Command.all.map { ($0.shortUsage, translated($0.summary)) } + [("help [COMMAND]", tr("show help for a command"))]
         let global = [
             ("--socket PATH", tr("the daemon's control socket (now: {socket})", ["socket": socket])),
@@ -557,8 +571,8 @@ enum Help {
         ]
         return tr("diligencectl — control the diligence Pomodoro timer daemon (diligenced)") + "\n\n"
             + tr("Usage: {usage}", ["usage": "diligencectl [--socket PATH] COMMAND [ARGUMENTS] [OPTIONS]"]) + "\n\n"
-            + tr("Commands:") + "\n" + table(commands) + "\n\n"
-            + tr("Global options (before the command):") + "\n" + table(global) + "\n\n"
+            + tr("Commands:") + "\n" + table(commands, width: width) + "\n\n"
+            + tr("Global options (before the command):") + "\n" + table(global, width: width) + "\n\n"
             + tr("Options take their value as --flag VALUE or --flag=VALUE; -- ends the options.") + "\n"
             + translated(durationHelp) + "\n"
             + tr(
@@ -568,15 +582,16 @@ enum Help {
     }
 
     /// `diligencectl COMMAND --help`.
-    static func command(_ c: Command) -> String {
+    static func command(_ c: Command, width: Int? = nil) -> String {
         let summary = translated(c.summary)
         let sentence = tr("{summary}.", ["summary": summary.prefix(1).uppercased() + summary.dropFirst()])
         var out = tr("Usage: {usage}", ["usage": c.usage]) + "\n\n\(sentence)\n"
         if !c.arguments.isEmpty {
-            out += "\n" + tr("Arguments:") + "\n" + table(c.arguments.map { ($0.name, $0.help) }) + "\n"
+            out += "\n" + tr("Arguments:") + "\n" + table(c.arguments.map { ($0.name, $0.help) }, width: width) + "\n"
         }
         out +=
-            "\n" + tr("Options:") + "\n" + table(c.options.map { ($0.synopsis, $0.help) } + [("-h, --help", tr("show this help"))]) + "\n"
+            "\n" + tr("Options:") + "\n"
+            + table(c.options.map { ($0.synopsis, $0.help) } + [("-h, --help", tr("show this help"))], width: width) + "\n"
         if !c.notes.isEmpty { out += "\n" + notes(c) + "\n" }
         out += "\n" + tr("Example: {example}", ["example": c.exampleLine]) + "\n"
         out += "\n" + exitCodes + "\n"
@@ -593,10 +608,10 @@ enum Help {
     }
 
     /// `diligencectl task --help`.
-    static func group(_ group: String) -> String {
+    static func group(_ group: String, width: Int? = nil) -> String {
         let subs = Command.subcommands(of: group)
         return tr("Usage: {usage}", ["usage": "diligencectl \(group) SUBCOMMAND ..."]) + "\n\n" + tr("Subcommands:") + "\n"
-            + table(subs.map { ($0.shortUsage, translated($0.summary)) }) + "\n\n"
+            + table(subs.map { ($0.shortUsage, translated($0.summary)) }, width: width) + "\n\n"
             + tr("Run '{help}' for one subcommand.", ["help": "diligencectl \(group) SUBCOMMAND --help"]) + "\n"
     }
 }

@@ -33,7 +33,11 @@ struct HeatScale {
         switch paint.colors {
         case .none: return Self.glyphs[level]
         case .basic: return level == 0 ? paint.dim(Self.glyphs[0]) : paint(Self.glyphs[level], color ?? Palette.allTasks)
-        case .palette256, .truecolor:
+        case .palette256:
+            guard level > 0 else { return paint.dim(Self.glyphs[0]) }
+            let shades = Palette.heat256[color ?? ""] ?? Palette.heat256[Palette.allTasks] ?? []
+            return paint.palette("█", shades[level - 1])
+        case .truecolor:
             return level == 0 ? paint.dim(Self.glyphs[0]) : paint.rgb("█", Self.rgb(level, color, base: Palette.terminalBase))
         }
     }

@@ -237,11 +237,10 @@ let sparklineDays = 30
 /// (`recent`, today last) as its last column, cut to the days the screen has room for.
 func taskTable(_ tasks: [JSON], screen: Screen = .plain) -> String {
     let header = ["NAME", "COLOR", "WORK", "SHORT", "LONG", "EVERY", "BREAKS", "AUTOSTART", "GOAL"]
-    let rows = tasks.map { t -> [String] in
+    let settings = tasks.map { t -> [String] in
         let every = num(t, "long_break_every")
         let goal = num(t, "goal")
         return [
-            (t["name"]?.stringValue ?? "") + (t["archived"]?.boolValue == true ? " (archived)" : ""),
             t["color"]?.stringValue ?? "",
             duration(t, "work_seconds"),
             duration(t, "short_break_seconds"),
@@ -252,14 +251,29 @@ func taskTable(_ tasks: [JSON], screen: Screen = .plain) -> String {
             goal == 0 ? "-" : String(goal),
         ]
     }
-    let table = columns([header] + rows, indent: "")
     let recent = tasks.map { $0["recent"]?.arrayValue?.compactMap { $0.intValue.flatMap { Int(exactly: $0) } } ?? [] }
-    let width = table.split(separator: "\n").map { String($0).displayWidth }.max() ?? 0
-    let room = min(recent.map(\.count).max() ?? 0, screen.columns - width - 3)
-    guard room >= 7 else { return table }
-    return columns(
-        [header + ["LAST \(room) DAYS"]] + rows.indices.map { rows[$0] + [sparkline(Array(recent[$0].suffix(room)))] }, indent: "")
+    let days = recent.map(\.count).max() ?? 0
+    // Names are shortened (…) to leave the other columns and a week's sparkline in the width.
+    let others = widest(columns([Array(header.dropFirst())] + settings, indent: ""))
+    let nameRoom = max(12, screen.columns - others - 2 - (days >= 7 ? 2 + min(days, 30) : 0))
+    let rows = tasks.indices.map { i -> [String] in
+        let name = tasks[i]["name"]?.stringValue ?? ""
+        guard tasks[i]["archived"]?.boolValue == true else { return [name.truncated(toWidth: nameRoom)] + settings[i] }
+        // Where "(archived)" leaves too little of the name, the mark is shortened.
+        let mark = name.displayWidth + 11 <= nameRoom ? " (archived)" : " (arch.)"
+        return [name.truncated(toWidth: max(4, nameRoom - mark.displayWidth)) + mark] + settings[i]
+    }
+    let table = columns([header] + rows, indent: "")
+    let room = screen.columns - widest(table) - 2
+    let shown = min(days, room)
+    let title = room >= "LAST \(shown) DAYS".displayWidth ? "LAST \(shown) DAYS" : "\(shown) DAYS"
+    guard shown >= 7, room >= title.displayWidth else { return table }
+    let lines: [[String]] = rows.indices.map { i in rows[i] + [sparkline(Array(recent[i].suffix(shown)))] }
+    return columns([header + [title]] + lines, indent: "")
 }
+
+/// The display width of the widest line of `text`.
+private func widest(_ text: String) -> Int { text.split(separator: "\n").map { String($0).displayWidth }.max() ?? 0 }
 
 /// A task as `key: value` lines; each key is the `task edit` flag that changes it.
 func taskDetails(_ t: JSON) -> String {

@@ -49,6 +49,13 @@ enum Palette {
     )
     /// What an empty cell fades from on a terminal (most are dark).
     static let terminalBase = RGB(r: 0x30, g: 0x36, b: 0x3d)
+    /// The heat-map's levels 1 to 4 in each task colour on a 256-colour screen, chosen from the
+    /// xterm palette: the nearest entries to the 24-bit shades fell on ~2 (issue 32). Neighbours
+    /// differ by CIEDE2000 ≥ 12, each level by ≥ 20 from white, black and `terminalBase`.
+    static let heat256: [String: [Int]] = [
+        "red": [95, 161, 131, 197], "orange": [52, 124, 166, 208], "yellow": [58, 94, 100, 136],
+        "green": [22, 28, 29, 35], "cyan": [23, 30, 37, 38], "blue": [60, 26, 33, 105], "purple": [60, 96, 62, 135],
+    ]
 
     static func rgb(_ name: String?) -> RGB { tasks[name ?? allTasks] ?? tasks[allTasks]! }
 }
@@ -77,6 +84,9 @@ struct Paint {
         case .truecolor: return escaped(text, "38;2;\(rgb.r);\(rgb.g);\(rgb.b)")
         }
     }
+
+    /// `text` in entry `index` of the 256-colour palette.
+    func palette(_ text: String, _ index: Int) -> String { escaped(text, "38;5;\(index)") }
 
     func bold(_ text: String) -> String { enabled ? escaped(text, "1") : text }
     func dim(_ text: String) -> String { enabled ? escaped(text, "2") : text }

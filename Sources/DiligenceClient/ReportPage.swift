@@ -310,7 +310,7 @@ private func goalsSection(_ view: StatsView) -> String {
     return
         "<section id=\"goals\"><h2>Goals</h2><table><thead><tr><th scope=\"col\">Task</th><th scope=\"col\">Daily goal</th><th scope=\"col\">Days reached</th></tr></thead><tbody>"
         + goals.map {
-            "<tr><td>\(xmlEscaped($0.name))</td><td>\(plural($0.goal, "session"))</td><td>\($0.goalDays) of \(elapsed)</td></tr>"
+            "<tr><td>\(xmlEscaped($0.name))</td><td>\(plural($0.goal, "session"))</td><td>\($0.goalDays) of \($0.goalDaysCounted ?? elapsed)</td></tr>"
         }.joined()
         + "</tbody></table></section>\n"
 }

@@ -61,10 +61,10 @@ extension Command {
                 """),
         Command(
             words: ["week"], options: [offset, deviceFilter, plain, json], wire: "week", output: .report,
-            summary: trNoop("one ISO week: plan and done, day by day")),
+            summary: trNoop("one ISO week: plan and done, day by day"), example: "week --offset -1"),
         Command(
             words: ["plan", "set"], arguments: [day, task], options: [offset], wire: "plan_set", output: .report,
-            summary: trNoop("plan TASK for DAY (start without a task starts it that day)")),
+            summary: trNoop("plan TASK for DAY (start without a task starts it that day)"), example: "plan set monday Study --offset 1"),
         Command(
             words: ["plan", "clear"], arguments: [day], options: [offset], wire: "plan_clear", output: .report,
             summary: trNoop("forget DAY's plan")),
@@ -220,7 +220,7 @@ func report(_ r: JSON, for parsed: ParsedCommand, screen: Screen) -> String {
     let paint = Paint(screen.colors)
     switch parsed.command.wire {
     case "stats": return statsReport(StatsView(r), screen: screen, paint: paint)
-    case "week": return weekReport(r, paint)
+    case "week": return weekReport(r, screen: screen, paint: paint)
     case "plan_set": return "Planned \(str(r, "task")) for \(str(r, "day")).\n"
     case "plan_clear":
         return r["cleared"]?.boolValue == true ? "Cleared the plan of \(str(r, "day")).\n" : "\(str(r, "day")) had no plan.\n"
@@ -334,11 +334,19 @@ func interruptionMarks(_ list: JSON?) -> String {
 
 func weekdayShort(_ name: String) -> String { name.prefix(1).uppercased() + name.dropFirst().prefix(2) }
 
-private func weekReport(_ r: JSON, _ paint: Paint) -> String {
+/// The week, a day a line within the screen's width (the done list wraps), each planned day
+/// marked as the month calendar marks it: ✓ kept, ✗ a past day not kept, ○ to come.
+private func weekReport(_ r: JSON, screen: Screen, paint: Paint) -> String {
     var out = paint.bold("Week \(str(r, "week")) · \(str(r, "from")) – \(str(r, "to"))") + "\n"
-    let rows: [[String]] = (r["days"]?.arrayValue ?? []).map { d in
+    let days = r["days"]?.arrayValue ?? []
+    let offset = r["offset"]?.intValue ?? 0
+    let todayIndex = days.firstIndex { $0["today"]?.boolValue == true }
+    let rows: [[String]] = days.enumerated().map { i, d in
         let marker = d["today"]?.boolValue == true ? "▸" : " "
-        let planned = d["planned"]?.stringValue.map { paint($0, d["planned_color"]?.stringValue) } ?? "–"
+        let past = offset < 0 || (offset == 0 && todayIndex.map { i < $0 } == true)
+        let kept = (d["tasks"]?.arrayValue ?? []).contains { $0["task"] == d["planned"] && num($0, "completed") > 0 }
+        let mark = kept ? " ✓" : past ? " ✗" : " ○"
+        let planned = d["planned"]?.stringValue.map { paint($0, d["planned_color"]?.stringValue) + mark } ?? "–"
         let done = (d["tasks"]?.arrayValue ?? []).map { t in
             paint(str(t, "task"), str(t, "color")) + " \(num(t, "completed")) (\(hoursMinutes(num(t, "focused_seconds"))))"
         }
@@ -347,9 +355,20 @@ private func weekReport(_ r: JSON, _ paint: Paint) -> String {
             "done: " + (done.isEmpty ? "–" : done.joined(separator: ", ")),
         ]
     }
-    out += columns(rows)
+    out += weekRows(rows, width: screen.columns)
     out += "  Total: \(plural(num(r, "completed"), "session")), \(hoursMinutes(num(r, "focused_seconds"))) focused\n"
     return out
+}
+
+/// The week's rows as columns, the done list wrapped; where the day and plan leave it less than
+/// 20 columns, the done list goes beneath them instead.
+private func weekRows(_ rows: [[String]], width: Int) -> String {
+    let lead = 2 + (0..<2).map { c in rows.map { $0[c].displayWidth }.max() ?? 0 }.reduce(0, +) + 4
+    guard lead > width - 20 else { return columns(rows, width: width) }
+    return rows.map { row in
+        let head = ("  " + row[0] + "  " + row[1]).truncated(toWidth: width)
+        return ([head] + wrapped(row[2], width: width - 4).map { "    " + $0 }).joined(separator: "\n")
+    }.joined(separator: "\n") + "\n"
 }
 
 /// An empty history: with a filter, that nothing matches it (not that nothing was recorded).

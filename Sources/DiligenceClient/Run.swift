@@ -89,8 +89,11 @@ func writeAll(_ text: String, to fd: Int32) -> Int32 {
 func runClient(_ args: [String], environment: [String: String], terminal: Terminal) -> RunResult {
     let defaultSocket = SocketPath.resolve(environment: environment)
     let invocation: Invocation
+    // Help wraps at the terminal's width (COLUMNS, else the window's; 80 for a file or pipe).
+    let width = Screen.detect(environment: environment, isTerminal: terminal.outputIsTerminal, windowColumns: terminal.windowColumns)
+        .columns
     do {
-        invocation = try parseArguments(args, defaultSocket: defaultSocket)
+        invocation = try parseArguments(args, defaultSocket: defaultSocket, width: width)
     } catch {
         return .usage(error)
     }
@@ -136,6 +139,15 @@ func execute(
     }
     var run: RunResult
     do throws(Failure) {
+        // A page of HTML (72 KB for a year) is of no use on a terminal: it says where to put it.
+        if case .page = parsed.command.output, terminal.outputIsTerminal {
+            let file = parsed.has("svg") ? "report.svg" : "report.html"
+            throw .usage(
+                UsageError(
+                    "report writes a page, not text for the terminal: redirect it to a file, as in "
+                        + "'diligencectl \(parsed.command.name) ... > \(file)', or pipe it on.",
+                    command: parsed.command.name))
+        }
         let confirm = parsed.command.wire == "task_remove" && !parsed.has("yes")
         if confirm, !terminal.isInteractive {
             throw .usage(
@@ -213,10 +225,14 @@ private func endLiveLineOnInterrupt() {
 }
 
 /// `status` warns on stderr (stdout stays what scripts and bars read) while the daemon runs
-/// without its config file: one line per problem it reports in `config_problems`.
+/// without its config file: one short line pointing to `doctor`, which says it in full — the
+/// whole text on every `status` drowned the status (issue 32).
 func configWarnings(_ status: JSON) -> String {
-    let problems = status["config_problems"]?.arrayValue?.compactMap(\.stringValue) ?? []
-    return problems.map { "diligencectl: " + tr("warning: the daemon's configuration: {problem}", ["problem": $0]) + "\n" }.joined()
+    let problems = status["config_problems"]?.arrayValue?.count ?? 0
+    guard problems > 0 else { return "" }
+    let what = trPlural(
+        "has a problem; 'diligencectl doctor' shows it", "has {count} problems; 'diligencectl doctor' shows them", count: problems)
+    return "diligencectl: " + tr("warning: the daemon's configuration {what}.", ["what": what]) + "\n"
 }
 
 /// The result of an `ok: true` response; the error message otherwise.
@@ -346,6 +362,9 @@ func show(_ result: JSON, for parsed: ParsedCommand, screen: Screen = .plain) ->
         if result["file"]?.boolValue == false {
             return tr("No config file at {path}: running on the default settings.", ["path": path]) + "\n"
         }
-        return tr("Reloaded the configuration from {path}.", ["path": path]) + "\n"
+        let problems = result["problems"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        guard !problems.isEmpty else { return tr("Reloaded the configuration from {path}.", ["path": path]) + "\n" }
+        return tr("Reloaded the configuration from {path}, with the default for each bad line:", ["path": path]) + "\n"
+            + problems.map { "  \($0)\n" }.joined()
     }
 }

@@ -23,7 +23,16 @@ struct StatsView {
         var completed: Int
         var focused: Int
         var goalDays: Int
+        /// The days `goalDays` is out of (nil: an older daemon's, which says nothing of it).
+        var goalDaysCounted: Int?
         var archived = false
+
+        /// A task row of the statistics object.
+        init(reading t: JSON) {
+            (name, color, goal, completed) = (str(t, "task"), str(t, "color"), num(t, "goal"), num(t, "completed"))
+            (focused, goalDays, archived) = (num(t, "focused_seconds"), num(t, "goal_days"), t["archived"]?.boolValue ?? false)
+            goalDaysCounted = t["goal_days_counted"]?.intValue.map { Int($0) }
+        }
 
         /// Its name, marked when the task is archived.
         var label: String { archived ? name + " (archived)" : name }
@@ -153,11 +162,9 @@ struct StatsView {
         previous = r["previous"].flatMap { $0.isNull ? nil : readTotals($0) }
         previousToDate = r["previous_to_date"].flatMap { $0.isNull ? nil : readTotals($0) }
         // Most focused first; equal ones in the daemon's (creation) order.
-        tasks = list("tasks").map {
-            TaskFigures(
-                name: str($0, "task"), color: str($0, "color"), goal: num($0, "goal"), completed: num($0, "completed"),
-                focused: num($0, "focused_seconds"), goalDays: num($0, "goal_days"), archived: $0["archived"]?.boolValue ?? false)
-        }.enumerated().sorted { ($1.element.focused, $0.offset) < ($0.element.focused, $1.offset) }.map(\.element)
+        tasks = list("tasks").map(TaskFigures.init(reading:)).enumerated().sorted {
+            ($1.element.focused, $0.offset) < ($0.element.focused, $1.offset)
+        }.map(\.element)
         days = list("days").compactMap { d in
             CalendarDay(str(d, "date")).map {
                 DayFigures(

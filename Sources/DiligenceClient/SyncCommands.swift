@@ -27,7 +27,8 @@ extension Command {
                 --new-device is the way out when sync status says another machine writes this device's journal
                 (a database copied from one machine to another): this database gets a new random id, and its
                 journal under it starts with the whole history; the former id's journal stays the other machine's.
-                """),
+                """,
+            example: "sync enable ~/Sync/diligence --name laptop"),
         Command(
             words: ["sync", "status"],
             options: [json, Option("names", .none, "", "print only the known devices' names, one a line (what --device takes)")],

@@ -23,9 +23,10 @@ public enum SessionRules {
     /// Why the timer does not record `s` under `[timer] min_session = minimum` (seconds), or
     /// nil when it does: work stopped or skipped (or abandoned at a suspend) after less focus
     /// than that is noise — `start Study; stop` — not a session. Completed phases are always
-    /// recorded, however short the task's phases are.
+    /// recorded, however short the task's phases are, and so are failures (a `reason`: strict
+    /// focus, leaving, a voiding interruption), which are what the person wants to see.
     public static func whyNotRecorded(_ s: WorkSession, minimum: Int) -> String? {
-        guard s.outcome != .completed, s.focusedSeconds < minimum else { return nil }
+        guard s.outcome != .completed, s.reason == nil, s.focusedSeconds < minimum else { return nil }
         return
             "\(s.outcome.rawValue) after \(DurationText.format(s.focusedSeconds)) of focus, less than min_session (\(DurationText.format(minimum)))"
     }

@@ -610,9 +610,9 @@ public struct TimerMachine: TimerRunView, Sendable, Equatable {
         // the policy says about the slept time.
         let events = tick(at: sleptAt)
         guard let run, run.stage == .running else { return events }
-        if policy == .abandon || (run.phase == .work && run.task.focusMode) {
-            return events + giveUpWork(reason: nil, at: sleptAt)
-        }
+        // In strict focus mode a suspend fails the work as leaving does (a suspend is time away).
+        if run.phase == .work && run.task.focusMode { return events + giveUpWork(reason: .left, at: sleptAt) }
+        if policy == .abandon { return events + giveUpWork(reason: nil, at: sleptAt) }
         // The slept time is time away from work (unless an absence already counts it).
         if run.phase == .work, absence == nil, let deadline = phaseDeadline {
             // Work that counts up runs on through the sleep; a countdown only to its end.

@@ -9,8 +9,8 @@ import DiligenceProtocol
 /// it down: at start-up it runs on the last configuration it accepted — kept beside its
 /// database as `diligenced.conf.last-good` — or on the defaults; on reload it keeps the settings
 /// it has. Either way it says so loudly until a good file is loaded: the log, STATUS=,
-/// `config_problems` in every status, `diligencectl status` (a warning line), and a failed
-/// `reload` (exit 1; `systemctl --user reload` fails too).
+/// `config_problems` in every status, `doctor` (in full), `diligencectl status` (a line pointing
+/// to doctor), and a failed `reload` (exit 1; `systemctl --user reload` fails too).
 extension Daemon {
     /// What reading the config file gave.
     struct ConfigLoad {

@@ -28,9 +28,20 @@ extension Daemon {
     func doctorReport() -> JSON {
         let checks = [
             notificationCheck(), soundCheck(), presenceCheck(), syncCheck(), hooksCheck(), databaseCheck(), focusCheck(),
-            timewarriorCheck(),
+            timewarriorCheck(), configCheck(),
         ]
         return .object([("checks", .array(checks.map(\.json)))])
+    }
+
+    /// The config file's problems in full: where a person looks for them (`status` points here).
+    private func configCheck() -> DoctorCheck {
+        guard problems.config.isEmpty else {
+            return DoctorCheck(
+                name: "config", state: .problem, detail: problems.config.joined(separator: " "),
+                fix: "fix \(paths.config) and run 'diligencectl reload'")
+        }
+        let file = (try? Files.read(paths.config, followingLinks: true)) != nil
+        return DoctorCheck(name: "config", state: .ok, detail: file ? paths.config : "no file at \(paths.config): the default settings")
     }
 
     /// The database's -wal in place: one removed under the daemon is said even before a write notices it.

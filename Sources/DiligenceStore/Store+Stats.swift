@@ -409,6 +409,13 @@ extension Store {
         return tally
     }
 
+    /// The start of each task's earliest recorded session, by task id (a task without one is absent).
+    public func firstSessionStarts(device: DeviceFilter? = nil) throws(DiligenceError) -> [Int64: Double] {
+        let scope = Self.scope(taskID: nil, device: device)
+        let rows = try connection.query("SELECT task_id, min(start) FROM sessions WHERE 1" + scope.sql + " GROUP BY task_id", scope.values)
+        return Dictionary(rows.map { ($0.int64(0), $0.double(1)) }, uniquingKeysWith: min)
+    }
+
     /// The start of the earliest recorded session (of `taskID`), nil when there is none.
     public func firstSessionStart(taskID: Int64? = nil, device: DeviceFilter? = nil) throws(DiligenceError) -> Double? {
         let scope = Self.scope(taskID: taskID, device: device)

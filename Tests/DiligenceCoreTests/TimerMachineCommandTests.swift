@@ -378,4 +378,23 @@ struct TimerMachineCommandTests {
         #expect(SessionRules.whyNotRecorded(ended(.abandoned, focused: 5), minimum: 0) == nil, "0 records everything")
         #expect(SessionRules.whyNotRecorded(ended(.completed, focused: 20), minimum: 60) == nil, "a completed phase always counts")
     }
+
+    /// Issue 32, item 19: strict focus is about failing, and a failure is what the person wants
+    /// to see; one in the first minute went unrecorded. Start-then-stop stays noise.
+    @Test func aStrictFailureIsRecordedWhateverItsLength() throws {
+        let clock = FakeClock()
+        var machine = try running(task(focus: true), clock)
+        let left = machine.away(PresenceSettings(strictGrace: 10), at: clock.advance(5))
+        let failed = try #require(sessions(left + machine.tick(at: clock.advance(10))).first)
+        #expect(failed.reason == .left && failed.focusedSeconds == 5)
+        #expect(SessionRules.whyNotRecorded(failed, minimum: 60) == nil)
+        var slept = try running(task(focus: true), clock)
+        let suspended = try #require(sessions(slept.suspended(for: 100, policy: .pause, at: clock.advance(120))).first)
+        #expect(suspended.reason == .left, "a suspend in strict focus mode fails the work as leaving does")
+        #expect(SessionRules.whyNotRecorded(suspended, minimum: 60) == nil)
+        var voided = ended(.abandoned, focused: 3)
+        voided.reason = .interrupted
+        #expect(SessionRules.whyNotRecorded(voided, minimum: 60) == nil, "void_on_interrupt's failure")
+        #expect(SessionRules.whyNotRecorded(ended(.abandoned, focused: 3), minimum: 60) != nil, "start-then-stop")
+    }
 }

@@ -62,6 +62,22 @@ import Testing
         #expect(try d.call("reload")["file"]?.boolValue == true)
     }
 
+    /// Issue 32, item 19: a strict-focus failure in the first minute is recorded, and the
+    /// statistics count it as a session recorded, not completed.
+    @Test func aStrictFailureInTheFirstMinuteIsRecordedAndCountedAsAFailure() throws {
+        let d = try InProcessDaemon(config: "[presence]\nstrict_grace = 0\n")
+        defer { d.stop() }
+        _ = try d.call("task_add", [("name", .string("Deep")), ("focus_mode", .bool(true))])
+        _ = try d.call("start", [("task", .string("Deep"))])
+        usleep(20_000)
+        _ = try d.call("away")
+        let sessions = try d.call("history")["sessions"]?.arrayValue ?? []
+        #expect(sessions.map { $0["outcome"]?.stringValue } == ["abandoned"], "\(sessions.map(\.serialized))")
+        #expect(sessions.first?["reason"]?.stringValue == "left")
+        let today = try d.call("stats", [("period", .string("day"))])
+        #expect(today["recorded"]?.intValue == 1 && today["completed"]?.intValue == 0, "\(today.serialized)")
+    }
+
     @Test func minSessionZeroRecordsEverySession() throws {
         let d = try InProcessDaemon(config: "[timer]\nmin_session = 0\n")
         defer { d.stop() }

@@ -53,6 +53,28 @@ import Testing
         }
     }
 
+    /// Issue 32, item 9: "Days reached 6 of 335": a goal's days were counted from the period's
+    /// start, before any history existed. They count from the task's first recorded session.
+    @Test func goalDaysAreCountedFromTheTasksFirstSession() throws {
+        try withTimeZone("Europe/Berlin") {
+            let d = try InProcessDaemon()
+            defer { d.stop() }
+            _ = try d.call("task_edit", [("task", .string("Study")), ("goal", .int(1))])
+            try d.addSession("Study", "2025-03-10 09:00", "2025-03-10 09:25")
+            try d.addSession("Study", "2025-03-12 09:00", "2025-03-12 09:25")
+            try d.addSession("Work", "2025-03-20 09:00", "2025-03-20 09:25")
+            let month = try d.call("stats", [("period", .string("month")), ("date", .string("2025-03-15"))])
+            let tasks = month["tasks"]?.arrayValue ?? []
+            func row(_ name: String) -> JSON? { tasks.first { $0["task"]?.stringValue == name } }
+            #expect(
+                row("Study")?["goal_days"]?.intValue == 2 && row("Study")?["goal_days_counted"]?.intValue == 22,
+                "\(tasks.map(\.serialized))")
+            #expect(row("Work")?["goal_days_counted"]?.intValue == 12)
+            #expect(
+                tasks.filter { $0["completed"]?.intValue == 0 }.allSatisfy { $0["goal_days_counted"]?.intValue == 0 }, "no session: no day")
+        }
+    }
+
     @Test func sessionAcrossDayStartsAtIsSplit() throws {
         try withTimeZone("America/New_York") {
             let d = try InProcessDaemon(config: "[stats]\nday_starts_at = 04:00\n")

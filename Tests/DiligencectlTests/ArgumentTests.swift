@@ -160,3 +160,46 @@ import Testing
         #expect(run(["extend", "soon"]).stderr.contains(DurationText.expected))
     }
 }
+
+/// Issue 32, item 16: examples that fail or do nothing, on|off options described as "false: …",
+/// protocol names in help, option lines of ~200 columns.
+@Suite struct HelpTextTests {
+    func help(_ command: Command, columns: Int = 80) -> String {
+        runClient(command.words + ["--help"], environment: ["DILIGENCE_SOCKET": nowhere, "COLUMNS": "\(columns)"], terminal: .none).stdout
+    }
+
+    @Test func theNamedExamplesDoSomething() throws {
+        let examples = Dictionary(uniqueKeysWithValues: Command.all.map { ($0.name, $0.exampleLine) })
+        #expect(examples["sync enable"] == "diligencectl sync enable ~/Sync/diligence --name laptop")
+        #expect(examples["plan set"]?.contains("--offset 0") == false, "\(examples["plan set"] ?? "")")
+        #expect(examples["week"]?.contains("--offset 0") == false, "\(examples["week"] ?? "")")
+    }
+
+    @Test func noProtocolWordsInHelp() {
+        let wires = Set(Command.all.map(\.wire).filter { $0.contains("_") })
+        for command in Command.all {
+            let text = help(command)
+            for wire in wires { #expect(!text.contains(wire), "\(command.name) --help names \(wire)") }
+            for line in text.split(separator: "\n") where line.contains(" on|off ") {
+                #expect(!line.contains(" true: ") && !line.contains(" false: ") && !line.contains("(new task: true)"), "\(line)")
+            }
+        }
+    }
+
+    @Test func noProtocolWordsInTheDaemonsMessages() throws {
+        let start = try #require(Command.find(["start"])?.0)
+        let said = start.namingFlags("Meditate is archived; bring it back with `diligencectl task unarchive Meditate` (task_unarchive).")
+        #expect(said == "Meditate is archived; bring it back with `diligencectl task unarchive Meditate`.")
+    }
+
+    @Test(arguments: [80, 120])
+    func optionLinesFitTheWidth(columns: Int) {
+        for command in Command.all {
+            let lines = help(command, columns: columns).split(separator: "\n", omittingEmptySubsequences: false)
+            guard let start = lines.firstIndex(of: "Options:") else { continue }
+            for line in lines[start...].prefix(while: { !$0.isEmpty }) {
+                #expect(String(line).displayWidth <= columns, "\(command.name) at \(columns): \(line)")
+            }
+        }
+    }
+}

@@ -222,3 +222,20 @@ import Testing
         #expect(show(read, for: try parse(["reload"])) == "Reloaded the configuration from /c.\n")
     }
 }
+
+/// Issue 32, item 7: `report year` on a terminal dumped 72 KB of HTML onto the screen. It is
+/// refused there as a usage mistake, with the redirection to type; a file or a pipe gets the page.
+@Suite struct ReportOnATerminalTests {
+    @Test func refusedWithAHintBeforeAskingTheDaemon() {
+        let terminal = Terminal(isInteractive: true, ask: { _ in nil }, outputIsTerminal: true, windowColumns: 100)
+        for args in [["report", "year"], ["report", "--svg"]] {
+            let result = run(args, terminal: terminal)
+            #expect(result.code == 2 && result.stdout.isEmpty, "\(result)")
+            #expect(result.stderr.hasPrefix("diligencectl: report writes a page, not text for the terminal"), "\(result)")
+            #expect(
+                result.stderr.contains("> report.") && result.stderr.contains("Run 'diligencectl report --help' for usage."), "\(result)")
+        }
+        // Not a terminal: it goes to the daemon (which is nowhere here).
+        #expect(run(["report", "year"]).code == ExitCode.unreachable)
+    }
+}

@@ -52,6 +52,41 @@ import Testing
         for line in text.split(separator: "\n") { #expect(String(line).displayWidth <= width, "\(line)") }
     }
 
+    /// Issue 32, item 5: `week` ran to 101 columns at COLUMNS=80 and had no plan-kept marks.
+    @Test(arguments: [40, 80, 120])
+    func weekPlan(width: Int) throws {
+        let text = show(try Self.fixture("week-plan"), for: try parse(["week"]), screen: Screen(columns: width, colors: .none))
+        try Self.golden("week-plan-\(width)", text)
+        for line in text.split(separator: "\n") { #expect(String(line).displayWidth <= width, "wider than \(width): \(line)") }
+        // Monday's plan kept, Tuesday's not, Thursday (today) kept, Saturday to come, Friday unplanned.
+        let marks = text.split(separator: "\n").compactMap { line in line.first { "✓✗○".contains($0) } }
+        #expect(marks == ["✓", "✗", "✓", "✓", "○", "○"], "\(text)")
+    }
+
+    /// Issue 32, item 6: the sparkline went once a name was 12 columns wide (日本語の勉強) or with
+    /// `--all`, and a 64-character name made the table ~220 columns: names are shortened to fit.
+    @Test(arguments: [80, 120])
+    func taskListAllKeepsItsSparkline(width: Int) throws {
+        let tasks = try Self.fixture("task-list-all")["tasks"]?.arrayValue ?? []
+        let text = taskTable(tasks, screen: Screen(columns: width, colors: .none))
+        try Self.golden("task-list-all-\(width)", text)
+        for line in text.split(separator: "\n") { #expect(String(line).displayWidth <= width, "\(line)") }
+        #expect(text.hasPrefix("NAME") && text.split(separator: "\n").first?.hasSuffix(" DAYS") == true, "\(text)")
+        #expect(text.contains("Reading eve") && text.contains("…") && text.contains("日本語の勉強"), "\(text)")
+        #expect(text.contains(width < 120 ? " (arch.)" : "Piano (archived)"), "\(text)")
+        let narrow = taskTable(Array(tasks.prefix(3)), screen: Screen(columns: 80, colors: .none))
+        #expect(narrow.split(separator: "\n").first?.hasSuffix(" DAYS") == true, "a 12-column name leaves room at 80: \(narrow)")
+    }
+
+    /// Issue 32, item 9: the page's "Days reached N of M" counts the days the daemon counted.
+    @Test func goalDaysOfThePageAreTheCountedOnes() throws {
+        let json = try JSON.parse(
+            #"{"period":"year","offset":0,"from":"2026-01-01","to":"2026-12-31","today":"2026-12-01","days":[],"tasks":["#
+                + #"{"task":"Study","color":"blue","goal":2,"completed":9,"focused_seconds":13500,"goal_days":6,"goal_days_counted":20}]}"#)
+        let page = reportHTML(StatsView(json), week: .object([("days", .array([]))]), device: nil)
+        #expect(page.contains("<td>6 of 20</td>") && !page.contains("6 of 335"), "\(page)")
+    }
+
     @Test("a period far from now keeps its dates in the title, whatever CalendarDay can hold")
     func farPeriodTitle() throws {
         let json = try JSON.parse(
@@ -120,7 +155,7 @@ import Testing
         let full = HeatScale.rgb(4, "red", base: Palette.terminalBase)
         #expect(full == red)
         #expect(render(.truecolor).contains("\u{1B}[38;2;\(red.r);\(red.g);\(red.b)m█"))
-        #expect(render(.palette256).contains("\u{1B}[38;5;\(red.palette256)m█"))
+        #expect(render(.palette256).contains("\u{1B}[38;5;\(Palette.heat256["red"]?[3] ?? 0)m█"))
         #expect(render(.basic).contains("\u{1B}[31m█"))
         // The same picture, colours taken away, is the plain one.
         let plain = render(.none)

@@ -19,7 +19,7 @@ extension EndToEnd {
             let checks = try #require(answer["checks"]?.arrayValue, "\(answer.serialized)")
             #expect(
                 checks.map { $0["name"]?.stringValue ?? "?" } == [
-                    "notifications", "sound", "presence", "sync", "hooks", "database", "focus", "timewarrior",
+                    "notifications", "sound", "presence", "sync", "hooks", "database", "focus", "timewarrior", "config",
                 ])
             return Dictionary(uniqueKeysWithValues: checks.map { ($0["name"]?.stringValue ?? "?", $0) })
         }

@@ -234,7 +234,7 @@ final class StatsService {
         // Longest streak among the period's days up to today; the current one runs up to today.
         let elapsed = acc.grid.dates.prefix { $0 <= now }.count
         let periodGoalDays = Array(goalDays(acc, tasks: tasks).prefix(elapsed))
-        var result = summary(acc, tasks: tasks, elapsedDays: elapsed)
+        var result = try summary(acc, tasks: tasks, elapsedDays: elapsed, device: device)
         let holdsToday = first <= now && now <= last
         let current = try currentStreak(tasks: tasks, only: only, device: device, known: holdsToday ? periodGoalDays : [])
         // The current streak reaches into a period that holds today (it may have begun before
@@ -398,15 +398,34 @@ final class StatsService {
         }
     }
 
+    /// Per task, the period's days up to today from its first recorded session on: the days its
+    /// goal could be reached ("6 of 335" counted days before any history, issue 32). When a goal
+    /// was set is not stored; the first session stands for it.
+    private func goalDaysCounted(_ acc: StatsAccumulator, tasks: [TaskConfig], elapsed: Int, device: DeviceFilter?)
+        throws(DiligenceError) -> [Int]
+    {
+        let firsts = try store.firstSessionStarts(device: device)
+        let dates = acc.grid.dates.prefix(elapsed)
+        return tasks.map { task in
+            guard let start = firsts[task.id] else { return 0 }
+            let first = LocalDay.date(containing: start, dayStartsAt: dayStartsAt)
+            return dates.count { $0 >= first }
+        }
+    }
+
     /// The figures every report has (docs/statistics.md).
-    private func summary(_ acc: StatsAccumulator, tasks: [TaskConfig], elapsedDays: Int) -> [(String, JSON)] {
+    private func summary(_ acc: StatsAccumulator, tasks: [TaskConfig], elapsedDays: Int, device: DeviceFilter?) throws(DiligenceError)
+        -> [(String, JSON)]
+    {
+        let counted = try goalDaysCounted(acc, tasks: tasks, elapsed: elapsedDays, device: device)
         let total = acc.total
         let active = acc.activeDays
         let goalDays = acc.goalDayCounts(goals: tasks.map(\.goal), days: elapsedDays)
         let taskRows: [JSON] = tasks.indices.map { i in
             .object(
                 [("task", .string(tasks[i].name)), ("color", .string(tasks[i].color.rawValue)), ("goal", .int(tasks[i].goal))]
-                    + tally(acc.tasks[i]) + [("goal_days", .int(goalDays[i])), ("archived", .bool(tasks[i].archived))])
+                    + tally(acc.tasks[i])
+                    + [("goal_days", .int(goalDays[i])), ("goal_days_counted", .int(counted[i])), ("archived", .bool(tasks[i].archived))])
         }
         let weekdays: [JSON] = (0..<7).map { i in .object([("weekday", .string(CalendarDay.weekdayNames[i]))] + tally(acc.weekdays[i])) }
         let hours: [JSON] = (0..<24).map { h in

@@ -202,7 +202,10 @@ extension Daemon {
             return try performTimerCommand(command)
         case .reload:
             switch reload() {
-            case .success(let file): return .object([("reloaded", .bool(true)), ("config", .string(paths.config)), ("file", .bool(file))])
+            case .success(let file):
+                // The lines `on_bad_config = defaults` skipped, said once here (status only points to them).
+                let skipped = config.problems.isEmpty ? [] : [("problems", JSON.array(config.problems.map(JSON.string)))]
+                return .object([("reloaded", .bool(true)), ("config", .string(paths.config)), ("file", .bool(file))] + skipped)
             case .failure(let error): throw error
             }
         case .watch:
