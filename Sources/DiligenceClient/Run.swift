@@ -230,9 +230,10 @@ private func endLiveLineOnInterrupt() {
 func configWarnings(_ status: JSON) -> String {
     let problems = status["config_problems"]?.arrayValue?.count ?? 0
     guard problems > 0 else { return "" }
-    let what = trPlural(
-        "has a problem; 'diligencectl doctor' shows it", "has {count} problems; 'diligencectl doctor' shows them", count: problems)
-    return "diligencectl: " + tr("warning: the daemon's configuration {what}.", ["what": what]) + "\n"
+    return "diligencectl: "
+        + trPlural(
+            "warning: the daemon's configuration has a problem; 'diligencectl doctor' shows it.",
+            "warning: the daemon's configuration has {count} problems; 'diligencectl doctor' shows them.", count: problems) + "\n"
 }
 
 /// The result of an `ok: true` response; the error message otherwise.
