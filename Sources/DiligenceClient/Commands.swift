@@ -551,7 +551,17 @@ func exampleValue(_ placeholder: String) -> String {
 enum Help {
     /// Columns for the option and command lists, the descriptions wrapped at `width`.
     static func table(_ rows: [(String, String)], width: Int? = nil) -> String {
-        columns(rows.map { [$0.0, $0.1] }, width: width).dropLast().description
+        guard let width else { return columns(rows.map { [$0.0, $0.1] }).dropLast().description }
+        // A name wider than two fifths of the line stands on a line of its own with its text
+        // below, so that one long usage does not squeeze every other text into a narrow column.
+        let fit = rows.map(\.0.displayWidth).filter { $0 <= width * 2 / 5 }.max() ?? 0
+        let lead = String(repeating: " ", count: 2 + fit + 2)
+        let room = max(20, width - lead.count)
+        return rows.flatMap { name, text -> [String] in
+            let parts = wrapped(text, width: room)
+            guard name.displayWidth <= fit else { return ["  " + name] + parts.map { lead + $0 } }
+            return ["  " + name.padded(toWidth: fit) + "  " + parts[0]] + parts.dropFirst().map { lead + $0 }
+        }.joined(separator: "\n")
     }
 
     static var exitCodes: String {

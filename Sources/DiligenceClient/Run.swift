@@ -144,8 +144,9 @@ func execute(
             let file = parsed.has("svg") ? "report.svg" : "report.html"
             throw .usage(
                 UsageError(
-                    "report writes a page, not text for the terminal: redirect it to a file, as in "
-                        + "'diligencectl \(parsed.command.name) ... > \(file)', or pipe it on.",
+                    tr(
+                        "report writes a page, not text for the terminal: redirect it to a file, as in '{example}', or pipe it on.",
+                        ["example": "diligencectl \(parsed.command.name) ... > \(file)"]),
                     command: parsed.command.name))
         }
         let confirm = parsed.command.wire == "task_remove" && !parsed.has("yes")
