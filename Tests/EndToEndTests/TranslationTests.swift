@@ -152,14 +152,32 @@ extension EndToEnd {
         @Test("the daemon in zh_CN and de: a work end's notification, its buttons and STATUS=; C as before")
         func daemonTexts() throws {
             for (language, locale) in TranslatedClient.languages + [("C", "C")] {
-                let text = try Self.daemonTranscript(locale)
+                let text = try Self.withDaemon(locale) { d, server in try Self.workEndTranscript(d, server) }
                 TranslatedClient.expectGolden("\(language)-daemon-work-end", text, maskingClocks: true)
             }
         }
 
-        /// A daemon in `locale` (LANG, LC_ALL=C for "C"), as the user manager's environment would
-        /// start it: STATUS= idle, the work end's Notify call, STATUS= waiting and paused.
-        static func daemonTranscript(_ locale: String) throws -> String {
+        @Test("the daemon in zh_CN and de: overtime's notification and its paused STATUS=; C as before")
+        func daemonOvertime() throws {
+            for (language, locale) in TranslatedClient.languages + [("C", "C")] {
+                let text = try Self.withDaemon(locale) { d, server in
+                    try d.addTask("Writing", [("work", .string("1s")), ("overtime", .bool(true))])
+                    try d.call("start", [("task", .string("Writing"))])
+                    guard let call = server.waitForCall(1, timeout: 5) else {
+                        throw HarnessError("no Notify call when overtime began in \(locale)\n\(d.diagnostics)")
+                    }
+                    let pausedAt = d.notify.count
+                    try d.call("pause")
+                    let paused = d.notify.waitFor(prefix: "STATUS=", after: pausedAt, timeout: 5)?.line ?? "no STATUS= after pause"
+                    return ["summary: " + call.summary, "body: " + call.body, paused].joined(separator: "\n") + "\n"
+                }
+                TranslatedClient.expectGolden("\(language)-daemon-overtime", text, maskingClocks: true)
+            }
+        }
+
+        /// `body` with a daemon in `locale` (LANG, LC_ALL=C for "C"), as the user manager's
+        /// environment would start it, on a private bus with the recording notification server.
+        static func withDaemon(_ locale: String, _ body: (DaemonUnderTest, NotificationServer) throws -> String) throws -> String {
             let t = try TranslatedClient(launch: false)
             let d = t.d
             for (name, value) in t.environment(locale) where ["LANG", "LC_ALL", "DILIGENCE_LOCALEDIR"].contains(name) {
@@ -173,12 +191,17 @@ extension EndToEnd {
             }
             d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
             try d.start()
+            return try body(d, server)
+        }
+
+        /// STATUS= idle, the work end's Notify call, STATUS= of the waiting break and the paused one.
+        static func workEndTranscript(_ d: DaemonUnderTest, _ server: NotificationServer) throws -> String {
             let idle = d.notify.waitFor(prefix: "STATUS=", timeout: 5)?.line ?? "no STATUS="
             try d.addTask("Writing", [("work", .string("1s")), ("short_break", .string("5m"))])
             let started = d.notify.count
             try d.call("start", [("task", .string("Writing"))])
             guard let call = server.waitForCall(1, timeout: 5) else {
-                throw HarnessError("no Notify call after the work phase ended in \(locale)\n\(d.diagnostics)")
+                throw HarnessError("no Notify call after the work phase ended\n\(d.diagnostics)")
             }
             // The waiting break's line has no clock; the running work's before it has one.
             let waiting =
