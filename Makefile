@@ -48,7 +48,7 @@ LOCALEDIR = $(PREFIX)/share/locale
 LANGUAGES = $(sort $(basename $(notdir $(wildcard po/*.po))))
 MO_FILES = $(foreach lang,$(LANGUAGES),.build/locale/$(lang)/LC_MESSAGES/diligence.mo)
 # The files whose tr(), trPlural() and trNoop() texts `make pot` extracts.
-MESSAGE_SOURCES = $(sort $(wildcard Sources/DiligenceClient/*.swift Sources/DiligenceProtocol/*.swift))
+MESSAGE_SOURCES = $(sort $(wildcard Sources/DiligenceClient/*.swift Sources/DiligenceProtocol/*.swift Sources/DiligenceDaemon/*.swift Sources/DiligenceDaemon/*/*.swift))
 # Man pages, written in scdoc (docs/*.scd), built into .build/man/.
 MANPAGES = .build/man/diligencectl.1 .build/man/diligenced.1 .build/man/diligenced.conf.5 .build/man/diligence-lock.1
 

@@ -41,8 +41,10 @@ let package = Package(
         // ProtocolInfo.release.
         // JSON on its own (no Foundation): the protocol and the store both speak it.
         .target(name: "DiligenceJSON"),
+        // CLinux: gettext (dcgettext, dcngettext), the client's and the daemon's texts in the
+        // person's language (Translatable.swift).
         .target(
-            name: "DiligenceProtocol", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceTime"],
+            name: "DiligenceProtocol", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceTime", "CLinux"],
             resources: [.embedInCode("VERSION")]),
         .target(name: "DiligenceStore", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceSync", "DiligenceTime", "CSQLite"]),
         // Per-device journals in a sync folder: the line format, the hybrid logical clock, the
@@ -55,7 +57,6 @@ let package = Package(
                 "CLinux",
             ]
         ),
-        // CLinux: gettext (dcgettext, dcngettext) for the client's texts in the person's language.
         .target(name: "DiligenceClient", dependencies: ["DiligenceCore", "DiligenceJSON", "DiligenceProtocol", "DiligenceTime", "CLinux"]),
         .executableTarget(name: "diligenced", dependencies: ["DiligenceClient", "DiligenceDaemon"]),
         .executableTarget(name: "diligencectl", dependencies: ["DiligenceClient"]),

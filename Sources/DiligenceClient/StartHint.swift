@@ -42,12 +42,8 @@ enum StartHint: Equatable {
         StartHint(executable: executablePath, environment: environment) { access($0, F_OK) == 0 }
     }
 
-    /// This process's program (/proc/self/exe), links resolved: the installed diligenced.
-    static var executablePath: String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        return length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "diligencectl"
-    }
+    /// This process's program, links resolved: the installed diligenced.
+    static var executablePath: String { ProcessEnvironment.executablePath }
 
     var text: String {
         switch self {

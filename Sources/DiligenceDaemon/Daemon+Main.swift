@@ -27,6 +27,8 @@ extension Daemon {
             exit(0)
         }
         Log.verbose = options.verbose
+        // LANG of the user manager's environment picks the language of notifications and STATUS=.
+        useEnvironmentLocale()
         ControlServer.raiseDescriptorLimit()
         let paths = DaemonPaths(socket: options.socket, database: options.database, config: options.config)
         let daemon: Daemon
@@ -38,7 +40,8 @@ extension Daemon {
             try daemon.queue.sync { Result { () throws(DiligenceError) in try daemon.start() } }.get()
         } catch {
             Log.error("diligenced: \(error.message)")
-            Systemd.notify("STATUS=Failed: \(error.message)")
+            // The error's message stays English, as the log has it: only the frame is translated.
+            Systemd.notify("STATUS=" + tr("Failed: {error}", ["error": error.message]))
             exit(1)
         }
         // Park the main thread rather than call dispatchMain(): that ends the main thread with

@@ -174,7 +174,7 @@ public final class Daemon: TimerOutlet {
 
     /// SIGTERM/SIGINT: tell systemd, stop, exit 0.
     func shutdown() -> Never {
-        Systemd.notify("STOPPING=1\nSTATUS=Stopping")
+        Systemd.notify("STOPPING=1\nSTATUS=" + tr("Stopping"))
         stop()
         exit(0)
     }
@@ -366,15 +366,30 @@ public final class Daemon: TimerOutlet {
         let s = machine.status(at: now)
         guard let task = s.task, let phase = s.phase else {
             let done = todayCompleted(at: now)
-            return done > 0 ? "Idle · \(done) completed today" : "Idle"
+            return done > 0 ? trPlural("Idle · {count} completed today", "Idle · {count} completed today", count: done) : tr("Idle")
         }
-        let left = s.countsUp ? "\(DurationText.clock(s.elapsedSeconds)) elapsed" : "\(DurationText.clock(s.remainingSeconds)) left"
-        let name = phase == .work ? (machine.run?.countsUp == .overtime ? "Overtime" : "Focus") : phase.label.capitalizedFirst
+        let clock = s.countsUp ? DurationText.clock(s.elapsedSeconds) : DurationText.clock(s.remainingSeconds)
+        let left = s.countsUp ? tr("{clock} elapsed", ["clock": clock]) : tr("{clock} left", ["clock": clock])
+        let values = ["task": task.name, "left": left]
         switch s.state {
-        case .running: return "\(name) · \(task.name) · \(left)"
-        case .paused: return "Paused · \(name) · \(task.name) · \(left)"
-        case .pending: return "Ready: \(phase.label) · \(task.name) · waiting for start"
-        case .idle: return "Idle"
+        case .running: return tr("{phase} · {task} · {left}", values.merging(["phase": statusName(phase)]) { $1 })
+        case .paused: return tr("Paused · {phase} · {task} · {left}", values.merging(["phase": statusName(phase)]) { $1 })
+        case .pending:
+            return phase == .work
+                ? tr("Ready: work · {task} · waiting for start", values)
+                : phase == .shortBreak
+                    ? tr("Ready: short break · {task} · waiting for start", values)
+                    : tr("Ready: long break · {task} · waiting for start", values)
+        case .idle: return tr("Idle")
+        }
+    }
+
+    /// The phase as STATUS= names it: `Focus`, `Overtime`, `Short break`, `Long break`.
+    private func statusName(_ phase: Phase) -> String {
+        switch phase {
+        case .work: machine.run?.countsUp == .overtime ? tr("Overtime") : tr("Focus")
+        case .shortBreak: tr("Short break")
+        case .longBreak: tr("Long break")
         }
     }
 

@@ -16,4 +16,11 @@ public enum ProcessEnvironment {
         }
         return result
     }
+
+    /// This process's program (/proc/self/exe), links resolved: the installed diligenced.
+    public static var executablePath: String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        return length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "diligencectl"
+    }
 }

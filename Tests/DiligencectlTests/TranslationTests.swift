@@ -1,3 +1,4 @@
+import DiligenceProtocol
 import DiligenceTestSupport
 import Foundation
 import Testing
@@ -11,14 +12,15 @@ import Testing
     static let root = PackageFiles.root
     /// The files whose person-facing texts all go through tr(): the rest are listed as to do in
     /// docs/translating.md.
-    static let convertedFiles = ["Arguments.swift", "Run.swift", "StartHint.swift", "Localization.swift"].map {
-        "Sources/DiligenceClient/" + $0
-    }
+    static let convertedFiles =
+        ["Arguments.swift", "Run.swift", "StartHint.swift"].map { "Sources/DiligenceClient/" + $0 }
+        + ["Sources/DiligenceProtocol/Translatable.swift"]
 
     /// The Swift files `make pot` reads (MESSAGE_SOURCES), relative to the package.
     static var messageSources: [String] {
-        ["Sources/DiligenceClient", "Sources/DiligenceProtocol"].flatMap { directory in
-            ((try? FileManager.default.contentsOfDirectory(atPath: root + "/" + directory)) ?? [])
+        ["Sources/DiligenceClient", "Sources/DiligenceProtocol", "Sources/DiligenceDaemon"].flatMap { directory in
+            // The daemon's files are in folders of their own (Desktop, Server, ...).
+            (FileManager.default.enumerator(atPath: root + "/" + directory)?.compactMap { $0 as? String } ?? [])
                 .filter { $0.hasSuffix(".swift") }.sorted().map { directory + "/" + $0 }
         }
     }

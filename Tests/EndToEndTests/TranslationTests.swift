@@ -148,5 +148,72 @@ extension EndToEnd {
                 }
             }
         }
+
+        @Test("the daemon in zh_CN and de: a work end's notification, its buttons and STATUS=; C as before")
+        func daemonTexts() throws {
+            for (language, locale) in TranslatedClient.languages + [("C", "C")] {
+                let text = try Self.withDaemon(locale) { d, server in try Self.workEndTranscript(d, server) }
+                TranslatedClient.expectGolden("\(language)-daemon-work-end", text, maskingClocks: true)
+            }
+        }
+
+        @Test("the daemon in zh_CN and de: overtime's notification and its paused STATUS=; C as before")
+        func daemonOvertime() throws {
+            for (language, locale) in TranslatedClient.languages + [("C", "C")] {
+                let text = try Self.withDaemon(locale) { d, server in
+                    try d.addTask("Writing", [("work", .string("1s")), ("overtime", .bool(true))])
+                    try d.call("start", [("task", .string("Writing"))])
+                    guard let call = server.waitForCall(1, timeout: 5) else {
+                        throw HarnessError("no Notify call when overtime began in \(locale)\n\(d.diagnostics)")
+                    }
+                    let pausedAt = d.notify.count
+                    try d.call("pause")
+                    let paused = d.notify.waitFor(prefix: "STATUS=", after: pausedAt, timeout: 5)?.line ?? "no STATUS= after pause"
+                    return ["summary: " + call.summary, "body: " + call.body, paused].joined(separator: "\n") + "\n"
+                }
+                TranslatedClient.expectGolden("\(language)-daemon-overtime", text, maskingClocks: true)
+            }
+        }
+
+        /// `body` with a daemon in `locale` (LANG, LC_ALL=C for "C"), as the user manager's
+        /// environment would start it, on a private bus with the recording notification server.
+        static func withDaemon(_ locale: String, _ body: (DaemonUnderTest, NotificationServer) throws -> String) throws -> String {
+            let t = try TranslatedClient(launch: false)
+            let d = t.d
+            for (name, value) in t.environment(locale) where ["LANG", "LC_ALL", "DILIGENCE_LOCALEDIR"].contains(name) {
+                d.daemonEnvironment[name] = value
+            }
+            let bus = try SessionBus(directory: d.root)
+            let server = try NotificationServer(busAddress: bus.address)
+            defer {
+                server.stop()
+                withExtendedLifetime(bus) {}
+            }
+            d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+            try d.start()
+            return try body(d, server)
+        }
+
+        /// STATUS= idle, the work end's Notify call, STATUS= of the waiting break and the paused one.
+        static func workEndTranscript(_ d: DaemonUnderTest, _ server: NotificationServer) throws -> String {
+            let idle = d.notify.waitFor(prefix: "STATUS=", timeout: 5)?.line ?? "no STATUS="
+            try d.addTask("Writing", [("work", .string("1s")), ("short_break", .string("5m"))])
+            let started = d.notify.count
+            try d.call("start", [("task", .string("Writing"))])
+            guard let call = server.waitForCall(1, timeout: 5) else {
+                throw HarnessError("no Notify call after the work phase ended\n\(d.diagnostics)")
+            }
+            // The waiting break's line has no clock; the running work's before it has one.
+            let waiting =
+                d.notify.waitFor(after: started, timeout: 5) { $0.hasPrefix("STATUS=") && !$0.contains(/[0-9]:[0-9]/) && $0 != idle }?
+                .line ?? "no STATUS= for the waiting break: \(d.notify.statusLines)"
+            try d.call("start")
+            let pausedAt = d.notify.count
+            try d.call("pause")
+            let paused = d.notify.waitFor(prefix: "STATUS=", after: pausedAt, timeout: 5)?.line ?? "no STATUS= after pause"
+            let actions = stride(from: 0, to: call.actions.count - 1, by: 2).map { "\(call.actions[$0]): \(call.actions[$0 + 1])" }
+            let lines = ["summary: " + call.summary, "body: " + call.body] + actions.map { "action " + $0 } + [idle, waiting, paused]
+            return lines.joined(separator: "\n") + "\n"
+        }
     }
 }

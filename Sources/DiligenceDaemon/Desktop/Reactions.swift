@@ -119,26 +119,32 @@ extension Daemon {
 
     /// "Focus session complete" / "Break over", with the buttons that fit what comes next.
     func notifyPhaseEnded(_ finished: Phase) {
-        let task = machine.task?.name ?? ""
         let next = machine.phase
+        let values = [
+            "task": machine.task?.name ?? "", "duration": DurationText.format(Int(machine.duration)), "round": "\(machine.round)",
+        ]
         var actions: [(key: String, label: String)] = []
         let body: String
         switch (machine.state, next) {
         case (.pending, let p?) where p.isBreak:
-            body = "\(task): time for a \(DurationText.format(Int(machine.duration))) \(p.label)."
-            actions = [("start_break", "Start break"), ("skip_break", "Skip break")]
+            body =
+                p == .longBreak
+                ? tr("{task}: time for a {duration} long break.", values) : tr("{task}: time for a {duration} short break.", values)
+            actions = [("start_break", tr("Start break")), ("skip_break", tr("Skip break"))]
         case (.running, let p?) where p.isBreak:
-            body = "\(task): \(DurationText.format(Int(machine.duration))) \(p.label) started."
-            actions = [("skip_break", "Skip break")]
+            body =
+                p == .longBreak
+                ? tr("{task}: {duration} long break started.", values) : tr("{task}: {duration} short break started.", values)
+            actions = [("skip_break", tr("Skip break"))]
         case (.pending, .work?):
-            body = "\(task): ready for round \(machine.round)."
-            actions = [("start_focus", "Start focus")]
+            body = tr("{task}: ready for round {round}.", values)
+            actions = [("start_focus", tr("Start focus"))]
         case (.running, .work?):
-            body = "\(task): round \(machine.round) started."
+            body = tr("{task}: round {round} started.", values)
         default:
-            body = task
+            body = values["task"] ?? ""
         }
-        let summary = finished == .work ? "Focus session complete" : "Break over"
+        let summary = finished == .work ? tr("Focus session complete") : tr("Break over")
         desktop.notifier.show(
             .init(
                 slot: "phase", summary: summary, body: body, actions: actions, settings: config.notifications,
@@ -156,11 +162,15 @@ extension Daemon {
         let body: String
         switch event {
         case .overtimeStarted:
-            summary = "Overtime"
-            body = "\(task): \(DurationText.format(Int(machine.duration))) are up; the work goes on. Stop it when you finish."
+            summary = tr("Overtime")
+            body = tr(
+                "{task}: {duration} are up; the work goes on. Stop it when you finish.",
+                ["task": task, "duration": DurationText.format(Int(machine.duration))])
         case .flowNudge(let seconds):
-            summary = "Still in flow"
-            body = "\(task): \(DurationText.format(seconds)) of work. Stop when you like; the break is earned."
+            summary = tr("Still in flow")
+            body = tr(
+                "{task}: {duration} of work. Stop when you like; the break is earned.",
+                ["task": task, "duration": DurationText.format(seconds)])
         default: return
         }
         desktop.notifier.show(
@@ -201,9 +211,9 @@ extension Daemon {
         Log.info("Reminder for \(task.name).", fields: [("EVENT", "reminder"), ("TASK", task.name)])
         broadcast("reminder", now: now, extra: [("task", .string(task.name))])
         runHook("reminder", protocolEvent: "reminder", phase: nil, task: task, at: now)
-        let body = task.description.isEmpty ? "Time for \(task.name)." : task.description
+        let body = task.description.isEmpty ? tr("Time for {task}.", ["task": task.name]) : task.description
         var actions: [(key: String, label: String)] = []
-        if machine.state == .idle || machine.state == .pending { actions = [("start_task", "Start \(task.name)")] }
+        if machine.state == .idle || machine.state == .pending { actions = [("start_task", tr("Start {task}", ["task": task.name]))] }
         // Under the guard it still reaches the user: as critical, which the servers but dunst
         // show during do-not-disturb; dunst shows nothing while paused, so the pause is lifted
         // until it is closed.
@@ -211,7 +221,7 @@ extension Daemon {
         let liftsPause = settings.enabled && desktop.focusGuard.holdsOwnNotifications
         if desktop.focusGuard.record != nil && !liftsPause { settings.urgency = .critical }
         let message = Notifier.Message(
-            slot: "reminder", summary: "Reminder: \(task.name)", body: body, actions: actions,
+            slot: "reminder", summary: tr("Reminder: {task}", ["task": task.name]), body: body, actions: actions,
             settings: settings, category: "x-diligence.reminder",
             stillValid: actions.isEmpty ? { true } : timerStillAsNow(),
             onClosed: liftsPause ? { [unowned self] in desktop.focusGuard.stepBack() } : nil

@@ -79,9 +79,11 @@ extension Daemon {
         case .back(let seconds, true):
             desktop.notifier.show(
                 .init(
-                    slot: "presence", summary: "Time away counted as focus",
-                    body: "You were away \(DurationText.format(seconds)) during work; it counted. Keep it or discard it?",
-                    actions: [("keep_away", "Keep"), ("discard_away", "Discard away time")], settings: config.notifications,
+                    slot: "presence", summary: tr("Time away counted as focus"),
+                    body: tr(
+                        "You were away {duration} during work; it counted. Keep it or discard it?",
+                        ["duration": DurationText.format(seconds)]),
+                    actions: [("keep_away", tr("Keep")), ("discard_away", tr("Discard away time"))], settings: config.notifications,
                     category: "x-diligence.presence", stillValid: { [unowned self] in self.machine.awayOffer != nil },
                     onClosed: nil
                 ) { [unowned self] key in
@@ -90,11 +92,12 @@ extension Daemon {
         case .sessionEnded(let session) where session.reason == .left:
             // The machine has let go of the task by now: its stored settings say whether it was strict.
             let strict = (try? store.task(id: session.taskID))??.focusMode == true
-            let how = strict ? "failed" : "given up"
             desktop.notifier.show(
                 .init(
-                    slot: "presence", summary: "Focus session \(how)",
-                    body: "\(session.taskName): you left during work after \(DurationText.format(session.focusedSeconds)) of focus.",
+                    slot: "presence", summary: strict ? tr("Focus session failed") : tr("Focus session given up"),
+                    body: tr(
+                        "{task}: you left during work after {duration} of focus.",
+                        ["task": session.taskName, "duration": DurationText.format(session.focusedSeconds)]),
                     actions: [], settings: config.notifications, category: "x-diligence.presence", stillValid: { true },
                     onClosed: nil
                 ) { _ in })
@@ -116,6 +119,6 @@ extension Daemon {
     /// ` · away since 12:03` for STATUS=, or nothing.
     func awayLine(at now: Now) -> String {
         guard let since = machine.status(at: now).awaySince else { return "" }
-        return " · away since \(TimeOfDay.format(LocalDay.minuteOfDay(since)))"
+        return tr(" · away since {time}", ["time": TimeOfDay.format(LocalDay.minuteOfDay(since))])
     }
 }
