@@ -92,6 +92,9 @@ TEST_PACKAGES += git
 # Two real Syncthing instances sync a folder of journals in a private network namespace, whose
 # loopback iproute2's `ip` brings up (Tests/EndToEndTests/SyncthingTests.swift).
 TEST_PACKAGES += syncthing iproute2
+# Debian's Taskwarrior in a private data directory: start by ID, task start/stop/annotate, and
+# the contrib on-modify hook (Tests/EndToEndTests/TaskwarriorTests.swift).
+TEST_PACKAGES += taskwarrior
 # Debian packages `make deb` uses: dpkg-buildpackage and debhelper (debian/rules); readelf,
 # objcopy and strip (also `make install`).
 DEB_PACKAGES = dpkg-dev debhelper binutils

@@ -349,8 +349,19 @@ extension Command {
     static let all: [Command] =
         [
             Command(
-                words: ["start"], arguments: [task], options: [Option("note", key: "note", "TEXT")], wire: "start",
-                summary: "start TASK's work phase, or the pending phase", example: "start Study --note 'chapter 3'"),
+                words: ["start"], arguments: [task],
+                options: [
+                    Option("note", key: "note", "TEXT"),
+                    Option(
+                        "taskwarrior", key: "taskwarrior", "ID",
+                        help: "follow Taskwarrior task ID or UUID (also TASK tw:ID): its project picks TASK, its description the note"),
+                ],
+                wire: "start", summary: "start TASK's work phase, or the pending phase",
+                notes: """
+                    With --taskwarrior ID (or TASK tw:ID), diligencectl reads the task with `task ID export`;
+                    [taskwarrior] map (else default) in diligenced.conf turns its project into a diligence task.
+                    """,
+                example: "start Study --note 'chapter 3'"),
             simple("pause", "pause the running phase"),
             simple("resume", "resume the paused phase"),
             simple("toggle", "pause when running, resume when paused, start otherwise"),

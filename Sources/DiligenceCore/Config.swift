@@ -19,6 +19,7 @@ public struct DaemonConfig: Equatable, Sendable {
     public var hooks = HookSettings()
     public var sound = SoundSettings()
     public var focus = FocusSettings()
+    public var taskwarrior = TaskwarriorSettings()
     /// `[sync] directory` as written (absolute or `~/…`): the sync folder, which then overrides
     /// `sync enable` (docs/sync.md); nil: the database's setting decides.
     public var syncDirectory: String?
@@ -176,6 +177,8 @@ public struct DaemonConfig: Equatable, Sendable {
             try parseOutputSetting(entry, place: place)
         case ("focus", _):
             try parseFocusSetting(entry, place: place)
+        case ("taskwarrior", _):
+            try parseTaskwarrior(entry, place: place)
         default:
             throw Self.unknownSetting(entry, place: place)
         }
@@ -187,7 +190,7 @@ public struct DaemonConfig: Equatable, Sendable {
         ("presence", ["idle_after", "on_away", "strict_grace"]), ("daemon", ["allow_root", "on_bad_config"]),
         ("notifications", ["enabled", "urgency", "timeout", "bell"]), ("hooks", HookSettings.events.map { "on_" + $0 } + ["timeout"]),
         ("sound", ["player", "end_of_phase", "ambient", "directory"]), ("sync", ["directory", "name"]),
-        ("focus", ["do_not_disturb", "backend", "on_enter", "on_leave"]),
+        ("focus", ["do_not_disturb", "backend", "on_enter", "on_leave"]), ("taskwarrior", ["enabled", "map", "default"]),
     ]
 
     /// The error for a key the file does not know: the closest known one ("did you mean"), in

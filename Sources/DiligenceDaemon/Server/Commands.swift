@@ -180,10 +180,11 @@ extension Daemon {
     /// The timer's commands: each changes the machine through `timerCommand`.
     private func performTimerCommand(_ command: ControlCommand) throws(DiligenceError) -> JSON {
         switch command {
-        case .start(let name, let note):
-            let task =
-                try machine.state == .idle
-                ? taskToStart(name) : name.map { name throws(DiligenceError) in try store.findTask(name, scope: .active) }
+        case .start(let given, let note, let link):
+            let name = try taskwarriorTaskName(given, link: link)
+            let named = try name.map { name throws(DiligenceError) in try findMappedTask(name, link: link, given: given) }
+            var task = named
+            if task == nil, machine.state == .idle { task = try taskToStart(nil) }
             return try timerCommand { machine, now throws(DiligenceError) in
                 // On a copy: a note the started phase cannot take refuses the whole command.
                 var started = machine

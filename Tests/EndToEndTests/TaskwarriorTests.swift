@@ -1,0 +1,114 @@
+import DiligenceJSON
+import DiligenceTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A private Taskwarrior (Debian's `task`): its own TASKRC and TASKDATA under the test's root,
+/// which the daemon and the client get too.
+struct PrivateTaskwarrior {
+    let environment: [String: String]
+    let root: String
+
+    init(for d: DaemonUnderTest) throws {
+        root = d.root
+        let rc = d.root + "/taskrc"
+        try "".write(toFile: rc, atomically: true, encoding: .utf8)
+        mkdir(d.root + "/task", 0o700)
+        d.extraEnvironment["TASKRC"] = rc
+        d.extraEnvironment["TASKDATA"] = d.root + "/task"
+        environment = d.environment
+    }
+
+    /// `task ARGS` without questions or chatter; throws unless it exits 0.
+    @discardableResult
+    func run(_ arguments: String...) throws -> String {
+        let run = try runProgram(
+            ["/usr/bin/task", "rc.confirmation=off", "rc.verbose=nothing"] + arguments, environment: environment, directory: root)
+        guard run.succeeded else { throw HarnessError("\(run)") }
+        return run.output
+    }
+
+    /// The task as `task UUID export` shows it.
+    func export(_ reference: String) throws -> JSON {
+        guard let task = try JSON.parse(try run("rc.json.array=on", reference, "export")).arrayValue?.first else {
+            throw HarnessError("task \(reference) export listed nothing")
+        }
+        return task
+    }
+
+    func add(_ words: String...) throws -> (id: String, uuid: String) {
+        try runProgram(
+            ["/usr/bin/task", "rc.confirmation=off", "rc.verbose=nothing", "add"] + words, environment: environment, directory: root)
+        let id = try run("_ids").split(separator: "\n").last.map(String.init) ?? ""
+        return (id, try run("_get", "\(id).uuid"))
+    }
+}
+
+extension EndToEnd {
+    @Suite("Taskwarrior: start by ID or UUID, project map, refusals")
+    struct TaskwarriorStart {
+        @Test("--taskwarrior ID and tw:UUID start the mapped task with the description as note; default otherwise")
+        func startByIDAndUUID() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let tw = try PrivateTaskwarrior(for: d)
+            try d.writeConfig("[taskwarrior]\nmap = Home:Chores, Work.report:Writing\ndefault = Inbox\n")
+            try d.start()
+            for name in ["Chores", "Writing", "Inbox"] { try d.addTask(name) }
+            let garden = try tw.add("project:Home.garden", "Water the plants")
+            let loose = try tw.add("Loose end")
+            let byID = try d.ctl("start", "--taskwarrior", garden.id)
+            #expect(byID.exitCode == 0, "\(byID)")
+            var status = try d.ctlStatus()
+            #expect(status["task"]?.stringValue == "Chores", "\(status)")
+            #expect(status["note"]?.stringValue == "Water the plants", "\(status)")
+            #expect(try d.ctl("stop").exitCode == 0)
+            let byUUID = try d.ctl("start", "tw:" + loose.uuid, "--note", "my own")
+            #expect(byUUID.exitCode == 0, "\(byUUID)")
+            status = try d.ctlStatus()
+            #expect(status["task"]?.stringValue == "Inbox", "\(status)")
+            #expect(status["note"]?.stringValue == "my own", "\(status)")
+            #expect(try d.ctl("stop").exitCode == 0)
+            // A task named beside it wins over the map.
+            #expect(try d.ctl("start", "Writing", "--taskwarrior", garden.uuid).exitCode == 0)
+            #expect(try d.ctlStatus()["task"]?.stringValue == "Writing")
+        }
+
+        @Test("a project nothing maps, an unknown ID, a bad reference, bad JSON and no task: clear errors")
+        func refusals() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let tw = try PrivateTaskwarrior(for: d)
+            try d.writeConfig("[taskwarrior]\nmap = Home:Chores\n")
+            try d.start()
+            try d.addTask("Chores")
+            let work = try tw.add("project:Work", "Report")
+            let unmapped = try d.ctl("start", "tw:" + work.id)
+            #expect(unmapped.exitCode == 2, "\(unmapped)")
+            #expect(unmapped.stderr.contains("\"Work\" maps to no diligence task"), "\(unmapped)")
+            #expect(unmapped.stderr.contains("map = Work:TASK"), "\(unmapped)")
+            let missing = try d.ctl("start", "--taskwarrior", "99")
+            #expect(missing.exitCode == 2 && missing.stderr.contains("Taskwarrior has no task 99"), "\(missing)")
+            let bad = try d.ctl("start", "tw:+next")
+            #expect(bad.exitCode == 2 && bad.stderr.contains("by its ID (12) or its UUID"), "\(bad)")
+            let both = try d.ctl("start", "tw:1", "--taskwarrior", "1")
+            #expect(both.exitCode == 2, "\(both)")
+            // A `task` that prints no JSON, and none on the PATH.
+            let fakeBin = d.root + "/fakebin"
+            mkdir(fakeBin, 0o755)
+            try "#!/bin/sh\necho 'not json'\n".write(toFile: fakeBin + "/task", atomically: true, encoding: .utf8)
+            chmod(fakeBin + "/task", 0o755)
+            var env = d.environment
+            env["PATH"] = fakeBin + ":/usr/bin:/bin"
+            let garbage = try d.ctl(arguments: ["start", "tw:1"], environment: env)
+            #expect(garbage.exitCode == 1 && garbage.stderr.contains("printed no JSON array"), "\(garbage)")
+            unlink(fakeBin + "/task")
+            env["PATH"] = fakeBin
+            let absent = try d.ctl(arguments: ["start", "tw:1"], environment: env)
+            #expect(absent.exitCode == 1 && absent.stderr.contains("could not run Taskwarrior"), "\(absent)")
+            #expect(try d.ctlStatus()["state"]?.stringValue == "idle")
+        }
+    }
+}
