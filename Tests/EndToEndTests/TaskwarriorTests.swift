@@ -111,4 +111,63 @@ extension EndToEnd {
             #expect(try d.ctlStatus()["state"]?.stringValue == "idle")
         }
     }
+
+    @Suite("Taskwarrior: task start and stop follow the work phase, the session annotates the task")
+    struct TaskwarriorFollow {
+        /// Polls `task export` until `condition` holds for the task (5 s at most).
+        static func waitFor(_ tw: PrivateTaskwarrior, _ uuid: String, _ condition: (JSON) -> Bool) throws -> JSON {
+            let deadline = monotonicNow() + 8
+            var task = try tw.export(uuid)
+            while !condition(task) && monotonicNow() < deadline {
+                sleepFor(0.1)
+                task = try tw.export(uuid)
+            }
+            return task
+        }
+
+        static func annotations(_ task: JSON) -> [String] {
+            task["annotations"]?.arrayValue?.compactMap { $0["description"]?.stringValue } ?? []
+        }
+
+        @Test("start during work, gone after; `pomodoro 3s completed, 1 interruption` once recorded")
+        func startStopAnnotate() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let tw = try PrivateTaskwarrior(for: d)
+            try d.writeConfig("[taskwarrior]\nmap = Home:Chores\n")
+            try d.start()
+            try d.addTask("Chores", [("work", .string("3s"))])
+            let garden = try tw.add("project:Home", "Water the plants")
+            #expect(try d.ctl("start", "tw:" + garden.id).exitCode == 0)
+            _ = try d.call("interrupt", [("kind", .string("external"))])
+            let during = try Self.waitFor(tw, garden.uuid) { $0["start"] != nil }
+            #expect(during["start"] != nil, "no start attribute during work: \(during)\n\(d.diagnostics)")
+            let after = try Self.waitFor(tw, garden.uuid) { $0["start"] == nil && !Self.annotations($0).isEmpty }
+            #expect(after["start"] == nil, "\(after)\n\(d.diagnostics)")
+            #expect(Self.annotations(after) == ["pomodoro 3s completed, 1 interruption"], "\(after)\n\(d.diagnostics)")
+            #expect(try d.ctlStatus()["phase"]?.stringValue == "short_break")
+        }
+
+        @Test("a stopped phase stops the task; enabled = no runs no task at all")
+        func stopAndDisabled() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let tw = try PrivateTaskwarrior(for: d)
+            try d.writeConfig("[taskwarrior]\ndefault = Inbox\n")
+            try d.start()
+            try d.addTask("Inbox")
+            let loose = try tw.add("Loose end")
+            #expect(try d.ctl("start", "--taskwarrior", loose.uuid).exitCode == 0)
+            #expect(try Self.waitFor(tw, loose.uuid) { $0["start"] != nil }["start"] != nil, "\(d.diagnostics)")
+            #expect(try d.ctl("stop").exitCode == 0)
+            let stopped = try Self.waitFor(tw, loose.uuid) { $0["start"] == nil }
+            #expect(stopped["start"] == nil, "\(stopped)")
+            // Under min_session: not recorded, no annotation.
+            #expect(Self.annotations(stopped).isEmpty, "\(stopped)")
+            try d.writeConfig("[taskwarrior]\ndefault = Inbox\nenabled = no\n")
+            #expect(try d.ctl("reload").exitCode == 0)
+            #expect(try d.ctl("start", "--taskwarrior", loose.id).exitCode == 0)
+            sleepFor(1)
+            #expect(try tw.export(loose.uuid)["start"] == nil)
+            #expect(try d.ctlStatus()["task"]?.stringValue == "Inbox")
+        }
+    }
 }

@@ -185,13 +185,25 @@ extension Daemon {
             let named = try name.map { name throws(DiligenceError) in try findMappedTask(name, link: link, given: given) }
             var task = named
             if task == nil, machine.state == .idle { task = try taskToStart(nil) }
-            return try timerCommand { machine, now throws(DiligenceError) in
-                // On a copy: a note the started phase cannot take refuses the whole command.
-                var started = machine
-                let events = try started.start(task, at: now)
-                if let note, !note.isEmpty { try started.setNote(note) }
-                machine = started
-                return events
+            // The work follows the Taskwarrior task named; other work named, or from idle, not.
+            let followed = desktop.taskwarrior.following
+            if let link {
+                desktop.taskwarrior.following = UUIDText.parse(link.uuid)
+            } else if given != nil || machine.state == .idle {
+                desktop.taskwarrior.following = nil
+            }
+            do {
+                return try timerCommand { machine, now throws(DiligenceError) in
+                    // On a copy: a note the started phase cannot take refuses the whole command.
+                    var started = machine
+                    let events = try started.start(task, at: now)
+                    if let note, !note.isEmpty { try started.setNote(note) }
+                    machine = started
+                    return events
+                }
+            } catch {
+                desktop.taskwarrior.following = followed
+                throw error
             }
         case .note(let text):
             return try timerCommand { machine, _ throws(DiligenceError) in
