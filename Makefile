@@ -21,7 +21,7 @@ DOCS = $(wildcard docs/*.md) docs/report-page.png
 # Configurations to copy from (status bars, presence lines, the settings), under DOCDIR/examples.
 EXAMPLEDIR = $(DOCDIR)/examples
 EXAMPLES = diligenced.conf.example waybar/config.jsonc waybar/style.css polybar/config.ini i3blocks/config \
-	i3status-rust/config.toml tmux/diligence.tmux.conf swayidle/config
+	i3status-rust/config.toml tmux/diligence.tmux.conf swayidle/config taskwarrior/on-modify.diligence
 MANDIR = $(PREFIX)/share/man
 BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR = $(PREFIX)/share/zsh/site-functions

@@ -13,6 +13,12 @@ struct PrivateTaskwarrior {
     let environment: [String: String]
     let root: String
 
+    /// The same Taskwarrior with the daemon's environment as it is now (after more variables).
+    init(sharing other: PrivateTaskwarrior, environment: [String: String]) throws {
+        root = other.root
+        self.environment = environment
+    }
+
     init(for d: DaemonUnderTest) throws {
         root = d.root
         let rc = d.root + "/taskrc"
@@ -168,6 +174,47 @@ extension EndToEnd {
             sleepFor(1)
             #expect(try tw.export(loose.uuid)["start"] == nil)
             #expect(try d.ctlStatus()["task"]?.stringValue == "Inbox")
+        }
+    }
+
+    @Suite("Taskwarrior: the contrib on-modify hook")
+    struct TaskwarriorHook {
+        @Test("task start starts diligence on the mapped task, task stop stops it, without a loop")
+        func hookDrivesDiligence() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let tw = try PrivateTaskwarrior(for: d)
+            let hooks = d.root + "/hooks"
+            mkdir(hooks, 0o700)
+            let source = try String(contentsOfFile: Self.repository + "/contrib/taskwarrior/on-modify.diligence", encoding: .utf8)
+            try source.write(toFile: hooks + "/on-modify.diligence", atomically: true, encoding: .utf8)
+            chmod(hooks + "/on-modify.diligence", 0o755)
+            try "hooks.location=\(hooks)\n".write(toFile: d.root + "/taskrc", atomically: true, encoding: .utf8)
+            d.extraEnvironment["DILIGENCECTL"] = try Binaries.client
+            let tw2 = try PrivateTaskwarrior(sharing: tw, environment: d.environment)
+            try d.writeConfig("[taskwarrior]\nmap = Home:Chores\n")
+            try d.start()
+            try d.addTask("Chores")
+            let garden = try tw2.add("project:Home", "Water the plants")
+            try tw2.run(garden.id, "start")
+            var status = try d.ctlStatus()
+            #expect(status["state"]?.stringValue == "running" && status["task"]?.stringValue == "Chores", "\(status)\n\(d.diagnostics)")
+            #expect(status["note"]?.stringValue == "Water the plants", "\(status)")
+            #expect(try tw2.export(garden.uuid)["start"] != nil)
+            sleepFor(1)
+            try tw2.run(garden.id, "stop")
+            status = try d.ctlStatus()
+            #expect(status["state"]?.stringValue == "idle", "\(status)\n\(d.diagnostics)")
+            sleepFor(1)
+            #expect(try tw2.export(garden.uuid)["start"] == nil)
+            // The daemon's own task start and stop went through the hook untouched: no warning.
+            #expect(!d.stderr.contains("task \(garden.uuid) start failed"), "\(d.stderr)")
+            #expect(!d.stderr.contains("task \(garden.uuid) stop failed"), "\(d.stderr)")
+        }
+
+        static var repository: String {
+            var dir = #filePath
+            for _ in 0..<3 { dir = String(dir[..<(dir.lastIndex(of: "/") ?? dir.endIndex)]) }
+            return dir
         }
     }
 }
