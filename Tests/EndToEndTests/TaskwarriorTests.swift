@@ -153,6 +153,27 @@ extension EndToEnd {
             #expect(try d.ctlStatus()["phase"]?.stringValue == "short_break")
         }
 
+        @Test("a daemon without task: the timer goes on, one warning for all the failed calls")
+        func missingTaskLogsOnce() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let tw = try PrivateTaskwarrior(for: d)
+            let empty = d.root + "/nobin"
+            mkdir(empty, 0o755)
+            d.daemonEnvironment["PATH"] = empty
+            try d.writeConfig("[taskwarrior]\ndefault = Inbox\n")
+            try d.start()
+            try d.addTask(
+                "Inbox", [("work", .string("1s")), ("short_break", .string("1s")), ("autostart", .string("all"))])
+            let loose = try tw.add("Loose end")
+            let watcher = try d.watch()
+            #expect(try d.ctl("start", "tw:" + loose.id).exitCode == 0)
+            let second = watcher.waitFor(timeout: 8) { $0.state == "running" && $0.phase == "work" && $0.status?["round"]?.intValue == 2 }
+            #expect(second != nil, "the second round never started\n\(watcher.transcript)\n\(d.diagnostics)")
+            sleepFor(0.5)
+            let warnings = d.stderr.split(separator: "\n").filter { $0.hasPrefix("<4>") && $0.contains("event=taskwarrior") }
+            #expect(warnings.count == 1, "\(d.stderr)")
+        }
+
         @Test("a stopped phase stops the task; enabled = no runs no task at all")
         func stopAndDisabled() throws {
             let d = try DaemonUnderTest(launch: false)
