@@ -21,7 +21,7 @@ DOCS = $(wildcard docs/*.md) docs/report-page.png
 # Configurations to copy from (status bars, presence lines, the settings), under DOCDIR/examples.
 EXAMPLEDIR = $(DOCDIR)/examples
 EXAMPLES = diligenced.conf.example waybar/config.jsonc waybar/style.css polybar/config.ini i3blocks/config \
-	i3status-rust/config.toml tmux/diligence.tmux.conf swayidle/config
+	i3status-rust/config.toml tmux/diligence.tmux.conf swayidle/config taskwarrior/on-modify.diligence
 MANDIR = $(PREFIX)/share/man
 BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR = $(PREFIX)/share/zsh/site-functions
@@ -108,6 +108,9 @@ TEST_PACKAGES += locales
 TEST_LOCALES = zh_CN de_DE
 # The Timewarrior mirror drives Debian's real timew in a private TIMEWARRIORDB (TimewarriorTests.swift).
 TEST_PACKAGES += timewarrior
+# Debian's Taskwarrior in a private data directory: start by ID, task start/stop/annotate, and
+# the contrib on-modify hook (Tests/EndToEndTests/TaskwarriorTests.swift).
+TEST_PACKAGES += taskwarrior
 # Debian packages `make deb` uses: dpkg-buildpackage and debhelper (debian/rules); readelf,
 # objcopy and strip (also `make install`).
 DEB_PACKAGES = dpkg-dev debhelper binutils

@@ -361,8 +361,19 @@ extension Command {
     static let all: [Command] =
         [
             Command(
-                words: ["start"], arguments: [task], options: [Option("note", key: "note", "TEXT")], wire: "start",
-                summary: trNoop("start TASK's work phase, or the pending phase"), example: "start Study --note 'chapter 3'"),
+                words: ["start"], arguments: [task],
+                options: [
+                    Option("note", key: "note", "TEXT"),
+                    Option(
+                        "taskwarrior", key: "taskwarrior", "ID",
+                        help: trNoop(
+                            "follow Taskwarrior task ID or UUID (also TASK tw:ID): its project picks TASK, its description the note")),
+                ],
+                wire: "start", summary: trNoop("start TASK's work phase, or the pending phase"),
+                notes: trNoop(
+                    "With --taskwarrior ID (or TASK tw:ID), diligencectl reads the task with `task ID export`;\n"
+                        + "[taskwarrior] map (else default) in diligenced.conf turns its project into a diligence task."),
+                example: "start Study --note 'chapter 3'"),
             simple("pause", trNoop("pause the running phase")),
             simple("resume", trNoop("resume the paused phase")),
             simple("toggle", trNoop("pause when running, resume when paused, start otherwise")),

@@ -121,6 +121,8 @@ enum Failure: Error {
     case usage(UsageError)
     /// The person answered no.
     case declined(String)
+    /// Taskwarrior could not say which task was meant (not installed, failed, no JSON).
+    case taskwarrior(String)
 }
 
 /// Sends `parsed`'s request (after asking, for `task remove`) and shows the answer.
@@ -181,7 +183,10 @@ func execute(
                 run.stdout = prefix + run.stdout
                 return run
             }
-            let answer = parsed.command.wire == "import" ? try importFile(parsed, send: send) : try send(parsed.request)
+            let answer =
+                parsed.command.wire == "import"
+                ? try importFile(parsed, send: send)
+                : try send(Taskwarrior.request(for: parsed, environment: environment))
             run = RunResult(stdout: show(answer, for: parsed, screen: screen))
             if case .status = parsed.command.output { run.stderr = configWarnings(answer) }
         }
@@ -210,7 +215,7 @@ extension RunResult {
                 code: typed ? ExitCode.usage : ExitCode.daemonError)
         case .usage(let usage):
             return .usage(usage)
-        case .declined(let message):
+        case .declined(let message), .taskwarrior(let message):
             return RunResult(stderr: "diligencectl: \(message)\n", code: ExitCode.daemonError)
         }
     }

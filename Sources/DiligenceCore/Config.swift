@@ -21,6 +21,8 @@ public struct DaemonConfig: Equatable, Sendable {
     public var focus = FocusSettings()
     /// `[timewarrior]`: the built-in Timewarrior mirror (docs/integrations.md).
     public var timewarrior = TimewarriorSettings()
+    /// `[taskwarrior]`: work on Taskwarrior's tasks (docs/integrations.md).
+    public var taskwarrior = TaskwarriorSettings()
     /// `[sync] directory` as written (absolute or `~/…`): the sync folder, which then overrides
     /// `sync enable` (docs/sync.md); nil: the database's setting decides.
     public var syncDirectory: String?
@@ -180,6 +182,8 @@ public struct DaemonConfig: Equatable, Sendable {
             try parseFocusSetting(entry, place: place)
         case ("timewarrior", _):
             try parseTimewarriorSetting(entry, place: place)
+        case ("taskwarrior", _):
+            try parseTaskwarrior(entry, place: place)
         default:
             throw Self.unknownSetting(entry, place: place)
         }
@@ -192,6 +196,7 @@ public struct DaemonConfig: Equatable, Sendable {
         ("notifications", ["enabled", "urgency", "timeout", "bell"]), ("hooks", HookSettings.events.map { "on_" + $0 } + ["timeout"]),
         ("sound", ["player", "end_of_phase", "ambient", "directory"]), ("sync", ["directory", "name"]),
         ("focus", ["do_not_disturb", "backend", "on_enter", "on_leave"]), ("timewarrior", ["enabled", "data", "tags"]),
+        ("taskwarrior", ["enabled", "map", "default"]),
     ]
 
     /// The error for a key the file does not know: the closest known one ("did you mean"), in

@@ -98,7 +98,8 @@ public final class Daemon: TimerOutlet {
             logind: Logind(
                 queue: queue, prepareForSleep: { [unowned self] sleeping in self.sleepSignal(sleeping) },
                 presence: { [unowned self] signal in self.logindSignal(signal) }),
-            screenSaver: ScreenSaverWatch(queue: queue) { [unowned self] active in self.presenceSignal(.screenSaver, away: active) })
+            screenSaver: ScreenSaverWatch(queue: queue) { [unowned self] active in self.presenceSignal(.screenSaver, away: active) },
+            taskwarrior: TaskwarriorBridge(queue: queue))
     }
 
     // MARK: Start and stop
@@ -462,6 +463,7 @@ struct Desktop {
     /// logind's sleep and wake signals, and the session's lock and idle hints.
     let logind: Logind
     let screenSaver: ScreenSaverWatch
+    let taskwarrior: TaskwarriorBridge
 }
 
 /// The daemon's sources of events besides the socket and the timer: made at start, closed at stop.

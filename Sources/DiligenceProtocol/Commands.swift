@@ -29,6 +29,12 @@ public enum Fields {
     // MARK: Timer
 
     static let noteToStart = Field<String?>.note("note", trNoop("a note for the work session it starts (history, exports, hooks)"))
+    /// A Taskwarrior task the work phase follows; diligencectl resolves an ID to its UUID.
+    static let taskwarrior = Field<String?>.text(
+        "taskwarrior", maxLength: 36, "a Taskwarrior task's UUID: its work phases run task start/stop, its sessions annotate it")
+    static let taskwarriorProject = Field<String?>.text(
+        "taskwarrior_project", maxLength: referenceLength,
+        "that task's project: without task, [taskwarrior] map (else default) picks the diligence task")
     static let note = Field<String>.note("text", "the note of the running or paused work phase; empty removes it")
 
     static let extendBy = Field<Int>.duration("duration", default: 300, "how much to add to the phase")
@@ -299,10 +305,22 @@ public struct SessionChanges: Sendable, Equatable {
     public var isEmpty: Bool { task == nil && start == nil && end == nil && note == nil }
 }
 
+/// The Taskwarrior task a `start` names (docs/integrations.md): its UUID as sent (the daemon
+/// checks its form) and its project, which picks the diligence task when none is named.
+public struct TaskwarriorLink: Sendable, Equatable {
+    public var uuid: String
+    public var project: String?
+
+    public init(uuid: String, project: String? = nil) {
+        self.uuid = uuid
+        self.project = project
+    }
+}
+
 /// A request, checked against its command's schema: what the daemon's handlers receive.
 public enum ControlCommand: Sendable, Equatable {
     case status
-    case start(task: String?, note: String?)
+    case start(task: String?, note: String?, taskwarrior: TaskwarriorLink? = nil)
     case note(text: String)
     case interrupt(kind: InterruptionKind, note: String?)
     case pause
@@ -365,8 +383,14 @@ extension CommandSpec {
         CommandSpec(
             "start",
             "from idle: start a task's work phase; from pending: start the pending phase (or the named task's work); from paused: resume",
-            result: "the status object", fields: [Fields.taskToStart, Fields.noteToStart], writes: true
-        ) { .start(task: $0[Fields.taskToStart], note: $0[Fields.noteToStart]) },
+            result: "the status object",
+            fields: [Fields.taskToStart, Fields.noteToStart, Fields.taskwarrior, Fields.taskwarriorProject], writes: true
+        ) { a in
+            .start(
+                task: a[Fields.taskToStart], note: a[Fields.noteToStart],
+                taskwarrior: a[Fields.taskwarrior] == nil && a[Fields.taskwarriorProject] == nil
+                    ? nil : TaskwarriorLink(uuid: a[Fields.taskwarrior] ?? "", project: a[Fields.taskwarriorProject]))
+        },
         CommandSpec(
             "pause", "pause the running phase (refused in strict focus mode during work)", result: "the status object", writes: true
         ) { _ in .pause },

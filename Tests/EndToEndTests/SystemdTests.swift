@@ -599,7 +599,12 @@ extension EndToEnd {
                 "systemctl status should show why: \(afterRefusal)")
             #expect(try m.property("ActiveState") == "active" && (try m.mainPID()) == pid, "\(m.diagnostics)")
             let warned = try m.daemon.ctl(arguments: ["status"], socketFlag: false)
-            #expect(warned.exitCode == 0 && warned.stderr.contains("line 3"), "diligencectl status should warn: \(warned)")
+            // status points to doctor, which has the whole text (issue 32: said once, where it belongs).
+            #expect(
+                warned.exitCode == 0 && warned.stderr.contains("warning") && warned.stderr.contains("'diligencectl doctor' shows it"),
+                "diligencectl status should warn: \(warned)")
+            let doctor = try m.daemon.ctl(arguments: ["doctor"], socketFlag: false)
+            #expect(doctor.stdout.contains("line 3") && doctor.stdout.contains("sometimes"), "doctor names the line: \(doctor)")
             let viaCtl = try m.daemon.ctl(arguments: ["reload"], socketFlag: false)
             #expect(
                 viaCtl.exitCode == 1 && viaCtl.stderr.contains("line 3") && viaCtl.stderr.contains("sometimes"),
@@ -682,7 +687,9 @@ extension EndToEnd {
             try m.mustSystemctl("enable", "--now", "diligenced.socket")
             let status = try m.daemon.ctl(arguments: ["status"], socketFlag: false)
             #expect(status.exitCode == 0 && status.stdout.hasPrefix("Idle"), "\(status)\n\(m.diagnostics)")
-            #expect(status.stderr.contains("warning") && status.stderr.contains("line 2"), "\(status)")
+            #expect(status.stderr.contains("warning") && status.stderr.contains("'diligencectl doctor' shows it"), "\(status)")
+            let doctor = try m.daemon.ctl(arguments: ["doctor"], socketFlag: false)
+            #expect(doctor.stdout.contains("line 2") && doctor.stdout.contains("sometimes"), "doctor names the line: \(doctor)")
             #expect(try m.property("ActiveState") == "active", "\(m.diagnostics)")
             #expect(try m.property("NRestarts") == "0", "\(m.diagnostics)")
             #expect(try m.property("ActiveState", of: "diligenced.socket") == "active")

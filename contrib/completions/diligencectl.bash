@@ -64,7 +64,7 @@ _diligencectl() {
     local timewarrior_commands="sync"
     local days="today tomorrow monday tuesday wednesday thursday friday saturday sunday"
     # Options that take a value: the word after one is its value, not an argument.
-    local valued="--socket --format --work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away --dnd --mode --break-ratio --min-break --max-break --flow-nudge --overtime --void-on-interrupt --name --task --device --offset --since --until --limit --pauses --note --start --end"
+    local valued="--socket --format --work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away --dnd --mode --break-ratio --min-break --max-break --flow-nudge --overtime --void-on-interrupt --name --task --device --offset --since --until --limit --pauses --note --start --end --taskwarrior"
     local task_fields="--work --short-break --long-break --long-break-every --breaks --autostart --focus-mode --color --goal --reminder --sound --description --away --dnd --mode --break-ratio --min-break --max-break --flow-nudge --overtime --void-on-interrupt"
     local formats="--json --waybar --format"
 
@@ -114,7 +114,7 @@ _diligencectl() {
     local IFS=$'\n'
     case $command in
         start)
-            [[ $cur == -* ]] && { COMPREPLY=($(compgen -W $'--note\n--help' -- "$cur")); return; }
+            [[ $cur == -* ]] && { COMPREPLY=($(compgen -W $'--note\n--taskwarrior\n--help' -- "$cur")); return; }
             _diligencectl_complete_tasks ;;
         interrupt) [[ $cur == -* ]] && COMPREPLY=($(compgen -W $'--internal\n--external\n--help' -- "$cur")) ;;
         status) COMPREPLY=($(compgen -W "${formats// /$'\n'}"$'\n'--help -- "$cur")) ;;

@@ -41,7 +41,7 @@ end
 # __fish_seen_subcommand_from, this tells `week` the command from `stats week`.
 function __diligencectl_words
     set -l valued socket format work short-break long-break long-break-every breaks autostart focus-mode \
-        color goal reminder sound description away dnd mode break-ratio min-break max-break flow-nudge overtime void-on-interrupt name task device offset since until limit pauses
+        color goal reminder sound description away dnd mode break-ratio min-break max-break flow-nudge overtime void-on-interrupt name task device offset since until limit pauses taskwarrior
     set -l skip 0
     for word in (commandline -opc)[2..-1]
         if test $skip = 1
@@ -107,6 +107,7 @@ complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a help 
 
 complete -c diligencectl -n "__fish_seen_subcommand_from start" -a '(__diligencectl_tasks)'
 complete -c diligencectl -n "__fish_seen_subcommand_from start" -l note -x -d 'a note for the work session'
+complete -c diligencectl -n "__fish_seen_subcommand_from start" -l taskwarrior -x -d 'follow a Taskwarrior task (ID or UUID)'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a note -d 'note the running work phase'
 complete -c diligencectl -n "not __fish_seen_subcommand_from $commands" -a interrupt -d 'mark the running work with an interruption'
 complete -c diligencectl -n "__fish_seen_subcommand_from interrupt" -l internal -d 'your own thought broke in'

@@ -9,6 +9,7 @@ import DiligenceProtocol
 extension Daemon {
     /// The last step of every timer change, after its events are recorded and published.
     func react(to events: [TimerEvent], at now: Now) {
+        desktop.taskwarrior.react(to: events, settings: config.taskwarrior)
         // The note of the work a hook is about: the session that just ended, else the phase's.
         var note = machine.note
         // The end-of-work notification waits until the guard has put the server back.

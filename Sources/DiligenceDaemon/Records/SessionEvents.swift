@@ -34,6 +34,9 @@ extension Daemon {
         for change in changes {
             broadcast(change.kind.rawValue, now: now, extra: Self.sessionEventMembers(change))
             runSessionHook(change, at: now)
+            if change.kind == .recorded, change.door == .timer {
+                desktop.taskwarrior.recorded(change.session, settings: config.taskwarrior)
+            }
         }
         records.timewarrior.changed(changes.map(\.session.uuid))
     }

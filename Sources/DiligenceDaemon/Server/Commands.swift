@@ -234,17 +234,30 @@ extension Daemon {
     /// The timer's commands: each changes the machine through `timerCommand`.
     private func performTimerCommand(_ command: ControlCommand) throws(DiligenceError) -> JSON {
         switch command {
-        case .start(let name, let note):
-            let task =
-                try machine.state == .idle
-                ? taskToStart(name) : name.map { name throws(DiligenceError) in try store.findTask(name, scope: .active) }
-            return try timerCommand { machine, now throws(DiligenceError) in
-                // On a copy: a note the started phase cannot take refuses the whole command.
-                var started = machine
-                let events = try started.start(task, at: now)
-                if let note, !note.isEmpty { try started.setNote(note) }
-                machine = started
-                return events
+        case .start(let given, let note, let link):
+            let name = try taskwarriorTaskName(given, link: link)
+            let named = try name.map { name throws(DiligenceError) in try findMappedTask(name, link: link, given: given) }
+            var task = named
+            if task == nil, machine.state == .idle { task = try taskToStart(nil) }
+            // The work follows the Taskwarrior task named; other work named, or from idle, not.
+            let followed = desktop.taskwarrior.following
+            if let link {
+                desktop.taskwarrior.following = UUIDText.parse(link.uuid)
+            } else if given != nil || machine.state == .idle {
+                desktop.taskwarrior.following = nil
+            }
+            do {
+                return try timerCommand { machine, now throws(DiligenceError) in
+                    // On a copy: a note the started phase cannot take refuses the whole command.
+                    var started = machine
+                    let events = try started.start(task, at: now)
+                    if let note, !note.isEmpty { try started.setNote(note) }
+                    machine = started
+                    return events
+                }
+            } catch {
+                desktop.taskwarrior.following = followed
+                throw error
             }
         case .note(let text):
             return try timerCommand { machine, _ throws(DiligenceError) in
