@@ -125,6 +125,27 @@ enum Failure: Error {
     case taskwarrior(String)
 }
 
+/// What is refused before the daemon is asked; true when `task remove` is to be confirmed.
+private func refusalBeforeSending(_ parsed: ParsedCommand, terminal: Terminal) throws(Failure) -> Bool {
+    // A page of HTML (72 KB for a year) is of no use on a terminal: it says where to put it.
+    if case .page = parsed.command.output, terminal.outputIsTerminal {
+        let file = parsed.has("svg") ? "report.svg" : "report.html"
+        throw .usage(
+            UsageError(
+                tr(
+                    "report writes a page, not text for the terminal: redirect it to a file, as in '{example}', or pipe it on.",
+                    ["example": "diligencectl \(parsed.command.name) ... > \(file)"]),
+                command: parsed.command.name))
+    }
+    let confirm = parsed.command.wire == "task_remove" && !parsed.has("yes")
+    if confirm, !terminal.isInteractive {
+        throw .usage(
+            UsageError(
+                tr("'task remove' deletes the task's recorded sessions too; pass --yes to confirm."), command: parsed.command.name))
+    }
+    return confirm
+}
+
 /// Sends `parsed`'s request (after asking, for `task remove`) and shows the answer.
 func execute(
     _ parsed: ParsedCommand, socket: String, terminal: Terminal, screen: Screen = .plain,
@@ -141,22 +162,7 @@ func execute(
     }
     var run: RunResult
     do throws(Failure) {
-        // A page of HTML (72 KB for a year) is of no use on a terminal: it says where to put it.
-        if case .page = parsed.command.output, terminal.outputIsTerminal {
-            let file = parsed.has("svg") ? "report.svg" : "report.html"
-            throw .usage(
-                UsageError(
-                    tr(
-                        "report writes a page, not text for the terminal: redirect it to a file, as in '{example}', or pipe it on.",
-                        ["example": "diligencectl \(parsed.command.name) ... > \(file)"]),
-                    command: parsed.command.name))
-        }
-        let confirm = parsed.command.wire == "task_remove" && !parsed.has("yes")
-        if confirm, !terminal.isInteractive {
-            throw .usage(
-                UsageError(
-                    tr("'task remove' deletes the task's recorded sessions too; pass --yes to confirm."), command: parsed.command.name))
-        }
+        let confirm = try refusalBeforeSending(parsed, terminal: terminal)
         let connection: ControlConnection
         do {
             connection = try ControlConnection(path: socket)
