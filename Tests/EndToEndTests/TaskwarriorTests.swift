@@ -196,6 +196,24 @@ extension EndToEnd {
             #expect(try tw.export(loose.uuid)["start"] == nil)
             #expect(try d.ctlStatus()["task"]?.stringValue == "Inbox")
         }
+
+        @Test("toggle from idle after followed work starts the task's work alone, not the Taskwarrior task again")
+        func toggleFromIdleFollowsNothing() throws {
+            let d = try DaemonUnderTest(launch: false)
+            let tw = try PrivateTaskwarrior(for: d)
+            try d.writeConfig("[taskwarrior]\ndefault = Inbox\n")
+            try d.start()
+            try d.addTask("Inbox")
+            let loose = try tw.add("Loose end")
+            #expect(try d.ctl("start", "--taskwarrior", loose.uuid).exitCode == 0)
+            #expect(try Self.waitFor(tw, loose.uuid) { $0["start"] != nil }["start"] != nil, "\(d.diagnostics)")
+            #expect(try d.ctl("stop").exitCode == 0)
+            #expect(try Self.waitFor(tw, loose.uuid) { $0["start"] == nil }["start"] == nil, "\(d.diagnostics)")
+            #expect(try d.ctl("toggle").exitCode == 0)
+            #expect(try d.ctlStatus()["state"]?.stringValue == "running")
+            sleepFor(1)
+            #expect(try tw.export(loose.uuid)["start"] == nil, "toggle started the Taskwarrior task again\n\(d.diagnostics)")
+        }
     }
 
     @Suite("Taskwarrior: the contrib on-modify hook")

@@ -268,7 +268,15 @@ extension Daemon {
             return try timerCommand { m, now throws(DiligenceError) in try m.interrupt(kind, note: note, at: now) }
         case .toggle(let name):
             let task = try machine.state == .idle ? taskToStart(name) : nil
-            return try timerCommand { machine, now throws(DiligenceError) in try machine.toggle(task, at: now) }
+            // Work started from idle follows no Taskwarrior task, as `start` from idle does.
+            let followed = desktop.taskwarrior.following
+            if machine.state == .idle { desktop.taskwarrior.following = nil }
+            do {
+                return try timerCommand { machine, now throws(DiligenceError) in try machine.toggle(task, at: now) }
+            } catch {
+                desktop.taskwarrior.following = followed
+                throw error
+            }
         case .pause: return try timerCommand { m, now throws(DiligenceError) in try m.pause(at: now) }
         case .resume: return try timerCommand { m, now throws(DiligenceError) in try m.resume(at: now) }
         case .stop: return try timerCommand { m, now throws(DiligenceError) in try m.stop(at: now) }
