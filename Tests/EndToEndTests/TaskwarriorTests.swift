@@ -174,8 +174,9 @@ extension EndToEnd {
             #expect(warnings.count == 1, "\(d.stderr)")
         }
 
-        @Test("a stopped phase stops the task; enabled = no runs no task at all")
-        func stopAndDisabled() throws {
+        /// A daemon whose `default` is Inbox, and a Taskwarrior task whose work it started and
+        /// stopped (`task start`, then `task stop`, seen in `task export`): that task as it is now.
+        static func followedThenStopped() throws -> (DaemonUnderTest, PrivateTaskwarrior, (id: String, uuid: String), JSON) {
             let d = try DaemonUnderTest(launch: false)
             let tw = try PrivateTaskwarrior(for: d)
             try d.writeConfig("[taskwarrior]\ndefault = Inbox\n")
@@ -186,7 +187,13 @@ extension EndToEnd {
             #expect(try Self.waitFor(tw, loose.uuid) { $0["start"] != nil }["start"] != nil, "\(d.diagnostics)")
             #expect(try d.ctl("stop").exitCode == 0)
             let stopped = try Self.waitFor(tw, loose.uuid) { $0["start"] == nil }
-            #expect(stopped["start"] == nil, "\(stopped)")
+            #expect(stopped["start"] == nil, "\(stopped)\n\(d.diagnostics)")
+            return (d, tw, loose, stopped)
+        }
+
+        @Test("a stopped phase stops the task; enabled = no runs no task at all")
+        func stopAndDisabled() throws {
+            let (d, tw, loose, stopped) = try Self.followedThenStopped()
             // Under min_session: not recorded, no annotation.
             #expect(Self.annotations(stopped).isEmpty, "\(stopped)")
             try d.writeConfig("[taskwarrior]\ndefault = Inbox\nenabled = no\n")
@@ -199,16 +206,7 @@ extension EndToEnd {
 
         @Test("toggle from idle after followed work starts the task's work alone, not the Taskwarrior task again")
         func toggleFromIdleFollowsNothing() throws {
-            let d = try DaemonUnderTest(launch: false)
-            let tw = try PrivateTaskwarrior(for: d)
-            try d.writeConfig("[taskwarrior]\ndefault = Inbox\n")
-            try d.start()
-            try d.addTask("Inbox")
-            let loose = try tw.add("Loose end")
-            #expect(try d.ctl("start", "--taskwarrior", loose.uuid).exitCode == 0)
-            #expect(try Self.waitFor(tw, loose.uuid) { $0["start"] != nil }["start"] != nil, "\(d.diagnostics)")
-            #expect(try d.ctl("stop").exitCode == 0)
-            #expect(try Self.waitFor(tw, loose.uuid) { $0["start"] == nil }["start"] == nil, "\(d.diagnostics)")
+            let (d, tw, loose, _) = try Self.followedThenStopped()
             #expect(try d.ctl("toggle").exitCode == 0)
             #expect(try d.ctlStatus()["state"]?.stringValue == "running")
             sleepFor(1)
