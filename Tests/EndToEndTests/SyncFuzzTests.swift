@@ -225,7 +225,9 @@ extension EndToEnd.SyncFuzz {
             let perTask = (stats["tasks"]?.arrayValue ?? []).map(\.serialized).sorted()
             return sessions.sorted() + [try EndToEnd.SyncMerge.taskNames(d).joined(separator: ",")] + figures + perTask
         }
-        try EndToEnd.SyncMerge.eventually("both read the whole journal") {
+        // A wait, not a timing: each look asks `stats all` over the fuzzed journal's 13 000 days,
+        // which takes a second or more in a debug build beside the other suites.
+        try EndToEnd.SyncMerge.eventually("both read the whole journal", within: 30) {
             let (viewA, viewB) = (try view(a), try view(b))
             return viewA == viewB && viewA.count > 20
         }

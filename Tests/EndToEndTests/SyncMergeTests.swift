@@ -49,10 +49,10 @@ extension EndToEnd {
         }
 
         /// Waits (5 s at most) until `condition` holds.
-        static func eventually(_ what: String, _ condition: () throws -> Bool) throws {
-            let deadline = monotonicNow() + 5
+        static func eventually(_ what: String, within seconds: Double = 5, _ condition: () throws -> Bool) throws {
+            let deadline = monotonicNow() + seconds
             while try !condition() {
-                if monotonicNow() > deadline { throw HarnessError("not within 5 s: \(what)") }
+                if monotonicNow() > deadline { throw HarnessError("not within \(seconds) s: \(what)") }
                 sleepFor(0.05)
             }
         }
