@@ -118,12 +118,15 @@ import Testing
             defer { d.stop() }
             let planned = try d.call("plan_set", [("day", .string("today")), ("task", .string("study"))])
             #expect(planned["task"]?.stringValue == "Study")
-            _ = try d.call("plan_set", [("day", .string("mon")), ("task", .string("Exercise"))])
+            // Another day of this week than today: on a Monday, Tuesday.
+            let todayIsMonday = LocalDay.date(containing: Double(time(nil)), dayStartsAt: 0).weekday == 1
+            let other = todayIsMonday ? 1 : 0
+            _ = try d.call("plan_set", [("day", .string(todayIsMonday ? "tue" : "mon")), ("task", .string("Exercise"))])
             let week = try d.call("week")
             let days = week["days"]?.arrayValue ?? []
             #expect(days.count == 7)
             #expect(days.first?["weekday"]?.stringValue == "monday")
-            #expect(days.first?["planned"]?.stringValue == "Exercise")
+            #expect(days.count == 7 && days[other]["planned"]?.stringValue == "Exercise")
             let today = days.first { $0["today"]?.boolValue == true }
             #expect(today?["planned"]?.stringValue == "Study")
             let status = try d.call("start")
